@@ -1,0 +1,281 @@
+"""The daemon's main loop, on asyncio (uvloop).
+
+One iteration: let both IDLs process what the servers sent; finish transactions
+in flight; when we hold the SB lock, both databases are in sync and something
+changed, run the engine, which writes into one SB and one NB transaction; then
+sleep until a socket is readable, a timer fires or a stop/recompute is asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ovs.db.idl
+
+from . import log as logmod
+from .engine.graph import Graph, build_graph
+from .metrics import Metrics
+from .ovsdb.aiopoll import AsyncPoller
+from .ovsdb.connection import DbConnection
+from .ovsdb.schema_check import SchemaMismatch, check_compatible, fetch_server_schema
+from .sync.rows import SyncStats
+
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+NB_SCHEMA = SCHEMA_DIR / "ovn-nb.ovsschema"
+SB_SCHEMA = SCHEMA_DIR / "ovn-sb.ovsschema"
+LOCK_NAME = "ovn_northd"
+
+# SB tables we read (all columns); Logical_Flow & co. are handled by the flow writer.
+SB_TABLES: dict[str, Any] = {
+    t: None
+    for t in (
+        "SB_Global", "Chassis", "Encap", "Chassis_Private", "Datapath_Binding", "Port_Binding",
+        "Multicast_Group", "HA_Chassis_Group", "HA_Chassis", "IP_Multicast", "Address_Set",
+        "RBAC_Role", "RBAC_Permission",
+    )
+}
+
+Txn = ovs.db.idl.Transaction
+
+
+@dataclass(slots=True)
+class Options:
+    nb_remote: str
+    sb_remote: str
+    log_format: str = "console"
+    log_level: str = "info"
+    log_file: str | None = None
+    pidfile: str | None = None
+    metrics_address: str | None = None
+    probe_interval_ms: int | None = None
+    check_incremental: int = 0  # shadow recompute every N incremental runs (0: off)
+    exit_after_sync: bool = False  # for tooling: stop after the first settled run
+
+
+@dataclass(slots=True)
+class Ctx:
+    """What engine nodes see during one run."""
+
+    nb: DbConnection
+    sb: DbConnection
+    warn: logmod.WarnOnce
+    sb_txn: Any = None
+    nb_txn: Any = None
+    stats: SyncStats = field(default_factory=SyncStats)
+
+
+class Daemon:
+    def __init__(self, opts: Options, metrics: Metrics | None = None) -> None:
+        self.opts = opts
+        self.log = logmod.get("ovn_northd_py")
+        self.metrics = metrics or Metrics()
+        self.stop_event = asyncio.Event()
+        self.recompute_event = asyncio.Event()
+        self.warn = logmod.WarnOnce(self.log)
+        self.nb: DbConnection | None = None
+        self.sb: DbConnection | None = None
+        self.graph: Graph | None = None
+        self.sb_txn: Any = None
+        self.nb_txn: Any = None
+        self.sb_txn_started = 0.0
+        self.force_recompute = True
+        self.had_lock = False
+        self.runs = 0
+        self.last_report: Any = None
+        self.settled = asyncio.Event()
+
+    # ---- set-up ----
+    async def check_schemas(self) -> None:
+        for name, remote, path in (("nb", self.opts.nb_remote, NB_SCHEMA), ("sb", self.opts.sb_remote, SB_SCHEMA)):
+            with open(path) as f:
+                ours = json.load(f)
+            delay = 0.1
+            while not self.stop_event.is_set():
+                errors = []
+                for r in remote.split(","):
+                    try:
+                        theirs = await fetch_server_schema(r.strip(), ours["name"])
+                        check_compatible(ours["name"], ours["version"], theirs["version"])
+                        errors = []
+                        break
+                    except SchemaMismatch:
+                        raise
+                    except (OSError, asyncio.TimeoutError, ValueError, ConnectionError) as e:
+                        errors.append(f"{r}: {e}")
+                if not errors:
+                    break
+                self.log.info("waiting for database", db=name, remote=remote, errors=errors)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+
+    def connect(self) -> None:
+        nb_tables = {t: None for t in json.load(open(NB_SCHEMA))["tables"]}
+        self.nb = DbConnection("nb", self.opts.nb_remote, NB_SCHEMA, nb_tables,
+                               probe_interval_ms=self.opts.probe_interval_ms)
+        self.sb = DbConnection("sb", self.opts.sb_remote, SB_SCHEMA, SB_TABLES, lock_name=LOCK_NAME,
+                               probe_interval_ms=self.opts.probe_interval_ms)
+        self.graph = build_graph(self.nb, self.sb)
+        self.graph.engine.on_node = self._on_node
+
+    def _on_node(self, node: str, result: str, seconds: float) -> None:
+        self.metrics.node_runs.labels(node=node, result=result).inc()
+        self.metrics.node_seconds.labels(node=node).inc(seconds)
+
+    # ---- loop ----
+    async def run(self) -> None:
+        await self.check_schemas()
+        if self.stop_event.is_set():
+            return
+        self.connect()
+        assert self.nb is not None and self.sb is not None
+        self.log.info("started", nb=self.opts.nb_remote, sb=self.opts.sb_remote, lock=LOCK_NAME)
+        try:
+            while not self.stop_event.is_set():
+                t0 = time.perf_counter()
+                self.step()
+                self.metrics.loop_seconds.observe(time.perf_counter() - t0)
+                if self.opts.exit_after_sync and self.settled.is_set():
+                    break
+                poller = AsyncPoller()
+                self.nb.wait(poller)
+                self.sb.wait(poller)
+                for txn in (self.sb_txn, self.nb_txn):
+                    if txn is not None:
+                        txn.wait(poller)
+                poller.wake_on(self.stop_event)
+                poller.wake_on(self.recompute_event)
+                await poller.block()
+        finally:
+            self.nb.close()
+            self.sb.close()
+            self.log.info("stopped")
+
+    def step(self) -> None:
+        nb, sb = self.nb, self.sb
+        assert nb is not None and sb is not None and self.graph is not None
+        nb_changed = nb.run()
+        sb_changed = sb.run()
+        self._update_conn_metrics()
+        self._poll_txns()
+
+        if sb.has_lock != self.had_lock:
+            self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME)
+            self.had_lock = sb.has_lock
+            if sb.has_lock:
+                self.force_recompute = True
+        if self.recompute_event.is_set():
+            self.recompute_event.clear()
+            self.force_recompute = True
+            self.log.info("recompute requested")
+        if not (nb.synced and sb.synced and sb.has_lock):
+            return
+        if self.sb_txn is not None or self.nb_txn is not None:
+            return
+        pending = nb.idl.changes or sb.idl.changes or nb.resynced or sb.resynced
+        if not (pending or nb_changed or sb_changed or self.force_recompute):
+            return
+        if nb.resynced or sb.resynced:
+            self.force_recompute = True
+        self.run_engine()
+
+    def run_engine(self) -> None:
+        assert self.nb is not None and self.sb is not None and self.graph is not None
+        ctx = Ctx(self.nb, self.sb, self.warn)
+        ctx.sb_txn = Txn(self.sb.idl)
+        ctx.nb_txn = Txn(self.nb.idl)
+        force = self.force_recompute
+        self.force_recompute = False
+        t0 = time.perf_counter()
+        try:
+            rep = self.graph.engine.run(ctx, force=force)
+        except Exception:
+            self.log.exception("engine run failed; will recompute")
+            ctx.sb_txn.abort()
+            ctx.nb_txn.abort()
+            self.force_recompute = True
+            return
+        self.metrics.compute_seconds.observe(time.perf_counter() - t0)
+        self.metrics.runs.labels(kind="recompute" if force else "incremental").inc()
+        self.runs += 1
+        self.last_report = rep
+        if self.warn.count:
+            self.metrics.bad_rows.labels(kind="any").inc(self.warn.count)
+            self.warn.count = 0
+        self.sb_txn_started = time.perf_counter()
+        self.sb_txn = ctx.sb_txn
+        self.nb_txn = ctx.nb_txn
+        self._poll_txns()
+        if ctx.stats.total:
+            self.log.debug("sb changes", inserted=ctx.stats.inserted, updated=ctx.stats.updated,
+                           deleted=ctx.stats.deleted)
+
+    def _poll_txns(self) -> None:
+        if self.sb_txn is not None:
+            st = self.sb_txn.commit()
+            if st != Txn.INCOMPLETE:
+                self.metrics.commits.labels(status=Txn.status_to_string(st)).inc()
+                self.metrics.commit_seconds.observe(time.perf_counter() - self.sb_txn_started)
+                if st not in (Txn.SUCCESS, Txn.UNCHANGED):
+                    self.log.warning("sb transaction failed", status=Txn.status_to_string(st),
+                                     error=self.sb_txn.get_error())
+                    self.force_recompute = True
+                self.sb_txn = None
+                self._maybe_settled()
+        if self.nb_txn is not None:
+            st = self.nb_txn.commit()
+            if st != Txn.INCOMPLETE:
+                if st not in (Txn.SUCCESS, Txn.UNCHANGED):
+                    self.log.warning("nb transaction failed", status=Txn.status_to_string(st),
+                                     error=self.nb_txn.get_error())
+                    self.force_recompute = True
+                self.nb_txn = None
+                self._maybe_settled()
+
+    def _maybe_settled(self) -> None:
+        if self.sb_txn is None and self.nb_txn is None and self.runs and not self.force_recompute:
+            if not self.settled.is_set():
+                self.settled.set()
+                self._report_settled()
+
+    def _report_settled(self) -> None:
+        assert self.sb is not None
+        counts = {t: len(self.sb.rows(t)) for t in ("Datapath_Binding", "Port_Binding", "Multicast_Group")}
+        self.log.info("first sync committed", **counts)
+
+    def _update_conn_metrics(self) -> None:
+        assert self.nb is not None and self.sb is not None
+        m = self.metrics
+        m.db_connected.labels(db="nb").set(1 if self.nb.connected else 0)
+        m.db_connected.labels(db="sb").set(1 if self.sb.connected else 0)
+        m.lock_held.set(1 if self.sb.has_lock else 0)
+        m.lock_contended.set(1 if self.sb.lock_contended else 0)
+        for t in SB_TABLES:
+            m.sb_rows.labels(table=t).set(len(self.sb.rows(t)))
+
+    # ---- control ----
+    def install_signals(self, loop: asyncio.AbstractEventLoop) -> None:
+        loop.add_signal_handler(signal.SIGTERM, self.stop_event.set)
+        loop.add_signal_handler(signal.SIGINT, self.stop_event.set)
+        loop.add_signal_handler(signal.SIGHUP, self.recompute_event.set)
+        loop.add_signal_handler(signal.SIGUSR1, self.recompute_event.set)
+
+
+def write_pidfile(path: str) -> None:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(f"{os.getpid()}\n")
+
+
+def remove_pidfile(path: str) -> None:
+    try:
+        if Path(path).read_text().strip() == str(os.getpid()):
+            Path(path).unlink()
+    except OSError:
+        pass

@@ -1,0 +1,38 @@
+"""The engine graph, declared in one place.
+
+    nb ─┬──────────────► northd ──┬──► sb_sync   (SB tables except flows)
+    sb ─┴─(Chassis/Encap)─┘       └──► nb_sync   (NB_Global cfg/options, LSP.up)
+
+Later nodes (logical flows, load balancers, ...) hang off ``northd``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ovsdb.connection import DbConnection
+from .engine import Engine
+from .nodes.inputs import DbInput
+from .nodes.nb_sync import NbSyncNode
+from .nodes.northd import NorthdNode
+from .nodes.sb_sync import SbSyncNode
+
+
+@dataclass(slots=True)
+class Graph:
+    engine: Engine
+    nb_in: DbInput
+    sb_in: DbInput
+    northd: NorthdNode
+    sb_sync: SbSyncNode
+    nb_sync: NbSyncNode
+
+
+def build_graph(nb: DbConnection, sb: DbConnection, engine_cls: type[Engine] = Engine) -> Graph:
+    nb_in = DbInput("nb", nb)
+    sb_in = DbInput("sb", sb)
+    northd = NorthdNode(nb_in, sb_in)
+    sb_sync = SbSyncNode(northd, sb_in, nb_in)
+    nb_sync = NbSyncNode(northd, sb_in, nb_in)
+    engine = engine_cls([nb_in, sb_in, northd, sb_sync, nb_sync])
+    return Graph(engine, nb_in, sb_in, northd, sb_sync, nb_sync)

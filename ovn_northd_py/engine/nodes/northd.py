@@ -1,0 +1,53 @@
+"""The northd node: datapaths, ports, HA groups, tunnel keys, global options."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...northd.build import KeyState, build_northd, vxlan_mode
+from ...northd.model import Northd
+from ...sync.globals import GlobalOptions, global_options, nb_global_row, sb_global_row
+from ..engine import Node
+from .inputs import DbInput
+
+# SB tables whose changes alter what the northd node computes.
+_SB_TABLES_NEEDING_RECOMPUTE = {"Chassis", "Encap"}
+
+
+class NorthdNode(Node):
+    name = "northd"
+
+    def __init__(self, nb_in: DbInput, sb_in: DbInput) -> None:
+        super().__init__()
+        self.nb_in, self.sb_in = nb_in, sb_in
+        self.keys = KeyState()
+        self.data = Northd()
+        self.gopts: GlobalOptions | None = None
+        self.add_input(nb_in)
+        self.add_input(sb_in, self._on_sb_change)
+
+    def _on_sb_change(self, _node: Node, ctx: Any) -> bool:
+        if self.sb_in.resynced:
+            return False
+        # Our own writes echo back as Datapath/Port_Binding changes; tunnel keys we
+        # assigned are already in self.keys, so those need no recompute.
+        return not (self.sb_in.changed_tables() & _SB_TABLES_NEEDING_RECOMPUTE)
+
+    def recompute(self, ctx: Any) -> None:
+        nb, sb = ctx.nb, ctx.sb
+        self.data = build_northd(nb, sb, self.keys, ctx.warn)
+        self.gopts = self._global_options(nb, sb)
+
+    def _global_options(self, nb: Any, sb: Any) -> GlobalOptions:
+        """NB_Global's values win; otherwise keep what we generated before (or SB has), else random."""
+        nbg = nb_global_row(nb)
+        fresh = global_options(nbg, vxlan_mode(sb))
+        have = nbg.options if nbg is not None else {}
+        prev = self.gopts
+        sbg = sb_global_row(sb)
+        sbo = sbg.options if sbg is not None else {}
+        if "mac_prefix" not in have:
+            fresh.mac_prefix = prev.mac_prefix if prev else sbo.get("mac_prefix", fresh.mac_prefix)
+        if "svc_monitor_mac" not in have:
+            fresh.svc_monitor_mac = prev.svc_monitor_mac if prev else sbo.get("svc_monitor_mac", fresh.svc_monitor_mac)
+        return fresh

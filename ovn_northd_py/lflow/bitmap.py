@@ -1,0 +1,248 @@
+"""Datapath bitmaps: packed numpy bit rows and vectorised deduplication.
+
+A bitmap over ``capacity`` datapaths is a row of ``ceil(capacity / 8)`` uint8 bytes,
+bit ``i`` at byte ``i >> 3``, mask ``1 << (i & 7)`` (numpy's ``bitorder="little"``).
+Rows live in a :class:`BitmapPool`, one shared growable 2-D array, so a flow that
+needs a bitmap costs one row index plus ``capacity / 8`` bytes, and a whole set of
+rows can be gathered into one matrix and deduplicated with ``np.unique``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+BITORDER: Literal["little"] = "little"
+
+U8Array = npt.NDArray[np.uint8]
+IntArray = npt.NDArray[np.int64]
+
+_POPCOUNT: U8Array = np.array([i.bit_count() for i in range(256)], dtype=np.uint8)
+
+
+def nbytes_for(capacity: int) -> int:
+    """Bytes in a packed row of ``capacity`` bits."""
+    return (capacity + 7) >> 3
+
+
+def pack(indices: Iterable[int] | IntArray, capacity: int) -> U8Array:
+    """A packed row with the bits of ``indices`` set (duplicates are harmless)."""
+    idx = np.asarray(indices if isinstance(indices, np.ndarray) else list(indices), dtype=np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= capacity):
+        raise IndexError(f"bit index out of range 0..{capacity - 1}")
+    return pack_unchecked(idx, capacity)
+
+
+def pack_unchecked(idx: IntArray, capacity: int) -> U8Array:
+    """:func:`pack` for indices already known to be within ``0..capacity-1``."""
+    bools = np.zeros(nbytes_for(capacity) * 8, dtype=bool)
+    bools[idx] = True
+    return np.packbits(bools, bitorder=BITORDER)
+
+
+def unpack(packed: U8Array) -> IntArray:
+    """The indices of the set bits of one packed row, ascending."""
+    return np.flatnonzero(np.unpackbits(packed, bitorder=BITORDER)).astype(np.int64)
+
+
+def popcount(packed: U8Array) -> int:
+    """Number of set bits in a packed row (or in all rows of a matrix)."""
+    return int.from_bytes(np.ascontiguousarray(packed).tobytes(), "little").bit_count()
+
+
+def row_popcounts(matrix: U8Array) -> IntArray:
+    """Set bits per row of a packed matrix."""
+    return _POPCOUNT[matrix].sum(axis=1, dtype=np.int64)
+
+
+def key_bytes(packed: U8Array) -> bytes:
+    """A capacity-independent identity for a bitmap: its bytes without trailing zeros."""
+    return packed.tobytes().rstrip(b"\0")
+
+
+def dedup_rows(matrix: U8Array) -> tuple[U8Array, IntArray]:
+    """Deduplicate the rows of a packed matrix.
+
+    Returns ``(unique, inverse)``: the distinct rows (sorted by their bytes) and,
+    for each input row, the index of its distinct row.  Rows are compared as opaque
+    byte strings (a void view), so this is one sort, not a Python loop.
+    """
+    if matrix.ndim != 2:
+        raise ValueError("dedup_rows needs a 2-D matrix")
+    k, width = matrix.shape
+    if k == 0:
+        return matrix.copy(), np.zeros(0, dtype=np.int64)
+    if width == 0:
+        return matrix[:1].copy(), np.zeros(k, dtype=np.int64)
+    rows = np.ascontiguousarray(matrix)
+    voids = rows.view(np.dtype((np.void, width))).ravel()
+    _, first, inverse = np.unique(voids, return_index=True, return_inverse=True)
+    return rows[first], inverse.reshape(-1).astype(np.int64)
+
+
+class BitmapPool:
+    """Growable rows of packed bits sharing one 2-D uint8 array.
+
+    Rows are handed out by :meth:`alloc` and given back by :meth:`release`; the
+    number of columns (``capacity``, in bits) grows for every row at once.
+    Single-bit operations go through a flat memoryview (much cheaper than numpy
+    scalar indexing); whole-row operations use numpy.
+    """
+
+    __slots__ = ("_capacity", "_flat", "_free", "_m", "_nbytes", "_next")
+
+    def __init__(self, capacity: int = 0, rows: int = 0) -> None:
+        if capacity < 0 or rows < 0:
+            raise ValueError("capacity and rows must be >= 0")
+        self._capacity = capacity
+        self._nbytes = nbytes_for(capacity)
+        self._m: U8Array = np.zeros((max(rows, 1), self._nbytes), dtype=np.uint8)
+        self._flat = self._m.data.cast("B") if self._m.size else memoryview(b"")
+        self._free: list[int] = []
+        self._next = 0  # rows [0, _next) have been handed out at least once
+
+    @property
+    def capacity(self) -> int:
+        """Bits per row."""
+        return self._capacity
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes per row."""
+        return self._nbytes
+
+    @property
+    def rows_in_use(self) -> int:
+        return self._next - len(self._free)
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes held by the backing array."""
+        return int(self._m.nbytes)
+
+    def _rebuild(self, rows: int, nbytes: int) -> None:
+        old = self._m
+        new = np.zeros((rows, nbytes), dtype=np.uint8)
+        keep_rows, keep_bytes = min(rows, old.shape[0]), min(nbytes, old.shape[1])
+        new[:keep_rows, :keep_bytes] = old[:keep_rows, :keep_bytes]
+        self._flat.release()
+        self._m = new
+        self._nbytes = nbytes
+        self._flat = new.data.cast("B") if new.size else memoryview(b"")
+
+    def grow(self, capacity: int) -> None:
+        """Make every row at least ``capacity`` bits wide (never shrinks)."""
+        if capacity <= self._capacity:
+            return
+        nbytes = nbytes_for(capacity)
+        if nbytes != self._nbytes:
+            self._rebuild(self._m.shape[0], nbytes)
+        self._capacity = capacity
+
+    def alloc(self) -> int:
+        """A fresh all-zero row."""
+        if self._free:
+            return self._free.pop()
+        if self._next == self._m.shape[0]:
+            self._rebuild(max(2 * self._m.shape[0], 64), self._nbytes)
+        row = self._next
+        self._next += 1
+        return row
+
+    def release(self, row: int) -> None:
+        """Zero ``row`` and make it available to :meth:`alloc`."""
+        self._check_row(row)
+        self._m[row] = 0
+        self._free.append(row)
+
+    def _check_row(self, row: int) -> None:
+        if not 0 <= row < self._next:
+            raise IndexError(f"row {row} not allocated")
+
+    def _check_bit(self, bit: int) -> None:
+        if not 0 <= bit < self._capacity:
+            raise IndexError(f"bit {bit} out of range 0..{self._capacity - 1}")
+
+    def set(self, row: int, bit: int) -> bool:
+        """Set one bit; True if it was clear."""
+        self._check_bit(bit)
+        i = row * self._nbytes + (bit >> 3)
+        mask = 1 << (bit & 7)
+        v = self._flat[i]
+        if v & mask:
+            return False
+        self._flat[i] = v | mask
+        return True
+
+    def clear(self, row: int, bit: int) -> bool:
+        """Clear one bit; True if it was set."""
+        self._check_bit(bit)
+        i = row * self._nbytes + (bit >> 3)
+        mask = 1 << (bit & 7)
+        v = self._flat[i]
+        if not v & mask:
+            return False
+        self._flat[i] = v & ~mask & 0xFF
+        return True
+
+    def test(self, row: int, bit: int) -> bool:
+        if not 0 <= bit < self._capacity:
+            return False
+        return bool(self._flat[row * self._nbytes + (bit >> 3)] & (1 << (bit & 7)))
+
+    def set_unchecked(self, row: int, bit: int) -> bool:
+        """:meth:`set` for a bit known to be within capacity (the hot path of the flow table)."""
+        i = row * self._nbytes + (bit >> 3)
+        mask = 1 << (bit & 7)
+        v = self._flat[i]
+        if v & mask:
+            return False
+        self._flat[i] = v | mask
+        return True
+
+    def or_packed(self, row: int, packed: U8Array) -> tuple[int, IntArray]:
+        """OR a packed row (``nbytes`` wide) into ``row``.
+
+        Returns how many bits were newly set and the indices of those already set.
+        """
+        if packed.shape != (self._nbytes,):
+            raise ValueError(f"packed row must be {self._nbytes} bytes")
+        r = self._m[row]
+        already = packed & r
+        added = popcount(packed) - popcount(already)
+        r |= packed
+        return added, unpack(already) if already.any() else np.zeros(0, dtype=np.int64)
+
+    def packed(self, row: int) -> U8Array:
+        """A copy of one row."""
+        self._check_row(row)
+        return self._m[row].copy()
+
+    def members(self, row: int) -> IntArray:
+        """Indices of the set bits of ``row``, ascending."""
+        self._check_row(row)
+        return unpack(self._m[row])[: self._capacity]
+
+    def first(self, row: int) -> int:
+        """The lowest set bit of ``row``, or -1."""
+        self._check_row(row)
+        nz = np.flatnonzero(self._m[row])
+        if nz.size == 0:
+            return -1
+        byte = int(nz[0])
+        v = int(self._m[row, byte])
+        return byte * 8 + ((v & -v).bit_length() - 1)
+
+    def count(self, row: int) -> int:
+        self._check_row(row)
+        return popcount(self._m[row])
+
+    def take(self, rows: npt.ArrayLike) -> U8Array:
+        """The given rows stacked into a new (k, nbytes) matrix."""
+        idx = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self._next):
+            raise IndexError("row not allocated")
+        return self._m[idx]

@@ -1,0 +1,527 @@
+"""The logical flow table ("lflow manager"): the only way builders add flows.
+
+A flow is identified by ``(stage, priority, match, actions, controller_meter)``.  The
+same flow added on several datapaths is one flow whose datapath set grows; the SB
+writer then emits it with ``logical_datapath`` (one datapath) or a
+``Logical_DP_Group`` (two or more, deduplicated by :meth:`FlowTable.groups`).
+
+Datapaths are dense ints ``0..capacity-1``.  A flow on one datapath stores just
+that int; on its second datapath it is promoted to a row of a shared packed bit
+matrix (:class:`~ovn_northd_py.lflow.bitmap.BitmapPool`) and demoted again when it
+is back to one.
+
+Ownership, for incremental processing: every ``add`` may name an ``owner`` (any
+hashable, e.g. ``("lsp", uuid)``).  Each add is one reference to its (flow,
+datapath) pair; :meth:`FlowTable.remove_owner` drops exactly the references that
+owner made.  A pair stays while any reference remains (references made with
+``owner=None`` are permanent), and a flow goes when its last datapath goes.
+
+Changes: every flow whose datapath set changed, or that appeared or vanished, is
+dirty until :meth:`FlowTable.take_changes`, which reports it as added, modified
+or removed.  A flow that loses its last datapath keeps its id (and is revived in
+place if re-added) until the next ``take_changes``; only then is its id freed for
+reuse, so an id never means two different flows within one batch of changes.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Hashable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from ovn_northd_py.lflow.bitmap import BitmapPool, IntArray, U8Array, dedup_rows, key_bytes, pack, unpack
+from ovn_northd_py.lflow.stages import Stage
+
+Owner = Hashable
+FlowKey = tuple[str, int, str, str, str | None]  # (stage name, priority, match, actions, meter)
+
+PAIR_SHIFT = 24
+MAX_DATAPATHS = 1 << PAIR_SHIFT  # datapath indices must fit in the low bits of a pair key
+_DP_MASK = MAX_DATAPATHS - 1
+MAX_PRIORITY = 65535
+
+
+def _pair(fid: int, dp: int) -> int:
+    return (fid << PAIR_SHIFT) | dp
+
+
+@dataclass(frozen=True, slots=True)
+class LFlow:
+    """A read-only view of one flow."""
+
+    fid: int
+    stage: Stage
+    priority: int
+    match: str
+    actions: str
+    controller_meter: str | None
+    io_port: str | None
+    hint: str | None
+    datapaths: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """Flow ids changed since the previous :meth:`FlowTable.take_changes`, each ascending.
+
+    ``removed`` ids are no longer valid after this call and may be reused later.
+    """
+
+    added: list[int]
+    modified: list[int]
+    removed: list[int]
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.modified or self.removed)
+
+
+@dataclass(slots=True)
+class DpGroups:
+    """Deduplicated datapath groups of the flows on two or more datapaths.
+
+    ``flow_ids[i]`` uses group ``group_ids[i]``; group ``g`` is the packed row
+    ``bitmaps[g]`` (little bit order, ``capacity`` bits).
+    """
+
+    flow_ids: IntArray
+    group_ids: IntArray
+    bitmaps: U8Array
+    capacity: int
+    _by_flow: dict[int, int] | None = field(default=None, init=False, repr=False)
+
+    def __len__(self) -> int:
+        """Number of distinct groups."""
+        return int(self.bitmaps.shape[0])
+
+    def as_dict(self) -> dict[int, int]:
+        """flow id -> group id."""
+        if self._by_flow is None:
+            self._by_flow = dict(zip(self.flow_ids.tolist(), self.group_ids.tolist(), strict=True))
+        return self._by_flow
+
+    def group_of(self, fid: int) -> int | None:
+        """The group of flow ``fid``, or None if it is not on two or more datapaths."""
+        return self.as_dict().get(fid)
+
+    def members(self, gid: int) -> list[int]:
+        """The datapath indices of group ``gid``, ascending."""
+        return unpack(self.bitmaps[gid]).tolist()
+
+    def key(self, gid: int) -> bytes:
+        """A capacity-independent identity of group ``gid`` (for matching existing SB groups)."""
+        return key_bytes(self.bitmaps[gid])
+
+    def flows_per_group(self) -> IntArray:
+        return np.bincount(self.group_ids, minlength=len(self)).astype(np.int64)
+
+
+class FlowTable:
+    """Logical flows with their datapath sets, owners and pending changes."""
+
+    __slots__ = (
+        "_bits",
+        "_capacity",
+        "_dirty",
+        "_extra",
+        "_free",
+        "_hint",
+        "_index",
+        "_io_port",
+        "_key",
+        "_live",
+        "_ndp",
+        "_owners",
+        "_reported",
+        "_row",
+        "_single",
+        "_stages",
+    )
+
+    def __init__(self, capacity: int = 0) -> None:
+        if not 0 <= capacity <= MAX_DATAPATHS:
+            raise ValueError(f"capacity must be within 0..{MAX_DATAPATHS}")
+        self._capacity = capacity
+        self._index: dict[FlowKey, int] = {}
+        self._stages: dict[str, Stage] = {}
+        self._key: list[FlowKey | None] = []
+        self._hint: list[str | None] = []
+        self._io_port: list[str | None] = []
+        self._single = array("i")  # the datapath when ndp == 1, else -1
+        self._row = array("i")  # the bitmap row when ndp >= 2, else -1
+        self._ndp = array("i")  # number of datapaths
+        self._reported = bytearray()  # 1 once take_changes reported the flow as added
+        self._dirty: set[int] = set()
+        self._free: list[int] = []
+        self._extra: dict[int, int] = {}  # pair -> references beyond the first
+        self._owners: dict[Owner, array[int]] = {}
+        self._bits = BitmapPool(capacity)
+        self._live = 0
+
+    # -- capacity -------------------------------------------------------------
+
+    @property
+    def capacity(self) -> int:
+        """Datapath indices 0..capacity-1 are accepted without growing."""
+        return self._capacity
+
+    def ensure_capacity(self, capacity: int) -> None:
+        """Grow to at least ``capacity`` datapaths (never shrinks)."""
+        if capacity > MAX_DATAPATHS:
+            raise ValueError(f"at most {MAX_DATAPATHS} datapaths")
+        if capacity > self._capacity:
+            self._capacity = capacity
+            self._bits.grow(capacity)
+
+    def _grow_for(self, dp: int) -> None:
+        if not 0 <= dp < MAX_DATAPATHS:
+            raise IndexError(f"datapath index {dp} out of range 0..{MAX_DATAPATHS - 1}")
+        self.ensure_capacity(min(MAX_DATAPATHS, max(dp + 1, 2 * self._capacity)))
+
+    # -- adding ---------------------------------------------------------------
+
+    def _create(self, key: FlowKey, stage: Stage, io_port: str | None, hint: str | None) -> int:
+        """The id for ``key``: a new flow, or a vanished one revived in place."""
+        fid = self._index.get(key)
+        if fid is not None:  # vanished since the last take_changes: revive in place
+            self._hint[fid] = hint
+            self._io_port[fid] = io_port
+            return fid
+        priority = key[1]
+        if not 0 <= priority <= MAX_PRIORITY:
+            raise ValueError(f"priority {priority} out of range 0..{MAX_PRIORITY}")
+        known = self._stages.setdefault(stage.name, stage)
+        if known != stage:
+            raise ValueError(f"two different stages are called {stage.name!r}")
+        if self._free:
+            fid = self._free.pop()
+            self._key[fid] = key
+            self._hint[fid] = hint
+            self._io_port[fid] = io_port
+            self._reported[fid] = 0
+        else:
+            fid = len(self._key)
+            self._key.append(key)
+            self._hint.append(hint)
+            self._io_port.append(io_port)
+            self._single.append(-1)
+            self._row.append(-1)
+            self._ndp.append(0)
+            self._reported.append(0)
+        self._index[key] = fid
+        return fid
+
+    def add(
+        self,
+        dp_index: int,
+        stage: Stage,
+        priority: int,
+        match: str,
+        actions: str,
+        io_port: str | None = None,
+        hint: str | None = None,
+        controller_meter: str | None = None,
+        owner: Owner | None = None,
+    ) -> int:
+        """Add the flow on datapath ``dp_index``; returns its flow id.
+
+        ``io_port`` and ``hint`` (the stage-hint) are not part of the flow's
+        identity: the first add of a flow sets them.
+        """
+        if not 0 <= dp_index < self._capacity:
+            self._grow_for(dp_index)
+        # Keyed by the stage's name: a str caches its hash, a dataclass does not.
+        key = (stage.name, priority, match, actions, controller_meter)
+        fid = self._index.get(key)
+        if fid is None or self._ndp[fid] == 0:
+            fid = self._create(key, stage, io_port, hint)
+        self._link(fid, dp_index)
+        if owner is not None:
+            log = self._owners.get(owner)
+            if log is None:
+                log = self._owners[owner] = array("q")
+            log.append((fid << PAIR_SHIFT) | dp_index)
+        return fid
+
+    def add_many(
+        self,
+        dp_indices: Iterable[int] | npt.NDArray[np.integer],
+        stage: Stage,
+        priority: int,
+        match: str,
+        actions: str,
+        io_port: str | None = None,
+        hint: str | None = None,
+        controller_meter: str | None = None,
+        owner: Owner | None = None,
+    ) -> int | None:
+        """Add the flow on each distinct datapath of ``dp_indices`` (like one ``add`` each).
+
+        Returns the flow id, or None (and does nothing) if ``dp_indices`` is empty.
+        """
+        dps = np.asarray(
+            dp_indices if isinstance(dp_indices, np.ndarray) else list(dp_indices), dtype=np.int64
+        ).reshape(-1)
+        if dps.size == 0:
+            return None
+        lo, hi = int(dps.min()), int(dps.max())
+        if lo < 0:
+            raise IndexError(f"datapath index {lo} out of range")
+        if hi >= self._capacity:
+            self._grow_for(hi)
+        key = (stage.name, priority, match, actions, controller_meter)
+        fid = self._index.get(key)
+        if fid is None or self._ndp[fid] == 0:
+            fid = self._create(key, stage, io_port, hint)
+        if lo == hi:
+            self._link(fid, lo)
+            distinct = dps[:1]
+        else:
+            distinct = self._link_many(fid, pack(dps, self._capacity))
+        if owner is not None:
+            log = self._owners.get(owner)
+            if log is None:
+                log = self._owners[owner] = array("q")
+            log.frombytes(((fid << PAIR_SHIFT) | distinct).astype(np.int64).tobytes())
+        return fid
+
+    def _link(self, fid: int, dp: int) -> None:
+        """One more reference to (fid, dp)."""
+        n = self._ndp[fid]
+        if n >= 2:
+            if self._bits.set_unchecked(self._row[fid], dp):
+                self._ndp[fid] = n + 1
+                self._dirty.add(fid)
+            else:
+                self._ref(fid, dp)
+        elif n == 1:
+            other = self._single[fid]
+            if other == dp:
+                self._ref(fid, dp)
+                return
+            self._promote(fid)
+            self._bits.set_unchecked(self._row[fid], dp)
+            self._ndp[fid] = 2
+            self._dirty.add(fid)
+        else:
+            self._single[fid] = dp
+            self._ndp[fid] = 1
+            self._live += 1
+            self._dirty.add(fid)
+
+    def _promote(self, fid: int) -> None:
+        """Move a single-datapath flow's datapath into a fresh bitmap row."""
+        row = self._bits.alloc()
+        self._bits.set_unchecked(row, self._single[fid])
+        self._row[fid] = row
+        self._single[fid] = -1
+
+    def _link_many(self, fid: int, packed: U8Array) -> IntArray:
+        """References to (fid, dp) for the two or more datapaths set in ``packed``.
+
+        Returns those datapaths, ascending.
+        """
+        n = self._ndp[fid]
+        if n == 0:
+            self._row[fid] = self._bits.alloc()
+            self._live += 1
+        elif n == 1:
+            self._promote(fid)
+        added, already = self._bits.or_packed(self._row[fid], packed)
+        for dp in already.tolist():
+            self._ref(fid, dp)
+        if added:
+            self._ndp[fid] = n + added
+            self._dirty.add(fid)
+        return unpack(packed)
+
+    def _ref(self, fid: int, dp: int) -> None:
+        k = _pair(fid, dp)
+        self._extra[k] = self._extra.get(k, 0) + 1
+
+    # -- removing -------------------------------------------------------------
+
+    def _unlink(self, fid: int, dp: int) -> None:
+        """Drop one reference to (fid, dp)."""
+        k = _pair(fid, dp)
+        extra = self._extra.get(k)
+        if extra is not None:
+            if extra == 1:
+                del self._extra[k]
+            else:
+                self._extra[k] = extra - 1
+            return
+        n = self._ndp[fid]
+        if n == 1:
+            if self._single[fid] != dp:
+                return
+            self._single[fid] = -1
+            self._ndp[fid] = 0
+            self._live -= 1
+        elif n >= 2:
+            row = self._row[fid]
+            if not self._bits.clear(row, dp):
+                return
+            if n == 2:  # demote to a single datapath
+                self._single[fid] = self._bits.first(row)
+                self._bits.release(row)
+                self._row[fid] = -1
+            self._ndp[fid] = n - 1
+        else:
+            return
+        self._dirty.add(fid)
+
+    def remove_owner(self, owner: Owner) -> int:
+        """Drop every reference ``owner`` made; returns how many there were."""
+        log = self._owners.pop(owner, None)
+        if log is None:
+            return 0
+        unlink = self._unlink
+        for k in log:
+            unlink(k >> PAIR_SHIFT, k & _DP_MASK)
+        return len(log)
+
+    def has_owner(self, owner: Owner) -> bool:
+        return owner in self._owners
+
+    def owner_refs(self, owner: Owner) -> int:
+        """Number of (flow, datapath) references ``owner`` holds."""
+        log = self._owners.get(owner)
+        return 0 if log is None else len(log)
+
+    def clear(self) -> None:
+        """Forget everything, including pending changes (capacity is kept)."""
+        self.__init__(self._capacity)  # type: ignore[misc]
+
+    # -- changes --------------------------------------------------------------
+
+    def take_changes(self) -> Changes:
+        """Report and forget the flows changed since the last call.
+
+        A flow both created and emptied within the batch is not reported at all.
+        """
+        added: list[int] = []
+        modified: list[int] = []
+        removed: list[int] = []
+        for fid in sorted(self._dirty):
+            reported = self._reported[fid]
+            if self._ndp[fid] == 0:
+                if reported:
+                    removed.append(fid)
+                self._release(fid)
+            elif reported:
+                modified.append(fid)
+            else:
+                self._reported[fid] = 1
+                added.append(fid)
+        self._dirty.clear()
+        return Changes(added, modified, removed)
+
+    def pending_changes(self) -> int:
+        """Number of dirty flows."""
+        return len(self._dirty)
+
+    def _release(self, fid: int) -> None:
+        key = self._key[fid]
+        if key is not None:
+            del self._index[key]
+        self._key[fid] = None
+        self._hint[fid] = None
+        self._io_port[fid] = None
+        self._reported[fid] = 0
+        self._free.append(fid)
+
+    # -- reading --------------------------------------------------------------
+
+    def __len__(self) -> int:
+        """Number of flows on at least one datapath."""
+        return self._live
+
+    def __contains__(self, fid: object) -> bool:
+        return isinstance(fid, int) and 0 <= fid < len(self._ndp) and self._ndp[fid] > 0
+
+    def __iter__(self) -> Iterator[int]:
+        """Ids of the flows on at least one datapath, ascending."""
+        ndp = self._ndp
+        return (fid for fid in range(len(ndp)) if ndp[fid] > 0)
+
+    def _check(self, fid: int) -> FlowKey:
+        key = self._key[fid] if 0 <= fid < len(self._key) else None
+        if key is None or self._ndp[fid] == 0:
+            raise KeyError(f"no flow {fid}")
+        return key
+
+    def find(
+        self, stage: Stage, priority: int, match: str, actions: str, controller_meter: str | None = None
+    ) -> int | None:
+        """The id of the flow with this identity, if it is on any datapath."""
+        fid = self._index.get((stage.name, priority, match, actions, controller_meter))
+        return fid if fid is not None and self._ndp[fid] > 0 else None
+
+    def dp_count(self, fid: int) -> int:
+        self._check(fid)
+        return self._ndp[fid]
+
+    def single_datapath(self, fid: int) -> int | None:
+        """The flow's datapath if it is on exactly one (SB ``logical_datapath``), else None."""
+        self._check(fid)
+        return self._single[fid] if self._ndp[fid] == 1 else None
+
+    def datapaths(self, fid: int) -> list[int]:
+        """The flow's datapath indices, ascending."""
+        self._check(fid)
+        if self._ndp[fid] == 1:
+            return [self._single[fid]]
+        return self._bits.members(self._row[fid]).tolist()
+
+    def has_datapath(self, fid: int, dp: int) -> bool:
+        self._check(fid)
+        if self._ndp[fid] == 1:
+            return self._single[fid] == dp
+        return self._bits.test(self._row[fid], dp)
+
+    def flow(self, fid: int) -> LFlow:
+        stage_name, priority, match, actions, meter = self._check(fid)
+        stage = self._stages[stage_name]
+        return LFlow(
+            fid=fid,
+            stage=stage,
+            priority=priority,
+            match=match,
+            actions=actions,
+            controller_meter=meter,
+            io_port=self._io_port[fid],
+            hint=self._hint[fid],
+            datapaths=tuple(self.datapaths(fid)),
+        )
+
+    def flows(self) -> Iterator[LFlow]:
+        return (self.flow(fid) for fid in self)
+
+    # -- datapath groups ------------------------------------------------------
+
+    def groups(self, flow_ids: Iterable[int] | None = None) -> DpGroups:
+        """Deduplicated datapath groups for the flows on two or more datapaths.
+
+        Over all flows, or only over ``flow_ids`` (others and single-datapath
+        flows are left out).  Vectorised: the rows are stacked into one matrix
+        and deduplicated with one ``np.unique``.
+        """
+        rows_all = np.array(self._row, dtype=np.int64)
+        if flow_ids is None:
+            fids = np.flatnonzero(rows_all >= 0).astype(np.int64)
+        else:
+            fids = np.unique(np.asarray(list(flow_ids), dtype=np.int64))
+            fids = fids[(fids >= 0) & (fids < rows_all.size)]
+            fids = fids[rows_all[fids] >= 0]
+        matrix = self._bits.take(rows_all[fids])
+        unique, inverse = dedup_rows(matrix)
+        return DpGroups(flow_ids=fids, group_ids=inverse, bitmaps=unique, capacity=self._capacity)
+
+    def memory_bytes(self) -> int:
+        """Rough bytes held by the table's own arrays (not the flow strings or dict)."""
+        arrays = (self._single, self._row, self._ndp)
+        owners = sum(log.itemsize * len(log) for log in self._owners.values())
+        return self._bits.memory_bytes + sum(a.itemsize * len(a) for a in arrays) + owners

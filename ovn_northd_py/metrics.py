@@ -1,0 +1,64 @@
+"""Prometheus metrics.  One registry per daemon (dependency-injected) so tests can build several."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+@dataclass(slots=True)
+class Metrics:
+    registry: CollectorRegistry = field(default_factory=CollectorRegistry)
+    db_connected: Gauge = field(init=False)
+    lock_held: Gauge = field(init=False)
+    lock_contended: Gauge = field(init=False)
+    loop_seconds: Histogram = field(init=False)
+    compute_seconds: Histogram = field(init=False)
+    commit_seconds: Histogram = field(init=False)
+    sb_rows: Gauge = field(init=False)
+    lflows: Gauge = field(init=False)
+    dp_groups: Gauge = field(init=False)
+    runs: Counter = field(init=False)
+    node_runs: Counter = field(init=False)
+    node_seconds: Counter = field(init=False)
+    commits: Counter = field(init=False)
+    bad_rows: Counter = field(init=False)
+    nb_cfg: Gauge = field(init=False)
+    incremental_mismatches: Counter = field(init=False)
+
+    def __post_init__(self) -> None:
+        r = self.registry
+        p = "ovn_northd_py_"
+        self.db_connected = Gauge(p + "db_connected", "1 when connected to the database", ["db"], registry=r)
+        self.lock_held = Gauge(p + "sb_lock_held", "1 while we hold the SB lock ovn_northd", registry=r)
+        self.lock_contended = Gauge(p + "sb_lock_contended", "1 while another client holds the lock", registry=r)
+        self.loop_seconds = Histogram(p + "loop_seconds", "Main loop iteration time", buckets=_BUCKETS, registry=r)
+        self.compute_seconds = Histogram(
+            p + "compute_seconds", "Engine compute time per run", buckets=_BUCKETS, registry=r
+        )
+        self.commit_seconds = Histogram(
+            p + "commit_seconds", "SB transaction time, from send to reply", buckets=_BUCKETS, registry=r
+        )
+        self.sb_rows = Gauge(p + "sb_rows", "Rows in SB tables as seen by us", ["table"], registry=r)
+        self.lflows = Gauge(p + "logical_flows", "Logical flows we want in SB", registry=r)
+        self.dp_groups = Gauge(p + "datapath_groups", "Logical_DP_Group rows we want in SB", registry=r)
+        self.runs = Counter(p + "engine_runs", "Engine runs by kind", ["kind"], registry=r)
+        self.node_runs = Counter(
+            p + "engine_node_runs", "Engine node runs by result (recompute/incremental/unhandled/unchanged)",
+            ["node", "result"], registry=r,
+        )
+        self.node_seconds = Counter(p + "engine_node_seconds", "Time spent per engine node", ["node"], registry=r)
+        self.commits = Counter(p + "sb_commits", "SB transactions by status", ["status"], registry=r)
+        self.bad_rows = Counter(p + "nb_bad_rows", "Malformed NB rows skipped (first report)", ["kind"], registry=r)
+        self.nb_cfg = Gauge(p + "nb_cfg", "Last nb_cfg propagated to SB", registry=r)
+        self.incremental_mismatches = Counter(
+            p + "incremental_mismatches", "Shadow recompute found a difference with incremental state",
+            registry=r,
+        )
+
+    def serve(self, address: str) -> None:
+        host, _, port = address.rpartition(":")
+        start_http_server(int(port), addr=host.strip("[]") or "0.0.0.0", registry=self.registry)

@@ -1,0 +1,351 @@
+"""Build the northd model (datapaths, ports, HA groups, tunnel keys) from NB and SB.
+
+Malformed NB rows are reported once through ``WarnOnce`` (naming the row) and
+skipped; everything else is still built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from ..log import WarnOnce
+from .addresses import AddressError, parse_lrp_networks, parse_lsp_address, parse_port_security
+from .idpool import IdPool
+from .model import LR, LS, Datapath, HaChassis, HaGroup, Northd, Port
+from .tnlkeys import (
+    DP_KEY_MAX_GENEVE,
+    DP_KEY_MAX_VXLAN,
+    DP_KEY_MIN,
+    PORT_KEY_MAX,
+    PORT_KEY_MAX_VXLAN,
+    PORT_KEY_MIN,
+    KeyAssigner,
+    parse_requested_key,
+)
+
+
+def opt(v: Any) -> Any:
+    """The value of an optional IDL column (a 0- or 1-element list), or None."""
+    if isinstance(v, list):
+        return v[0] if v else None
+    return v
+
+
+def _uuid(row: Any) -> str:
+    return str(row.uuid)
+
+
+@dataclass(slots=True)
+class KeyState:
+    """Tunnel keys we assigned in earlier runs (kept until SB echoes them)."""
+
+    dp: dict[str, int] = field(default_factory=dict)
+    port: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (dp key, tunnel key)
+
+
+def vxlan_mode(sb: Any) -> bool:
+    """True when a chassis uses VXLAN: keys must then fit VXLAN's narrower VNI space."""
+    for ch in sb.rows("Chassis").values():
+        for enc in ch.encaps:
+            if enc.type == "vxlan":
+                return True
+    return False
+
+
+def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce) -> Northd:
+    w = warn.warn
+    nd = Northd()
+    vx = vxlan_mode(sb)
+    max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
+    max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
+
+    # ---- datapaths ----
+    dps: list[Datapath] = []
+    for row in sorted(nb.rows("Logical_Switch").values(), key=_uuid):
+        dps.append(Datapath(_uuid(row), LS, row.name, row))
+    for row in sorted(nb.rows("Logical_Router").values(), key=_uuid):
+        dps.append(Datapath(_uuid(row), LR, row.name, row))
+
+    sb_dp_keys: dict[str, int] = {}
+    for sbrow in sb.rows("Datapath_Binding").values():
+        ids = sbrow.external_ids
+        nbkey = ids.get("logical-switch") or ids.get("logical-router")
+        if nbkey:
+            sb_dp_keys[nbkey] = sbrow.tunnel_key
+    dp_pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel keys")
+    ents = []
+    for dp in dps:
+        req_s = (dp.nb.other_config if dp.kind == LS else dp.nb.options).get("requested-tnl-key")
+        req, err = parse_requested_key(req_s, DP_KEY_MIN, max_dp)
+        table = "Logical_Switch" if dp.kind == LS else "Logical_Router"
+        if err:
+            w("datapath_bad_requested_tnl_key", table, dp.nb.uuid, err, name=dp.name)
+        ents.append((dp.key, dp.nb.uuid, req, sb_dp_keys.get(dp.key), keys.dp.get(dp.key)))
+    assigned = KeyAssigner(dp_pool, w, "datapath", "Logical_Switch/Logical_Router").assign(ents)
+    keys.dp = dict(assigned)
+    for dp in dps:
+        k = assigned.get(dp.key)
+        if k is None:
+            continue  # pool exhausted: warned, not bound
+        dp.tunnel_key = k
+        dp.index = len(nd.by_index)
+        nd.by_index.append(dp)
+        nd.datapaths[dp.key] = dp
+        dp.external_ids = _dp_external_ids(dp)
+
+    # ---- ports ----
+    lrp_by_name: dict[str, Port] = {}
+    for dp in nd.routers():
+        is_gw_router = bool(dp.nb.options.get("chassis"))
+        for lrp in sorted(dp.nb.ports, key=_uuid):
+            p = _make_lrp(dp, lrp, is_gw_router, nd, w)
+            if p is None:
+                continue
+            lrp_by_name[p.name] = p
+
+    for dp in nd.switches():
+        for lsp in sorted(dp.nb.ports, key=_uuid):
+            _make_lsp(dp, lsp, nd, lrp_by_name, w)
+
+    # Router-to-router peers.
+    for p in lrp_by_name.values():
+        if p.peer is None:
+            peer_name = opt(p.nb.peer)
+            if peer_name:
+                other = nd.ports.get(peer_name)
+                if other is not None and other.kind == "lrp":
+                    p.peer = other
+                    p.options["peer"] = peer_name
+                else:
+                    w("lrp_missing_peer", "Logical_Router_Port", p.nb.uuid,
+                      f"peer {peer_name!r} is not a logical router port", name=p.name)
+
+    # Gateway (chassisredirect) ports.
+    for p in list(lrp_by_name.values()):
+        _make_crp(p, nd, w)
+
+    # ---- port tunnel keys, per datapath ----
+    sb_port_keys: dict[str, tuple[str, int]] = {}
+    for pb in sb.rows("Port_Binding").values():
+        try:
+            dpk = pb.datapath.external_ids
+        except AttributeError:
+            continue
+        nbkey = dpk.get("logical-switch") or dpk.get("logical-router")
+        if nbkey:
+            sb_port_keys[pb.logical_port] = (nbkey, pb.tunnel_key)
+    new_port_keys: dict[str, tuple[str, int]] = {}
+    for dp in nd.by_index:
+        pool = IdPool(PORT_KEY_MIN, max_port, f"port tunnel keys of {dp.name}")
+        ents = []
+        for p in dp.ports:
+            req_s = p.nb.options.get("requested-tnl-key") if p.kind != "crp" else None
+            req, err = parse_requested_key(req_s, PORT_KEY_MIN, max_port)
+            table = "Logical_Switch_Port" if p.kind == "lsp" else "Logical_Router_Port"
+            if err:
+                w("port_bad_requested_tnl_key", table, p.nb.uuid, err, name=p.name)
+            sbk = sb_port_keys.get(p.name)
+            prev = keys.port.get(p.name)
+            ents.append((
+                p.name, p.nb.uuid, req,
+                sbk[1] if sbk and sbk[0] == dp.key else None,
+                prev[1] if prev and prev[0] == dp.key else None,
+            ))
+        got = KeyAssigner(pool, w, "port", "Logical_Switch_Port/Logical_Router_Port").assign(ents)
+        kept = []
+        for p in dp.ports:
+            k = got.get(p.name)
+            if k is None:
+                del nd.ports[p.name]
+                continue
+            p.tunnel_key = k
+            new_port_keys[p.name] = (dp.key, k)
+            kept.append(p)
+        dp.ports = kept
+    keys.port = new_port_keys
+
+    _build_ha_groups(nd, nb, w)
+    return nd
+
+
+def _dp_external_ids(dp: Datapath) -> dict[str, str]:
+    nb = dp.nb
+    ids = {"logical-switch" if dp.kind == LS else "logical-router": dp.key, "name": dp.name}
+    if dp.kind == LS:
+        n2 = nb.external_ids.get("neutron:network_name")
+        if n2:
+            ids["name2"] = n2
+        ts = nb.other_config.get("interconn-ts")
+        if ts:
+            ids["interconn-ts"] = ts
+    else:
+        n2 = nb.external_ids.get("neutron:router_name")
+        if n2:
+            ids["name2"] = n2
+        z = nb.options.get("snat-ct-zone")
+        if z is not None:
+            try:
+                ids["snat-ct-zone"] = str(int(z))
+            except ValueError:
+                pass
+    return ids
+
+
+def _claim_name(nd: Northd, name: str, table: str, row: Any, w: Any) -> bool:
+    if not name:
+        w("port_empty_name", table, row.uuid, "port has an empty name")
+        return False
+    other = nd.ports.get(name)
+    if other is not None:
+        w("duplicate_port_name", table, row.uuid, f"logical port name {name!r} is already used by {other.nb_key}",
+          name=name)
+        return False
+    return True
+
+
+def _make_lrp(dp: Datapath, lrp: Any, is_gw_router: bool, nd: Northd, w: Any) -> Port | None:
+    name = lrp.name
+    if not _claim_name(nd, name, "Logical_Router_Port", lrp, w):
+        return None
+    try:
+        nets = parse_lrp_networks(lrp.mac, list(lrp.networks))
+    except AddressError as e:
+        w("lrp_bad_networks", "Logical_Router_Port", lrp.uuid, str(e), name=name)
+        return None
+    if not nets.ipv4 and not nets.ipv6:
+        w("lrp_no_networks", "Logical_Router_Port", lrp.uuid, "router port has no valid network", name=name)
+        return None
+    p = Port(name, "lrp", dp, lrp, _uuid(lrp))
+    p.sb_type = "l3gateway" if is_gw_router else "patch"
+    if is_gw_router:
+        p.options["l3gateway-chassis"] = dp.nb.options["chassis"]
+    p.mac = [" ".join([lrp.mac, *lrp.networks])]
+    p.external_ids = dict(lrp.external_ids)
+    p.enabled = opt(lrp.enabled) is not False
+    nd.ports[name] = p
+    dp.ports.append(p)
+    return p
+
+
+def _make_lsp(dp: Datapath, lsp: Any, nd: Northd, lrps: dict[str, Port], w: Any) -> None:
+    name = lsp.name
+    if not _claim_name(nd, name, "Logical_Switch_Port", lsp, w):
+        return
+    p = Port(name, "lsp", dp, lsp, _uuid(lsp))
+    p.enabled = opt(lsp.enabled) is not False
+    p.mac = list(lsp.addresses)
+    for a in lsp.addresses:
+        try:
+            parsed = parse_lsp_address(a)
+        except AddressError as e:
+            w("lsp_bad_address", "Logical_Switch_Port", lsp.uuid, str(e), name=name, address=a)
+            continue
+        if getattr(parsed, "kind", None) == "unknown":
+            p.has_unknown = True
+    for a in lsp.port_security:
+        try:
+            parse_port_security(a)
+        except AddressError as e:
+            w("lsp_bad_port_security", "Logical_Switch_Port", lsp.uuid, str(e), name=name, address=a)
+    ids = dict(lsp.external_ids)
+    pname = ids.get("neutron:port_name")
+    if pname:
+        ids["name"] = pname
+    p.external_ids = ids
+    if lsp.type == "router":
+        p.is_router_lsp = True
+        rp_name = lsp.options.get("router-port")
+        peer = lrps.get(rp_name) if rp_name else None
+        p.sb_type = "patch"
+        if peer is None:
+            w("lsp_missing_router_port", "Logical_Switch_Port", lsp.uuid,
+              f"router-port {rp_name!r} does not name a logical router port", name=name)
+        else:
+            p.peer = peer
+            peer.peer = p
+            peer.options["peer"] = name
+            p.options["peer"] = peer.name
+            if peer.sb_type == "l3gateway":
+                p.sb_type = "l3gateway"
+                p.options["l3gateway-chassis"] = peer.options["l3gateway-chassis"]
+        _set_nat_addresses(p, lsp, peer, w)
+    else:
+        p.sb_type = lsp.type
+        p.options = dict(lsp.options)
+        p.parent_port = opt(lsp.parent_name) or None
+        p.tag = opt(lsp.tag)
+        rc = lsp.options.get("requested-chassis")
+        if rc:
+            p.requested_chassis = rc
+    nd.ports[name] = p
+    dp.ports.append(p)
+
+
+def _set_nat_addresses(p: Port, lsp: Any, peer: Port | None, w: Any) -> None:
+    spec = lsp.options.get("nat-addresses")
+    if not spec or peer is None:
+        return
+    if spec == "router":
+        rtr = peer.dp.nb
+        if peer.sb_type != "l3gateway":
+            return  # distributed gateway ports: handled with the router pipeline
+        ips: list[str] = []
+        for nat in sorted(rtr.nat, key=_uuid):
+            if nat.external_ip not in ips:
+                ips.append(nat.external_ip)
+        if ips:
+            p.nat_addresses = [" ".join([peer.nb.mac, *ips])]
+    else:
+        p.nat_addresses = [spec]
+
+
+def _make_crp(p: Port, nd: Northd, w: Any) -> None:
+    lrp = p.nb
+    gcs = list(lrp.gateway_chassis)
+    hag = opt(lrp.ha_chassis_group)
+    if not gcs and hag is None:
+        return
+    if p.sb_type == "l3gateway":
+        w("lrp_gateway_on_gateway_router", "Logical_Router_Port", lrp.uuid,
+          "gateway chassis on a port of a gateway router is ignored", name=p.name)
+        return
+    name = "cr-" + p.name
+    if name in nd.ports:
+        w("duplicate_port_name", "Logical_Router_Port", lrp.uuid, f"derived port {name!r} already exists")
+        return
+    crp = Port(name, "crp", p.dp, lrp, p.nb_key)
+    crp.sb_type = "chassisredirect"
+    crp.options = {"distributed-port": p.name, "always-redirect": "true"}
+    crp.mac = list(p.mac)
+    crp.ha_group = hag.name if hag is not None else p.name
+    nd.ports[name] = crp
+    p.dp.ports.append(crp)
+
+
+def _build_ha_groups(nd: Northd, nb: Any, w: Any) -> None:
+    for p in nd.ports.values():
+        if p.kind == "crp":
+            lrp = p.nb
+            hag = opt(lrp.ha_chassis_group)
+            if hag is not None:
+                _add_nb_ha_group(nd, hag)
+            else:
+                chs = [HaChassis(gc.chassis_name, gc.priority) for gc in lrp.gateway_chassis]
+                nd.ha_groups[p.name[3:]] = HaGroup(p.name[3:], chs)
+        elif p.kind == "lsp" and p.sb_type == "external":
+            hag = opt(p.nb.ha_chassis_group)
+            if hag is not None:
+                _add_nb_ha_group(nd, hag)
+                p.ha_group = hag.name
+
+
+def _add_nb_ha_group(nd: Northd, hag: Any) -> None:
+    if hag.name in nd.ha_groups:
+        return
+    chs = [HaChassis(hc.chassis_name, hc.priority) for hc in hag.ha_chassis]
+    nd.ha_groups[hag.name] = HaGroup(hag.name, chs, dict(hag.external_ids))
+
+
+def iter_enabled_lsps(dp: Datapath) -> Iterable[Port]:
+    return (p for p in dp.ports if p.kind == "lsp" and p.enabled)

@@ -1,0 +1,90 @@
+"""The northd data: datapaths and ports derived from an NB snapshot.
+
+This is the model every later stage reads (SB sync, flow builders).  It holds
+plain Python values, not IDL rows, except for ``nb`` back-references that
+builders may read for feature columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+LS = "ls"
+LR = "lr"
+
+
+@dataclass(slots=True, eq=False)
+class Datapath:
+    key: str  # NB row uuid, as text; the stable identity of the datapath
+    kind: str  # LS or LR
+    name: str
+    nb: Any  # the NB IDL row
+    index: int = -1  # dense index for datapath-group bitmaps
+    tunnel_key: int = 0
+    ports: list["Port"] = field(default_factory=list)
+    external_ids: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_switch(self) -> bool:
+        return self.kind == LS
+
+    @property
+    def is_router(self) -> bool:
+        return self.kind == LR
+
+    def __repr__(self) -> str:
+        return f"Datapath({self.kind}:{self.name})"
+
+
+@dataclass(slots=True, eq=False)
+class Port:
+    name: str  # logical_port in SB
+    kind: str  # "lsp", "lrp" or "crp" (a chassisredirect port derived from a gateway LRP)
+    dp: Datapath
+    nb: Any  # NB IDL row (for "crp": the LRP row)
+    nb_key: str  # NB row uuid as text
+    sb_type: str = ""
+    options: dict[str, str] = field(default_factory=dict)
+    mac: list[str] = field(default_factory=list)
+    parent_port: str | None = None
+    tag: int | None = None
+    external_ids: dict[str, str] = field(default_factory=dict)
+    nat_addresses: list[str] = field(default_factory=list)
+    ha_group: str | None = None  # SB HA_Chassis_Group name
+    requested_chassis: str | None = None  # chassis name or hostname
+    peer: "Port | None" = None
+    tunnel_key: int = 0
+    enabled: bool = True
+    has_unknown: bool = False
+    is_router_lsp: bool = False
+
+    def __repr__(self) -> str:
+        return f"Port({self.kind}:{self.name})"
+
+
+@dataclass(slots=True)
+class HaChassis:
+    chassis_name: str
+    priority: int
+
+
+@dataclass(slots=True)
+class HaGroup:
+    name: str
+    chassis: list[HaChassis]
+    external_ids: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Northd:
+    datapaths: dict[str, Datapath] = field(default_factory=dict)  # by NB uuid text
+    ports: dict[str, Port] = field(default_factory=dict)  # by logical_port name
+    ha_groups: dict[str, HaGroup] = field(default_factory=dict)  # by SB group name
+    by_index: list[Datapath] = field(default_factory=list)
+
+    def switches(self) -> list[Datapath]:
+        return [d for d in self.by_index if d.kind == LS]
+
+    def routers(self) -> list[Datapath]:
+        return [d for d in self.by_index if d.kind == LR]

@@ -1,0 +1,85 @@
+"""Tunnel-key assignment for datapaths and ports.
+
+Invariant (tunnel-key stability): a datapath or port that already has a key keeps
+it.  Keys come, in order of preference, from (1) what SB already holds for the
+same NB entity, (2) what we assigned in an earlier run but SB has not echoed yet,
+(3) a valid, free ``requested-tnl-key``, (4) a fresh key from the pool.  A
+request that conflicts with a key already held by another entity is refused
+with a warning: we never renumber someone else's key to satisfy a request.
+An explicit request that differs from the current key does move the entity,
+as the reference does, when the requested key is free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .idpool import IdPool, IdPoolExhausted
+
+DP_KEY_MIN = 1
+DP_KEY_MAX_GENEVE = 0xFF0000  # SB_Global options:max_tunid without VXLAN chassis (16711680)
+DP_KEY_MAX_VXLAN = (1 << 12) - 1
+PORT_KEY_MIN = 1
+PORT_KEY_MAX = (1 << 15) - 1
+PORT_KEY_MAX_VXLAN = (1 << 11) - 1
+
+Warn = Callable[[str, str, object, str], None]
+
+
+def parse_requested_key(value: str | None, lo: int, hi: int) -> tuple[int | None, str | None]:
+    """(key, error) for an options:requested-tnl-key value; (None, None) when absent."""
+    if value is None:
+        return None, None
+    try:
+        k = int(value, 0)
+    except ValueError:
+        return None, f"requested-tnl-key {value!r} is not an integer"
+    if not lo <= k <= hi:
+        return None, f"requested-tnl-key {k} is out of range {lo}..{hi}"
+    return k, None
+
+
+@dataclass(slots=True)
+class KeyAssigner:
+    """Assign keys to a set of entities within one pool, honouring stability and requests."""
+
+    pool: IdPool
+    warn: Warn
+    kind: str
+    table: str
+    assigned: dict[str, int] = field(default_factory=dict)
+
+    def assign(
+        self,
+        entities: list[tuple[str, object, int | None, int | None, int | None]],
+    ) -> dict[str, int]:
+        """entities: (identity, nb row, requested, in SB, previously assigned).  Returns identity -> key."""
+        out: dict[str, int] = {}
+        pending: list[tuple[str, object, int | None]] = []
+        # 1. Entities that keep their current key (SB first, then our own earlier choice).
+        for ident, row, requested, sb_key, prev in entities:
+            current = sb_key if sb_key is not None else prev
+            if requested is not None and requested != current:
+                pending.append((ident, row, requested))
+                continue
+            if current is not None and self.pool.reserve(current):
+                out[ident] = current
+            else:
+                pending.append((ident, row, requested))
+        # 2. Requested keys, then 3. fresh keys.
+        for ident, row, requested in pending:
+            if requested is not None:
+                if self.pool.reserve(requested):
+                    out[ident] = requested
+                    continue
+                self.warn(
+                    f"{self.kind}_requested_tnl_key_taken", self.table, row,
+                    f"requested-tnl-key {requested} is already in use",
+                )
+            try:
+                out[ident] = self.pool.allocate()
+            except IdPoolExhausted as e:
+                self.warn(f"{self.kind}_tnl_key_exhausted", self.table, row, str(e))
+        self.assigned = out
+        return out

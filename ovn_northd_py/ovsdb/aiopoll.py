@@ -1,0 +1,90 @@
+"""Bridge python-ovs' poll-style API to asyncio.
+
+python-ovs objects (Idl, jsonrpc sessions) announce what they wait for by calling
+``fd_wait``/``timer_wait`` on a poller.  ``AsyncPoller`` records those calls and
+``AsyncPoller.block()`` turns them into an asyncio wait, so the IDL runs on the
+event loop (uvloop) without a thread and without busy polling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import ovs.poller
+import ovs.timeval
+
+
+def _fileno(fd: Any) -> int:
+    return fd if isinstance(fd, int) else fd.fileno()
+
+
+class AsyncPoller:
+    __slots__ = ("readers", "writers", "timeout_ms", "_extra")
+
+    def __init__(self) -> None:
+        self.readers: set[int] = set()
+        self.writers: set[int] = set()
+        self.timeout_ms: float | None = None
+        self._extra: list[asyncio.Future[Any] | asyncio.Event] = []
+
+    # --- the ovs.poller.Poller interface used by streams, sessions and the IDL ---
+    def fd_wait(self, fd: Any, events: int) -> None:
+        n = _fileno(fd)
+        if events & ovs.poller.POLLIN:
+            self.readers.add(n)
+        if events & ovs.poller.POLLOUT:
+            self.writers.add(n)
+
+    def timer_wait(self, msec: float) -> None:
+        if msec < 0:
+            return
+        if self.timeout_ms is None or msec < self.timeout_ms:
+            self.timeout_ms = msec
+
+    def timer_wait_until(self, msec: float) -> None:
+        self.timer_wait(max(0.0, msec - ovs.timeval.msec()))
+
+    def immediate_wake(self) -> None:
+        self.timeout_ms = 0
+
+    # --- asyncio side ---
+    def wake_on(self, ev: asyncio.Event) -> None:
+        """Also wake when this event is set (e.g. a stop request or a timer of ours)."""
+        self._extra.append(ev)
+
+    async def block(self) -> None:
+        if self.timeout_ms == 0:
+            await asyncio.sleep(0)
+            return
+        loop = asyncio.get_running_loop()
+        woke: asyncio.Future[None] = loop.create_future()
+
+        def wake(*_: Any) -> None:
+            if not woke.done():
+                woke.set_result(None)
+
+        for fd in self.readers:
+            loop.add_reader(fd, wake)
+        for fd in self.writers:
+            loop.add_writer(fd, wake)
+        waiters: list[asyncio.Task[Any]] = []
+        for ev in self._extra:
+            if isinstance(ev, asyncio.Event):
+                if ev.is_set():
+                    wake()
+                waiters.append(asyncio.ensure_future(ev.wait()))
+        for w in waiters:
+            w.add_done_callback(wake)
+        try:
+            timeout = None if self.timeout_ms is None else self.timeout_ms / 1000.0
+            await asyncio.wait_for(asyncio.shield(woke), timeout)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            for fd in self.readers:
+                loop.remove_reader(fd)
+            for fd in self.writers:
+                loop.remove_writer(fd)
+            for w in waiters:
+                w.cancel()

@@ -1,0 +1,116 @@
+"""SB_Global and the options northd keeps in NB_Global; nb_cfg / sb_cfg / hv_cfg propagation."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..northd.tnlkeys import DP_KEY_MAX_GENEVE, DP_KEY_MAX_VXLAN
+
+# The version string ovn-controller may check (ovn-match-northd-version): the
+# reference release we reproduce, the SB schema, and the internal flow version.
+NORTHD_INTERNAL_VERSION = "23.03.1-20.27.0-70.6"
+
+_MAC3 = re.compile(r"^[0-9a-fA-F]{2}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}$")
+_MAC6 = re.compile(r"^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$")
+
+
+def _random_mac_bytes(n: int) -> list[int]:
+    b = [random.randrange(256) for _ in range(n)]
+    b[0] = (b[0] & 0xFE) | 0x02  # unicast, locally administered
+    return b
+
+
+@dataclass(slots=True)
+class GlobalOptions:
+    """The options northd adds to NB_Global and copies to SB_Global."""
+
+    mac_prefix: str
+    svc_monitor_mac: str
+    max_tunid: int
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "mac_prefix": self.mac_prefix,
+            "svc_monitor_mac": self.svc_monitor_mac,
+            "max_tunid": str(self.max_tunid),
+            "northd_internal_version": NORTHD_INTERNAL_VERSION,
+        }
+
+
+def global_options(nb_global: Any, vxlan: bool) -> GlobalOptions:
+    o = nb_global.options if nb_global is not None else {}
+    mp = o.get("mac_prefix", "")
+    if not _MAC3.match(mp) or mp == "00:00:00":
+        mp = ":".join(f"{x:02x}" for x in _random_mac_bytes(3))
+    sm = o.get("svc_monitor_mac", "")
+    if not _MAC6.match(sm):
+        sm = ":".join(f"{x:02x}" for x in _random_mac_bytes(6))
+    return GlobalOptions(mp.lower(), sm.lower(), DP_KEY_MAX_VXLAN if vxlan else DP_KEY_MAX_GENEVE)
+
+
+def nb_global_row(nb: Any) -> Any:
+    rows = list(nb.rows("NB_Global").values())
+    return rows[0] if rows else None
+
+
+def sb_global_row(sb: Any) -> Any:
+    rows = list(sb.rows("SB_Global").values())
+    return rows[0] if rows else None
+
+
+def sync_sb_global(txn: Any, sb: Any, nb_global: Any, gopts: GlobalOptions) -> int:
+    """Write SB_Global; returns the nb_cfg written."""
+    opts = dict(nb_global.options) if nb_global is not None else {}
+    opts.update(gopts.as_dict())
+    nb_cfg = nb_global.nb_cfg if nb_global is not None else 0
+    ipsec = bool(nb_global.ipsec) if nb_global is not None else False
+    row = sb_global_row(sb)
+    if row is None:
+        row = txn.insert(txn.idl.tables["SB_Global"])
+        row.options, row.nb_cfg, row.ipsec = opts, nb_cfg, ipsec
+        return nb_cfg
+    if dict(row.options) != opts:
+        row.options = opts
+    if row.nb_cfg != nb_cfg:
+        row.nb_cfg = nb_cfg
+    if row.ipsec != ipsec:
+        row.ipsec = ipsec
+    return nb_cfg
+
+
+def hv_cfg(sb: Any, sb_nb_cfg: int) -> tuple[int, int]:
+    """The smallest nb_cfg every chassis has caught up with, and the newest timestamp among them."""
+    cfgs = [(cp.nb_cfg, cp.nb_cfg_timestamp) for cp in sb.rows("Chassis_Private").values()]
+    if not cfgs:
+        return sb_nb_cfg, 0
+    lo = min(c for c, _ in cfgs)
+    ts = max(t for _, t in cfgs)
+    return lo, ts
+
+
+def sync_nb_global(txn: Any, nb: Any, gopts: GlobalOptions, sb_cfg: int | None, hv: tuple[int, int] | None) -> bool:
+    """Write northd's options and the cfg counters into NB_Global.  True if anything was written."""
+    row = nb_global_row(nb)
+    if row is None:
+        return False
+    wrote = False
+    opts = dict(row.options)
+    want = dict(opts)
+    want.update(gopts.as_dict())
+    if want != opts:
+        row.options = want
+        wrote = True
+    now = int(time.time() * 1000)
+    if sb_cfg is not None and row.sb_cfg != sb_cfg:
+        row.sb_cfg = sb_cfg
+        row.sb_cfg_timestamp = now
+        wrote = True
+    if hv is not None and row.hv_cfg != hv[0]:
+        row.hv_cfg = hv[0]
+        row.hv_cfg_timestamp = hv[1]
+        wrote = True
+    return wrote

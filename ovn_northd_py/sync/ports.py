@@ -1,0 +1,91 @@
+"""SB Port_Binding, HA_Chassis_Group / HA_Chassis."""
+
+from __future__ import annotations
+
+from typing import Any, Hashable
+
+from ..northd.model import Northd
+from .rows import SyncStats, norm, sync_table
+
+
+def chassis_by_name(sb: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for ch in sb.rows("Chassis").values():
+        out[ch.name] = ch
+        if ch.hostname:
+            out.setdefault(ch.hostname, ch)
+    return out
+
+
+def sync_ha_groups(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> dict[str, Any]:
+    """One SB HA_Chassis_Group per gateway port / NB HA group; HA_Chassis rows are its children."""
+    chassis = chassis_by_name(sb)
+    out: dict[str, Any] = {}
+    existing = {g.name: g for g in sb.rows("HA_Chassis_Group").values()}
+    for name, g in existing.items():
+        if name not in nd.ha_groups:
+            g.delete()
+            stats.bump(stats.deleted, "HA_Chassis_Group")
+    for name, want in nd.ha_groups.items():
+        grp = existing.get(name)
+        is_new = grp is None
+        have: dict[str, Any] = {}
+        if grp is None:
+            grp = txn.insert(txn.idl.tables["HA_Chassis_Group"])
+            grp.name = name
+            stats.bump(stats.inserted, "HA_Chassis_Group")
+        else:
+            have = {hc.external_ids.get("chassis-name", ""): hc for hc in grp.ha_chassis}
+        if is_new or norm(grp.external_ids) != norm(want.external_ids):
+            grp.external_ids = want.external_ids
+        rows = []
+        changed = is_new or len(have) != len(want.chassis)
+        for hc in want.chassis:
+            ch = chassis.get(hc.chassis_name)
+            row = have.get(hc.chassis_name)
+            if row is None:
+                row = txn.insert(txn.idl.tables["HA_Chassis"])
+                row.external_ids = {"chassis-name": hc.chassis_name}
+                row.priority = hc.priority
+                row.chassis = [ch] if ch is not None else []
+                changed = True
+            else:
+                if row.priority != hc.priority:
+                    row.priority = hc.priority
+                if norm(row.chassis) != norm([ch] if ch is not None else []):
+                    row.chassis = [ch] if ch is not None else []
+            rows.append(row)
+        if changed:
+            grp.ha_chassis = rows
+            if not is_new:
+                stats.bump(stats.updated, "HA_Chassis_Group")
+        out[name] = grp
+    return out
+
+
+def sync_port_bindings(
+    txn: Any, sb: Any, nd: Northd, dps: dict[Hashable, Any], groups: dict[str, Any], stats: SyncStats
+) -> dict[Hashable, Any]:
+    chassis = chassis_by_name(sb)
+    desired: dict[Hashable, dict[str, Any]] = {}
+    for p in nd.ports.values():
+        rc = chassis.get(p.requested_chassis) if p.requested_chassis else None
+        grp = groups.get(p.ha_group) if p.ha_group else None
+        desired[p.name] = {
+            "logical_port": p.name,
+            "datapath": dps[p.dp.key],
+            "tunnel_key": p.tunnel_key,
+            "type": p.sb_type,
+            "options": p.options,
+            "mac": p.mac,
+            "parent_port": [p.parent_port] if p.parent_port else [],
+            "tag": [p.tag] if p.tag is not None else [],
+            "external_ids": p.external_ids,
+            "nat_addresses": p.nat_addresses,
+            "ha_chassis_group": [grp] if grp is not None else [],
+            "gateway_chassis": [],
+            "requested_chassis": [rc] if rc is not None else [],
+        }
+    return sync_table(
+        txn, "Port_Binding", sb.rows("Port_Binding"), lambda r: r.logical_port, desired, stats
+    )

@@ -1,0 +1,58 @@
+"""SB RBAC_Role 'ovn-controller' and its permissions, as northd sets them up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .rows import SyncStats, norm
+
+ROLE = "ovn-controller"
+
+# table -> (authorization, insert_delete, update columns)
+PERMISSIONS: dict[str, tuple[list[str], bool, list[str]]] = {
+    "Chassis": (["name"], True, ["nb_cfg", "external_ids", "encaps", "vtep_logical_switches", "other_config",
+                                 "transport_zones"]),
+    "Chassis_Private": (["name"], True, ["nb_cfg", "nb_cfg_timestamp", "chassis", "external_ids"]),
+    "Encap": (["chassis_name"], True, ["type", "options", "ip"]),
+    "Port_Binding": ([""], False, ["chassis", "additional_chassis", "encap", "additional_encap", "up",
+                                   "virtual_parent", "options"]),
+    "MAC_Binding": ([""], True, ["logical_port", "ip", "mac", "datapath", "timestamp"]),
+    "Service_Monitor": ([""], False, ["status"]),
+    "IGMP_Group": ([""], True, ["address", "chassis", "datapath", "ports"]),
+    "Controller_Event": ([""], True, ["chassis", "event_info", "event_type", "seq_num"]),
+    "FDB": ([""], True, ["dp_key", "mac", "port_key"]),
+    "BFD": ([""], False, ["status"]),
+}
+
+
+def sync_rbac(txn: Any, sb: Any, stats: SyncStats) -> None:
+    roles = [r for r in sb.rows("RBAC_Role").values() if r.name == ROLE]
+    perms = sb.rows("RBAC_Permission")
+    ok = False
+    if len(roles) == 1:
+        role = roles[0]
+        have = role.permissions
+        ok = set(have) == set(PERMISSIONS) and all(
+            norm(have[t].authorization) == norm(a) and have[t].insert_delete == d and norm(have[t].update) == norm(u)
+            for t, (a, d, u) in PERMISSIONS.items()
+        )
+    if ok:
+        return
+    for r in roles:
+        r.delete()
+    # Permissions are roots: remove the ones the old role used.
+    for p in list(perms.values()):
+        if p.table in PERMISSIONS:
+            p.delete()
+    role = txn.insert(txn.idl.tables["RBAC_Role"])
+    role.name = ROLE
+    new = {}
+    for t, (a, d, u) in PERMISSIONS.items():
+        p = txn.insert(txn.idl.tables["RBAC_Permission"])
+        p.table = t
+        p.authorization = a
+        p.insert_delete = d
+        p.update = u
+        new[t] = p
+    role.permissions = new
+    stats.bump(stats.inserted, "RBAC_Role")

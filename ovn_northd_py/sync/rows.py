@@ -1,0 +1,82 @@
+"""Generic diff of desired rows against the IDL's rows, written into an IDL transaction.
+
+Only columns named in the desired row are compared and written; other columns
+(those ovn-controller owns, such as Port_Binding.chassis) are left alone.
+Rows for which ``key_of`` returns None are not ours and are never touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable, Mapping
+
+
+@dataclass(slots=True)
+class SyncStats:
+    inserted: dict[str, int] = field(default_factory=dict)
+    updated: dict[str, int] = field(default_factory=dict)
+    deleted: dict[str, int] = field(default_factory=dict)
+
+    def bump(self, what: dict[str, int], table: str, n: int = 1) -> None:
+        what[table] = what.get(table, 0) + n
+
+    @property
+    def total(self) -> int:
+        return sum(self.inserted.values()) + sum(self.updated.values()) + sum(self.deleted.values())
+
+
+def norm(v: Any) -> Any:
+    """A comparable form of an IDL value: rows become their uuids, sets become sorted tuples.
+
+    A one-element set equals its element, so optional columns may be given as bare scalars.
+    """
+    if hasattr(v, "_table") and hasattr(v, "uuid"):
+        return ("@", v.uuid)
+    if isinstance(v, list):
+        if len(v) == 1:  # an optional column's value compares equal to the bare scalar
+            return norm(v[0])
+        return tuple(sorted((norm(x) for x in v), key=repr))
+    if isinstance(v, dict):
+        return tuple(sorted(((k, norm(x)) for k, x in v.items()), key=repr))
+    return v
+
+
+def sync_table(
+    txn: Any,
+    table: str,
+    rows: Mapping[Any, Any],
+    key_of: Callable[[Any], Hashable | None],
+    desired: Mapping[Hashable, dict[str, Any]],
+    stats: SyncStats,
+    delete_stale: bool = True,
+) -> dict[Hashable, Any]:
+    """Make the rows we own in ``table`` equal ``desired``.  Returns key -> Row (existing or new)."""
+    out: dict[Hashable, Any] = {}
+    for row in list(rows.values()):
+        k = key_of(row)
+        if k is None:
+            continue
+        want = desired.get(k)
+        if want is None or k in out:
+            # Stale, or a duplicate of a row we already keep.
+            if delete_stale or k in out:
+                row.delete()
+                stats.bump(stats.deleted, table)
+            continue
+        changed = False
+        for col, val in want.items():
+            if norm(getattr(row, col)) != norm(val):
+                setattr(row, col, val)
+                changed = True
+        if changed:
+            stats.bump(stats.updated, table)
+        out[k] = row
+    for k, want in desired.items():
+        if k in out:
+            continue
+        row = txn.insert(txn.idl.tables[table])
+        for col, val in want.items():
+            setattr(row, col, val)
+        stats.bump(stats.inserted, table)
+        out[k] = row
+    return out

@@ -1,0 +1,423 @@
+"""The logical flow table: identity, datapath sets, owners, changes and groups."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ovn_northd_py.lflow.stages import LR_IN_ADMISSION, LS_IN_ACL, LS_IN_L2_LKUP, LS_IN_LB, Stage
+from ovn_northd_py.lflow.table import FlowTable
+
+
+def acl(t: FlowTable, dp: int, owner: object = None, match: str = "1", **kw: object) -> int:
+    return t.add(dp, LS_IN_ACL, 0, match, "next;", owner=owner, **kw)  # type: ignore[arg-type]
+
+
+def many(t: FlowTable, dps: list[int], priority: int = 0, stage: Stage = LS_IN_ACL) -> int:
+    fid = t.add_many(dps, stage, priority, "1", "next;")
+    assert fid is not None
+    return fid
+
+
+# -- identity -----------------------------------------------------------------
+
+
+def test_identical_flows_on_two_datapaths_are_one_flow() -> None:
+    t = FlowTable(4)
+    assert acl(t, 0) == acl(t, 1)
+    assert len(t) == 1
+
+
+def test_flow_records_every_datapath_it_was_added_on() -> None:
+    t = FlowTable(4)
+    fid = acl(t, 3)
+    acl(t, 1)
+    assert t.datapaths(fid) == [1, 3]
+
+
+def test_different_priority_makes_a_different_flow() -> None:
+    t = FlowTable(4)
+    assert t.add(0, LS_IN_ACL, 1, "1", "next;") != t.add(0, LS_IN_ACL, 2, "1", "next;")
+
+
+def test_different_stage_makes_a_different_flow() -> None:
+    t = FlowTable(4)
+    assert t.add(0, LS_IN_ACL, 0, "1", "next;") != t.add(0, LS_IN_LB, 0, "1", "next;")
+
+
+def test_different_controller_meter_makes_a_different_flow() -> None:
+    t = FlowTable(4)
+    assert acl(t, 0, controller_meter="m1") != acl(t, 0, controller_meter="m2")
+
+
+def test_hint_is_not_part_of_identity_and_first_hint_is_kept() -> None:
+    t = FlowTable(4)
+    fid = acl(t, 0, hint="aaaa")
+    assert acl(t, 1, hint="bbbb") == fid
+    assert t.flow(fid).hint == "aaaa"
+
+
+def test_io_port_is_carried_from_the_first_add() -> None:
+    t = FlowTable(4)
+    fid = acl(t, 0, io_port="lsp1")
+    acl(t, 1, io_port="lsp2")
+    assert t.flow(fid).io_port == "lsp1"
+
+
+def test_find_returns_the_flow_id_for_an_identity() -> None:
+    t = FlowTable(4)
+    fid = acl(t, 2, controller_meter="m")
+    assert t.find(LS_IN_ACL, 0, "1", "next;", "m") == fid
+
+
+def test_find_of_unknown_identity_is_none() -> None:
+    assert FlowTable(4).find(LS_IN_ACL, 0, "1", "next;") is None
+
+
+def test_priority_out_of_range_is_rejected() -> None:
+    with pytest.raises(ValueError):
+        FlowTable(1).add(0, LS_IN_ACL, 65536, "1", "next;")
+
+
+def test_negative_datapath_index_is_rejected() -> None:
+    with pytest.raises(IndexError):
+        acl(FlowTable(1), -1)
+
+
+# -- capacity and single-datapath storage ---------------------------------------
+
+
+def test_adding_beyond_capacity_grows_the_table() -> None:
+    t = FlowTable(2)
+    fid = acl(t, 0)
+    acl(t, 500)
+    assert t.capacity > 500 and t.datapaths(fid) == [0, 500]
+
+
+def test_single_datapath_flow_reports_its_logical_datapath() -> None:
+    t = FlowTable(8)
+    assert t.single_datapath(acl(t, 7)) == 7
+
+
+def test_multi_datapath_flow_has_no_single_datapath() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 1)
+    acl(t, 2)
+    assert t.single_datapath(fid) is None
+
+
+def test_single_datapath_flows_use_no_bitmap_rows() -> None:
+    t = FlowTable(1000)
+    for i in range(500):
+        acl(t, i, match=f"m{i}")
+    assert t._bits.rows_in_use == 0
+
+
+def test_flow_back_on_one_datapath_is_demoted_to_single() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 1, owner="a")
+    acl(t, 6, owner="b")
+    t.remove_owner("a")
+    assert t.single_datapath(fid) == 6 and t._bits.rows_in_use == 0
+
+
+# -- add_many --------------------------------------------------------------------
+
+
+def test_add_many_adds_the_flow_on_every_datapath() -> None:
+    t = FlowTable(16)
+    fid = t.add_many([3, 1, 9], LS_IN_LB, 10, "ip", "ct_lb;")
+    assert fid is not None and t.datapaths(fid) == [1, 3, 9]
+
+
+def test_add_many_merges_with_flows_added_one_by_one() -> None:
+    t = FlowTable(16)
+    fid = t.add(5, LS_IN_LB, 10, "ip", "ct_lb;")
+    assert t.add_many([1, 2], LS_IN_LB, 10, "ip", "ct_lb;") == fid
+    assert t.datapaths(fid) == [1, 2, 5]
+
+
+def test_add_many_of_no_datapaths_adds_nothing() -> None:
+    t = FlowTable(16)
+    assert t.add_many([], LS_IN_LB, 10, "ip", "ct_lb;") is None
+    assert len(t) == 0
+
+
+def test_add_many_references_are_dropped_with_their_owner() -> None:
+    t = FlowTable(16)
+    fid = t.add(5, LS_IN_LB, 10, "ip", "ct_lb;", owner="keep")
+    t.add_many([1, 5, 7], LS_IN_LB, 10, "ip", "ct_lb;", owner="lb")
+    t.remove_owner("lb")
+    assert t.datapaths(fid) == [5]
+
+
+# -- owners ------------------------------------------------------------------------
+
+
+def test_remove_owner_unlinks_only_its_datapath() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 0, owner=("ls", "a"))
+    acl(t, 1, owner=("ls", "b"))
+    acl(t, 2, owner=("ls", "c"))
+    t.remove_owner(("ls", "b"))
+    assert t.datapaths(fid) == [0, 2]
+
+
+def test_pair_contributed_by_two_owners_survives_removal_of_one() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 3, owner="a")
+    acl(t, 3, owner="b")
+    t.remove_owner("a")
+    assert t.datapaths(fid) == [3]
+
+
+def test_pair_contributed_by_two_owners_goes_when_both_are_removed() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 3, owner="a")
+    acl(t, 3, owner="b")
+    t.remove_owner("a")
+    t.remove_owner("b")
+    assert fid not in t
+
+
+def test_shared_pair_refcount_also_holds_on_bitmap_flows() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 1, owner="a")
+    acl(t, 2, owner="a")
+    acl(t, 2, owner="b")
+    t.remove_owner("a")
+    assert t.datapaths(fid) == [2]
+
+
+def test_unowned_references_are_permanent() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 4)
+    acl(t, 4, owner="a")
+    t.remove_owner("a")
+    assert t.datapaths(fid) == [4]
+
+
+def test_removal_drops_a_flow_when_its_last_datapath_goes() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 1, owner="a")
+    acl(t, 2, owner="a")
+    t.remove_owner("a")
+    assert fid not in t and len(t) == 0
+
+
+def test_remove_owner_leaves_other_flows_of_other_owners() -> None:
+    t = FlowTable(8)
+    acl(t, 1, owner="a", match="x")
+    other = acl(t, 1, owner="b", match="y")
+    t.remove_owner("a")
+    assert list(t) == [other]
+
+
+def test_remove_owner_returns_the_number_of_references_dropped() -> None:
+    t = FlowTable(8)
+    acl(t, 1, owner="a", match="x")
+    acl(t, 2, owner="a", match="x")
+    acl(t, 2, owner="a", match="y")
+    assert t.remove_owner("a") == 3
+
+
+def test_removing_an_unknown_owner_is_a_no_op() -> None:
+    t = FlowTable(8)
+    acl(t, 1, owner="a")
+    assert t.remove_owner("nobody") == 0 and len(t) == 1
+
+
+def test_owner_adding_the_same_pair_twice_releases_both_references() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 1, owner="a")
+    acl(t, 1, owner="a")
+    t.remove_owner("a")
+    assert fid not in t
+
+
+def test_removed_owner_is_forgotten() -> None:
+    t = FlowTable(8)
+    acl(t, 1, owner="a")
+    t.remove_owner("a")
+    assert not t.has_owner("a") and t.owner_refs("a") == 0
+
+
+# -- changes -------------------------------------------------------------------------
+
+
+def test_first_take_changes_reports_all_flows_added() -> None:
+    t = FlowTable(8)
+    a, b = acl(t, 1, match="x"), acl(t, 2, match="y")
+    assert t.take_changes().added == [a, b]
+
+
+def test_take_changes_empties_the_dirty_set() -> None:
+    t = FlowTable(8)
+    acl(t, 1)
+    t.take_changes()
+    assert not t.take_changes()
+
+
+def test_new_datapath_on_existing_flow_is_a_modification() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 1)
+    t.take_changes()
+    acl(t, 2)
+    assert t.take_changes().modified == [fid]
+
+
+def test_extra_reference_to_existing_pair_is_not_a_change() -> None:
+    t = FlowTable(8)
+    acl(t, 1, owner="a")
+    t.take_changes()
+    acl(t, 1, owner="b")
+    assert not t.take_changes()
+
+
+def test_flow_losing_its_last_datapath_is_reported_removed() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 1, owner="a")
+    t.take_changes()
+    t.remove_owner("a")
+    assert t.take_changes().removed == [fid]
+
+
+def test_flow_added_and_removed_within_one_batch_is_not_reported() -> None:
+    t = FlowTable(8)
+    acl(t, 1, owner="a")
+    t.remove_owner("a")
+    assert not t.take_changes()
+
+
+def test_flow_removed_and_readded_within_one_batch_keeps_its_id() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 1, owner="a")
+    t.take_changes()
+    t.remove_owner("a")
+    assert acl(t, 2, owner="b") == fid
+    assert t.take_changes().modified == [fid]
+
+
+def test_removed_flow_id_is_reused_only_after_take_changes() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 1, owner="a", match="x")
+    t.take_changes()
+    t.remove_owner("a")
+    assert acl(t, 1, match="y") != fid
+    t.take_changes()
+    assert acl(t, 1, match="z") == fid
+
+
+# -- groups ----------------------------------------------------------------------------
+
+
+def test_single_datapath_flows_have_no_group() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 1)
+    assert t.groups().group_of(fid) is None
+
+
+def test_flows_on_the_same_datapath_set_share_one_group() -> None:
+    t = FlowTable(8)
+    a = many(t, [1, 4, 6])
+    b = many(t, [6, 1, 4], stage=LS_IN_L2_LKUP)
+    g = t.groups()
+    assert len(g) == 1 and g.group_of(a) == g.group_of(b)
+
+
+def test_flows_on_different_datapath_sets_get_different_groups() -> None:
+    t = FlowTable(8)
+    a = many(t, [1, 4])
+    b = many(t, [1, 5], priority=1)
+    g = t.groups()
+    assert g.group_of(a) != g.group_of(b)
+
+
+def test_group_members_are_the_flows_datapaths() -> None:
+    t = FlowTable(300)
+    fid = many(t, [2, 299, 17], stage=LR_IN_ADMISSION)
+    g = t.groups()
+    gid = g.group_of(fid)
+    assert gid is not None and g.members(gid) == [2, 17, 299]
+
+
+def test_groups_can_be_restricted_to_some_flows() -> None:
+    t = FlowTable(8)
+    a = many(t, [1, 2])
+    many(t, [3, 4], priority=1)
+    assert t.groups([a]).flow_ids.tolist() == [a]
+
+
+def test_group_key_is_stable_across_capacity_growth() -> None:
+    t = FlowTable(8)
+    fid = many(t, [1, 2])
+    before = t.groups()
+    t.ensure_capacity(4096)
+    after = t.groups()
+    assert before.key(before.group_of(fid) or 0) == after.key(after.group_of(fid) or 0)
+
+
+def test_flow_whose_datapaths_shrink_to_one_leaves_its_group() -> None:
+    t = FlowTable(8)
+    fid = acl(t, 1, owner="a")
+    acl(t, 2, owner="b")
+    t.remove_owner("b")
+    assert t.groups().group_of(fid) is None
+
+
+# -- model-based -----------------------------------------------------------------------------
+
+_OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.integers(0, 3), st.integers(0, 40), st.sampled_from("abcd")),
+        st.tuples(
+            st.just("many"),
+            st.integers(0, 3),
+            st.sets(st.integers(0, 40), max_size=6),
+            st.sampled_from("abcd"),
+        ),
+        st.tuples(st.just("remove"), st.sampled_from("abcd")),
+        st.just(("take",)),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_OPS)
+def test_table_agrees_with_a_reference_counting_model(ops: list[tuple[object, ...]]) -> None:
+    t = FlowTable(4)
+    refs: dict[str, Counter[tuple[int, int]]] = {o: Counter() for o in "abcd"}  # owner -> (flow#, dp) refs
+    for op in ops:
+        if op[0] == "add":
+            _, f, dp, owner = op
+            t.add(dp, LS_IN_ACL, 0, f"m{f}", "next;", owner=owner)  # type: ignore[arg-type]
+            refs[owner][f, dp] += 1  # type: ignore[index]
+        elif op[0] == "many":
+            _, f, dps, owner = op
+            t.add_many(dps, LS_IN_ACL, 0, f"m{f}", "next;", owner=owner)  # type: ignore[arg-type]
+            for dp in dps:  # type: ignore[attr-defined]
+                refs[owner][f, dp] += 1  # type: ignore[index]
+        elif op[0] == "remove":
+            t.remove_owner(op[1])
+            refs[op[1]].clear()  # type: ignore[index]
+        else:
+            t.take_changes()
+    expected: dict[int, set[int]] = {}
+    for counter in refs.values():
+        for (f, dp), n in counter.items():
+            if n:
+                expected.setdefault(f, set()).add(dp)
+    actual = {}
+    for fid in t:
+        lf = t.flow(fid)
+        actual[int(lf.match[1:])] = set(lf.datapaths)
+        assert t.dp_count(fid) == len(lf.datapaths)
+    assert actual == expected
+    groups = t.groups()
+    assert set(groups.flow_ids.tolist()) == {fid for fid in t if t.dp_count(fid) >= 2}
+    for fid, gid in groups.as_dict().items():
+        assert groups.members(gid) == t.datapaths(fid)
