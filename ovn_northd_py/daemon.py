@@ -94,8 +94,7 @@ class Daemon:
     # ---- set-up ----
     async def check_schemas(self) -> None:
         for name, remote, path in (("nb", self.opts.nb_remote, NB_SCHEMA), ("sb", self.opts.sb_remote, SB_SCHEMA)):
-            with open(path) as f:
-                ours = json.load(f)
+            ours = json.loads(path.read_text())
             delay = 0.1
             while not self.stop_event.is_set():
                 errors = []
@@ -107,7 +106,7 @@ class Daemon:
                         break
                     except SchemaMismatch:
                         raise
-                    except (OSError, asyncio.TimeoutError, ValueError, ConnectionError) as e:
+                    except (TimeoutError, OSError, ValueError, ConnectionError) as e:
                         errors.append(f"{r}: {e}")
                 if not errors:
                     break
@@ -116,7 +115,7 @@ class Daemon:
                 delay = min(delay * 2, 5.0)
 
     def connect(self) -> None:
-        nb_tables = {t: None for t in json.load(open(NB_SCHEMA))["tables"]}
+        nb_tables = {t: None for t in json.loads(NB_SCHEMA.read_text())["tables"]}
         self.nb = DbConnection("nb", self.opts.nb_remote, NB_SCHEMA, nb_tables,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.sb = DbConnection("sb", self.opts.sb_remote, SB_SCHEMA, SB_TABLES, lock_name=LOCK_NAME,
@@ -239,10 +238,10 @@ class Daemon:
                 self._maybe_settled()
 
     def _maybe_settled(self) -> None:
-        if self.sb_txn is None and self.nb_txn is None and self.runs and not self.force_recompute:
-            if not self.settled.is_set():
-                self.settled.set()
-                self._report_settled()
+        idle = self.sb_txn is None and self.nb_txn is None and self.runs and not self.force_recompute
+        if idle and not self.settled.is_set():
+            self.settled.set()
+            self._report_settled()
 
     def _report_settled(self) -> None:
         assert self.sb is not None

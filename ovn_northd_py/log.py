@@ -10,7 +10,8 @@ import structlog
 
 
 def configure(fmt: str = "console", level: str = "info", log_file: str | None = None) -> None:
-    stream: TextIO = open(log_file, "a", buffering=1) if log_file else sys.stderr
+    # The log file stays open for the life of the process.
+    stream: TextIO = open(log_file, "a", buffering=1) if log_file else sys.stderr  # noqa: SIM115
     renderer: Any
     if fmt == "json":
         renderer = structlog.processors.JSONRenderer()
@@ -43,7 +44,7 @@ class WarnOnce:
     on the same row is reported again.
     """
 
-    __slots__ = ("_seen", "_log", "count")
+    __slots__ = ("_log", "_seen", "count")
 
     def __init__(self, logger: Any) -> None:
         self._seen: set[tuple[str, str, str]] = set()

@@ -36,12 +36,18 @@ def pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    # A zombie child still answers kill(0); reap it if it is ours.
+    # A zombie still answers kill(0): reap it if it is our child; otherwise read its state
+    # (a detached daemon is re-parented and may be reaped late by PID 1).
     try:
         done, _ = os.waitpid(pid, os.WNOHANG)
         return done == 0
     except ChildProcessError:
-        return True
+        pass
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def stop_pid(pid: int, timeout: float = 10.0) -> None:
@@ -86,7 +92,7 @@ class OvsdbServer:
     def ctl(self) -> Path:
         return self.workdir / f"{self.name}.ctl"
 
-    def start(self) -> "OvsdbServer":
+    def start(self) -> OvsdbServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         if not self.db_path.exists():
             if self.db_file is not None:
@@ -99,6 +105,7 @@ class OvsdbServer:
             [
                 "ovsdb-server",
                 "--detach",
+                "-vconsole:off",
                 "--no-chdir",
                 f"--pidfile={self.pidfile}",
                 f"--remote=punix:{self.sock}",
@@ -147,13 +154,14 @@ class ReferenceNorthd:
     binary: str = "/usr/bin/ovn-northd"
     pid: int | None = field(default=None, init=False)
 
-    def start(self) -> "ReferenceNorthd":
+    def start(self) -> ReferenceNorthd:
         pidfile = self.workdir / "ref-northd.pid"
         pidfile.unlink(missing_ok=True)
         subprocess.run(
             [
                 self.binary,
                 "--detach",
+                "-vconsole:off",
                 "--no-chdir",
                 f"--pidfile={pidfile}",
                 f"--ovnnb-db={self.nb_remote}",
@@ -171,3 +179,55 @@ class ReferenceNorthd:
         if self.pid is not None:
             stop_pid(self.pid)
             self.pid = None
+
+
+@dataclass(slots=True)
+class OurNorthd:
+    """ovn-northd-py as a subprocess, with the same command line as the C daemon."""
+
+    workdir: Path
+    nb_remote: str
+    sb_remote: str
+    name: str = "ours"
+    extra_args: list[str] = field(default_factory=list)
+    proc: subprocess.Popen[bytes] | None = field(default=None, init=False)
+
+    @property
+    def log_file(self) -> Path:
+        return self.workdir / f"{self.name}-northd.log"
+
+    def start(self) -> OurNorthd:
+        import sys
+
+        cmd = [
+            sys.executable, "-m", "ovn_northd_py",
+            f"--ovnnb-db={self.nb_remote}", f"--ovnsb-db={self.sb_remote}",
+            f"--log-file={self.log_file}", "--log-format=json",
+            f"--pidfile={self.workdir / (self.name + '-northd.pid')}",
+            *self.extra_args,
+        ]
+        with open(self.workdir / f"{self.name}.err", "ab") as err:
+            self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        return self
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop_pid(self.proc.pid)
+            self.proc.wait()
+            self.proc = None
+
+    def log_records(self) -> list[dict]:
+        import json
+
+        out = []
+        if self.log_file.exists():
+            for line in self.log_file.read_text().splitlines():
+                try:
+                    out.append(json.loads(line))
+                except ValueError:
+                    pass
+        return out

@@ -17,8 +17,9 @@ would, or return False before modifying anything they cannot finish.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 Handler = Callable[["Node", Any], bool]
 
@@ -42,7 +43,7 @@ class Node:
         self.changed = False  # did this node's data change in the current run?
         self.stats = NodeStats()
 
-    def add_input(self, node: "Node", handler: Handler | None = None) -> None:
+    def add_input(self, node: Node, handler: Handler | None = None) -> None:
         self.inputs.append((node, handler))
 
     def recompute(self, ctx: Any) -> None:

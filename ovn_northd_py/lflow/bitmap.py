@@ -1,7 +1,8 @@
 """Datapath bitmaps: packed numpy bit rows and vectorised deduplication.
 
-A bitmap over ``capacity`` datapaths is a row of ``ceil(capacity / 8)`` uint8 bytes,
-bit ``i`` at byte ``i >> 3``, mask ``1 << (i & 7)`` (numpy's ``bitorder="little"``).
+A bitmap over ``capacity`` datapaths is a row of uint8 bytes, bit ``i`` at byte
+``i >> 3``, mask ``1 << (i & 7)`` (numpy's ``bitorder="little"``).  Rows are padded
+to whole 64-bit words so a matrix of rows can be viewed as uint64 for hashing.
 Rows live in a :class:`BitmapPool`, one shared growable 2-D array, so a flow that
 needs a bitmap costs one row index plus ``capacity / 8`` bytes, and a whole set of
 rows can be gathered into one matrix and deduplicated with ``np.unique``.
@@ -24,8 +25,8 @@ _POPCOUNT: U8Array = np.array([i.bit_count() for i in range(256)], dtype=np.uint
 
 
 def nbytes_for(capacity: int) -> int:
-    """Bytes in a packed row of ``capacity`` bits."""
-    return (capacity + 7) >> 3
+    """Bytes in a packed row of ``capacity`` bits: whole 64-bit words."""
+    return ((capacity + 63) >> 6) << 3
 
 
 def pack(indices: Iterable[int] | IntArray, capacity: int) -> U8Array:
@@ -63,24 +64,63 @@ def key_bytes(packed: U8Array) -> bytes:
     return packed.tobytes().rstrip(b"\0")
 
 
-def dedup_rows(matrix: U8Array) -> tuple[U8Array, IntArray]:
-    """Deduplicate the rows of a packed matrix.
+_HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+_HASH_SEED = np.uint64(0xCBF29CE484222325)
+_VERIFY_CHUNK = 8192
 
-    Returns ``(unique, inverse)``: the distinct rows (sorted by their bytes) and,
-    for each input row, the index of its distinct row.  Rows are compared as opaque
-    byte strings (a void view), so this is one sort, not a Python loop.
-    """
-    if matrix.ndim != 2:
-        raise ValueError("dedup_rows needs a 2-D matrix")
-    k, width = matrix.shape
-    if k == 0:
-        return matrix.copy(), np.zeros(0, dtype=np.int64)
-    if width == 0:
-        return matrix[:1].copy(), np.zeros(k, dtype=np.int64)
-    rows = np.ascontiguousarray(matrix)
+
+def _row_hashes(words: npt.NDArray[np.uint64], sel: IntArray) -> npt.NDArray[np.uint64]:
+    """A 64-bit hash per selected row, one vectorised pass per word column."""
+    h = np.full(sel.size, _HASH_SEED, dtype=np.uint64)
+    shift = np.uint64(31)
+    for j in range(words.shape[1]):
+        h ^= words[sel, j]
+        h *= _HASH_MUL  # wraps modulo 2**64
+        h ^= h >> shift
+    return h
+
+
+def _dedup_exact(rows: U8Array) -> tuple[U8Array, IntArray]:
+    """Deduplicate by sorting the rows as opaque byte strings (a void view)."""
+    width = rows.shape[1]
+    rows = np.ascontiguousarray(rows)
     voids = rows.view(np.dtype((np.void, width))).ravel()
     _, first, inverse = np.unique(voids, return_index=True, return_inverse=True)
     return rows[first], inverse.reshape(-1).astype(np.int64)
+
+
+def dedup_rows(matrix: U8Array, rows: npt.ArrayLike | None = None) -> tuple[U8Array, IntArray]:
+    """Deduplicate the rows of a packed matrix (or only the ``rows`` selected from it).
+
+    Returns ``(unique, inverse)``: the distinct rows and, for each input row, the
+    index of its distinct row.  Vectorised: one 64-bit hash per row computed a word
+    column at a time, one ``np.unique`` over the hashes, then a chunked comparison
+    of every row with its group's representative; on a hash collision it falls back
+    to an exact sort of the rows as byte strings.  Selecting ``rows`` avoids
+    copying the whole selection at once.
+    """
+    if matrix.ndim != 2:
+        raise ValueError("dedup_rows needs a 2-D matrix")
+    sel = np.arange(matrix.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
+    k, width = sel.size, matrix.shape[1]
+    if k == 0:
+        return np.zeros((0, width), dtype=np.uint8), np.zeros(0, dtype=np.int64)
+    if width == 0:
+        return np.zeros((1, 0), dtype=np.uint8), np.zeros(k, dtype=np.int64)
+    if width % 8 or not matrix.flags.c_contiguous:
+        padded = np.zeros((k, -(-width // 8) * 8), dtype=np.uint8)
+        padded[:, :width] = matrix[sel]
+        unique, inverse = dedup_rows(padded)
+        return np.ascontiguousarray(unique[:, :width]), inverse
+    words = matrix.view(np.uint64)
+    _, first, inverse = np.unique(_row_hashes(words, sel), return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1).astype(np.int64)
+    rep = sel[first[inverse]]
+    for start in range(0, k, _VERIFY_CHUNK):
+        stop = start + _VERIFY_CHUNK
+        if not np.array_equal(words[sel[start:stop]], words[rep[start:stop]]):
+            return _dedup_exact(matrix[sel])
+    return matrix[sel[first]], inverse
 
 
 class BitmapPool:
@@ -212,9 +252,11 @@ class BitmapPool:
             raise ValueError(f"packed row must be {self._nbytes} bytes")
         r = self._m[row]
         already = packed & r
-        added = popcount(packed) - popcount(already)
+        n_already = popcount(already)
         r |= packed
-        return added, unpack(already) if already.any() else np.zeros(0, dtype=np.int64)
+        if n_already == 0:
+            return popcount(packed), np.zeros(0, dtype=np.int64)
+        return popcount(packed) - n_already, unpack(already)
 
     def packed(self, row: int) -> U8Array:
         """A copy of one row."""
@@ -246,3 +288,10 @@ class BitmapPool:
         if idx.size and (idx.min() < 0 or idx.max() >= self._next):
             raise IndexError("row not allocated")
         return self._m[idx]
+
+    def dedup(self, rows: npt.ArrayLike) -> tuple[U8Array, IntArray]:
+        """:func:`dedup_rows` over the given allocated rows, without stacking them first."""
+        idx = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self._next):
+            raise IndexError("row not allocated")
+        return dedup_rows(self._m, idx)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ovn_northd_py.lflow.bitmap import BitmapPool, IntArray, U8Array, dedup_rows, key_bytes, pack, unpack
+from ovn_northd_py.lflow.bitmap import BitmapPool, IntArray, U8Array, key_bytes, pack_unchecked, unpack
 from ovn_northd_py.lflow.stages import Stage
 
 Owner = Hashable
@@ -279,7 +279,9 @@ class FlowTable:
             self._link(fid, lo)
             distinct = dps[:1]
         else:
-            distinct = self._link_many(fid, pack(dps, self._capacity))
+            packed = pack_unchecked(dps, self._capacity)
+            self._link_many(fid, packed)
+            distinct = unpack(packed) if owner is not None else dps
         if owner is not None:
             log = self._owners.get(owner)
             if log is None:
@@ -318,11 +320,8 @@ class FlowTable:
         self._row[fid] = row
         self._single[fid] = -1
 
-    def _link_many(self, fid: int, packed: U8Array) -> IntArray:
-        """References to (fid, dp) for the two or more datapaths set in ``packed``.
-
-        Returns those datapaths, ascending.
-        """
+    def _link_many(self, fid: int, packed: U8Array) -> None:
+        """References to (fid, dp) for the two or more datapaths set in ``packed``."""
         n = self._ndp[fid]
         if n == 0:
             self._row[fid] = self._bits.alloc()
@@ -335,7 +334,6 @@ class FlowTable:
         if added:
             self._ndp[fid] = n + added
             self._dirty.add(fid)
-        return unpack(packed)
 
     def _ref(self, fid: int, dp: int) -> None:
         k = _pair(fid, dp)
@@ -506,8 +504,8 @@ class FlowTable:
         """Deduplicated datapath groups for the flows on two or more datapaths.
 
         Over all flows, or only over ``flow_ids`` (others and single-datapath
-        flows are left out).  Vectorised: the rows are stacked into one matrix
-        and deduplicated with one ``np.unique``.
+        flows are left out).  Vectorised over the bitmap rows in place: see
+        :func:`~ovn_northd_py.lflow.bitmap.dedup_rows`.
         """
         rows_all = np.array(self._row, dtype=np.int64)
         if flow_ids is None:
@@ -516,8 +514,7 @@ class FlowTable:
             fids = np.unique(np.asarray(list(flow_ids), dtype=np.int64))
             fids = fids[(fids >= 0) & (fids < rows_all.size)]
             fids = fids[rows_all[fids] >= 0]
-        matrix = self._bits.take(rows_all[fids])
-        unique, inverse = dedup_rows(matrix)
+        unique, inverse = self._bits.dedup(rows_all[fids])
         return DpGroups(flow_ids=fids, group_ids=inverse, bitmaps=unique, capacity=self._capacity)
 
     def memory_bytes(self) -> int:

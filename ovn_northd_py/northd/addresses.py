@@ -544,7 +544,9 @@ def extract_lport_addresses(s: str) -> LenientLportAddresses:
             v4.append(net)
         else:
             v6.append(net)
-    return LenientLportAddresses(LportAddresses(s, EthAddr.parse(tokens[0]), tuple(v4), tuple(v6)), first_error)
+    return LenientLportAddresses(
+        LportAddresses(s, EthAddr.parse(tokens[0]), tuple(v4), tuple(v6)), first_error
+    )
 
 
 _PS_SEP_RE: Final = re.compile(r"[\s,]+")

@@ -6,8 +6,9 @@ skipped; everything else is still built.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from ..log import WarnOnce
 from .addresses import AddressError, parse_lrp_networks, parse_lsp_address, parse_port_security
@@ -152,7 +153,8 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce) -> Northd:
                 sbk[1] if sbk and sbk[0] == dp.key else None,
                 prev[1] if prev and prev[0] == dp.key else None,
             ))
-        got = KeyAssigner(pool, w, "port", "Logical_Switch_Port/Logical_Router_Port").assign(ents)
+        # Like the reference, new port keys continue after the largest key in use on the datapath.
+        got = KeyAssigner(pool, w, "port", "Logical_Switch_Port/Logical_Router_Port", bump_hint=True).assign(ents)
         kept = []
         for p in dp.ports:
             k = got.get(p.name)
@@ -211,9 +213,13 @@ def _make_lrp(dp: Datapath, lrp: Any, is_gw_router: bool, nd: Northd, w: Any) ->
     try:
         nets = parse_lrp_networks(lrp.mac, list(lrp.networks))
     except AddressError as e:
-        w("lrp_bad_networks", "Logical_Router_Port", lrp.uuid, str(e), name=name)
+        w("lrp_bad_mac", "Logical_Router_Port", lrp.uuid, str(e), name=name)
         return None
-    if not nets.ipv4 and not nets.ipv6:
+    for err in nets.errors:
+        w("lrp_bad_network", "Logical_Router_Port", lrp.uuid, str(err), name=name)
+    # parse_lrp_networks always appends the EUI-64 link-local address; a port
+    # needs at least one configured network besides it.
+    if not nets.ipv4 and len(nets.ipv6) <= 1:
         w("lrp_no_networks", "Logical_Router_Port", lrp.uuid, "router port has no valid network", name=name)
         return None
     p = Port(name, "lrp", dp, lrp, _uuid(lrp))
@@ -235,6 +241,7 @@ def _make_lsp(dp: Datapath, lsp: Any, nd: Northd, lrps: dict[str, Port], w: Any)
     p = Port(name, "lsp", dp, lsp, _uuid(lsp))
     p.enabled = opt(lsp.enabled) is not False
     p.mac = list(lsp.addresses)
+    p.port_security = list(lsp.port_security)
     for a in lsp.addresses:
         try:
             parsed = parse_lsp_address(a)

@@ -22,7 +22,7 @@ class Datapath:
     nb: Any  # the NB IDL row
     index: int = -1  # dense index for datapath-group bitmaps
     tunnel_key: int = 0
-    ports: list["Port"] = field(default_factory=list)
+    ports: list[Port] = field(default_factory=list)
     external_ids: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -47,13 +47,14 @@ class Port:
     sb_type: str = ""
     options: dict[str, str] = field(default_factory=dict)
     mac: list[str] = field(default_factory=list)
+    port_security: list[str] = field(default_factory=list)
     parent_port: str | None = None
     tag: int | None = None
     external_ids: dict[str, str] = field(default_factory=dict)
     nat_addresses: list[str] = field(default_factory=list)
     ha_group: str | None = None  # SB HA_Chassis_Group name
     requested_chassis: str | None = None  # chassis name or hostname
-    peer: "Port | None" = None
+    peer: Port | None = None
     tunnel_key: int = 0
     enabled: bool = True
     has_unknown: bool = False

@@ -12,17 +12,23 @@ as the reference does, when the requested key is free.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
-from .idpool import IdPool, IdPoolExhausted
+from .idpool import (
+    DP_KEY_MAX_DEFAULT,
+    DP_KEY_MAX_VXLAN,
+    DP_KEY_MIN,
+    PORT_KEY_MAX,
+    PORT_KEY_MAX_VXLAN,
+    PORT_KEY_MIN,
+    IdPool,
+    IdPoolExhausted,
+)
 
-DP_KEY_MIN = 1
-DP_KEY_MAX_GENEVE = 0xFF0000  # SB_Global options:max_tunid without VXLAN chassis (16711680)
-DP_KEY_MAX_VXLAN = (1 << 12) - 1
-PORT_KEY_MIN = 1
-PORT_KEY_MAX = (1 << 15) - 1
-PORT_KEY_MAX_VXLAN = (1 << 11) - 1
+DP_KEY_MAX_GENEVE = DP_KEY_MAX_DEFAULT  # SB_Global options:max_tunid without VXLAN chassis
+__all__ = ["DP_KEY_MAX_GENEVE", "DP_KEY_MAX_VXLAN", "DP_KEY_MIN", "PORT_KEY_MAX", "PORT_KEY_MAX_VXLAN",
+           "PORT_KEY_MIN", "KeyAssigner", "parse_requested_key"]
 
 Warn = Callable[[str, str, object, str], None]
 
@@ -48,6 +54,7 @@ class KeyAssigner:
     warn: Warn
     kind: str
     table: str
+    bump_hint: bool = False
     assigned: dict[str, int] = field(default_factory=dict)
 
     def assign(
@@ -63,14 +70,14 @@ class KeyAssigner:
             if requested is not None and requested != current:
                 pending.append((ident, row, requested))
                 continue
-            if current is not None and self.pool.reserve(current):
+            if current is not None and self.pool.reserve(current, bump_hint=self.bump_hint):
                 out[ident] = current
             else:
                 pending.append((ident, row, requested))
         # 2. Requested keys, then 3. fresh keys.
         for ident, row, requested in pending:
             if requested is not None:
-                if self.pool.reserve(requested):
+                if self.pool.reserve(requested, bump_hint=self.bump_hint):
                     out[ident] = requested
                     continue
                 self.warn(

@@ -20,7 +20,7 @@ def _fileno(fd: Any) -> int:
 
 
 class AsyncPoller:
-    __slots__ = ("readers", "writers", "timeout_ms", "_extra")
+    __slots__ = ("_extra", "readers", "timeout_ms", "writers")
 
     def __init__(self) -> None:
         self.readers: set[int] = set()
@@ -79,7 +79,7 @@ class AsyncPoller:
         try:
             timeout = None if self.timeout_ms is None else self.timeout_ms / 1000.0
             await asyncio.wait_for(asyncio.shield(woke), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         finally:
             for fd in self.readers:

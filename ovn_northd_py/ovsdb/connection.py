@@ -9,9 +9,10 @@ for metrics.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import ovs.db.idl
 import ovs.db.types
@@ -19,8 +20,9 @@ import ovs.vlog
 
 from .aiopoll import AsyncPoller
 
-# python-ovs logs through its own vlog; keep it quiet unless asked.
+# python-ovs logs through its own vlog to stderr; keep only its warnings.
 ovs.vlog.Vlog.init(None)
+ovs.vlog.Vlog.set_levels_from_string("console:warn")
 
 
 @dataclass(slots=True)

@@ -23,7 +23,7 @@ class SchemaVersion:
     patch: int
 
     @classmethod
-    def parse(cls, s: str) -> "SchemaVersion":
+    def parse(cls, s: str) -> SchemaVersion:
         parts = [int(p) for p in s.split(".")]
         while len(parts) < 3:
             parts.append(0)

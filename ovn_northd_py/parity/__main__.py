@@ -14,6 +14,8 @@ Exit status: 0 parity on every compared table, 1 differences, 2 the harness coul
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -87,12 +89,15 @@ def main(argv: list[str] | None = None) -> int:
             keep=args.keep,
             settle_timeout=args.settle_timeout,
         )
-    except (HarnessError, ValueError, OSError) as exc:
+    except (HarnessError, ValueError, OSError, subprocess.SubprocessError) as exc:
         print(f"parity harness failed: {exc}", file=sys.stderr)
         for note in getattr(exc, "__notes__", []):
             print(note, file=sys.stderr)
         return 2
-    print(result.report(args.examples))
+    try:
+        print(result.report(args.examples), flush=True)
+    except BrokenPipeError:  # e.g. piped into head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0 if result.ok else 1
 
 

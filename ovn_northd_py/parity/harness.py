@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -567,8 +567,9 @@ def expand_flows(res: Resolver) -> dict[StageId, Counter[FlowKey]]:
     return stages
 
 
-def _stage_order(item: StageDiff) -> tuple[int, int, str]:
-    return (0 if item.pipeline == "ingress" else 1, item.table_id, item.stage)
+def _stage_order(item: StageDiff) -> tuple[str, int, int, str]:
+    """Switch stages, then router stages (by name prefix); ingress before egress; by table."""
+    return (item.stage[:3], 0 if item.pipeline == "ingress" else 1, item.table_id, item.stage)
 
 
 def compare_flows(ref: Resolver, ours: Resolver) -> FlowDiff:
@@ -612,6 +613,12 @@ class Comparison:
     @property
     def ok(self) -> bool:
         return all(t.ok for t in self.tables.values()) and (self.flows is None or self.flows.ok)
+
+
+def _check_tables(tables: Collection[str] | None, schema_path: Path = SB_SCHEMA) -> None:
+    unknown = set(tables or ()) - set(load_schema(schema_path))
+    if unknown:
+        raise ValueError(f"unknown SB tables: {', '.join(sorted(unknown))}")
 
 
 def compare_dumps(
@@ -675,6 +682,29 @@ def workload(name: str, *args: int | str) -> ScriptBuilder:
     return script(WORKLOAD_DIR / f"{name}.py", *(str(a) for a in args))
 
 
+@dataclass(slots=True)
+class NbctlBuilder:
+    """ovn-nbctl commands run as one transaction (``--`` between them)."""
+
+    commands: list[list[str]]
+
+    def __call__(self, nb_remote: str) -> None:
+        argv = ["ovn-nbctl", f"--db={nb_remote}", "--timeout=60"]
+        for i, command in enumerate(self.commands):
+            argv += (["--"] if i else []) + command
+        proc = subprocess.run(argv, check=False, capture_output=True, text=True)
+        if proc.returncode:
+            raise HarnessError(f"ovn-nbctl failed: {proc.stderr[-2000:]}")
+
+    def __str__(self) -> str:
+        return f"nbctl script ({len(self.commands)} commands)"
+
+
+def nbctl_commands(*commands: Sequence[str]) -> NbctlBuilder:
+    """An NB builder: ``nbctl_commands(["ls-add", "sw0"], ["lsp-add", "sw0", "p0"])``."""
+    return NbctlBuilder([list(c) for c in commands])
+
+
 NbSource = NbBuilder | Path
 
 
@@ -736,6 +766,14 @@ def build_seed_nb(source: NbSource, workdir: Path) -> Path:
 
 # --------------------------------------------------------------------------- daemons
 
+REFERENCE_BINARY = "/usr/bin/ovn-northd"
+
+
+def reference_available() -> bool:
+    """The reference daemon and the OVS/OVN tools the harness runs are installed."""
+    tools = ("ovsdb-server", "ovsdb-client", "ovsdb-tool", "ovn-nbctl")
+    return Path(REFERENCE_BINARY).exists() and all(shutil.which(t) for t in tools)
+
 
 def process_gone(pid: int) -> bool:
     """Exited, or a zombie: a detached daemon's zombie waits for init, which may reap it late."""
@@ -796,7 +834,7 @@ class ReferenceDaemon:
     """Debian's C ovn-northd (detached, stopped by its pidfile's PID)."""
 
     label: str = "reference"
-    binary: str = "/usr/bin/ovn-northd"
+    binary: str = REFERENCE_BINARY
     _northd: ReferenceNorthd | None = None
     _pids: list[int] = field(default_factory=list)
 
@@ -1019,6 +1057,7 @@ def run_parity(
     ``reference_both`` runs the reference on both sides (self-test).  A given ``workdir`` is
     never deleted; a temporary one is deleted unless ``keep`` and the run failed.
     """
+    _check_tables(tables)
     own_dir = workdir is None
     wd = Path(tempfile.mkdtemp(prefix="parity-")) if workdir is None else workdir
     wd.mkdir(parents=True, exist_ok=True)
@@ -1130,10 +1169,13 @@ def format_report(result: ParityResult, examples: int = 10) -> str:
         lines += [f"Differences (first {examples} of each):", *details]
     if result.workdir is not None:
         lines.append(f"work dir: {result.workdir}")
-    lines.append("RESULT: " + ("PARITY" if result.ok else "DIFFERENT"))
+    verdict = "PARITY" if cmp.ok else "DIFFERENT"
+    unsettled = [s.label for s in (result.reference, result.ours) if not s.settled]
+    lines.append("RESULT: " + verdict + (f" (NOT SETTLED: {', '.join(unsettled)})" if unsettled else ""))
     return "\n".join(lines)
 
 
-def iter_failed_stages(result: ParityResult) -> Iterable[StageDiff]:
-    flows = result.comparison.flows
-    return [] if flows is None else [s for s in flows.stages if not s.ok]
+def assert_parity(result: ParityResult, examples: int = 20) -> None:
+    """For tests: raise AssertionError carrying the report unless every compared table is equal."""
+    if not result.ok:
+        raise AssertionError("\n" + result.report(examples))

@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
 from ..northd.model import Northd
 from .rows import SyncStats, sync_table
 
 
 def dp_nb_key(sb_dp: Any) -> str | None:
-    ids = sb_dp.external_ids
+    """The NB uuid a Datapath_Binding stands for; None when it is not ours (or is being deleted)."""
+    ids = getattr(sb_dp, "external_ids", None)
+    if not ids:
+        return None
     return ids.get("logical-switch") or ids.get("logical-router")
 
 
+def desired_datapaths(nd: Northd) -> dict[Hashable, dict[str, Any]]:
+    return {dp.key: {"external_ids": dp.external_ids, "tunnel_key": dp.tunnel_key} for dp in nd.by_index}
+
+
 def sync_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> dict[Hashable, Any]:
-    desired = {
-        dp.key: {"external_ids": dp.external_ids, "tunnel_key": dp.tunnel_key} for dp in nd.by_index
-    }
-    return sync_table(txn, "Datapath_Binding", sb.rows("Datapath_Binding"), dp_nb_key, desired, stats)
+    """Insert and update; stale datapaths are deleted by ``prune_datapaths`` once their
+    dependants (ports, groups, flows) have been synced in the same transaction."""
+    return sync_table(txn, "Datapath_Binding", sb.rows("Datapath_Binding"), dp_nb_key,
+                      desired_datapaths(nd), stats, delete_stale=False)
+
+
+def prune_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> None:
+    sync_table(txn, "Datapath_Binding", sb.rows("Datapath_Binding"), dp_nb_key, desired_datapaths(nd), stats)
 
 
 def _int(cfg: dict[str, str], key: str, default: int, lo: int, hi: int) -> int:
@@ -47,7 +59,7 @@ def sync_ip_multicast(txn: Any, sb: Any, nd: Northd, dps: dict[Hashable, Any], s
         }
 
     def key_of(row: Any) -> Hashable | None:
-        d = row.datapath
-        return dp_nb_key(d) if d is not None else ("orphan", row.uuid)
+        # An IP_Multicast row whose datapath is gone (weak reference) is stale: key it uniquely.
+        return dp_nb_key(row.datapath) or ("orphan", row.uuid)
 
     sync_table(txn, "IP_Multicast", sb.rows("IP_Multicast"), key_of, desired, stats)

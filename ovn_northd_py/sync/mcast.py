@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
-from ..northd.mcast_keys import MC_FLOOD, MC_FLOOD_KEY, MC_FLOOD_L2, MC_FLOOD_L2_KEY, MC_UNKNOWN, MC_UNKNOWN_KEY
+from ..northd.mcast_keys import (
+    MC_FLOOD,
+    MC_FLOOD_KEY,
+    MC_FLOOD_L2,
+    MC_FLOOD_L2_KEY,
+    MC_UNKNOWN,
+    MC_UNKNOWN_KEY,
+)
 from ..northd.model import Northd
 from .datapaths import dp_nb_key
 from .rows import SyncStats, sync_table

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
 from ..northd.model import Northd
 from .rows import SyncStats, norm, sync_table
@@ -78,6 +79,7 @@ def sync_port_bindings(
             "type": p.sb_type,
             "options": p.options,
             "mac": p.mac,
+            "port_security": p.port_security,
             "parent_port": [p.parent_port] if p.parent_port else [],
             "tag": [p.tag] if p.tag is not None else [],
             "external_ids": p.external_ids,
@@ -87,5 +89,6 @@ def sync_port_bindings(
             "requested_chassis": [rc] if rc is not None else [],
         }
     return sync_table(
-        txn, "Port_Binding", sb.rows("Port_Binding"), lambda r: r.logical_port, desired, stats
+        txn, "Port_Binding", sb.rows("Port_Binding"), lambda r: r.logical_port, desired, stats,
+        on_insert={"up": [False]},
     )

@@ -7,8 +7,9 @@ Rows for which ``key_of`` returns None are not ours and are never touched.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Mapping
+from typing import Any
 
 
 @dataclass(slots=True)
@@ -49,8 +50,13 @@ def sync_table(
     desired: Mapping[Hashable, dict[str, Any]],
     stats: SyncStats,
     delete_stale: bool = True,
+    on_insert: Mapping[str, Any] | None = None,
 ) -> dict[Hashable, Any]:
-    """Make the rows we own in ``table`` equal ``desired``.  Returns key -> Row (existing or new)."""
+    """Make the rows we own in ``table`` equal ``desired``.  Returns key -> Row (existing or new).
+
+    ``on_insert`` gives initial values for columns someone else owns afterwards
+    (e.g. Port_Binding.up, which ovn-controller maintains).
+    """
     out: dict[Hashable, Any] = {}
     for row in list(rows.values()):
         k = key_of(row)
@@ -75,6 +81,8 @@ def sync_table(
         if k in out:
             continue
         row = txn.insert(txn.idl.tables[table])
+        for col, val in (on_insert or {}).items():
+            setattr(row, col, val)
         for col, val in want.items():
             setattr(row, col, val)
         stats.bump(stats.inserted, table)

@@ -172,7 +172,9 @@ def _model_allocate(used: set[int], lo: int, hi: int, hint: int) -> int:
 @given(
     st.integers(min_value=1, max_value=40),
     st.lists(
-        st.tuples(st.sampled_from(["alloc", "free", "reserve", "bump"]), st.integers(min_value=-2, max_value=45))
+        st.tuples(
+            st.sampled_from(["alloc", "free", "reserve", "bump"]), st.integers(min_value=-2, max_value=45)
+        )
     ),
 )
 def test_matches_reference_model(size: int, ops: list[tuple[str, int]]) -> None:

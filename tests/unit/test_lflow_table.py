@@ -421,3 +421,44 @@ def test_table_agrees_with_a_reference_counting_model(ops: list[tuple[object, ..
     assert set(groups.flow_ids.tolist()) == {fid for fid in t if t.dp_count(fid) >= 2}
     for fid, gid in groups.as_dict().items():
         assert groups.members(gid) == t.datapaths(fid)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_OPS)
+def test_applying_take_changes_keeps_a_mirror_in_sync(ops: list[tuple[object, ...]]) -> None:
+    t = FlowTable(4)
+    mirror: dict[int, tuple[str, tuple[int, ...]]] = {}  # what an SB writer would hold
+
+    def sync() -> None:
+        changes = t.take_changes()
+        for fid in changes.removed:
+            assert fid in mirror
+            del mirror[fid]
+        for fid in changes.modified:
+            assert fid in mirror
+        for fid in changes.added:
+            assert fid not in mirror
+        for fid in changes.added + changes.modified:
+            lf = t.flow(fid)
+            mirror[fid] = (lf.match, lf.datapaths)
+
+    for op in ops:
+        if op[0] == "add":
+            _, f, dp, owner = op
+            t.add(dp, LS_IN_ACL, 0, f"m{f}", "next;", owner=owner)  # type: ignore[arg-type]
+        elif op[0] == "many":
+            _, f, dps, owner = op
+            t.add_many(dps, LS_IN_ACL, 0, f"m{f}", "next;", owner=owner)  # type: ignore[arg-type]
+        elif op[0] == "remove":
+            t.remove_owner(op[1])
+        else:
+            sync()
+    sync()
+    assert mirror == {fid: (t.flow(fid).match, t.flow(fid).datapaths) for fid in t}
+
+
+def test_clear_forgets_flows_owners_and_pending_changes() -> None:
+    t = FlowTable(8)
+    acl(t, 1, owner="a")
+    t.clear()
+    assert len(t) == 0 and not t.has_owner("a") and not t.take_changes() and t.capacity == 8

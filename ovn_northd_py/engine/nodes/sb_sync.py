@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...sync.address_sets import desired_address_sets, sync_address_sets
-from ...sync.datapaths import sync_datapaths, sync_ip_multicast
+from ...sync.datapaths import prune_datapaths, sync_datapaths, sync_ip_multicast
 from ...sync.globals import nb_global_row, sync_sb_global
 from ...sync.mcast import sync_multicast_groups
 from ...sync.ports import sync_ha_groups, sync_port_bindings
@@ -38,3 +38,4 @@ class SbSyncNode(Node):
         sync_ip_multicast(txn, sb, nd, dps, stats)
         sync_address_sets(txn, sb, desired_address_sets(nb, gopts.svc_monitor_mac), stats)
         sync_rbac(txn, sb, stats)
+        prune_datapaths(txn, sb, nd, stats)

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install what ovn-northd-py needs on Debian 12 (idempotent): OVN/OVS packages and a venv in .venv.
+# The venv uses Debian's python3 with system site-packages, so python-ovs comes from
+# python3-openvswitch, which ships the C JSON parser (the PyPI wheel does not).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PKGS=(openvswitch-common ovn-common ovn-central python3-openvswitch python3-venv python3-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  echo "installing Debian packages: ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import ovn_northd_py, numpy, structlog, pytest' 2>/dev/null; then
+  /usr/bin/python3 -m venv --system-site-packages .venv
+  .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
+fi
