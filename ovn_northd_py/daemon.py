@@ -24,7 +24,12 @@ from .engine.graph import Graph, build_graph
 from .metrics import Metrics
 from .ovsdb.aiopoll import AsyncPoller
 from .ovsdb.connection import DbConnection
+from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, check_compatible, fetch_server_schema
+from .sync.globals import nb_global_row, sb_global_row
+from .sync.lflow_desired import desired_flows
+from .sync.lflows import FlowCache, Plan, apply_plan, load_cache, plan_sync, select_ops
+from .sync.load_balancers import desired_sb_lbs
 from .sync.rows import SyncStats
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
@@ -38,7 +43,7 @@ SB_TABLES: dict[str, Any] = {
     for t in (
         "SB_Global", "Chassis", "Encap", "Chassis_Private", "Datapath_Binding", "Port_Binding",
         "Multicast_Group", "HA_Chassis_Group", "HA_Chassis", "IP_Multicast", "Address_Set",
-        "RBAC_Role", "RBAC_Permission",
+        "RBAC_Role", "RBAC_Permission", "DHCP_Options", "DHCPv6_Options",
     )
 }
 
@@ -69,6 +74,8 @@ class Ctx:
     sb_txn: Any = None
     nb_txn: Any = None
     stats: SyncStats = field(default_factory=SyncStats)
+    flow_refs: set[str] = field(default_factory=set)  # Datapath_Binding uuids SB flows still reference
+    prune_pending: bool = False
 
 
 class Daemon:
@@ -90,6 +97,14 @@ class Daemon:
         self.runs = 0
         self.last_report: Any = None
         self.settled = asyncio.Event()
+        self.raw: RawSb | None = None
+        self.flow_cache = FlowCache()
+        self.flows_dirty = True
+        self.flow_req: RawRequest | None = None
+        self.flow_plan: Plan | None = None
+        self.flow_started = 0.0
+        self.pending_nb_cfg: int | None = None
+        self.sb_connects_seen = 0
 
     # ---- set-up ----
     async def check_schemas(self) -> None:
@@ -122,6 +137,7 @@ class Daemon:
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.graph = build_graph(self.nb, self.sb)
         self.graph.engine.on_node = self._on_node
+        self.raw = RawSb(self.sb.idl, "OVN_Southbound", LOCK_NAME)
 
     def _on_node(self, node: str, result: str, seconds: float) -> None:
         self.metrics.node_runs.labels(node=node, result=result).inc()
@@ -163,6 +179,12 @@ class Daemon:
         sb_changed = sb.run()
         self._update_conn_metrics()
         self._poll_txns()
+        self._poll_flows()
+        if sb.connects != self.sb_connects_seen:
+            # A (re)connection: our cache of the raw tables may be stale.
+            self.sb_connects_seen = sb.connects
+            self.flow_cache.reset()
+            self.flows_dirty = True
 
         if sb.has_lock != self.had_lock:
             self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME)
@@ -175,7 +197,10 @@ class Daemon:
             self.log.info("recompute requested")
         if not (nb.synced and sb.synced and sb.has_lock):
             return
-        if self.sb_txn is not None or self.nb_txn is not None:
+        if self.sb_txn is not None or self.nb_txn is not None or self.flow_req is not None:
+            return
+        if self.flows_dirty and (self.runs or not self.flow_cache.loaded):
+            self._start_flow_sync()
             return
         pending = nb.idl.changes or sb.idl.changes or nb.resynced or sb.resynced
         if not (pending or nb_changed or sb_changed or self.force_recompute):
@@ -187,6 +212,7 @@ class Daemon:
     def run_engine(self) -> None:
         assert self.nb is not None and self.sb is not None and self.graph is not None
         ctx = Ctx(self.nb, self.sb, self.warn)
+        ctx.flow_refs = {r.dp for r in self.flow_cache.flows.values() if r.dp}
         ctx.sb_txn = Txn(self.sb.idl)
         ctx.nb_txn = Txn(self.nb.idl)
         force = self.force_recompute
@@ -201,6 +227,15 @@ class Daemon:
             self.force_recompute = True
             return
         self.metrics.compute_seconds.observe(time.perf_counter() - t0)
+        nbg = nb_global_row(self.nb)
+        self.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
+        sbg = sb_global_row(self.sb)
+        if self.graph.lflow.changed or not self.flow_cache.loaded or sbg is None or (
+            self.pending_nb_cfg is not None and sbg.nb_cfg != self.pending_nb_cfg
+        ):
+            self.flows_dirty = True
+        if ctx.prune_pending:
+            self.force_recompute = True  # delete the datapaths once their flows are gone
         self.metrics.runs.labels(kind="recompute" if force else "incremental").inc()
         self.runs += 1
         self.last_report = rep
@@ -237,8 +272,68 @@ class Daemon:
                 self.nb_txn = None
                 self._maybe_settled()
 
+    # ---- the lean flow writer (Logical_Flow, Logical_DP_Group, Load_Balancer) ----
+    def _start_flow_sync(self) -> None:
+        assert self.sb is not None and self.raw is not None and self.graph is not None
+        if not self.flow_cache.loaded:
+            self.flow_plan = None
+            self.flow_req = self.raw.send(select_ops(), with_lock=False)
+            self.flow_started = time.perf_counter()
+            return
+        dp_uuid = {}
+        for row in self.sb.rows("Datapath_Binding").values():
+            ids = row.external_ids
+            k = ids.get("logical-switch") or ids.get("logical-router")
+            if k:
+                dp_uuid[k] = str(row.uuid)
+        nd = self.graph.northd.data
+        want = desired_flows(self.graph.lflow.table, nd, dp_uuid)
+        want_lbs = desired_sb_lbs(nd, dp_uuid)
+        plan = plan_sync(self.flow_cache, want, want_lbs)
+        self.metrics.lflows.set(len(want))
+        self.flows_dirty = False
+        sbg = sb_global_row(self.sb)
+        # (While SB_Global is being created, its echo triggers another run that writes nb_cfg.)
+        if sbg is not None and sbg._data is not None and self.pending_nb_cfg is not None and sbg.nb_cfg != self.pending_nb_cfg:
+            plan.ops.append({"op": "update", "table": "SB_Global", "where": [["_uuid", "==", ["uuid", str(sbg.uuid)]]],
+                             "row": {"nb_cfg": self.pending_nb_cfg}})
+        if not plan:
+            self._maybe_settled()
+            return
+        self.flow_plan = plan
+        self.flow_started = time.perf_counter()
+        self.flow_req = self.raw.send(plan.ops)
+        if self.flow_req is None:
+            self.flows_dirty = True
+        self.log.debug("flow sync sent", inserted=plan.inserted, updated=plan.updated, deleted=plan.deleted)
+
+    def _poll_flows(self) -> None:
+        if self.flow_req is None or self.raw is None:
+            return
+        done, result = self.raw.poll(self.flow_req)
+        if not done:
+            return
+        self.flow_req = None
+        plan, self.flow_plan = self.flow_plan, None
+        if isinstance(result, str):
+            self.log.warning("flow transaction failed; re-reading flows", error=result)
+            self.metrics.commits.labels(status="flow-error").inc()
+            self.flow_cache.reset()
+            self.flows_dirty = True
+            return
+        if plan is None:
+            load_cache(self.flow_cache, result)
+            self.flows_dirty = True
+            return
+        apply_plan(self.flow_cache, plan, result)
+        self.metrics.commits.labels(status="flow-success").inc()
+        self.metrics.commit_seconds.observe(time.perf_counter() - self.flow_started)
+        self.metrics.dp_groups.set(len(self.flow_cache.groups))
+        self._maybe_settled()
+
     def _maybe_settled(self) -> None:
-        idle = self.sb_txn is None and self.nb_txn is None and self.runs and not self.force_recompute
+        idle = (self.sb_txn is None and self.nb_txn is None and self.flow_req is None and not self.flows_dirty
+                and self.runs and not self.force_recompute)
         if idle and not self.settled.is_set():
             self.settled.set()
             self._report_settled()
@@ -246,7 +341,8 @@ class Daemon:
     def _report_settled(self) -> None:
         assert self.sb is not None
         counts = {t: len(self.sb.rows(t)) for t in ("Datapath_Binding", "Port_Binding", "Multicast_Group")}
-        self.log.info("first sync committed", **counts)
+        self.log.info("first sync committed", **counts, Logical_Flow=len(self.flow_cache.flows),
+                      Logical_DP_Group=len(self.flow_cache.groups), Load_Balancer=len(self.flow_cache.lbs))
 
     def _update_conn_metrics(self) -> None:
         assert self.nb is not None and self.sb is not None

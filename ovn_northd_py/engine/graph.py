@@ -1,9 +1,11 @@
 """The engine graph, declared in one place.
 
-    nb ─┬──────────────► northd ──┬──► sb_sync   (SB tables except flows)
-    sb ─┴─(Chassis/Encap)─┘       └──► nb_sync   (NB_Global cfg/options, LSP.up)
+    nb ─┬──────────────► northd ──┬──► sb_sync   (SB tables except flows, through the IDL)
+    sb ─┴─(Chassis/Encap)─┘       ├──► nb_sync   (NB_Global cfg/options, LSP.up)
+    nb ───────────────────────────┴──► lflow     (FlowTable; written by the lean flow writer)
 
-Later nodes (logical flows, load balancers, ...) hang off ``northd``.
+The flow writer (sync/lflows.py) runs after the SB IDL transaction commits,
+because new flows reference the Datapath_Binding rows that transaction creates.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from ..ovsdb.connection import DbConnection
 from .engine import Engine
 from .nodes.inputs import DbInput
+from .nodes.lflow import LflowNode
 from .nodes.nb_sync import NbSyncNode
 from .nodes.northd import NorthdNode
 from .nodes.sb_sync import SbSyncNode
@@ -26,6 +29,7 @@ class Graph:
     northd: NorthdNode
     sb_sync: SbSyncNode
     nb_sync: NbSyncNode
+    lflow: LflowNode
 
 
 def build_graph(nb: DbConnection, sb: DbConnection, engine_cls: type[Engine] = Engine) -> Graph:
@@ -34,5 +38,6 @@ def build_graph(nb: DbConnection, sb: DbConnection, engine_cls: type[Engine] = E
     northd = NorthdNode(nb_in, sb_in)
     sb_sync = SbSyncNode(northd, sb_in, nb_in)
     nb_sync = NbSyncNode(northd, sb_in, nb_in)
-    engine = engine_cls([nb_in, sb_in, northd, sb_sync, nb_sync])
-    return Graph(engine, nb_in, sb_in, northd, sb_sync, nb_sync)
+    lflow = LflowNode(northd, nb_in)
+    engine = engine_cls([nb_in, sb_in, northd, sb_sync, nb_sync, lflow])
+    return Graph(engine, nb_in, sb_in, northd, sb_sync, nb_sync, lflow)

@@ -64,6 +64,7 @@ class DbConnection:
     _last_session_seqno: int = field(default=-1, init=False)
     _last_change_seqno: int = field(default=-1, init=False)
     resynced: bool = field(default=True, init=False)
+    connects: int = field(default=0, init=False)  # session seqno changes seen (connects and disconnects)
 
     def __post_init__(self) -> None:
         helper = ovs.db.idl.SchemaHelper(location=str(self.schema_path))
@@ -90,6 +91,7 @@ class DbConnection:
             # (Re)connected or disconnected: the IDL will repopulate from scratch.
             self._last_session_seqno = seq
             self.resynced = True
+            self.connects += 1
         changed = self.idl.change_seqno != self._last_change_seqno
         self._last_change_seqno = self.idl.change_seqno
         return changed

@@ -58,12 +58,14 @@ def nb_global_row(nb: Any) -> Any:
 
 
 def sb_global_row(sb: Any) -> Any:
-    rows = list(sb.rows("SB_Global").values())
+    """The committed SB_Global row (not one being inserted by the transaction under construction)."""
+    rows = [r for r in sb.rows("SB_Global").values() if r._data is not None]
     return rows[0] if rows else None
 
 
 def sync_sb_global(txn: Any, sb: Any, nb_global: Any, gopts: GlobalOptions) -> int:
-    """Write SB_Global; returns the nb_cfg written."""
+    """Write SB_Global except nb_cfg, which the flow writer sets in the same transaction as the
+    flows (so that `--wait=sb` means the flows are there too).  Returns the NB nb_cfg."""
     opts = dict(nb_global.options) if nb_global is not None else {}
     opts.update(gopts.as_dict())
     nb_cfg = nb_global.nb_cfg if nb_global is not None else 0
@@ -71,12 +73,10 @@ def sync_sb_global(txn: Any, sb: Any, nb_global: Any, gopts: GlobalOptions) -> i
     row = sb_global_row(sb)
     if row is None:
         row = txn.insert(txn.idl.tables["SB_Global"])
-        row.options, row.nb_cfg, row.ipsec = opts, nb_cfg, ipsec
+        row.options, row.ipsec = opts, ipsec
         return nb_cfg
     if dict(row.options) != opts:
         row.options = opts
-    if row.nb_cfg != nb_cfg:
-        row.nb_cfg = nb_cfg
     if row.ipsec != ipsec:
         row.ipsec = ipsec
     return nb_cfg

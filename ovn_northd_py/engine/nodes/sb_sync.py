@@ -6,6 +6,7 @@ from typing import Any
 
 from ...sync.address_sets import desired_address_sets, sync_address_sets
 from ...sync.datapaths import prune_datapaths, sync_datapaths, sync_ip_multicast
+from ...sync.dhcp_codes import sync_dhcp_option_codes
 from ...sync.globals import nb_global_row, sync_sb_global
 from ...sync.mcast import sync_multicast_groups
 from ...sync.ports import sync_ha_groups, sync_port_bindings
@@ -38,4 +39,5 @@ class SbSyncNode(Node):
         sync_ip_multicast(txn, sb, nd, dps, stats)
         sync_address_sets(txn, sb, desired_address_sets(nb, gopts.svc_monitor_mac), stats)
         sync_rbac(txn, sb, stats)
-        prune_datapaths(txn, sb, nd, stats)
+        sync_dhcp_option_codes(txn, sb, stats)
+        ctx.prune_pending = prune_datapaths(txn, sb, nd, stats, ctx.flow_refs)

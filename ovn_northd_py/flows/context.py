@@ -1,0 +1,122 @@
+"""What flow builders share: the :class:`FlowCtx`, flow owners and stage hints.
+
+Every flow is added with an owner naming the NB entity that produced it, so that
+incremental processing can drop and rebuild one entity's flows
+(:meth:`FlowTable.remove_owner`):
+
+* ``("dp", dp.key)`` for datapath-wide flows (``dp_owner``),
+* ``("port", port.name)`` for per-port flows (``port_owner``).
+
+The stage-hint (``Logical_Flow.external_ids:stage-hint``) is the first 8 hex
+digits of the NB row that produced the flow; the reference leaves it out of
+datapath-wide flows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from ..northd.model import Datapath, Northd, Port
+
+T = TypeVar("T")
+
+OWNER_DP = "dp"
+OWNER_PORT = "port"
+
+Owner = tuple[str, str]
+
+
+class WarnFn(Protocol):
+    """``warn(kind, table, row_uuid, reason, **kw)``, e.g. :meth:`WarnOnce.warn`."""
+
+    def __call__(self, kind: str, table: str, row: Any, reason: str, **kw: Any) -> None: ...
+
+
+def _no_warn(kind: str, table: str, row: Any, reason: str, **kw: Any) -> None:
+    return None
+
+
+def dp_owner(dp: Datapath) -> Owner:
+    return (OWNER_DP, dp.key)
+
+
+def port_owner(port: Port) -> Owner:
+    return (OWNER_PORT, port.name)
+
+
+def hint(nb_key: str) -> str:
+    """The stage-hint for a flow produced by the NB row whose uuid (text) is ``nb_key``."""
+    return nb_key[:8]
+
+
+@dataclass(slots=True)
+class FlowCtx:
+    """Inputs every builder may read besides the entity it builds flows for.
+
+    ``mac_prefix`` / ``svc_monitor_mac`` are the values northd put in NB_Global
+    (random when the NB does not configure them).  ``pg_acl_switches`` holds the
+    keys of the switches one of whose ports is in a Port_Group that has ACLs.
+
+    ``memo`` caches values derived from one NB entity during a build (e.g. the
+    addresses a router owns, read by every switch port attached to it); call
+    :meth:`forget` with the entity's key when it changes.
+    """
+
+    nd: Northd
+    mac_prefix: str = ""
+    svc_monitor_mac: str = ""
+    default_acl_drop: bool = False
+    pg_acl_switches: frozenset[str] = frozenset()
+    warn: WarnFn = _no_warn
+    memo: dict[tuple[str, Hashable], Any] = field(default_factory=dict)
+
+    def cached(self, kind: str, key: str, compute: Callable[[], T]) -> T:
+        """``compute()``, remembered under ``(kind, key)`` until :meth:`forget` (key)."""
+        k = (kind, key)
+        try:
+            value: T = self.memo[k]
+        except KeyError:
+            value = self.memo[k] = compute()
+        return value
+
+    def forget(self, key: str) -> None:
+        """Drop every memoised value derived from the entity ``key``."""
+        for k in [k for k in self.memo if k[1] == key]:
+            del self.memo[k]
+
+
+def _truthy(value: Any) -> bool:
+    return str(value).lower() == "true"
+
+
+def flow_ctx_from_nb(
+    nd: Northd,
+    nb: Any,
+    *,
+    mac_prefix: str = "",
+    svc_monitor_mac: str = "",
+    warn: WarnFn = _no_warn,
+) -> FlowCtx:
+    """A :class:`FlowCtx` with the NB-wide inputs read from ``nb`` (a DbConnection or anything with ``rows``)."""
+    default_acl_drop = False
+    for row in nb.rows("NB_Global").values():
+        default_acl_drop = _truthy(row.options.get("default_acl_drop", "false"))
+        break
+    pg_switches: set[str] = set()
+    for pg in nb.rows("Port_Group").values():
+        if not pg.acls:
+            continue
+        for lsp in pg.ports:
+            port = nd.ports.get(lsp.name)
+            if port is not None and port.kind == "lsp":
+                pg_switches.add(port.dp.key)
+    return FlowCtx(
+        nd,
+        mac_prefix=mac_prefix,
+        svc_monitor_mac=svc_monitor_mac,
+        default_acl_drop=default_acl_drop,
+        pg_acl_switches=frozenset(pg_switches),
+        warn=warn,
+    )

@@ -1,0 +1,35 @@
+"""MAC learning on switch ports: ``ls_in_lookup_fdb`` and ``ls_in_put_fdb``.
+
+A port learns MACs when it is a plain VIF (type ``""``, child ports included), has
+``unknown`` among its addresses and no port_security.  Observed: the flows are
+added for disabled ports too, and not for localnet, localport, vtep, l2gateway,
+virtual or external ports with ``unknown``.
+"""
+
+from __future__ import annotations
+
+from ..lflow.stages import LS_IN_LOOKUP_FDB, LS_IN_PUT_FDB
+from ..lflow.table import FlowTable
+from ..northd.model import Port
+from .context import FlowCtx, hint, port_owner
+from .registers import REGBIT_LKUP_FDB
+
+
+def learns_macs(port: Port) -> bool:
+    return port.kind == "lsp" and port.sb_type == "" and port.has_unknown and not port.nb.port_security
+
+
+def build_lsp_fdb_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    if not learns_macs(port):
+        return
+    owner = port_owner(port)
+    h = hint(port.nb_key)
+    inport = f'inport == "{port.name}"'
+    table.add(
+        port.dp.index, LS_IN_LOOKUP_FDB, 100, inport,
+        f"{REGBIT_LKUP_FDB} = lookup_fdb(inport, eth.src); next;", hint=h, owner=owner,
+    )
+    table.add(
+        port.dp.index, LS_IN_PUT_FDB, 100, f"{inport} && {REGBIT_LKUP_FDB} == 0",
+        "put_fdb(inport, eth.src); next;", hint=h, owner=owner,
+    )

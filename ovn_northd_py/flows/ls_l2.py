@@ -1,0 +1,192 @@
+"""Switch destination lookup: ``ls_in_l2_lkup`` and ``ls_in_l2_unknown``.
+
+Observed on the reference (the fallbacks at priority 0 are in :mod:`.defaults`):
+
+* every switch: service-monitor replies to ovn-controller (110), broadcast and
+  multicast to ``_MC_flood`` (70); unknown destinations (``outport == "none"``
+  after the MAC-learning lookup) go to ``_MC_unknown`` when that group has a
+  member (an enabled, non-external port with ``unknown`` addresses), else are
+  dropped (50);
+* per port, except ``external`` ports: one flow per MAC of its addresses (the MAC an
+  entry starts with, lower-cased; for ``dynamic`` entries the MAC northd assigned
+  in ``dynamic_addresses``) sending to the port, or dropping when the port is
+  disabled (50); a disabled port also drops in ``ls_in_l2_unknown`` (50);
+* per router-type port whose router port exists (and whose router is enabled):
+
+  - ``router`` in its addresses: the router port's MAC (50), matched only where
+    the gateway port lives (``is_chassis_resident("cr-...")``) when the switch has a
+    localnet port and the router port is a distributed gateway port, or sets
+    ``options:reside-on-redirect-chassis`` on a router with exactly one; a
+    distributed gateway port also takes the external MACs of the router's
+    distributed NAT rules where their logical port lives (50);
+  - unless the router port is disabled: ARP requests and neighbour solicitations
+    for every IP the router port owns -- its networks (IPv6 link-local included),
+    the external IPs of the router's dnat and dnat_and_snat rules (on every port
+    of the router) and the router's load-balancer VIPs inside the port's networks
+    -- go to the router port (80); and when the switch has a port that is not
+    a connected router port, also flooded to ``_MC_flood_l2`` (``clone``) and
+    the router's own ARP/RARP/NS requests, matched by source MAC (router port
+    MAC plus NAT external MACs, printed in OVS string-set order), are flooded
+    to ``_MC_flood_l2`` (75, no stage-hint).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..lflow.stages import LS_IN_L2_LKUP, LS_IN_L2_UNKNOWN
+from ..lflow.table import FlowTable
+from ..northd.addresses import is_dynamic_address, leading_mac
+from ..northd.build import opt
+from ..northd.mcast_keys import MC_FLOOD, MC_FLOOD_L2, MC_UNKNOWN
+from ..northd.model import Datapath, Port
+from .context import FlowCtx, dp_owner, hint, port_owner
+from .ovs_order import sset_order
+from .registers import FLAGBIT_NOT_VXLAN
+from .router_addrs import lrp_networks, reachable_vips, router_addrs
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchL2:
+    """Facts about a switch's ports that its L2 flows depend on."""
+
+    has_unknown: bool  # the _MC_unknown group has a member
+    has_localnet: bool
+    has_non_router_port: bool  # a port other than a connected router port (any type, enabled or not)
+
+
+def peer_router_port(port: Port) -> Port | None:
+    """The router port a router-type switch port connects to, if it exists and its router is enabled."""
+    peer = port.peer
+    if port.kind != "lsp" or peer is None or peer.kind != "lrp":
+        return None
+    if opt(peer.dp.nb.enabled) is False:
+        return None
+    return peer
+
+
+def in_mc_unknown(port: Port) -> bool:
+    return port.kind == "lsp" and port.enabled and port.has_unknown and port.sb_type != "external"
+
+
+def _switch_l2(dp: Datapath) -> SwitchL2:
+    lsps = [p for p in dp.ports if p.kind == "lsp"]
+    return SwitchL2(
+        has_unknown=any(in_mc_unknown(p) for p in lsps),
+        has_localnet=any(p.sb_type == "localnet" for p in lsps),
+        has_non_router_port=any(peer_router_port(p) is None for p in lsps),
+    )
+
+
+def switch_l2(dp: Datapath, ctx: FlowCtx) -> SwitchL2:
+    return ctx.cached("switch_l2", dp.key, lambda: _switch_l2(dp))
+
+
+def _output(port: Port) -> str:
+    return f'outport = "{port.name}"; output;' if port.enabled else "drop;"
+
+
+def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """Datapath-wide destination lookup flows of a switch."""
+    owner = dp_owner(dp)
+    i = dp.index
+    table.add(
+        i, LS_IN_L2_LKUP, 110, "eth.dst == $svc_monitor_mac && (tcp || icmp || icmp6)",
+        "handle_svc_check(inport);", owner=owner,
+    )
+    table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD}"; output;', owner=owner)
+    unknown = f'outport = "{MC_UNKNOWN}"; output;' if switch_l2(dp, ctx).has_unknown else "drop;"
+    table.add(i, LS_IN_L2_UNKNOWN, 50, 'outport == "none"', unknown, owner=owner)
+
+
+def port_macs(port: Port) -> list[str]:
+    """The MACs ``ls_in_l2_lkup`` sends to ``port``, from its addresses (and dynamic_addresses)."""
+    macs: list[str] = []
+    dynamic = False
+    for entry in port.nb.addresses:
+        if entry in ("unknown", "router"):
+            continue
+        dynamic = dynamic or is_dynamic_address(entry)
+        mac = leading_mac(entry)
+        if mac is not None:
+            macs.append(str(mac))
+    assigned = opt(port.nb.dynamic_addresses) if dynamic else None
+    if assigned:
+        mac = leading_mac(assigned)
+        if mac is not None:
+            macs.append(str(mac))
+    return macs
+
+
+def build_lsp_l2_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """Per-port destination lookup flows of a switch port."""
+    if port.kind != "lsp":
+        return
+    owner = port_owner(port)
+    h = hint(port.nb_key)
+    i = port.dp.index
+    if not port.enabled:
+        table.add(i, LS_IN_L2_UNKNOWN, 50, f'outport == "{port.name}"', "drop;", hint=h, owner=owner)
+    if port.sb_type == "external":
+        return
+    action = _output(port)
+    for mac in port_macs(port):
+        table.add(i, LS_IN_L2_LKUP, 50, f"eth.dst == {mac}", action, hint=h, owner=owner)
+    lrp = peer_router_port(port)
+    if lrp is not None:
+        build_lsp_router_l2_flows(port, lrp, ctx, table)
+
+
+def _resident_port(lrp: Port, dgps: dict[str, str], sw: SwitchL2) -> str | None:
+    """The chassisredirect port whose chassis alone may take the router port's MAC, if any."""
+    if not sw.has_localnet:
+        return None
+    if lrp.name in dgps:
+        return dgps[lrp.name]
+    if lrp.nb.options.get("reside-on-redirect-chassis") == "true" and len(dgps) == 1:
+        return next(iter(dgps.values()))
+    return None
+
+
+def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """The flows a router-type switch port gets for the router port ``lrp`` it connects to."""
+    nets = lrp_networks(lrp)
+    if nets is None:
+        return
+    owner = port_owner(port)
+    h = hint(port.nb_key)
+    i = port.dp.index
+    sw = switch_l2(port.dp, ctx)
+    rtr = router_addrs(lrp.dp, ctx)
+    mac = nets.ea_s
+    if "router" in port.nb.addresses:
+        action = _output(port)
+        resident = _resident_port(lrp, rtr.dgps, sw)
+        match = f"eth.dst == {mac}" + (f' && is_chassis_resident("{resident}")' if resident else "")
+        table.add(i, LS_IN_L2_LKUP, 50, match, action, hint=h, owner=owner)
+        if lrp.name in rtr.dgps:
+            for ext_mac, lport in rtr.distributed_nats:
+                table.add(
+                    i, LS_IN_L2_LKUP, 50, f'eth.dst == {ext_mac} && is_chassis_resident("{lport}")',
+                    action, hint=h, owner=owner,
+                )
+    if not lrp.enabled:
+        return
+    to_router = f'outport = "{port.name}"; output;'
+    if sw.has_non_router_port:
+        to_router = f'clone {{{to_router} }}; outport = "{MC_FLOOD_L2}"; output;'
+    v4 = [n.addr_s for n in nets.ipv4]
+    v6 = [n.addr_s for n in nets.ipv6]
+    for ip in (*rtr.nat_ips, *reachable_vips(nets, rtr.lb_vips)):
+        (v6 if ":" in ip else v4).append(ip)
+    for ip in v4:
+        match = f"{FLAGBIT_NOT_VXLAN} && arp.op == 1 && arp.tpa == {ip}"
+        table.add(i, LS_IN_L2_LKUP, 80, match, to_router, hint=h, owner=owner)
+    for ip in v6:
+        match = f"{FLAGBIT_NOT_VXLAN} && nd_ns && nd.target == {ip}"
+        table.add(i, LS_IN_L2_LKUP, 80, match, to_router, hint=h, owner=owner)
+    if sw.has_non_router_port:
+        macs = ", ".join(sset_order([mac, *rtr.nat_macs]))
+        match = f"eth.src == {{{macs}}} && (arp.op == 1 || rarp.op == 3 || nd_ns)"
+        table.add(i, LS_IN_L2_LKUP, 75, match, f'outport = "{MC_FLOOD_L2}"; output;', owner=owner)
+

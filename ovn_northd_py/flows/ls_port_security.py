@@ -1,0 +1,70 @@
+"""Switch port security: ``ls_in_check_port_sec``, ``ls_in_apply_port_sec``, ``ls_out_check_port_sec``,
+``ls_out_apply_port_sec``.
+
+In OVN 23.03 the port_security rules themselves are enforced by ovn-controller
+(``check_in_port_sec()`` / ``check_out_port_sec()`` read Port_Binding.port_security),
+so the logical flows only set and test ``REGBIT_PORT_SEC_DROP``.  Observed on the reference:
+
+* every switch: drop VLAN-tagged frames and multicast source MACs (100), check
+  ingress port security for everything else (50, not 1 as ``man ovn-northd`` says),
+  drop when the bit is set (50 on both apply stages), skip the egress check for
+  multicast destinations (100);
+* a disabled port (any type): ``inport == P`` sets the drop bit (100);
+* an enabled ``vtep`` port: skips to ``ls_in_hairpin`` marking the packet as coming from a
+  RAMP switch (70) -- the man page says the L2 lookup table, the reference jumps to
+  the hairpin stage;
+* an enabled port with ``options:qdisc_queue_id`` (copied verbatim, not validated): the
+  same flow prefixed with ``set_queue(ID);`` (70; vtep ports get the prefix on their flow);
+  on a localnet port also the egress ``outport == P`` -> ``set_queue(ID); output;`` (100).
+"""
+
+from __future__ import annotations
+
+from ..lflow.stages import (
+    LS_IN_APPLY_PORT_SEC,
+    LS_IN_CHECK_PORT_SEC,
+    LS_IN_HAIRPIN,
+    LS_OUT_APPLY_PORT_SEC,
+    LS_OUT_CHECK_PORT_SEC,
+)
+from ..lflow.table import FlowTable
+from ..northd.model import Datapath, Port
+from .context import FlowCtx, dp_owner, hint, port_owner
+from .registers import REGBIT_FROM_RAMP, REGBIT_PORT_SEC_DROP
+
+CHECK_IN_PORT_SEC = f"{REGBIT_PORT_SEC_DROP} = check_in_port_sec(); next;"
+
+
+def build_ls_port_sec_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """The datapath-wide port-security flows of a switch (the egress check's fallback is a default)."""
+    owner = dp_owner(dp)
+    i = dp.index
+    table.add(i, LS_IN_CHECK_PORT_SEC, 100, "vlan.present", "drop;", owner=owner)
+    table.add(i, LS_IN_CHECK_PORT_SEC, 100, "eth.src[40]", "drop;", owner=owner)
+    table.add(i, LS_IN_CHECK_PORT_SEC, 50, "1", CHECK_IN_PORT_SEC, owner=owner)
+    table.add(i, LS_IN_APPLY_PORT_SEC, 50, f"{REGBIT_PORT_SEC_DROP} == 1", "drop;", owner=owner)
+    table.add(i, LS_OUT_CHECK_PORT_SEC, 100, "eth.mcast", f"{REGBIT_PORT_SEC_DROP} = 0; next;", owner=owner)
+    table.add(i, LS_OUT_APPLY_PORT_SEC, 50, f"{REGBIT_PORT_SEC_DROP} == 1", "drop;", owner=owner)
+
+
+def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """Per-port flows: disabled ports, VTEP ports, queue ids."""
+    if port.kind != "lsp":
+        return
+    owner = port_owner(port)
+    h = hint(port.nb_key)
+    i = port.dp.index
+    inport = f'inport == "{port.name}"'
+    if not port.enabled:
+        table.add(i, LS_IN_CHECK_PORT_SEC, 100, inport, f"{REGBIT_PORT_SEC_DROP} = 1; next;", hint=h, owner=owner)
+        return
+    queue_id = port.nb.options.get("qdisc_queue_id")
+    set_queue = f"set_queue({queue_id}); " if queue_id is not None else ""
+    if port.sb_type == "vtep":
+        skip = f"{REGBIT_FROM_RAMP} = 1; next(pipeline=ingress, table={LS_IN_HAIRPIN.table_id});"
+        table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + skip, hint=h, owner=owner)
+    elif set_queue:
+        table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + CHECK_IN_PORT_SEC, hint=h, owner=owner)
+    if set_queue and port.sb_type == "localnet":
+        outport = f'outport == "{port.name}"'
+        table.add(i, LS_OUT_APPLY_PORT_SEC, 100, outport, set_queue + "output;", hint=h, owner=owner)

@@ -1,0 +1,122 @@
+"""What a logical router owns at L2/L3, as seen from the switches its ports attach to.
+
+Derived from the router's NB row once per build (memoised in the :class:`FlowCtx`
+under the router's key): external IPs and MACs of its NAT rules, the VIPs of its
+load balancers and its distributed gateway ports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv6Address
+from typing import Any
+
+from ..northd.addresses import (
+    AddressError,
+    IPAddress,
+    LrpNetworks,
+    format_ip,
+    parse_ip,
+    parse_lrp_networks,
+    parse_mac,
+)
+from ..northd.build import opt
+from ..northd.model import Datapath, Port
+from .context import FlowCtx
+
+# NAT types whose external IP the router answers ARP/ND for.
+DNAT_TYPES = frozenset({"dnat", "dnat_and_snat"})
+
+
+@dataclass(frozen=True, slots=True)
+class RouterAddrs:
+    """``nat_ips``: external IPs of dnat / dnat_and_snat rules (text, NAT uuid order).
+    ``nat_macs``: external MACs of NAT rules, as written in the NB, NAT uuid order.
+    ``distributed_nats``: (external MAC, logical port) of dnat_and_snat rules with both.
+    ``lb_vips``: the VIP addresses of the router's load balancers (own and via groups).
+    ``dgps``: distributed gateway port name -> its chassisredirect port name.
+    """
+
+    nat_ips: tuple[str, ...]
+    nat_macs: tuple[str, ...]
+    distributed_nats: tuple[tuple[str, str], ...]
+    lb_vips: tuple[IPAddress, ...]
+    dgps: dict[str, str]
+
+
+def parse_vip_address(vip: str) -> IPAddress | None:
+    """The address of a load-balancer VIP key (``IP``, ``IP:PORT``, ``[IP6]``, ``[IP6]:PORT``, ``IP6``)."""
+    text = vip.strip()
+    if text.startswith("["):
+        text = text[1:].partition("]")[0]
+    elif text.count(":") == 1:
+        text = text.partition(":")[0]
+    try:
+        return parse_ip(text)
+    except AddressError:
+        return None  # e.g. a template VIP (^VAR)
+
+
+def _is_mac(s: str) -> bool:
+    try:
+        parse_mac(s)
+    except AddressError:
+        return False
+    return True
+
+
+def _by_uuid(rows: Any) -> list[Any]:
+    return sorted(rows, key=lambda r: str(r.uuid))
+
+
+def _compute(router: Datapath) -> RouterAddrs:
+    nat_ips: list[str] = []
+    nat_macs: list[str] = []
+    distributed: list[tuple[str, str]] = []
+    for nat in _by_uuid(router.nb.nat):
+        if nat.type in DNAT_TYPES:
+            try:
+                nat_ips.append(format_ip(parse_ip(nat.external_ip)))
+            except AddressError:
+                pass
+        mac = opt(nat.external_mac)
+        if mac and _is_mac(mac):
+            nat_macs.append(mac)
+            lport = opt(nat.logical_port)
+            if lport and nat.type == "dnat_and_snat":
+                distributed.append((mac, lport))
+    lbs = list(router.nb.load_balancer)
+    for group in router.nb.load_balancer_group:
+        lbs += list(group.load_balancer)
+    vips: dict[IPAddress, None] = {}
+    for lb in lbs:
+        for key in lb.vips:
+            addr = parse_vip_address(key)
+            if addr is not None:
+                vips[addr] = None
+    dgps = {p.options["distributed-port"]: p.name for p in router.ports if p.kind == "crp"}
+    return RouterAddrs(tuple(nat_ips), tuple(nat_macs), tuple(distributed), tuple(vips), dgps)
+
+
+def router_addrs(router: Datapath, ctx: FlowCtx) -> RouterAddrs:
+    return ctx.cached("router_addrs", router.key, lambda: _compute(router))
+
+
+def lrp_networks(lrp: Port) -> LrpNetworks | None:
+    """The router port's parsed MAC and networks (None if its MAC is bad: the model skipped it anyway)."""
+    try:
+        return parse_lrp_networks(lrp.nb.mac, list(lrp.nb.networks))
+    except AddressError:
+        return None
+
+
+def reachable_vips(nets: LrpNetworks, vips: tuple[IPAddress, ...]) -> list[str]:
+    """The VIPs inside one of the port's networks (observed: ``options:neighbor_responder`` is not consulted)."""
+    out: list[str] = []
+    for vip in vips:
+        if isinstance(vip, IPv4Address):
+            if any(n.contains(vip) for n in nets.ipv4):
+                out.append(str(vip))
+        elif isinstance(vip, IPv6Address) and any(n.contains(vip) for n in nets.ipv6):
+            out.append(format_ip(vip))
+    return out

@@ -1,0 +1,36 @@
+"""From the FlowTable (dense datapath indexes) to desired SB flows (Datapath_Binding uuids)."""
+
+from __future__ import annotations
+
+from ..lflow.table import FlowTable
+from ..northd.model import Northd
+from .lflows import FKey, WantFlow
+
+
+def desired_flows(table: FlowTable, nd: Northd, dp_uuid: dict[str, str]) -> dict[FKey, WantFlow]:
+    """dp_uuid: NB datapath key -> SB Datapath_Binding uuid.  Flows on unbound datapaths are dropped."""
+    by_index: list[str | None] = [dp_uuid.get(dp.key) for dp in nd.by_index]
+    groups = table.groups()
+    gid_of = groups.as_dict()
+    group_sets: dict[int, frozenset[str]] = {}
+    want: dict[FKey, WantFlow] = {}
+    for f in table.flows():
+        gid = gid_of.get(f.fid)
+        if gid is not None:
+            dps = group_sets.get(gid)
+            if dps is None:
+                dps = frozenset(u for i in groups.members(gid) if i < len(by_index) and (u := by_index[i]))
+                group_sets[gid] = dps
+        else:
+            u = by_index[f.datapaths[0]] if f.datapaths and f.datapaths[0] < len(by_index) else None
+            dps = frozenset((u,)) if u else frozenset()
+        if not dps:
+            continue
+        st = f.stage
+        ext = {"stage-name": st.name}
+        if f.hint:
+            ext["stage-hint"] = f.hint[:8]
+        tags = {"in_out_port": f.io_port} if f.io_port else {}
+        key: FKey = (st.name, st.pipeline, st.table_id, f.priority, f.match, f.actions, f.controller_meter or "")
+        want[key] = WantFlow(dps, ext, tags)
+    return want

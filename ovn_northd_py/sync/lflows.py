@@ -1,0 +1,371 @@
+"""SB Logical_Flow, Logical_DP_Group and Load_Balancer: diff and write through the lean raw path.
+
+We keep our own cache of these three tables (they are not monitored by the
+IDL, see ``ovsdb/raw.py``).  A sync compares the desired flows with the cache
+and emits the fewest operations:
+
+* a flow whose (stage, priority, match, actions, meter) already exists keeps
+  its row; only its datapath reference or external_ids are updated if needed;
+* datapath groups are matched by their datapath *set*: an existing
+  Logical_DP_Group whose set is still wanted is re-used as is; a group whose
+  referencing flows and load balancers all want one new set is resized in place
+  (one row update instead of one per flow); only sets nobody has get new rows;
+* load balancers and flows with the same datapath set share one group (the
+  reference keeps them apart; ovn-controller only follows references, so
+  sharing is safe and saves rows and bytes);
+* Logical_DP_Group is not a root table: a group nobody references any more is
+  garbage-collected by ovsdb-server, so we never delete groups explicitly.
+
+Invariant: the cache reflects SB as of our last successful transaction (we
+hold the lock, so nobody else writes these tables).  On any failure or
+reconnect the cache is dropped and re-read with a ``select``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# (stage-name, pipeline, table_id, priority, match, actions, controller_meter)
+FKey = tuple[str, str, int, int, str, str, str]
+EMPTY_SET: list[Any] = ["set", []]
+
+
+def _uuid_of(v: Any) -> str | None:
+    if isinstance(v, list) and len(v) == 2 and v[0] == "uuid":
+        return str(v[1])
+    return None
+
+
+def _opt_str(v: Any) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def _map(v: Any) -> dict[str, str]:
+    if isinstance(v, list) and len(v) == 2 and v[0] == "map":
+        return {str(k): str(x) for k, x in v[1]}
+    return {}
+
+
+def _uuid_set(v: Any) -> frozenset[str]:
+    if isinstance(v, list) and len(v) == 2:
+        if v[0] == "uuid":
+            return frozenset([str(v[1])])
+        if v[0] == "set":
+            return frozenset(str(u[1]) for u in v[1])
+    return frozenset()
+
+
+def _omap(d: dict[str, str]) -> list[Any]:
+    return ["map", sorted([k, v] for k, v in d.items())]
+
+
+@dataclass(slots=True)
+class FlowRow:
+    key: FKey
+    dp: str | None  # Datapath_Binding uuid (single-datapath flow)
+    group: str | None  # Logical_DP_Group uuid
+    ext: dict[str, str]
+    tags: dict[str, str]
+
+
+@dataclass(slots=True)
+class LbRow:
+    key: str  # NB load balancer uuid (external_ids:lb_id) or name
+    cols: dict[str, Any]  # the columns we own, in JSON form (except datapath_group)
+    group: str | None
+
+
+@dataclass(slots=True)
+class WantFlow:
+    dps: frozenset[str]
+    ext: dict[str, str]
+    tags: dict[str, str]
+
+
+@dataclass(slots=True)
+class WantLb:
+    dps: frozenset[str]
+    cols: dict[str, Any]
+
+
+@dataclass(slots=True)
+class FlowCache:
+    flows: dict[str, FlowRow] = field(default_factory=dict)
+    groups: dict[str, frozenset[str]] = field(default_factory=dict)
+    lbs: dict[str, LbRow] = field(default_factory=dict)
+    loaded: bool = False
+
+    def reset(self) -> None:
+        self.flows.clear()
+        self.groups.clear()
+        self.lbs.clear()
+        self.loaded = False
+
+
+LB_COLUMNS = ("name", "vips", "protocol", "options", "external_ids")
+
+
+def select_ops() -> list[dict[str, Any]]:
+    return [
+        {"op": "select", "table": "Logical_Flow", "where": [],
+         "columns": ["_uuid", "logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority",
+                     "match", "actions", "controller_meter", "external_ids", "tags"]},
+        {"op": "select", "table": "Logical_DP_Group", "where": [], "columns": ["_uuid", "datapaths"]},
+        {"op": "select", "table": "Load_Balancer", "where": [],
+         "columns": ["_uuid", "datapath_group", "datapaths", *LB_COLUMNS]},
+    ]
+
+
+def lb_key(cols: dict[str, Any]) -> str:
+    ids = _map(cols.get("external_ids"))
+    return ids.get("lb_id") or f"name:{cols.get('name', '')}"
+
+
+def load_cache(cache: FlowCache, results: list[Any]) -> None:
+    cache.reset()
+    for r in results[0]["rows"]:
+        ext = _map(r["external_ids"])
+        key: FKey = (ext.get("stage-name", ""), r["pipeline"], r["table_id"], r["priority"], r["match"],
+                     r["actions"], _opt_str(r["controller_meter"]))
+        cache.flows[str(r["_uuid"][1])] = FlowRow(
+            key, _uuid_of(r["logical_datapath"]), _uuid_of(r["logical_dp_group"]), ext, _map(r["tags"]))
+    for r in results[1]["rows"]:
+        cache.groups[str(r["_uuid"][1])] = _uuid_set(r["datapaths"])
+    for r in results[2]["rows"]:
+        cols = {c: r[c] for c in LB_COLUMNS}
+        cache.lbs[str(r["_uuid"][1])] = LbRow(lb_key(cols), cols, _uuid_of(r["datapath_group"]))
+    cache.loaded = True
+
+
+def _norm_json(v: Any) -> Any:
+    """Compare OVSDB JSON values independent of set/map ordering."""
+    if isinstance(v, list) and len(v) == 2 and v[0] in ("set", "map"):
+        return (v[0], tuple(sorted(repr(x) for x in v[1])))
+    return repr(v)
+
+
+@dataclass(slots=True)
+class Plan:
+    ops: list[dict[str, Any]] = field(default_factory=list)
+    # Replayed on the cache after success: ("insert_flow", FlowRow) / ("insert_group", set) / ...
+    actions: list[tuple[Any, ...]] = field(default_factory=list)
+    inserted: int = 0
+    updated: int = 0
+    deleted: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.ops)
+
+
+def plan_sync(cache: FlowCache, want: dict[FKey, WantFlow], want_lbs: dict[str, WantLb]) -> Plan:
+    plan = Plan()
+    ops = plan.ops
+
+    # --- 1. Which set does each existing group's users want?  Claim or resize groups. ---
+    users: dict[str, set[frozenset[str]] | None] = {}
+
+    def constrain(g: str, s: frozenset[str] | None) -> None:
+        cur = users.get(g, set())
+        if cur is None:
+            return
+        if s is None:
+            return
+        cur.add(s)
+        users[g] = cur
+
+    for row in cache.flows.values():
+        if row.group is not None:
+            w = want.get(row.key)
+            constrain(row.group, w.dps if w is not None and len(w.dps) > 1 else None)
+    for lb in cache.lbs.values():
+        if lb.group is not None:
+            wl = want_lbs.get(lb.key)
+            constrain(lb.group, wl.dps if wl is not None else None)
+
+    set_to_group: dict[frozenset[str], str | list[Any]] = {}
+    # Exact re-use first, so a group that already has the wanted set is never resized away.
+    for g, s in cache.groups.items():
+        u = users.get(g)
+        if u and u == {s} and s not in set_to_group:
+            set_to_group[s] = g
+    for g, s in cache.groups.items():
+        u = users.get(g)
+        if not u or len(u) != 1:
+            continue
+        (new,) = tuple(u)
+        if new in set_to_group or set_to_group.get(s) == g:
+            continue
+        ops.append({"op": "update", "table": "Logical_DP_Group", "where": [["_uuid", "==", ["uuid", g]]],
+                    "row": {"datapaths": ["set", [["uuid", d] for d in sorted(new)]]}})
+        plan.actions.append(("resize_group", g, new))
+        plan.updated += 1
+        set_to_group[new] = g
+
+    named = 0
+
+    def group_ref(s: frozenset[str]) -> list[Any]:
+        nonlocal named
+        ref = set_to_group.get(s)
+        if ref is None:
+            named += 1
+            name = f"g{named}"
+            ops.append({"op": "insert", "table": "Logical_DP_Group", "uuid-name": name,
+                        "row": {"datapaths": ["set", [["uuid", d] for d in sorted(s)]]}})
+            plan.actions.append(("insert_group", len(ops) - 1, s))
+            plan.inserted += 1
+            ref = ["named-uuid", name]
+            set_to_group[s] = ref
+        return ["uuid", ref] if isinstance(ref, str) else ref
+
+    def ref_cols(w: WantFlow) -> dict[str, Any]:
+        if len(w.dps) == 1:
+            (d,) = tuple(w.dps)
+            return {"logical_datapath": ["uuid", d], "logical_dp_group": EMPTY_SET}
+        return {"logical_datapath": EMPTY_SET, "logical_dp_group": group_ref(w.dps)}
+
+    # --- 2. Flows. ---
+    by_key: dict[FKey, list[str]] = {}
+    for u, row in cache.flows.items():
+        by_key.setdefault(row.key, []).append(u)
+
+    for u, row in cache.flows.items():
+        if row.key not in want:
+            ops.append({"op": "delete", "table": "Logical_Flow", "where": [["_uuid", "==", ["uuid", u]]]})
+            plan.actions.append(("delete_flow", u))
+            plan.deleted += 1
+
+    for k, w in want.items():
+        have = by_key.get(k)
+        if not have:
+            row = {"pipeline": k[1], "table_id": k[2], "priority": k[3], "match": k[4], "actions": k[5],
+                   "external_ids": _omap(w.ext), "tags": _omap(w.tags)}
+            if k[6]:
+                row["controller_meter"] = k[6]
+            row.update(ref_cols(w))
+            ops.append({"op": "insert", "table": "Logical_Flow", "row": row})
+            plan.actions.append(("insert_flow", len(ops) - 1, k, w))
+            plan.inserted += 1
+            continue
+        keep = have[0]
+        target_single = next(iter(w.dps)) if len(w.dps) == 1 else None
+        # Prefer a row that already points where we want.
+        for u in have:
+            r = cache.flows[u]
+            if (target_single is not None and r.dp == target_single) or (
+                target_single is None and r.group is not None
+                and set_to_group.get(w.dps) == r.group
+            ):
+                keep = u
+                break
+        for u in have:
+            if u != keep:
+                ops.append({"op": "delete", "table": "Logical_Flow", "where": [["_uuid", "==", ["uuid", u]]]})
+                plan.actions.append(("delete_flow", u))
+                plan.deleted += 1
+        r = cache.flows[keep]
+        upd: dict[str, Any] = {}
+        if target_single is not None:
+            if r.dp != target_single or r.group is not None:
+                upd.update(ref_cols(w))
+        else:
+            if r.group is None or set_to_group.get(w.dps) != r.group:
+                upd.update(ref_cols(w))
+        if r.ext != w.ext:
+            upd["external_ids"] = _omap(w.ext)
+        if r.tags != w.tags:
+            upd["tags"] = _omap(w.tags)
+        if upd:
+            ops.append({"op": "update", "table": "Logical_Flow", "where": [["_uuid", "==", ["uuid", keep]]],
+                        "row": upd})
+            plan.actions.append(("update_flow", keep, len(ops) - 1, w))
+            plan.updated += 1
+
+    # --- 3. Load balancers (datapaths through datapath_group, never the datapaths column). ---
+    lb_by_key: dict[str, list[str]] = {}
+    for u, lb in cache.lbs.items():
+        lb_by_key.setdefault(lb.key, []).append(u)
+    for u, lb in cache.lbs.items():
+        if lb.key not in want_lbs or lb_by_key[lb.key][0] != u:
+            ops.append({"op": "delete", "table": "Load_Balancer", "where": [["_uuid", "==", ["uuid", u]]]})
+            plan.actions.append(("delete_lb", u))
+            plan.deleted += 1
+    for k, wl in want_lbs.items():
+        have_lb = lb_by_key.get(k)
+        gref = group_ref(wl.dps)
+        if not have_lb:
+            row = dict(wl.cols)
+            row["datapath_group"] = gref
+            ops.append({"op": "insert", "table": "Load_Balancer", "row": row})
+            plan.actions.append(("insert_lb", len(ops) - 1, k, wl))
+            plan.inserted += 1
+            continue
+        u = have_lb[0]
+        lb = cache.lbs[u]
+        upd = {c: v for c, v in wl.cols.items() if _norm_json(lb.cols.get(c)) != _norm_json(v)}
+        if lb.group is None or gref != ["uuid", lb.group]:
+            upd["datapath_group"] = gref
+            upd["datapaths"] = EMPTY_SET
+        if upd:
+            ops.append({"op": "update", "table": "Load_Balancer", "where": [["_uuid", "==", ["uuid", u]]],
+                        "row": upd})
+            plan.actions.append(("update_lb", u, len(ops) - 1, wl))
+            plan.updated += 1
+    return plan
+
+
+def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
+    """Replay a committed plan onto the cache, using the uuids the server assigned to inserts."""
+    new_groups: dict[int, str] = {}
+    for a in plan.actions:
+        if a[0] == "insert_group":
+            u = str(results[a[1]]["uuid"][1])
+            new_groups[a[1]] = u
+            cache.groups[u] = a[2]
+        elif a[0] == "resize_group":
+            cache.groups[a[1]] = a[2]
+
+    by_name = {plan.ops[i]["uuid-name"]: u for i, u in new_groups.items()}
+
+    def group_from_row(row: dict[str, Any]) -> str | None:
+        ref = row.get("logical_dp_group", row.get("datapath_group"))
+        if not isinstance(ref, list) or ref == EMPTY_SET:
+            return None
+        if ref[0] == "uuid":
+            return str(ref[1])
+        return by_name.get(ref[1])  # a named-uuid of a group inserted by this plan
+
+    for a in plan.actions:
+        kind = a[0]
+        if kind == "delete_flow":
+            cache.flows.pop(a[1], None)
+        elif kind == "insert_flow":
+            _, idx, k, w = a
+            row = plan.ops[idx]["row"]
+            dp = _uuid_of(row["logical_datapath"])
+            cache.flows[str(results[idx]["uuid"][1])] = FlowRow(k, dp, group_from_row(row), w.ext, w.tags)
+        elif kind == "update_flow":
+            _, u, idx, w = a
+            r = cache.flows[u]
+            row = plan.ops[idx]["row"]
+            if "logical_datapath" in row:
+                r.dp = _uuid_of(row["logical_datapath"])
+                r.group = group_from_row(row)
+            r.ext, r.tags = w.ext, w.tags
+        elif kind == "delete_lb":
+            cache.lbs.pop(a[1], None)
+        elif kind == "insert_lb":
+            _, idx, k, wl = a
+            row = plan.ops[idx]["row"]
+            cache.lbs[str(results[idx]["uuid"][1])] = LbRow(k, dict(wl.cols), group_from_row(row))
+        elif kind == "update_lb":
+            _, u, idx, wl = a
+            lb = cache.lbs[u]
+            row = plan.ops[idx]["row"]
+            lb.cols = dict(wl.cols)
+            if "datapath_group" in row:
+                lb.group = group_from_row(row)
+    # Groups nobody references were garbage-collected by the server.
+    used = {r.group for r in cache.flows.values() if r.group} | {lb.group for lb in cache.lbs.values() if lb.group}
+    for g in [g for g in cache.groups if g not in used]:
+        del cache.groups[g]
