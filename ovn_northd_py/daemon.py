@@ -105,6 +105,7 @@ class Daemon:
         self.flow_started = 0.0
         self.pending_nb_cfg: int | None = None
         self.sb_connects_seen = 0
+        self.retry_at = 0.0
 
     # ---- set-up ----
     async def check_schemas(self) -> None:
@@ -164,6 +165,10 @@ class Daemon:
                 for txn in (self.sb_txn, self.nb_txn):
                     if txn is not None:
                         txn.wait(poller)
+                if self._ready_for_more():
+                    poller.immediate_wake()
+                elif self.retry_at > time.monotonic():
+                    poller.timer_wait((self.retry_at - time.monotonic()) * 1000)
                 poller.wake_on(self.stop_event)
                 poller.wake_on(self.recompute_event)
                 await poller.block()
@@ -201,13 +206,28 @@ class Daemon:
             return
         if self.flows_dirty and (self.runs or not self.flow_cache.loaded):
             self._start_flow_sync()
-            return
+            if self.flow_req is not None:
+                return
+            # Nothing to write: go on to any pending changes in this same iteration.
         pending = nb.idl.changes or sb.idl.changes or nb.resynced or sb.resynced
         if not (pending or nb_changed or sb_changed or self.force_recompute):
+            return
+        if time.monotonic() < self.retry_at:
             return
         if nb.resynced or sb.resynced:
             self.force_recompute = True
         self.run_engine()
+
+    def _ready_for_more(self) -> bool:
+        """Work we can do now without waiting for the network (else the poller would sleep on it)."""
+        sb = self.sb
+        if sb is None or not sb.has_lock or not sb.synced:
+            return False
+        if self.sb_txn is not None or self.nb_txn is not None or self.flow_req is not None:
+            return False
+        if time.monotonic() < self.retry_at:
+            return False
+        return self.flows_dirty or self.force_recompute
 
     def run_engine(self) -> None:
         assert self.nb is not None and self.sb is not None and self.graph is not None
@@ -225,6 +245,7 @@ class Daemon:
             ctx.sb_txn.abort()
             ctx.nb_txn.abort()
             self.force_recompute = True
+            self.retry_at = time.monotonic() + 1.0  # don't spin on a persistent failure
             return
         self.metrics.compute_seconds.observe(time.perf_counter() - t0)
         nbg = nb_global_row(self.nb)

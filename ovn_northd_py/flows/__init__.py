@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..lflow.table import FlowTable
+from ..northd.build import opt
 from ..northd.model import Datapath, Northd, Port
 from .context import FlowCtx, WarnFn, dp_owner, flow_ctx_from_nb, hint, port_owner
 from .defaults import build_lr_default_flows, build_lrp_default_flows, build_ls_default_flows
@@ -47,14 +48,26 @@ SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (
 ROUTER_PORT_BUILDERS: tuple[PortBuilder, ...] = (build_lrp_default_flows,)
 
 
+def datapath_enabled(dp: Datapath) -> bool:
+    """False for a router with ``enabled=false``: the reference gives it no datapath, hence no flows.
+
+    (The model still holds such routers; this guard can go once it drops them.)
+    """
+    return not (dp.is_router and opt(dp.nb.enabled) is False)
+
+
 def build_datapath_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """The datapath-wide flows of ``dp`` (owner ``("dp", dp.key)``)."""
+    if not datapath_enabled(dp):
+        return
     for build in SWITCH_BUILDERS if dp.is_switch else ROUTER_BUILDERS:
         build(dp, ctx, table)
 
 
 def build_port_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """The flows of one port (owner ``("port", port.name)``)."""
+    if not datapath_enabled(port.dp):
+        return
     for build in SWITCH_PORT_BUILDERS if port.dp.is_switch else ROUTER_PORT_BUILDERS:
         build(port, ctx, table)
 
@@ -74,6 +87,7 @@ __all__ = [
     "build_datapath_flows",
     "build_lflows",
     "build_port_flows",
+    "datapath_enabled",
     "dp_owner",
     "flow_ctx_from_nb",
     "hint",

@@ -99,7 +99,7 @@ def flow_ctx_from_nb(
     svc_monitor_mac: str = "",
     warn: WarnFn = _no_warn,
 ) -> FlowCtx:
-    """A :class:`FlowCtx` with the NB-wide inputs read from ``nb`` (a DbConnection or anything with ``rows``)."""
+    """A :class:`FlowCtx` with the NB-wide inputs read from ``nb`` (anything with ``rows(table)``)."""
     default_acl_drop = False
     for row in nb.rows("NB_Global").values():
         default_acl_drop = _truthy(row.options.get("default_acl_drop", "false"))

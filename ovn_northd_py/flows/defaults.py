@@ -182,7 +182,9 @@ def _lbs_have_vips(lbs: Any) -> bool:
 def ls_has_lb_vips(dp: Datapath) -> bool:
     """A load balancer with VIPs is attached to the switch, directly or through a group."""
     nb = dp.nb
-    return _lbs_have_vips(nb.load_balancer) or any(_lbs_have_vips(g.load_balancer) for g in nb.load_balancer_group)
+    return _lbs_have_vips(nb.load_balancer) or any(
+        _lbs_have_vips(g.load_balancer) for g in nb.load_balancer_group
+    )
 
 
 def ls_has_acls(dp: Datapath, ctx: FlowCtx) -> bool:

@@ -26,10 +26,20 @@ def build_lsp_fdb_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     h = hint(port.nb_key)
     inport = f'inport == "{port.name}"'
     table.add(
-        port.dp.index, LS_IN_LOOKUP_FDB, 100, inport,
-        f"{REGBIT_LKUP_FDB} = lookup_fdb(inport, eth.src); next;", hint=h, owner=owner,
+        port.dp.index,
+        LS_IN_LOOKUP_FDB,
+        100,
+        inport,
+        f"{REGBIT_LKUP_FDB} = lookup_fdb(inport, eth.src); next;",
+        hint=h,
+        owner=owner,
     )
     table.add(
-        port.dp.index, LS_IN_PUT_FDB, 100, f"{inport} && {REGBIT_LKUP_FDB} == 0",
-        "put_fdb(inport, eth.src); next;", hint=h, owner=owner,
+        port.dp.index,
+        LS_IN_PUT_FDB,
+        100,
+        f"{inport} && {REGBIT_LKUP_FDB} == 0",
+        "put_fdb(inport, eth.src); next;",
+        hint=h,
+        owner=owner,
     )

@@ -91,8 +91,12 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     owner = dp_owner(dp)
     i = dp.index
     table.add(
-        i, LS_IN_L2_LKUP, 110, "eth.dst == $svc_monitor_mac && (tcp || icmp || icmp6)",
-        "handle_svc_check(inport);", owner=owner,
+        i,
+        LS_IN_L2_LKUP,
+        110,
+        "eth.dst == $svc_monitor_mac && (tcp || icmp || icmp6)",
+        "handle_svc_check(inport);",
+        owner=owner,
     )
     table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD}"; output;', owner=owner)
     unknown = f'outport = "{MC_UNKNOWN}"; output;' if switch_l2(dp, ctx).has_unknown else "drop;"
@@ -143,7 +147,7 @@ def _resident_port(lrp: Port, dgps: dict[str, str], sw: SwitchL2) -> str | None:
         return None
     if lrp.name in dgps:
         return dgps[lrp.name]
-    if lrp.nb.options.get("reside-on-redirect-chassis") == "true" and len(dgps) == 1:
+    if lrp.nb.options.get("reside-on-redirect-chassis", "").lower() == "true" and len(dgps) == 1:
         return next(iter(dgps.values()))
     return None
 
@@ -167,8 +171,13 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
         if lrp.name in rtr.dgps:
             for ext_mac, lport in rtr.distributed_nats:
                 table.add(
-                    i, LS_IN_L2_LKUP, 50, f'eth.dst == {ext_mac} && is_chassis_resident("{lport}")',
-                    action, hint=h, owner=owner,
+                    i,
+                    LS_IN_L2_LKUP,
+                    50,
+                    f'eth.dst == {ext_mac} && is_chassis_resident("{lport}")',
+                    action,
+                    hint=h,
+                    owner=owner,
                 )
     if not lrp.enabled:
         return
@@ -189,4 +198,3 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
         macs = ", ".join(sset_order([mac, *rtr.nat_macs]))
         match = f"eth.src == {{{macs}}} && (arp.op == 1 || rarp.op == 3 || nd_ns)"
         table.add(i, LS_IN_L2_LKUP, 75, match, f'outport = "{MC_FLOOD_L2}"; output;', owner=owner)
-

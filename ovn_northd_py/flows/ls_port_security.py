@@ -56,7 +56,9 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     i = port.dp.index
     inport = f'inport == "{port.name}"'
     if not port.enabled:
-        table.add(i, LS_IN_CHECK_PORT_SEC, 100, inport, f"{REGBIT_PORT_SEC_DROP} = 1; next;", hint=h, owner=owner)
+        table.add(
+            i, LS_IN_CHECK_PORT_SEC, 100, inport, f"{REGBIT_PORT_SEC_DROP} = 1; next;", hint=h, owner=owner
+        )
         return
     queue_id = port.nb.options.get("qdisc_queue_id")
     set_queue = f"set_queue({queue_id}); " if queue_id is not None else ""

@@ -111,7 +111,7 @@ def lrp_networks(lrp: Port) -> LrpNetworks | None:
 
 
 def reachable_vips(nets: LrpNetworks, vips: tuple[IPAddress, ...]) -> list[str]:
-    """The VIPs inside one of the port's networks (observed: ``options:neighbor_responder`` is not consulted)."""
+    """The VIPs inside one of the port's networks (``options:neighbor_responder`` is not consulted)."""
     out: list[str] = []
     for vip in vips:
         if isinstance(vip, IPv4Address):

@@ -406,7 +406,7 @@ def test_many_bad_rows_at_once_do_not_stop_good_ones(env, ours):
         "--", "add", "logical_switch", "sw1", "ports", "@d",
         "--", "set", "logical_switch", "sw1", "other_config:requested-tnl-key=99999999",
     ).split()
-    a, b, c, d, e = out
+    a, b, c, e, d = out  # in the order of the create commands
     env.sync()
     the_warning(ours, "lsp_bad_address", a, "Logical_Switch_Port")
     the_warning(ours, "lrp_no_networks", b, "Logical_Router_Port")
