@@ -82,8 +82,8 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce) -> Northd:
         table = "Logical_Switch" if dp.kind == LS else "Logical_Router"
         if err:
             w("datapath_bad_requested_tnl_key", table, dp.nb.uuid, err, name=dp.name)
-        ents.append((dp.key, dp.nb.uuid, req, sb_dp_keys.get(dp.key), keys.dp.get(dp.key)))
-    assigned = KeyAssigner(dp_pool, w, "datapath", "Logical_Switch/Logical_Router").assign(ents)
+        ents.append((dp.key, dp.nb.uuid, table, req, sb_dp_keys.get(dp.key), keys.dp.get(dp.key)))
+    assigned = KeyAssigner(dp_pool, w, "datapath").assign(ents)
     keys.dp = dict(assigned)
     for dp in dps:
         k = assigned.get(dp.key)
@@ -96,6 +96,25 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce) -> Northd:
         dp.external_ids = _dp_external_ids(dp)
 
     # ---- ports ----
+    # Name conflicts: the row that already holds the SB binding keeps it (stability); otherwise
+    # router ports win over switch ports, then the lowest NB uuid.
+    sb_port_dp: dict[str, str] = {}
+    for pb in sb.rows("Port_Binding").values():
+        nbk = _sb_dp_key(pb)
+        if nbk:
+            sb_port_dp[pb.logical_port] = nbk
+    cands: dict[str, list[tuple[str, str]]] = {}  # name -> [(datapath key, row uuid)]
+    for dp in nd.routers():
+        for lrp in sorted(dp.nb.ports, key=_uuid):
+            cands.setdefault(lrp.name, []).append((dp.key, _uuid(lrp)))
+    for dp in nd.switches():
+        for lsp in sorted(dp.nb.ports, key=_uuid):
+            cands.setdefault(lsp.name, []).append((dp.key, _uuid(lsp)))
+    winners: dict[str, tuple[str, str]] = {}
+    for name, cs in cands.items():
+        held = [c for c in cs if c[0] == sb_port_dp.get(name)]
+        winners[name] = (held or cs)[0]
+    nd.name_winners = winners
     lrp_by_name: dict[str, Port] = {}
     for dp in nd.routers():
         is_gw_router = bool(dp.nb.options.get("chassis"))
@@ -129,11 +148,7 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce) -> Northd:
     # ---- port tunnel keys, per datapath ----
     sb_port_keys: dict[str, tuple[str, int]] = {}
     for pb in sb.rows("Port_Binding").values():
-        try:
-            dpk = pb.datapath.external_ids
-        except AttributeError:
-            continue
-        nbkey = dpk.get("logical-switch") or dpk.get("logical-router")
+        nbkey = _sb_dp_key(pb)
         if nbkey:
             sb_port_keys[pb.logical_port] = (nbkey, pb.tunnel_key)
     new_port_keys: dict[str, tuple[str, int]] = {}
@@ -149,12 +164,12 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce) -> Northd:
             sbk = sb_port_keys.get(p.name)
             prev = keys.port.get(p.name)
             ents.append((
-                p.name, p.nb.uuid, req,
+                p.name, p.nb.uuid, table, req,
                 sbk[1] if sbk and sbk[0] == dp.key else None,
                 prev[1] if prev and prev[0] == dp.key else None,
             ))
         # Like the reference, new port keys continue after the largest key in use on the datapath.
-        got = KeyAssigner(pool, w, "port", "Logical_Switch_Port/Logical_Router_Port", bump_hint=True).assign(ents)
+        got = KeyAssigner(pool, w, "port", bump_hint=True).assign(ents)
         kept = []
         for p in dp.ports:
             k = got.get(p.name)
@@ -194,21 +209,30 @@ def _dp_external_ids(dp: Datapath) -> dict[str, str]:
     return ids
 
 
-def _claim_name(nd: Northd, name: str, table: str, row: Any, w: Any) -> bool:
+def _claim_name(nd: Northd, name: str, table: str, row: Any, w: Any, dp_key: str) -> bool:
     if not name:
         w("port_empty_name", table, row.uuid, "port has an empty name")
         return False
+    winner = nd.name_winners.get(name)
     other = nd.ports.get(name)
-    if other is not None:
-        w("duplicate_port_name", table, row.uuid, f"logical port name {name!r} is already used by {other.nb_key}",
-          name=name)
+    if other is not None or (winner is not None and winner != (dp_key, _uuid(row))):
+        by = other.nb_key if other else winner[1] if winner else "?"
+        w("duplicate_port_name", table, row.uuid,
+          f"logical port name {name!r} is already used by {by}", name=name)
         return False
     return True
 
 
+def _sb_dp_key(pb: Any) -> str | None:
+    ids = getattr(pb.datapath, "external_ids", None)
+    if not ids:
+        return None
+    return ids.get("logical-switch") or ids.get("logical-router")
+
+
 def _make_lrp(dp: Datapath, lrp: Any, is_gw_router: bool, nd: Northd, w: Any) -> Port | None:
     name = lrp.name
-    if not _claim_name(nd, name, "Logical_Router_Port", lrp, w):
+    if not _claim_name(nd, name, "Logical_Router_Port", lrp, w, dp.key):
         return None
     try:
         nets = parse_lrp_networks(lrp.mac, list(lrp.networks))
@@ -236,7 +260,7 @@ def _make_lrp(dp: Datapath, lrp: Any, is_gw_router: bool, nd: Northd, w: Any) ->
 
 def _make_lsp(dp: Datapath, lsp: Any, nd: Northd, lrps: dict[str, Port], w: Any) -> None:
     name = lsp.name
-    if not _claim_name(nd, name, "Logical_Switch_Port", lsp, w):
+    if not _claim_name(nd, name, "Logical_Switch_Port", lsp, w, dp.key):
         return
     p = Port(name, "lsp", dp, lsp, _uuid(lsp))
     p.enabled = opt(lsp.enabled) is not False

@@ -83,6 +83,7 @@ class Northd:
     ports: dict[str, Port] = field(default_factory=dict)  # by logical_port name
     ha_groups: dict[str, HaGroup] = field(default_factory=dict)  # by SB group name
     by_index: list[Datapath] = field(default_factory=list)
+    name_winners: dict[str, tuple[str, str]] = field(default_factory=dict)  # port -> (dp key, row uuid)
 
     def switches(self) -> list[Datapath]:
         return [d for d in self.by_index if d.kind == LS]

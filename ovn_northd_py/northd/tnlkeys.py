@@ -53,40 +53,48 @@ class KeyAssigner:
     pool: IdPool
     warn: Warn
     kind: str
-    table: str
     bump_hint: bool = False
     assigned: dict[str, int] = field(default_factory=dict)
 
     def assign(
         self,
-        entities: list[tuple[str, object, int | None, int | None, int | None]],
+        entities: list[tuple[str, object, str, int | None, int | None, int | None]],
     ) -> dict[str, int]:
-        """entities: (identity, nb row, requested, in SB, previously assigned).  Returns identity -> key."""
+        """entities: (identity, nb row uuid, NB table, requested, in SB, previously assigned).
+        Returns identity -> key."""
         out: dict[str, int] = {}
-        pending: list[tuple[str, object, int | None]] = []
+        pending: list[tuple[str, object, str, int | None, int | None]] = []
         # 1. Entities that keep their current key (SB first, then our own earlier choice).
-        for ident, row, requested, sb_key, prev in entities:
+        for ident, row, table, requested, sb_key, prev in entities:
             current = sb_key if sb_key is not None else prev
             if requested is not None and requested != current:
-                pending.append((ident, row, requested))
+                pending.append((ident, row, table, requested, current))
                 continue
             if current is not None and self.pool.reserve(current, bump_hint=self.bump_hint):
                 out[ident] = current
             else:
-                pending.append((ident, row, requested))
-        # 2. Requested keys, then 3. fresh keys.
-        for ident, row, requested in pending:
+                pending.append((ident, row, table, requested, None))
+        # 2. Requested keys; a refused request keeps the current key.  Done before any fresh
+        # allocation so that a fresh key can never take the current key of a refused requester.
+        fresh: list[tuple[str, object, str]] = []
+        for ident, row, table, requested, current in pending:
             if requested is not None:
                 if self.pool.reserve(requested, bump_hint=self.bump_hint):
                     out[ident] = requested
                     continue
                 self.warn(
-                    f"{self.kind}_requested_tnl_key_taken", self.table, row,
+                    f"{self.kind}_requested_tnl_key_taken", table, row,
                     f"requested-tnl-key {requested} is already in use",
                 )
+                if current is not None and self.pool.reserve(current, bump_hint=self.bump_hint):
+                    out[ident] = current
+                    continue
+            fresh.append((ident, row, table))
+        # 3. Fresh keys.
+        for ident, row, table in fresh:
             try:
                 out[ident] = self.pool.allocate()
             except IdPoolExhausted as e:
-                self.warn(f"{self.kind}_tnl_key_exhausted", self.table, row, str(e))
+                self.warn(f"{self.kind}_tnl_key_exhausted", table, row, str(e))
         self.assigned = out
         return out

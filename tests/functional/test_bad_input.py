@@ -50,14 +50,15 @@ def warnings(ours: OurNorthd, kind: str, row: str | None = None) -> list[dict]:
     ]
 
 
-def the_warning(ours: OurNorthd, kind: str, row: str, table: str) -> dict:
-    """Exactly one warning of ``kind`` about ``row``, naming ``table``."""
+def the_warning(ours: OurNorthd, kind: str, row: str, table: str | None) -> dict:
+    """Exactly one warning of ``kind`` about ``row``, naming ``table`` (unless None: checked elsewhere)."""
     got = warnings(ours, kind, row)
     assert len(got) == 1, (
         f"expected one {kind!r} warning for row {row}, got {got!r}; all warnings: "
         f"{[r for r in ours.log_records() if r.get('level') == 'warning']!r}"
     )
-    assert got[0]["table"] == table
+    if table is not None:
+        assert got[0]["table"] == table
     assert got[0].get("reason")
     return got[0]
 
@@ -193,7 +194,7 @@ def test_new_switch_requesting_taken_key_does_not_steal_it(env, ours):
     env.nbctl("ls-add", "sw2", "--", "set", "logical_switch", "sw2",
               f"other_config:requested-tnl-key={taken}", wait="sb")
     sw2 = uuid_of(env, "logical_switch", "sw2")
-    the_warning(ours, "datapath_requested_tnl_key_taken", sw2, "Logical_Switch")
+    the_warning(ours, "datapath_requested_tnl_key_taken", sw2, None)
     after = dp_keys(env)
     assert {n: after[n] for n in before} == before, "an existing datapath key changed"
     assert after["sw2"] not in before.values()
@@ -209,13 +210,40 @@ def test_existing_switch_requesting_taken_key_keeps_its_own_key(env, ours):
     before = dp_keys(env)
     env.nbctl("set", "logical_switch", "sw2", f"other_config:requested-tnl-key={before['sw0']}", wait="sb")
     sw2 = uuid_of(env, "logical_switch", "sw2")
-    the_warning(ours, "datapath_requested_tnl_key_taken", sw2, "Logical_Switch")
+    the_warning(ours, "datapath_requested_tnl_key_taken", sw2, None)
     # The refused request changes nothing: neither the holder's key nor the requester's own.
     assert {n: k for n, k in dp_keys(env).items() if n in before} == before
     more_runs(env)
     assert {n: k for n, k in dp_keys(env).items() if n in before} == before
     assert len(warnings(ours, "datapath_requested_tnl_key_taken", sw2)) == 1
     assert_healthy(env, ours)
+
+
+def test_switch_taken_key_warning_names_the_logical_switch_table(env, ours):
+    env.nbctl("ls-add", "sw0", "--", "lr-add", "lr0", wait="sb")
+    taken = dp_keys(env)["sw0"]
+    env.nbctl("ls-add", "sw2", "--", "set", "logical_switch", "sw2",
+              f"other_config:requested-tnl-key={taken}", wait="sb")
+    the_warning(ours, "datapath_requested_tnl_key_taken", uuid_of(env, "logical_switch", "sw2"), "Logical_Switch")
+
+
+def test_router_taken_key_warning_names_the_logical_router_table(env, ours):
+    env.nbctl("ls-add", "sw0", "--", "lr-add", "lr0", wait="sb")
+    taken = dp_keys(env)["sw0"]
+    env.nbctl("lr-add", "lr1", "--", "set", "logical_router", "lr1", f"options:requested-tnl-key={taken}",
+              wait="sb")
+    the_warning(ours, "datapath_requested_tnl_key_taken", uuid_of(env, "logical_router", "lr1"),
+                "Logical_Router")
+    assert dp_keys(env)["sw0"] == taken
+
+
+def test_port_taken_key_warning_names_the_logical_switch_port_table(env, ours):
+    env.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p1", wait="sb")
+    taken = port_keys(env)["p1"]
+    env.nbctl("lsp-add", "sw0", "p2", "--", "set", "logical_switch_port", "p2",
+              f"options:requested-tnl-key={taken}", wait="sb")
+    the_warning(ours, "port_requested_tnl_key_taken", uuid_of(env, "logical_switch_port", "p2"),
+                "Logical_Switch_Port")
 
 
 def test_port_requested_tnl_key_out_of_range_is_ignored(env, ours):
@@ -242,7 +270,7 @@ def test_port_requesting_key_taken_on_same_switch_does_not_steal_it(env, ours):
     env.nbctl("lsp-add", "sw0", "p3", "--", "set", "logical_switch_port", "p3",
               f"options:requested-tnl-key={taken}", wait="sb")
     p3 = uuid_of(env, "logical_switch_port", "p3")
-    the_warning(ours, "port_requested_tnl_key_taken", p3, "Logical_Switch_Port")
+    the_warning(ours, "port_requested_tnl_key_taken", p3, None)
     after = port_keys(env)
     assert {n: after[n] for n in before} == before, "an existing port key changed"
     assert after["p3"] not in (before["p1"], before["p2"])
@@ -252,11 +280,26 @@ def test_port_requesting_key_taken_on_same_switch_does_not_steal_it(env, ours):
     assert_healthy(env, ours)
 
 
+def test_existing_port_requesting_taken_key_keeps_its_own_key(env, ours):
+    env.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p1", "--", "lsp-add", "sw0", "p2", "--",
+              "lsp-add", "sw0", "p3", wait="sb")
+    before = port_keys(env)
+    env.nbctl("set", "logical_switch_port", "p3", f"options:requested-tnl-key={before['p1']}", wait="sb")
+    p3 = uuid_of(env, "logical_switch_port", "p3")
+    the_warning(ours, "port_requested_tnl_key_taken", p3, None)
+    # The refused request changes nothing: neither the holder's key nor the requester's own.
+    assert port_keys(env) == before
+    more_runs(env)
+    assert port_keys(env) == before
+    assert_healthy(env, ours)
+
+
 def test_port_may_request_key_used_on_another_switch(env, ours):
     """Port keys are per datapath: the same key on another switch is not a conflict."""
     env.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p1", "--", "ls-add", "sw1", "--",
-              "lsp-add", "sw1", "q1", "--", "lsp-add", "sw1", "q2", wait="sb")
-    k = port_keys(env)["q2"]
+              "lsp-add", "sw1", "q1", "--", "lsp-add", "sw1", "q2", "--", "lsp-add", "sw1", "q3", wait="sb")
+    keys = port_keys(env)
+    k = next(keys[q] for q in ("q1", "q2", "q3") if keys[q] != keys["p1"])  # used on sw1, free on sw0
     env.nbctl("lsp-add", "sw0", "p2", "--", "set", "logical_switch_port", "p2",
               f"options:requested-tnl-key={k}", wait="sb")
     assert port_keys(env)["p2"] == k
