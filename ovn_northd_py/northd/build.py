@@ -66,6 +66,8 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce) -> Northd:
     for row in sorted(nb.rows("Logical_Switch").values(), key=_uuid):
         dps.append(Datapath(_uuid(row), LS, row.name, row))
     for row in sorted(nb.rows("Logical_Router").values(), key=_uuid):
+        if opt(row.enabled) is False:
+            continue  # a disabled router has no datapath (and so no ports), as in the reference
         dps.append(Datapath(_uuid(row), LR, row.name, row))
 
     sb_dp_keys: dict[str, int] = {}
@@ -144,6 +146,10 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce) -> Northd:
     # Gateway (chassisredirect) ports.
     for p in list(lrp_by_name.values()):
         _make_crp(p, nd, w)
+    for dp in nd.switches():
+        for p in dp.ports:
+            if p.is_router_lsp:
+                _set_nat_addresses(p)
 
     # ---- port tunnel keys, per datapath ----
     sb_port_keys: dict[str, tuple[str, int]] = {}
@@ -289,6 +295,8 @@ def _make_lsp(dp: Datapath, lsp: Any, nd: Northd, lrps: dict[str, Port], w: Any)
         rp_name = lsp.options.get("router-port")
         peer = lrps.get(rp_name) if rp_name else None
         p.sb_type = "patch"
+        if rp_name:
+            p.options["peer"] = rp_name  # kept even when dangling, as the reference does
         if peer is None:
             w("lsp_missing_router_port", "Logical_Switch_Port", lsp.uuid,
               f"router-port {rp_name!r} does not name a logical router port", name=name)
@@ -300,12 +308,13 @@ def _make_lsp(dp: Datapath, lsp: Any, nd: Northd, lrps: dict[str, Port], w: Any)
             if peer.sb_type == "l3gateway":
                 p.sb_type = "l3gateway"
                 p.options["l3gateway-chassis"] = peer.options["l3gateway-chassis"]
-        _set_nat_addresses(p, lsp, peer, w)
     else:
         p.sb_type = lsp.type
         p.options = dict(lsp.options)
         p.parent_port = opt(lsp.parent_name) or None
         p.tag = opt(lsp.tag)
+        if p.tag is None and p.parent_port and opt(lsp.tag_request) is not None:
+            p.tag = _tag_for(dp, lsp)
         rc = lsp.options.get("requested-chassis")
         if rc:
             p.requested_chassis = rc
@@ -313,22 +322,81 @@ def _make_lsp(dp: Datapath, lsp: Any, nd: Northd, lrps: dict[str, Port], w: Any)
     dp.ports.append(p)
 
 
-def _set_nat_addresses(p: Port, lsp: Any, peer: Port | None, w: Any) -> None:
-    spec = lsp.options.get("nat-addresses")
-    if not spec or peer is None:
+def _tag_for(dp: Datapath, lsp: Any) -> int | None:
+    """A container port's VLAN tag: tag_request when non-zero, else the smallest tag (1..4095)
+    not used by another child of the same parent.  nb_sync writes it back to NB ``tag``."""
+    req = opt(lsp.tag_request)
+    if req:
+        return int(req)
+    parent = opt(lsp.parent_name)
+    used = {opt(o.tag) for o in dp.nb.ports if o is not lsp and opt(o.parent_name) == parent}
+    used |= {q.tag for q in dp.ports if q.parent_port == parent}
+    for t in range(1, 4096):
+        if t not in used:
+            return t
+    return None
+
+
+def _is_distributed_nat(nat: Any) -> bool:
+    return nat.type == "dnat_and_snat" and bool(opt(nat.logical_port)) and bool(opt(nat.external_mac))
+
+
+def _set_nat_addresses(p: Port) -> None:
+    """Port_Binding.nat_addresses of a router-type LSP: what ovn-controller announces with GARPs.
+
+    (As observed on the reference.)  ``nat-addresses=router`` on a port whose peer router is a
+    gateway router or has a distributed gateway port (DGP): the peer's MAC with the router's
+    central NAT external IPs and LB VIPs, plus one entry per distributed NAT.  Any other
+    ``nat-addresses`` value is copied under the same condition.  Separately, the peer's MAC
+    and IPv4 addresses are announced when the peer is a DGP, resides on the redirect chassis
+    of the router's only DGP, or is on a gateway router while this switch has a localnet port.
+    On a router with a DGP, entries are limited to the gateway chassis (is_chassis_resident).
+    """
+    peer = p.peer
+    if peer is None or peer.kind != "lrp":
         return
+    spec = p.nb.options.get("nat-addresses")
+    router = peer.dp
+    gw_router = peer.sb_type == "l3gateway"
+    dgps = [q for q in router.ports if q.kind == "lrp" and q.crp is not None]
+    dgp = peer if peer in dgps else (dgps[0] if dgps else None)
+    suffix = f' is_chassis_resident("{dgp.crp.name}")' if dgp is not None and dgp.crp is not None else ""
+    mac = peer.nb.mac
+    out: list[str] = []
     if spec == "router":
-        rtr = peer.dp.nb
-        if peer.sb_type != "l3gateway":
-            return  # distributed gateway ports: handled with the router pipeline
-        ips: list[str] = []
-        for nat in sorted(rtr.nat, key=_uuid):
-            if nat.external_ip not in ips:
-                ips.append(nat.external_ip)
-        if ips:
-            p.nat_addresses = [" ".join([peer.nb.mac, *ips])]
-    else:
-        p.nat_addresses = [spec]
+        if gw_router or dgps:
+            central: list[str] = []
+            for nat in sorted(router.nb.nat, key=_uuid):
+                if dgps and _is_distributed_nat(nat):
+                    lport = opt(nat.logical_port)
+                    out.append(f'{opt(nat.external_mac)} {nat.external_ip} is_chassis_resident("{lport}")')
+                else:
+                    central.append(nat.external_ip)
+            vips: set[str] = set()
+            if p.nb.options.get("exclude-lb-vips-from-garp") != "true":
+                lbs = list(router.nb.load_balancer)
+                for grp in router.nb.load_balancer_group:
+                    lbs.extend(grp.load_balancer)
+                for lb in lbs:
+                    for vip in lb.vips:
+                        ip = vip.rsplit(":", 1)[0] if vip.count(":") == 1 else vip
+                        if ":" not in ip:
+                            vips.add(ip)
+            if central or vips:
+                out.append(" ".join([mac, *central, *sorted(vips)]) + suffix)
+    elif spec and (gw_router or dgps):
+        out.append(spec)
+    garp = False
+    if dgps:
+        if peer in dgps or peer.nb.options.get("reside-on-redirect-chassis") == "true" and len(dgps) == 1:
+            garp = True
+    elif gw_router and any(q.sb_type == "localnet" for q in p.dp.ports):
+        garp = True
+    if garp:
+        ipv4 = [n.split("/")[0] for n in peer.nb.networks if ":" not in n]
+        if ipv4:
+            out.append(" ".join([mac, *ipv4]) + suffix)
+    p.nat_addresses = out
 
 
 def _make_crp(p: Port, nd: Northd, w: Any) -> None:
@@ -347,7 +415,12 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
         return
     crp = Port(name, "crp", p.dp, lrp, p.nb_key)
     crp.sb_type = "chassisredirect"
-    crp.options = {"distributed-port": p.name, "always-redirect": "true"}
+    crp.options = {"distributed-port": p.name}
+    if not any(_is_distributed_nat(nat) for nat in p.dp.nb.nat):
+        crp.options["always-redirect"] = "true"
+    p.crp = crp
+    if p.peer is not None:
+        p.options["chassis-redirect-port"] = name
     crp.mac = list(p.mac)
     crp.ha_group = hag.name if hag is not None else p.name
     nd.ports[name] = crp

@@ -55,6 +55,7 @@ class Port:
     ha_group: str | None = None  # SB HA_Chassis_Group name
     requested_chassis: str | None = None  # chassis name or hostname
     peer: Port | None = None
+    crp: Port | None = None  # on a distributed gateway port: its chassisredirect port
     tunnel_key: int = 0
     enabled: bool = True
     has_unknown: bool = False

@@ -63,33 +63,31 @@ class KeyAssigner:
         """entities: (identity, nb row uuid, NB table, requested, in SB, previously assigned).
         Returns identity -> key."""
         out: dict[str, int] = {}
-        pending: list[tuple[str, object, str, int | None, int | None]] = []
-        # 1. Entities that keep their current key (SB first, then our own earlier choice).
-        for ident, row, table, requested, sb_key, prev in entities:
+        # 1. Every entity holds on to its current key (SB first, then our own earlier choice),
+        # even one that requests another: it gives the key up only if its request is granted.
+        held: dict[str, int] = {}
+        for ident, _row, _table, _requested, sb_key, prev in entities:
             current = sb_key if sb_key is not None else prev
-            if requested is not None and requested != current:
-                pending.append((ident, row, table, requested, current))
-                continue
             if current is not None and self.pool.reserve(current, bump_hint=self.bump_hint):
-                out[ident] = current
-            else:
-                pending.append((ident, row, table, requested, None))
-        # 2. Requested keys; a refused request keeps the current key.  Done before any fresh
-        # allocation so that a fresh key can never take the current key of a refused requester.
+                held[ident] = current
+        # 2. Requests, granted only from keys nobody holds.
         fresh: list[tuple[str, object, str]] = []
-        for ident, row, table, requested, current in pending:
-            if requested is not None:
+        for ident, row, table, requested, _sb_key, _prev in entities:
+            current = held.get(ident)
+            if requested is not None and requested != current:
                 if self.pool.reserve(requested, bump_hint=self.bump_hint):
                     out[ident] = requested
+                    if current is not None:
+                        self.pool.free(current)
                     continue
                 self.warn(
                     f"{self.kind}_requested_tnl_key_taken", table, row,
                     f"requested-tnl-key {requested} is already in use",
                 )
-                if current is not None and self.pool.reserve(current, bump_hint=self.bump_hint):
-                    out[ident] = current
-                    continue
-            fresh.append((ident, row, table))
+            if current is not None:
+                out[ident] = current
+            else:
+                fresh.append((ident, row, table))
         # 3. Fresh keys.
         for ident, row, table in fresh:
             try:

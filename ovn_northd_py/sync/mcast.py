@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from ..flows.ls_l2 import in_mc_unknown
 from ..northd.mcast_keys import (
     MC_FLOOD,
     MC_FLOOD_KEY,
@@ -31,7 +32,7 @@ def desired_groups(nd: Northd) -> dict[tuple[str, str], tuple[int, list[str]]]:
             flood.append(p.name)
             if not p.is_router_lsp:
                 flood_l2.append(p.name)
-            if p.has_unknown:
+            if in_mc_unknown(p):
                 unknown.append(p.name)
         for name, key, ports in (
             (MC_FLOOD, MC_FLOOD_KEY, flood),

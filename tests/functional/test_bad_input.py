@@ -246,6 +246,25 @@ def test_port_taken_key_warning_names_the_logical_switch_port_table(env, ours):
                 "Logical_Switch_Port")
 
 
+def test_request_for_key_of_a_refused_requester_is_refused_too(env, ours):
+    """A datapath whose own request is refused still holds its key: nobody else may take it.
+
+    lr-x asks for sw-h's key (refused: sw-h holds it); in the same transaction sw-y asks
+    for lr-x's key.  lr-x does not move, so its key is still taken and sw-y's request
+    must be refused as well.  All three keep their keys.
+    """
+    env.nbctl("ls-add", "sw-h", "--", "lr-add", "lr-x", "--", "ls-add", "sw-y", wait="sb")
+    before = dp_keys(env)
+    env.nbctl("set", "logical_router", "lr-x", f"options:requested-tnl-key={before['sw-h']}", "--",
+              "set", "logical_switch", "sw-y", f"other_config:requested-tnl-key={before['lr-x']}", wait="sb")
+    assert dp_keys(env) == before
+    the_warning(ours, "datapath_requested_tnl_key_taken", uuid_of(env, "logical_router", "lr-x"), None)
+    the_warning(ours, "datapath_requested_tnl_key_taken", uuid_of(env, "logical_switch", "sw-y"), None)
+    more_runs(env)
+    assert {n: dp_keys(env)[n] for n in before} == before
+    assert_healthy(env, ours)
+
+
 def test_port_requested_tnl_key_out_of_range_is_ignored(env, ours):
     env.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p1", "--", "lsp-add", "sw0", "p2", wait="sb")
     before = port_keys(env)

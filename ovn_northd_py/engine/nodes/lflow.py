@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...flows import build_lflows
 from ...lflow.table import FlowTable
 from ..engine import Node
 from .inputs import DbInput
@@ -21,7 +22,7 @@ class LflowNode(Node):
         self.add_input(nb_in)
 
     def recompute(self, ctx: Any) -> None:
-        from ...flows import FlowCtx, build_lflows
+        from ...flows import FlowCtx
 
         nd = self.northd.data
         gopts = self.northd.gopts

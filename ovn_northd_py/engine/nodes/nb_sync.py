@@ -31,6 +31,13 @@ class NbSyncNode(Node):
         hv = hv_cfg(sb, sb_cfg) if sb_cfg is not None else None
         sync_nb_global(txn, nb, gopts, sb_cfg, hv)
         self._sync_lsp_up(nb, sb)
+        self._sync_lsp_tags()
+
+    def _sync_lsp_tags(self) -> None:
+        """Tags northd chose for container ports (tag_request) go back to NB Logical_Switch_Port.tag."""
+        for p in self.northd.data.ports.values():
+            if p.kind == "lsp" and p.tag is not None and p.nb.tag != [p.tag]:
+                p.nb.tag = [p.tag]
 
     @staticmethod
     def _sync_lsp_up(nb: Any, sb: Any) -> None:
