@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...flows import build_lflows
+from ...flows.context import flow_ctx_from_nb
 from ...lflow.table import FlowTable
 from ..engine import Node
 from .inputs import DbInput
@@ -22,12 +23,10 @@ class LflowNode(Node):
         self.add_input(nb_in)
 
     def recompute(self, ctx: Any) -> None:
-        from ...flows import FlowCtx
-
         nd = self.northd.data
         gopts = self.northd.gopts
         table = FlowTable(len(nd.by_index))
-        fctx = FlowCtx(nd=nd, mac_prefix=gopts.mac_prefix if gopts else "",
-                       svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", warn=ctx.warn.warn)
+        fctx = flow_ctx_from_nb(nd, ctx.nb, mac_prefix=gopts.mac_prefix if gopts else "",
+                                svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", warn=ctx.warn.warn)
         build_lflows(nd, fctx, table)
         self.table = table
