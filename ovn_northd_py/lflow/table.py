@@ -417,6 +417,23 @@ class FlowTable:
         self._dirty.clear()
         return Changes(added, modified, removed)
 
+    def take_changed(self) -> tuple[list[int], list[tuple[Stage, FlowKey]]]:
+        """Like :meth:`take_changes`, for a writer that works by flow identity: the ids of
+        changed flows that still exist, and the (stage, key) of the flows that vanished."""
+        alive: list[int] = []
+        gone: list[tuple[Stage, FlowKey]] = []
+        for fid in sorted(self._dirty):
+            if self._ndp[fid] == 0:
+                key = self._key[fid]
+                if self._reported[fid] and key is not None:
+                    gone.append((self._stages[key[0]], key))
+                self._release(fid)
+            else:
+                self._reported[fid] = 1
+                alive.append(fid)
+        self._dirty.clear()
+        return alive, gone
+
     def pending_changes(self) -> int:
         """Number of dirty flows."""
         return len(self._dirty)

@@ -91,16 +91,63 @@ class WantLb:
 
 @dataclass(slots=True)
 class FlowCache:
+    """What SB holds in the three raw tables, with the indexes an incremental diff needs."""
+
     flows: dict[str, FlowRow] = field(default_factory=dict)
     groups: dict[str, frozenset[str]] = field(default_factory=dict)
     lbs: dict[str, LbRow] = field(default_factory=dict)
     loaded: bool = False
+    by_key: dict[FKey, list[str]] = field(default_factory=dict)  # flow identity -> row uuids
+    group_users: dict[str, set[str]] = field(default_factory=dict)  # group uuid -> flow uuids
+    set_index: dict[frozenset[str], str] = field(default_factory=dict)  # datapath set -> group uuid
 
     def reset(self) -> None:
         self.flows.clear()
         self.groups.clear()
         self.lbs.clear()
+        self.by_key.clear()
+        self.group_users.clear()
+        self.set_index.clear()
         self.loaded = False
+
+    def add_flow(self, u: str, row: FlowRow) -> None:
+        self.flows[u] = row
+        self.by_key.setdefault(row.key, []).append(u)
+        if row.group is not None:
+            self.group_users.setdefault(row.group, set()).add(u)
+
+    def del_flow(self, u: str) -> None:
+        row = self.flows.pop(u, None)
+        if row is None:
+            return
+        us = self.by_key.get(row.key)
+        if us is not None:
+            us.remove(u)
+            if not us:
+                del self.by_key[row.key]
+        if row.group is not None:
+            self.group_users.get(row.group, set()).discard(u)
+
+    def set_flow_ref(self, u: str, dp: str | None, group: str | None) -> None:
+        row = self.flows[u]
+        if row.group is not None:
+            self.group_users.get(row.group, set()).discard(u)
+        row.dp, row.group = dp, group
+        if group is not None:
+            self.group_users.setdefault(group, set()).add(u)
+
+    def set_group(self, g: str, dps: frozenset[str]) -> None:
+        old = self.groups.get(g)
+        if old is not None and self.set_index.get(old) == g:
+            del self.set_index[old]
+        self.groups[g] = dps
+        self.set_index.setdefault(dps, g)
+
+    def del_group(self, g: str) -> None:
+        old = self.groups.pop(g, None)
+        if old is not None and self.set_index.get(old) == g:
+            del self.set_index[old]
+        self.group_users.pop(g, None)
 
 
 LB_COLUMNS = ("name", "vips", "protocol", "options", "external_ids")
@@ -128,10 +175,10 @@ def load_cache(cache: FlowCache, results: list[Any]) -> None:
         ext = _map(r["external_ids"])
         key: FKey = (ext.get("stage-name", ""), r["pipeline"], r["table_id"], r["priority"], r["match"],
                      r["actions"], _opt_str(r["controller_meter"]))
-        cache.flows[str(r["_uuid"][1])] = FlowRow(
-            key, _uuid_of(r["logical_datapath"]), _uuid_of(r["logical_dp_group"]), ext, _map(r["tags"]))
+        cache.add_flow(str(r["_uuid"][1]), FlowRow(
+            key, _uuid_of(r["logical_datapath"]), _uuid_of(r["logical_dp_group"]), ext, _map(r["tags"])))
     for r in results[1]["rows"]:
-        cache.groups[str(r["_uuid"][1])] = _uuid_set(r["datapaths"])
+        cache.set_group(str(r["_uuid"][1]), _uuid_set(r["datapaths"]))
     for r in results[2]["rows"]:
         cols = {c: r[c] for c in LB_COLUMNS}
         cache.lbs[str(r["_uuid"][1])] = LbRow(lb_key(cols), cols, _uuid_of(r["datapath_group"]))
@@ -158,49 +205,77 @@ class Plan:
         return bool(self.ops)
 
 
-def plan_sync(cache: FlowCache, want: dict[FKey, WantFlow], want_lbs: dict[str, WantLb]) -> Plan:
+def _points_right(r: FlowRow, w: WantFlow, set_to_group: dict[frozenset[str], Any]) -> bool:
+    if len(w.dps) == 1:
+        return r.group is None and r.dp in w.dps
+    return r.group is not None and set_to_group.get(w.dps) == r.group
+
+
+def plan_sync(
+    cache: FlowCache,
+    want: dict[FKey, WantFlow],
+    want_lbs: dict[str, WantLb] | None,
+    scope: set[FKey] | None = None,
+) -> Plan:
+    """The operations that make SB (as cached) hold ``want``.
+
+    ``scope``: only these flow identities are compared (an incremental run passes the
+    flows that changed; ``want`` then needs to hold only those).  None compares all.
+    ``want_lbs`` None leaves load balancers alone.
+    """
     plan = Plan()
     ops = plan.ops
+    keys: set[FKey] = scope if scope is not None else set(cache.by_key) | set(want)
 
-    # --- 1. Which set does each existing group's users want?  Claim or resize groups. ---
-    users: dict[str, set[frozenset[str]] | None] = {}
+    def wanted_set(k: FKey) -> frozenset[str] | None:
+        w = want.get(k)
+        return w.dps if w is not None and len(w.dps) > 1 else None
 
-    def constrain(g: str, s: frozenset[str] | None) -> None:
-        cur = users.get(g, set())
-        if cur is None:
-            return
-        if s is None:
-            return
-        cur.add(s)
-        users[g] = cur
-
-    for row in cache.flows.values():
-        if row.group is not None:
-            w = want.get(row.key)
-            constrain(row.group, w.dps if w is not None and len(w.dps) > 1 else None)
+    # --- 1. Groups the considered flows (and load balancers) use: keep, resize, or let go. ---
+    affected: set[str] = set()
+    for k in keys:
+        for u in cache.by_key.get(k, ()):
+            g = cache.flows[u].group
+            if g is not None:
+                affected.add(g)
+    if want_lbs is not None:
+        affected |= {lb.group for lb in cache.lbs.values() if lb.group is not None}
+    lb_users: dict[str, list[LbRow]] = {}
     for lb in cache.lbs.values():
         if lb.group is not None:
-            wl = want_lbs.get(lb.key)
-            constrain(lb.group, wl.dps if wl is not None else None)
+            lb_users.setdefault(lb.group, []).append(lb)
 
-    set_to_group: dict[frozenset[str], str | list[Any]] = {}
-    # Exact re-use first, so a group that already has the wanted set is never resized away.
-    for g, s in cache.groups.items():
-        u = users.get(g)
-        if u and u == {s} and s not in set_to_group:
-            set_to_group[s] = g
-    for g, s in cache.groups.items():
-        u = users.get(g)
-        if not u or len(u) != 1:
+    set_to_group: dict[frozenset[str], str | list[Any]] = dict(cache.set_index)
+    resizes: list[tuple[str, frozenset[str]]] = []
+    for g in sorted(affected):
+        cur = cache.groups.get(g)
+        if cur is None:
             continue
-        (new,) = tuple(u)
-        if new in set_to_group or set_to_group.get(s) == g:
-            continue
+        wanted: set[frozenset[str]] = set()
+        for u in cache.group_users.get(g, ()):
+            k = cache.flows[u].key
+            ws = wanted_set(k) if k in keys else cur
+            if ws is not None:
+                wanted.add(ws)
+        for lb in lb_users.get(g, ()):
+            if want_lbs is None:
+                wanted.add(cur)
+            else:
+                wl = want_lbs.get(lb.key)
+                if wl is not None:
+                    wanted.add(wl.dps)
+        if len(wanted) == 1:
+            (new,) = tuple(wanted)
+            if new != cur and new not in set_to_group:
+                resizes.append((g, new))
+                if set_to_group.get(cur) == g:
+                    del set_to_group[cur]
+                set_to_group[new] = g
+    for g, new in resizes:
         ops.append({"op": "update", "table": "Logical_DP_Group", "where": [["_uuid", "==", ["uuid", g]]],
                     "row": {"datapaths": ["set", [["uuid", d] for d in sorted(new)]]}})
         plan.actions.append(("resize_group", g, new))
         plan.updated += 1
-        set_to_group[new] = g
 
     named = 0
 
@@ -224,19 +299,19 @@ def plan_sync(cache: FlowCache, want: dict[FKey, WantFlow], want_lbs: dict[str, 
             return {"logical_datapath": ["uuid", d], "logical_dp_group": EMPTY_SET}
         return {"logical_datapath": EMPTY_SET, "logical_dp_group": group_ref(w.dps)}
 
+    def delete_flow(u: str) -> None:
+        ops.append({"op": "delete", "table": "Logical_Flow", "where": [["_uuid", "==", ["uuid", u]]]})
+        plan.actions.append(("delete_flow", u))
+        plan.deleted += 1
+
     # --- 2. Flows. ---
-    by_key: dict[FKey, list[str]] = {}
-    for u, row in cache.flows.items():
-        by_key.setdefault(row.key, []).append(u)
-
-    for u, row in cache.flows.items():
-        if row.key not in want:
-            ops.append({"op": "delete", "table": "Logical_Flow", "where": [["_uuid", "==", ["uuid", u]]]})
-            plan.actions.append(("delete_flow", u))
-            plan.deleted += 1
-
-    for k, w in want.items():
-        have = by_key.get(k)
+    for k in keys:
+        have = cache.by_key.get(k, [])
+        w = want.get(k)
+        if w is None:
+            for u in have:
+                delete_flow(u)
+            continue
         if not have:
             row = {"pipeline": k[1], "table_id": k[2], "priority": k[3], "match": k[4], "actions": k[5],
                    "external_ids": _omap(w.ext), "tags": _omap(w.tags)}
@@ -247,30 +322,14 @@ def plan_sync(cache: FlowCache, want: dict[FKey, WantFlow], want_lbs: dict[str, 
             plan.actions.append(("insert_flow", len(ops) - 1, k, w))
             plan.inserted += 1
             continue
-        keep = have[0]
-        target_single = next(iter(w.dps)) if len(w.dps) == 1 else None
-        # Prefer a row that already points where we want.
-        for u in have:
-            r = cache.flows[u]
-            if (target_single is not None and r.dp == target_single) or (
-                target_single is None and r.group is not None
-                and set_to_group.get(w.dps) == r.group
-            ):
-                keep = u
-                break
+        keep = next((u for u in have if _points_right(cache.flows[u], w, set_to_group)), have[0])
         for u in have:
             if u != keep:
-                ops.append({"op": "delete", "table": "Logical_Flow", "where": [["_uuid", "==", ["uuid", u]]]})
-                plan.actions.append(("delete_flow", u))
-                plan.deleted += 1
+                delete_flow(u)
         r = cache.flows[keep]
         upd: dict[str, Any] = {}
-        if target_single is not None:
-            if r.dp != target_single or r.group is not None:
-                upd.update(ref_cols(w))
-        else:
-            if r.group is None or set_to_group.get(w.dps) != r.group:
-                upd.update(ref_cols(w))
+        if not _points_right(r, w, set_to_group):
+            upd.update(ref_cols(w))
         if r.ext != w.ext:
             upd["external_ids"] = _omap(w.ext)
         if r.tags != w.tags:
@@ -282,6 +341,8 @@ def plan_sync(cache: FlowCache, want: dict[FKey, WantFlow], want_lbs: dict[str, 
             plan.updated += 1
 
     # --- 3. Load balancers (datapaths through datapath_group, never the datapaths column). ---
+    if want_lbs is None:
+        return plan
     lb_by_key: dict[str, list[str]] = {}
     for u, lb in cache.lbs.items():
         lb_by_key.setdefault(lb.key, []).append(u)
@@ -321,10 +382,9 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
         if a[0] == "insert_group":
             u = str(results[a[1]]["uuid"][1])
             new_groups[a[1]] = u
-            cache.groups[u] = a[2]
+            cache.set_group(u, a[2])
         elif a[0] == "resize_group":
-            cache.groups[a[1]] = a[2]
-
+            cache.set_group(a[1], a[2])
     by_name = {plan.ops[i]["uuid-name"]: u for i, u in new_groups.items()}
 
     def group_from_row(row: dict[str, Any]) -> str | None:
@@ -335,25 +395,32 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
             return str(ref[1])
         return by_name.get(ref[1])  # a named-uuid of a group inserted by this plan
 
+    touched: set[str] = set()
     for a in plan.actions:
         kind = a[0]
         if kind == "delete_flow":
-            cache.flows.pop(a[1], None)
+            g = cache.flows[a[1]].group if a[1] in cache.flows else None
+            if g:
+                touched.add(g)
+            cache.del_flow(a[1])
         elif kind == "insert_flow":
             _, idx, k, w = a
             row = plan.ops[idx]["row"]
-            dp = _uuid_of(row["logical_datapath"])
-            cache.flows[str(results[idx]["uuid"][1])] = FlowRow(k, dp, group_from_row(row), w.ext, w.tags)
+            cache.add_flow(str(results[idx]["uuid"][1]),
+                           FlowRow(k, _uuid_of(row["logical_datapath"]), group_from_row(row), w.ext, w.tags))
         elif kind == "update_flow":
             _, u, idx, w = a
             r = cache.flows[u]
             row = plan.ops[idx]["row"]
             if "logical_datapath" in row:
-                r.dp = _uuid_of(row["logical_datapath"])
-                r.group = group_from_row(row)
+                if r.group:
+                    touched.add(r.group)
+                cache.set_flow_ref(u, _uuid_of(row["logical_datapath"]), group_from_row(row))
             r.ext, r.tags = w.ext, w.tags
         elif kind == "delete_lb":
-            cache.lbs.pop(a[1], None)
+            lb = cache.lbs.pop(a[1], None)
+            if lb is not None and lb.group:
+                touched.add(lb.group)
         elif kind == "insert_lb":
             _, idx, k, wl = a
             row = plan.ops[idx]["row"]
@@ -364,8 +431,11 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
             row = plan.ops[idx]["row"]
             lb.cols = dict(wl.cols)
             if "datapath_group" in row:
+                if lb.group:
+                    touched.add(lb.group)
                 lb.group = group_from_row(row)
-    # Groups nobody references were garbage-collected by the server.
-    used = {r.group for r in cache.flows.values() if r.group} | {lb.group for lb in cache.lbs.values() if lb.group}
-    for g in [g for g in cache.groups if g not in used]:
-        del cache.groups[g]
+    # Groups nobody references any more were garbage-collected by the server.
+    lb_used = {lb.group for lb in cache.lbs.values() if lb.group}
+    for g in touched:
+        if not cache.group_users.get(g) and g not in lb_used:
+            cache.del_group(g)
