@@ -27,7 +27,7 @@ from .ovsdb.connection import DbConnection
 from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, check_compatible, fetch_server_schema
 from .sync.globals import nb_global_row, sb_global_row
-from .sync.lflow_desired import desired_flows
+from .sync.lflow_desired import desired_changed_flows, desired_flows
 from .sync.lflows import FlowCache, Plan, apply_plan, load_cache, plan_sync, select_ops
 from .sync.load_balancers import desired_sb_lbs
 from .sync.rows import SyncStats
@@ -308,10 +308,18 @@ class Daemon:
             if k:
                 dp_uuid[k] = str(row.uuid)
         nd = self.graph.northd.data
-        want = desired_flows(self.graph.lflow.table, nd, dp_uuid)
-        want_lbs = desired_sb_lbs(nd, dp_uuid)
-        plan = plan_sync(self.flow_cache, want, want_lbs)
-        self.metrics.lflows.set(len(want))
+        lflow = self.graph.lflow
+        if lflow.full_sync_needed:
+            want = desired_flows(lflow.table, nd, dp_uuid)
+            lflow.table.take_changed()  # this plan covers every flow
+            plan = plan_sync(self.flow_cache, want, desired_sb_lbs(nd, dp_uuid))
+            lflow.full_sync_needed = False
+            self.metrics.lflows.set(len(want))
+        else:
+            # Incremental: compare only the flows that changed since the last sync.
+            changed, scope = desired_changed_flows(lflow.table, nd, dp_uuid)
+            plan = plan_sync(self.flow_cache, changed, None, scope)
+            self.metrics.lflows.set(len(lflow.table))
         self.flows_dirty = False
         sbg = sb_global_row(self.sb)
         # (While SB_Global is being created, its echo triggers another run that writes nb_cfg.)
@@ -341,10 +349,14 @@ class Daemon:
             self.metrics.commits.labels(status="flow-error").inc()
             self.flow_cache.reset()
             self.flows_dirty = True
+            if self.graph is not None:
+                self.graph.lflow.full_sync_needed = True  # state is re-read: diff everything
             return
         if plan is None:
             load_cache(self.flow_cache, result)
             self.flows_dirty = True
+            if self.graph is not None:
+                self.graph.lflow.full_sync_needed = True
             return
         apply_plan(self.flow_cache, plan, result)
         self.metrics.commits.labels(status="flow-success").inc()

@@ -43,6 +43,9 @@ class KeyState:
 
     dp: dict[str, int] = field(default_factory=dict)
     port: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (dp key, tunnel key)
+    # Per datapath, the pool of port keys in use (kept for incremental port add/delete).
+    port_pools: dict[str, IdPool] = field(default_factory=dict)
+    max_port: int = PORT_KEY_MAX
 
 
 def vxlan_mode(sb: Any) -> bool:
@@ -176,6 +179,7 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce) -> Northd:
             ))
         # Like the reference, new port keys continue after the largest key in use on the datapath.
         got = KeyAssigner(pool, w, "port", bump_hint=True).assign(ents)
+        keys.port_pools[dp.key] = pool
         kept = []
         for p in dp.ports:
             k = got.get(p.name)
@@ -187,6 +191,9 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce) -> Northd:
             kept.append(p)
         dp.ports = kept
     keys.port = new_port_keys
+    keys.max_port = max_port
+    for stale in set(keys.port_pools) - set(nd.datapaths):
+        del keys.port_pools[stale]
 
     _build_ha_groups(nd, nb, w)
     return nd
@@ -265,9 +272,19 @@ def _make_lrp(dp: Datapath, lrp: Any, is_gw_router: bool, nd: Northd, w: Any) ->
 
 
 def _make_lsp(dp: Datapath, lsp: Any, nd: Northd, lrps: dict[str, Port], w: Any) -> None:
-    name = lsp.name
-    if not _claim_name(nd, name, "Logical_Switch_Port", lsp, w, dp.key):
+    if not _claim_name(nd, lsp.name, "Logical_Switch_Port", lsp, w, dp.key):
         return
+    p = lsp_port(dp, lsp, lrps, w)
+    nd.ports[p.name] = p
+    dp.ports.append(p)
+
+
+def lsp_port(dp: Datapath, lsp: Any, lrps: dict[str, Port], w: Any) -> Port:
+    """The Port for one Logical_Switch_Port of switch ``dp`` (not registered in the model).
+
+    For a router-type port this links it with its peer router port in ``lrps``.
+    """
+    name = lsp.name
     p = Port(name, "lsp", dp, lsp, _uuid(lsp))
     p.enabled = opt(lsp.enabled) is not False
     p.mac = list(lsp.addresses)
@@ -318,8 +335,7 @@ def _make_lsp(dp: Datapath, lsp: Any, nd: Northd, lrps: dict[str, Port], w: Any)
         rc = lsp.options.get("requested-chassis")
         if rc:
             p.requested_chassis = rc
-    nd.ports[name] = p
-    dp.ports.append(p)
+    return p
 
 
 def _tag_for(dp: Datapath, lsp: Any) -> int | None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..lflow.table import FlowTable
+from ..lflow.stages import Stage
+from ..lflow.table import FlowKey, FlowTable
 from ..northd.model import Northd
 from .lflows import FKey, WantFlow
 
@@ -34,3 +35,33 @@ def desired_flows(table: FlowTable, nd: Northd, dp_uuid: dict[str, str]) -> dict
         key: FKey = (st.name, st.pipeline, st.table_id, f.priority, f.match, f.actions, f.controller_meter or "")
         want[key] = WantFlow(dps, ext, tags)
     return want
+
+
+def fkey(stage: Stage, key: FlowKey) -> FKey:
+    _name, priority, match, actions, meter = key
+    return (stage.name, stage.pipeline, stage.table_id, priority, match, actions, meter or "")
+
+
+def desired_changed_flows(
+    table: FlowTable, nd: Northd, dp_uuid: dict[str, str]
+) -> tuple[dict[FKey, WantFlow], set[FKey]]:
+    """The flows changed since the last call (``FlowTable.take_changed``): what they should now be,
+    and the set of identities to compare (changed and vanished ones)."""
+    by_index: list[str | None] = [dp_uuid.get(dp.key) for dp in nd.by_index]
+    alive, gone = table.take_changed()
+    scope = {fkey(st, k) for st, k in gone}
+    want: dict[FKey, WantFlow] = {}
+    for fid in alive:
+        f = table.flow(fid)
+        st = f.stage
+        key: FKey = (st.name, st.pipeline, st.table_id, f.priority, f.match, f.actions, f.controller_meter or "")
+        scope.add(key)
+        dps = frozenset(u for i in f.datapaths if i < len(by_index) and (u := by_index[i]))
+        if not dps:
+            continue
+        ext = {"stage-name": st.name}
+        if f.hint:
+            ext["stage-hint"] = f.hint[:8]
+        tags = {"in_out_port": f.io_port} if f.io_port else {}
+        want[key] = WantFlow(dps, ext, tags)
+    return want, scope

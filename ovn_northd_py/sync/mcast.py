@@ -14,7 +14,7 @@ from ..northd.mcast_keys import (
     MC_UNKNOWN,
     MC_UNKNOWN_KEY,
 )
-from ..northd.model import Northd
+from ..northd.model import Datapath, Northd
 from .datapaths import dp_nb_key
 from .rows import SyncStats, sync_table
 
@@ -23,24 +23,33 @@ def desired_groups(nd: Northd) -> dict[tuple[str, str], tuple[int, list[str]]]:
     """(datapath NB key, group name) -> (tunnel key, port names)."""
     out: dict[tuple[str, str], tuple[int, list[str]]] = {}
     for dp in nd.switches():
-        flood: list[str] = []
-        flood_l2: list[str] = []
-        unknown: list[str] = []
-        for p in dp.ports:
-            if p.kind != "lsp" or not p.enabled:
-                continue
-            flood.append(p.name)
-            if not p.is_router_lsp:
-                flood_l2.append(p.name)
-            if in_mc_unknown(p):
-                unknown.append(p.name)
-        for name, key, ports in (
-            (MC_FLOOD, MC_FLOOD_KEY, flood),
-            (MC_FLOOD_L2, MC_FLOOD_L2_KEY, flood_l2),
-            (MC_UNKNOWN, MC_UNKNOWN_KEY, unknown),
-        ):
-            if ports:
-                out[(dp.key, name)] = (key, ports)
+        out.update(desired_groups_of(dp))
+    return out
+
+
+MC_NAMES = (MC_FLOOD, MC_FLOOD_L2, MC_UNKNOWN)
+
+
+def desired_groups_of(dp: Datapath) -> dict[tuple[str, str], tuple[int, list[str]]]:
+    out: dict[tuple[str, str], tuple[int, list[str]]] = {}
+    flood: list[str] = []
+    flood_l2: list[str] = []
+    unknown: list[str] = []
+    for p in dp.ports:
+        if p.kind != "lsp" or not p.enabled:
+            continue
+        flood.append(p.name)
+        if not p.is_router_lsp:
+            flood_l2.append(p.name)
+        if in_mc_unknown(p):
+            unknown.append(p.name)
+    for name, key, ports in (
+        (MC_FLOOD, MC_FLOOD_KEY, flood),
+        (MC_FLOOD_L2, MC_FLOOD_L2_KEY, flood_l2),
+        (MC_UNKNOWN, MC_UNKNOWN_KEY, unknown),
+    ):
+        if ports:
+            out[(dp.key, name)] = (key, ports)
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from ..northd.model import Northd
+from ..northd.model import Northd, Port
 from .rows import SyncStats, norm, sync_table
 
 
@@ -64,31 +64,64 @@ def sync_ha_groups(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> dict[str,
     return out
 
 
+def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassis: dict[str, Any]) -> dict[str, Any]:
+    rc = chassis.get(p.requested_chassis) if p.requested_chassis else None
+    grp = groups.get(p.ha_group) if p.ha_group else None
+    return {
+        "logical_port": p.name,
+        "datapath": dps[p.dp.key],
+        "tunnel_key": p.tunnel_key,
+        "type": p.sb_type,
+        "options": p.options,
+        "mac": p.mac,
+        "port_security": p.port_security,
+        "parent_port": [p.parent_port] if p.parent_port else [],
+        "tag": [p.tag] if p.tag is not None else [],
+        "external_ids": p.external_ids,
+        "nat_addresses": p.nat_addresses,
+        "ha_chassis_group": [grp] if grp is not None else [],
+        "gateway_chassis": [],
+        "requested_chassis": [rc] if rc is not None else [],
+    }
+
+
+PB_ON_INSERT = {"up": [False]}  # ovn-controller owns `up` afterwards
+
+
 def sync_port_bindings(
     txn: Any, sb: Any, nd: Northd, dps: dict[Hashable, Any], groups: dict[str, Any], stats: SyncStats
 ) -> dict[Hashable, Any]:
     chassis = chassis_by_name(sb)
-    desired: dict[Hashable, dict[str, Any]] = {}
-    for p in nd.ports.values():
-        rc = chassis.get(p.requested_chassis) if p.requested_chassis else None
-        grp = groups.get(p.ha_group) if p.ha_group else None
-        desired[p.name] = {
-            "logical_port": p.name,
-            "datapath": dps[p.dp.key],
-            "tunnel_key": p.tunnel_key,
-            "type": p.sb_type,
-            "options": p.options,
-            "mac": p.mac,
-            "port_security": p.port_security,
-            "parent_port": [p.parent_port] if p.parent_port else [],
-            "tag": [p.tag] if p.tag is not None else [],
-            "external_ids": p.external_ids,
-            "nat_addresses": p.nat_addresses,
-            "ha_chassis_group": [grp] if grp is not None else [],
-            "gateway_chassis": [],
-            "requested_chassis": [rc] if rc is not None else [],
-        }
+    desired: dict[Hashable, dict[str, Any]] = {
+        p.name: desired_pb(p, dps, groups, chassis) for p in nd.ports.values()
+    }
     return sync_table(
         txn, "Port_Binding", sb.rows("Port_Binding"), lambda r: r.logical_port, desired, stats,
-        on_insert={"up": [False]},
+        on_insert=PB_ON_INSERT,
     )
+
+
+def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | None, stats: SyncStats,
+                 on_insert: dict[str, Any] | None = None) -> Any | None:
+    """Make one row match ``want`` (insert, update or, with ``want`` None, delete)."""
+    if want is None:
+        if row is not None:
+            row.delete()
+            stats.bump(stats.deleted, table)
+        return None
+    if row is None:
+        row = txn.insert(txn.idl.tables[table])
+        for col, val in (on_insert or {}).items():
+            setattr(row, col, val)
+        for col, val in want.items():
+            setattr(row, col, val)
+        stats.bump(stats.inserted, table)
+        return row
+    changed = False
+    for col, val in want.items():
+        if norm(getattr(row, col)) != norm(val):
+            setattr(row, col, val)
+            changed = True
+    if changed:
+        stats.bump(stats.updated, table)
+    return row

@@ -2,10 +2,56 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...ovsdb.connection import DbConnection, RowChange
 from ..engine import InputNode
+
+
+@dataclass(slots=True)
+class RowIndex:
+    """key -> row uuid for one table, kept current from the tracked changes (rows inserted by
+    a transaction still being built are not in it until the server confirms them)."""
+
+    table: str
+    key_of: Callable[[Any], Hashable | None]
+    by_key: dict[Hashable, Any] = field(default_factory=dict)
+    key_by_uuid: dict[Any, Hashable] = field(default_factory=dict)
+
+    def rebuild(self, conn: DbConnection) -> None:
+        self.by_key.clear()
+        self.key_by_uuid.clear()
+        for u, row in conn.rows(self.table).items():
+            if row._data is not None:
+                self._add(u, row)
+
+    def _add(self, u: Any, row: Any) -> None:
+        k = self.key_of(row)
+        if k is not None:
+            self.by_key[k] = u
+            self.key_by_uuid[u] = k
+
+    def _remove(self, u: Any) -> None:
+        k = self.key_by_uuid.pop(u, None)
+        if k is not None and self.by_key.get(k) == u:
+            del self.by_key[k]
+
+    def apply(self, conn: DbConnection, changes: list[RowChange]) -> None:
+        rows = conn.rows(self.table)
+        for c in changes:
+            if c.table != self.table:
+                continue
+            self._remove(c.uuid)
+            if c.event != "delete":
+                row = rows.get(c.uuid)
+                if row is not None:
+                    self._add(c.uuid, row)
+
+    def get(self, conn: DbConnection, key: Hashable) -> Any | None:
+        u = self.by_key.get(key)
+        return conn.rows(self.table).get(u) if u is not None else None
 
 
 class DbInput(InputNode):
@@ -15,9 +61,22 @@ class DbInput(InputNode):
         self.conn = conn
         self.changes: list[RowChange] = []
         self.resynced = False
+        self.indexes: dict[str, RowIndex] = {}
+
+    def add_index(self, name: str, table: str, key_of: Callable[[Any], Hashable | None]) -> RowIndex:
+        idx = self.indexes.get(name)
+        if idx is None:
+            idx = self.indexes[name] = RowIndex(table, key_of)
+            idx.rebuild(self.conn)
+        return idx
 
     def observe(self, ctx: Any) -> bool:
         self.changes, self.resynced = self.conn.take_changes()
+        for idx in self.indexes.values():
+            if self.resynced:
+                idx.rebuild(self.conn)
+            else:
+                idx.apply(self.conn, self.changes)
         return bool(self.changes) or self.resynced
 
     def changed_tables(self) -> set[str]:

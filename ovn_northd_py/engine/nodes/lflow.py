@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...flows import build_lflows
-from ...flows.context import flow_ctx_from_nb
+from ...flows import build_datapath_flows, build_lflows, build_port_flows
+from ...flows.context import OWNER_DP, OWNER_PORT, FlowCtx, flow_ctx_from_nb
 from ...lflow.table import FlowTable
 from ..engine import Node
 from .inputs import DbInput
@@ -19,8 +19,41 @@ class LflowNode(Node):
         super().__init__()
         self.northd = northd
         self.table = FlowTable()
-        self.add_input(northd)
-        self.add_input(nb_in)
+        self.fctx: FlowCtx | None = None
+        # True after a recompute: the writer must compare every flow, not only the changed ones.
+        self.full_sync_needed = True
+        self.add_input(northd, self._on_northd_change)
+        self.add_input(nb_in, lambda _n, _c: True)  # NB matters only through northd
+
+    def _on_northd_change(self, _node: Node, ctx: Any) -> bool:
+        """Unlink and rebuild the flows of exactly the ports and switches that changed.
+
+        A flow shared by several datapaths loses only the (flow, datapath) references
+        the removed owner made; the table's refcounts keep the rest.
+        """
+        t = self.northd.tracked
+        if t is None or self.fctx is None:
+            return False
+        nd, table, fctx = self.northd.data, self.table, self.fctx
+        fctx.nd = nd
+        for name in t.ports_deleted:
+            table.remove_owner((OWNER_PORT, name))
+        rebuild_ports: set[str] = set(t.ports_changed)
+        for key in t.dps_changed:
+            dp = nd.datapaths.get(key)
+            table.remove_owner((OWNER_DP, key))
+            if dp is None:
+                continue
+            build_datapath_flows(dp, fctx, table)
+            # Router-type ports' flows read the other ports of their switch.
+            rebuild_ports |= {p.name for p in dp.ports if p.is_router_lsp}
+        for name in rebuild_ports:
+            table.remove_owner((OWNER_PORT, name))
+            p = nd.ports.get(name)
+            if p is not None:
+                build_port_flows(p, fctx, table)
+        self.changed = True
+        return True
 
     def recompute(self, ctx: Any) -> None:
         nd = self.northd.data
@@ -30,3 +63,5 @@ class LflowNode(Node):
                                 svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", warn=ctx.warn.warn)
         build_lflows(nd, fctx, table)
         self.table = table
+        self.fctx = fctx
+        self.full_sync_needed = True

@@ -16,9 +16,57 @@ class NbSyncNode(Node):
     def __init__(self, northd: NorthdNode, sb_in: DbInput, nb_in: DbInput) -> None:
         super().__init__()
         self.northd = northd
-        self.add_input(northd)
-        self.add_input(sb_in)
-        self.add_input(nb_in)
+        self.sb_in = sb_in
+        self.pb_index = sb_in.add_index("pb_by_name", "Port_Binding", lambda r: r.logical_port)
+        self.add_input(northd, self._on_northd_change)
+        self.add_input(sb_in, self._on_sb_change)
+        self.add_input(nb_in, self._on_nb_change)
+
+    # ---- incremental: only the ports that changed; the cfg counters are cheap and always synced ----
+    def _sync_globals(self, ctx: Any) -> None:
+        gopts = self.northd.gopts
+        assert gopts is not None
+        sbg = sb_global_row(ctx.sb)
+        sb_cfg = sbg.nb_cfg if sbg is not None else None
+        hv = hv_cfg(ctx.sb, sb_cfg) if sb_cfg is not None else None
+        sync_nb_global(ctx.nb_txn, ctx.nb, gopts, sb_cfg, hv)
+
+    def _sync_port(self, ctx: Any, name: str) -> None:
+        p = self.northd.data.ports.get(name)
+        if p is None or p.kind != "lsp":
+            return
+        pb = self.pb_index.get(ctx.sb, name)
+        want = p.nb.type == "router" or (pb is not None and pb.up == [True])
+        if p.nb.up != [want]:
+            p.nb.up = [want]
+        if p.tag is not None and p.nb.tag != [p.tag]:
+            p.nb.tag = [p.tag]
+
+    def _on_northd_change(self, _node: Node, ctx: Any) -> bool:
+        t = self.northd.tracked
+        if t is None:
+            return False
+        for name in t.ports_changed:
+            self._sync_port(ctx, name)
+        self._sync_globals(ctx)
+        return True
+
+    def _on_sb_change(self, _node: Node, ctx: Any) -> bool:
+        if self.sb_in.resynced:
+            return False
+        rows = ctx.sb.rows("Port_Binding")
+        for c in self.sb_in.changes:
+            if c.table == "Port_Binding":
+                row = rows.get(c.uuid)
+                if row is not None:
+                    self._sync_port(ctx, row.logical_port)
+        self._sync_globals(ctx)
+        return True
+
+    def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
+        # NB changes reach us through the northd node; only NB_Global options need a look here.
+        self._sync_globals(ctx)
+        return True
 
     def recompute(self, ctx: Any) -> None:
         txn, nb, sb = ctx.nb_txn, ctx.nb, ctx.sb

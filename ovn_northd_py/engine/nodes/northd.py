@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...northd.build import KeyState, build_northd, vxlan_mode
+from ...northd.incremental import Tracked, apply_nb_changes
 from ...northd.model import Northd
 from ...sync.globals import GlobalOptions, global_options, nb_global_row, sb_global_row
 from ..engine import Node
@@ -23,8 +24,21 @@ class NorthdNode(Node):
         self.keys = KeyState()
         self.data = Northd()
         self.gopts: GlobalOptions | None = None
-        self.add_input(nb_in)
+        # Set by an incremental run: exactly what changed.  None after a recompute (everything may have).
+        self.tracked: Tracked | None = None
+        self.add_input(nb_in, self._on_nb_change)
         self.add_input(sb_in, self._on_sb_change)
+
+    def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
+        if self.nb_in.resynced or self.gopts is None:
+            return False
+        t = apply_nb_changes(self.data, self.keys, ctx.nb, self.nb_in.changes, ctx.warn.warn)
+        if t is None:
+            return False
+        if t:
+            self.tracked = t
+            self.changed = True
+        return True
 
     def _on_sb_change(self, _node: Node, ctx: Any) -> bool:
         if self.sb_in.resynced:
@@ -33,7 +47,11 @@ class NorthdNode(Node):
         # assigned are already in self.keys, so those need no recompute.
         return not (self.sb_in.changed_tables() & _SB_TABLES_NEEDING_RECOMPUTE)
 
+    def clear_tracked(self) -> None:
+        self.tracked = None
+
     def recompute(self, ctx: Any) -> None:
+        self.tracked = None
         nb, sb = ctx.nb, ctx.sb
         self.data = build_northd(nb, sb, self.keys, ctx.warn)
         self.gopts = self._global_options(nb, sb)

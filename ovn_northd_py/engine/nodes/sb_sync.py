@@ -1,19 +1,44 @@
-"""Writes the SB tables northd owns (except logical flows) into the SB transaction."""
+"""Writes the SB tables northd owns (except logical flows) into the SB transaction.
+
+Incremental paths:
+* from ``northd``: only the Port_Binding rows of the ports that changed and the
+  Multicast_Group rows of the switches that changed are compared and written;
+* from ``sb``: rows of ours that someone changed (or our own writes echoed back)
+  are compared one by one with what we want and repaired if needed.
+Everything else falls back to a full diff of every table (``recompute``).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ...sync.address_sets import desired_address_sets, sync_address_sets
-from ...sync.datapaths import prune_datapaths, sync_datapaths, sync_ip_multicast
+from ...sync.datapaths import dp_nb_key, prune_datapaths, sync_datapaths, sync_ip_multicast
 from ...sync.dhcp_codes import sync_dhcp_option_codes
 from ...sync.globals import nb_global_row, sync_sb_global
-from ...sync.mcast import sync_multicast_groups
-from ...sync.ports import sync_ha_groups, sync_port_bindings
+from ...sync.mcast import MC_NAMES, desired_groups_of, sync_multicast_groups
+from ...sync.ports import (
+    PB_ON_INSERT,
+    chassis_by_name,
+    desired_pb,
+    sync_ha_groups,
+    sync_one_row,
+    sync_port_bindings,
+)
 from ...sync.rbac import sync_rbac
 from ..engine import Node
 from .inputs import DbInput
 from .northd import NorthdNode
+
+# SB changes we can check row by row; a change anywhere else (of a table we own) recomputes.
+_SB_ROW_CHECKED = {"Port_Binding", "Multicast_Group"}
+# SB tables we do not own or whose changes need nothing from this node.
+_SB_IGNORED = {"Chassis", "Encap", "Chassis_Private"}
+
+
+def _mc_key(row: Any) -> Any:
+    k = dp_nb_key(row.datapath)
+    return (k, row.name) if k else None
 
 
 class SbSyncNode(Node):
@@ -22,10 +47,104 @@ class SbSyncNode(Node):
     def __init__(self, northd: NorthdNode, sb_in: DbInput, nb_in: DbInput) -> None:
         super().__init__()
         self.northd = northd
-        self.add_input(northd)
-        self.add_input(sb_in)
-        self.add_input(nb_in)
+        self.sb_in = sb_in
+        self.pb_index = sb_in.add_index("pb_by_name", "Port_Binding", lambda r: r.logical_port)
+        self.mc_index = sb_in.add_index("mc_by_key", "Multicast_Group", _mc_key)
+        self.add_input(northd, self._on_northd_change)
+        self.add_input(sb_in, self._on_sb_change)
+        self.add_input(nb_in, lambda _n, _c: True)  # NB matters only through northd
 
+    # ---- incremental ----
+    def _dp_rows(self, sb: Any) -> dict[Any, Any]:
+        return {k: r for r in sb.rows("Datapath_Binding").values() if (k := dp_nb_key(r)) and r._data is not None}
+
+    def _sync_ports(self, ctx: Any, names: set[str]) -> dict[str, Any]:
+        sb, nd = ctx.sb, self.northd.data
+        dps = self._dp_rows(sb)
+        chassis = chassis_by_name(sb) if any(
+            (p := nd.ports.get(n)) is not None and p.requested_chassis for n in names) else {}
+        out: dict[str, Any] = {}
+        for name in names:
+            p = nd.ports.get(name)
+            row = self.pb_index.get(sb, name)
+            if p is not None and (p.ha_group or p.dp.key not in dps):
+                raise _Unhandled
+            want = desired_pb(p, dps, {}, chassis) if p is not None else None
+            r = sync_one_row(ctx.sb_txn, "Port_Binding", row, want, ctx.stats, PB_ON_INSERT)
+            if r is not None:
+                out[name] = r
+        return out
+
+    def _sync_groups(self, ctx: Any, dp_keys: set[str], new_pbs: dict[str, Any]) -> None:
+        sb, nd = ctx.sb, self.northd.data
+        dps = self._dp_rows(sb)
+        for key in dp_keys:
+            dp = nd.datapaths.get(key)
+            want = desired_groups_of(dp) if dp is not None and dp.is_switch else {}
+            for name in MC_NAMES:
+                row = self.mc_index.get(sb, (key, name))
+                w = want.get((key, name))
+                if w is None:
+                    sync_one_row(ctx.sb_txn, "Multicast_Group", row, None, ctx.stats)
+                    continue
+                ports = []
+                for pn in w[1]:
+                    pr = new_pbs.get(pn) or self.pb_index.get(sb, pn)
+                    if pr is None:
+                        raise _Unhandled
+                    ports.append(pr)
+                sync_one_row(ctx.sb_txn, "Multicast_Group", row,
+                             {"datapath": dps[key], "name": name, "tunnel_key": w[0], "ports": ports}, ctx.stats)
+
+    def _on_northd_change(self, _node: Node, ctx: Any) -> bool:
+        t = self.northd.tracked
+        if t is None:
+            return False
+        try:
+            new_pbs = self._sync_ports(ctx, t.ports_changed | set(t.ports_deleted))
+            self._sync_groups(ctx, t.dps_changed, new_pbs)
+        except _Unhandled:
+            return False  # nothing was left half-done: recompute redoes every table
+        return True
+
+    def _on_sb_change(self, _node: Node, ctx: Any) -> bool:
+        if self.sb_in.resynced:
+            return False
+        tables = self.sb_in.changed_tables()
+        if tables - _SB_ROW_CHECKED - _SB_IGNORED - {"SB_Global"}:
+            return False
+        for c in self.sb_in.changes:
+            if c.table == "SB_Global" and (c.event != "update" or not c.columns <= {"nb_cfg"}):
+                return False
+        names: set[str] = set()
+        dps: set[str] = set()
+        pb_names = self.pb_index.key_by_uuid
+        rows_pb = ctx.sb.rows("Port_Binding")
+        for c in self.sb_in.changes:
+            if c.table == "Port_Binding":
+                row = rows_pb.get(c.uuid)
+                name = row.logical_port if row is not None else pb_names.get(c.uuid)
+                if name is None:
+                    return False
+                # Columns ovn-controller owns change all the time: nothing for us to check.
+                if c.event == "update" and not c.columns & _PB_OWNED:
+                    continue
+                names.add(name)
+            elif c.table == "Multicast_Group":
+                row = ctx.sb.rows("Multicast_Group").get(c.uuid)
+                key = _mc_key(row) if row is not None else self.mc_index.key_by_uuid.get(c.uuid)
+                if key is None:
+                    return False
+                dps.add(key[0])
+        try:
+            new_pbs = self._sync_ports(ctx, names) if names else {}
+            if dps:
+                self._sync_groups(ctx, dps, new_pbs)
+        except _Unhandled:
+            return False
+        return True
+
+    # ---- full ----
     def recompute(self, ctx: Any) -> None:
         txn, sb, nb, stats = ctx.sb_txn, ctx.sb, ctx.nb, ctx.stats
         nd = self.northd.data
@@ -41,3 +160,14 @@ class SbSyncNode(Node):
         sync_rbac(txn, sb, stats)
         sync_dhcp_option_codes(txn, sb, stats)
         ctx.prune_pending = prune_datapaths(txn, sb, nd, stats, ctx.flow_refs)
+
+
+# Port_Binding columns northd writes (the others belong to ovn-controller).
+_PB_OWNED = frozenset({
+    "logical_port", "datapath", "tunnel_key", "type", "options", "mac", "port_security", "parent_port", "tag",
+    "external_ids", "nat_addresses", "ha_chassis_group", "gateway_chassis", "requested_chassis",
+})
+
+
+class _Unhandled(Exception):
+    pass

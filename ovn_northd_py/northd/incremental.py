@@ -1,0 +1,171 @@
+"""Incremental update of the northd model for logical switch port changes.
+
+Handled: VIF-like ports (any type but "router") added to, removed from, or updated
+on existing switches; NB_Global counter bumps; our own write-backs (``up``,
+``tag``, ``dynamic_addresses``).  Anything else returns None, and the caller
+falls back to a full recompute.
+
+Contract: on None the model may not have been touched; we validate everything
+first, then apply.  On success the returned ``Tracked`` names exactly what
+changed, for the downstream nodes (SB sync, flows, NB write-back).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ovsdb.connection import RowChange
+from .build import KeyState, lsp_port, opt
+from .idpool import IdPoolExhausted
+from .model import LS, Datapath, Northd, Port
+
+# NB_Global columns that change on every `ovn-nbctl --wait` or that we write ourselves.
+NB_GLOBAL_COUNTERS = frozenset(
+    {"nb_cfg", "nb_cfg_timestamp", "sb_cfg", "sb_cfg_timestamp", "hv_cfg", "hv_cfg_timestamp"}
+)
+# Logical_Switch_Port columns we write back ourselves, or that change nothing we build.
+LSP_WRITEBACK = frozenset({"up", "dynamic_addresses"})
+# An update touching any of these may change the port's kind or identity: recompute.
+LSP_STRUCTURAL = frozenset({"name", "type", "parent_name", "tag_request", "ha_chassis_group"})
+
+
+@dataclass(slots=True)
+class Tracked:
+    """What an incremental run of the northd node changed."""
+
+    ports_changed: set[str] = field(default_factory=set)  # added or updated, by logical_port
+    ports_deleted: dict[str, str] = field(default_factory=dict)  # logical_port -> datapath key
+    dps_changed: set[str] = field(default_factory=set)  # switches whose port set or port kinds changed
+
+    def __bool__(self) -> bool:
+        return bool(self.ports_changed or self.ports_deleted or self.dps_changed)
+
+
+def _is_plain(lsp: Any) -> bool:
+    return lsp.type != "router" and not lsp.ha_chassis_group and not (
+        opt(lsp.parent_name) and opt(lsp.tag_request) is not None and not lsp.tag
+    )
+
+
+def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], warn: Any) -> Tracked | None:
+    """Apply NB row changes to the model incrementally; None when a recompute is needed."""
+    ls_rows = nb.rows("Logical_Switch")
+    lsp_rows = nb.rows("Logical_Switch_Port")
+    removed: list[tuple[Datapath, Port]] = []
+    added: list[tuple[Datapath, Any]] = []
+    updated: list[tuple[Datapath, Port, Any]] = []
+    switch_changes: set[str] = set()
+    lsp_updates: dict[str, frozenset[str]] = {}
+
+    for c in changes:
+        if c.table == "NB_Global":
+            if c.event != "update" or not c.columns <= NB_GLOBAL_COUNTERS:
+                return None
+        elif c.table == "Logical_Switch":
+            if c.event != "update" or not c.columns <= {"ports"}:
+                return None
+            switch_changes.add(str(c.uuid))
+        elif c.table == "Logical_Switch_Port":
+            if c.event == "update":
+                cols = lsp_updates.get(str(c.uuid), frozenset()) | c.columns
+                lsp_updates[str(c.uuid)] = cols
+        else:
+            return None
+
+    # Port membership of the switches whose `ports` changed.
+    claimed: dict[str, str] = {}  # lsp uuid -> switch key, for rows now in some changed switch
+    for key in switch_changes:
+        dp = nd.datapaths.get(key)
+        row = ls_rows.get(_as_uuid(key, ls_rows))
+        if dp is None or row is None or dp.kind != LS:
+            return None
+        now = {str(lsp.uuid): lsp for lsp in row.ports}
+        have = {p.nb_key: p for p in dp.ports if p.kind == "lsp"}
+        for u, p in have.items():
+            if u not in now:
+                if p.is_router_lsp:
+                    return None
+                removed.append((dp, p))
+        for u, lsp in now.items():
+            if u in claimed:
+                return None  # one row in two switches: let the recompute arbitrate
+            claimed[u] = key
+            if u not in have:
+                if not _is_plain(lsp):
+                    return None
+                added.append((dp, lsp))
+
+    # Updates of ports that stay where they are.
+    for u, cols in lsp_updates.items():
+        if not cols - LSP_WRITEBACK:
+            continue
+        if cols & LSP_STRUCTURAL:
+            return None
+        lsp = lsp_rows.get(_as_uuid(u, lsp_rows))
+        if lsp is None:
+            continue  # deleted in the same batch: handled as a removal
+        p = nd.ports.get(lsp.name)
+        if p is None:
+            if any(a[1] is lsp for a in added):
+                continue
+            return None  # not bound (e.g. it lost a name conflict): recompute
+        if p.nb_key != u or p.kind != "lsp" or p.is_router_lsp:
+            return None
+        if "options" in cols and lsp.options.get("requested-tnl-key") is not None:
+            return None
+        updated.append((p.dp, p, lsp))
+
+    # Validate names (and that we have the switch's key pool) before touching anything.
+    removed_names = {p.name for _, p in removed}
+    seen: set[str] = set()
+    for dp, lsp in added:
+        if dp.key not in keys.port_pools:
+            return None
+        name = lsp.name
+        if not name or name in seen or (name in nd.ports and name not in removed_names):
+            return None
+        if lsp.options.get("requested-tnl-key"):
+            return None
+        seen.add(name)
+
+    # ---- apply ----
+    t = Tracked()
+    for dp, p in removed:
+        dp.ports.remove(p)
+        if nd.ports.get(p.name) is p:
+            del nd.ports[p.name]
+        pool = keys.port_pools.get(dp.key)
+        if pool is not None:
+            pool.free(p.tunnel_key)
+        keys.port.pop(p.name, None)
+        t.ports_deleted[p.name] = dp.key
+        t.dps_changed.add(dp.key)
+    for dp, p, lsp in updated:
+        new = lsp_port(dp, lsp, {}, warn)
+        new.tunnel_key = p.tunnel_key
+        dp.ports[dp.ports.index(p)] = new
+        nd.ports[new.name] = new
+        t.ports_changed.add(new.name)
+        t.dps_changed.add(dp.key)  # switch-wide flows and groups may depend on any port
+    for dp, lsp in added:
+        p = lsp_port(dp, lsp, {}, warn)
+        pool = keys.port_pools[dp.key]
+        try:
+            p.tunnel_key = pool.allocate()
+        except IdPoolExhausted as e:
+            warn("port_tnl_key_exhausted", "Logical_Switch_Port", lsp.uuid, str(e), name=lsp.name)
+            continue
+        dp.ports.append(p)
+        nd.ports[p.name] = p
+        nd.name_winners[p.name] = (dp.key, p.nb_key)
+        keys.port[p.name] = (dp.key, p.tunnel_key)
+        t.ports_changed.add(p.name)
+        t.ports_deleted.pop(p.name, None)
+        t.dps_changed.add(dp.key)
+    return t
+
+
+def _as_uuid(key: str, rows: Any) -> Any:
+    return uuid.UUID(key)
