@@ -106,6 +106,7 @@ class Daemon:
         self.pending_nb_cfg: int | None = None
         self.sb_connects_seen = 0
         self.retry_at = 0.0
+        self.incremental_since_check = 0
 
     # ---- set-up ----
     async def check_schemas(self) -> None:
@@ -202,6 +203,7 @@ class Daemon:
             self.log.info("recompute requested")
         if not (nb.synced and sb.synced and sb.has_lock):
             return
+        self._maybe_check()
         if self.sb_txn is not None or self.nb_txn is not None or self.flow_req is not None:
             return
         if self.flows_dirty and (self.runs or not self.flow_cache.loaded):
@@ -218,6 +220,28 @@ class Daemon:
             self.force_recompute = True
         self.run_engine()
 
+    def _maybe_check(self) -> None:
+        """--check-incremental: once SB is written, compare incremental state with a recompute."""
+        n = self.opts.check_incremental
+        if not n or self.incremental_since_check < n or self.graph is None:
+            return
+        if self.sb_txn is not None or self.nb_txn is not None or self.flow_req is not None or self.flows_dirty:
+            return
+        if self.nb is None or self.nb.idl.changes or self.sb is None or self.sb.idl.changes:
+            return
+        from .engine.check import check_consistency
+
+        self.incremental_since_check = 0
+        self.metrics.incremental_checks.inc()
+        res = check_consistency(self.graph, Ctx(self.nb, self.sb, self.warn), self.flow_cache)
+        if res.ok:
+            self.log.debug("incremental check passed")
+            return
+        self.metrics.incremental_mismatches.inc()
+        self.log.warning("incremental state differs from a full recompute; repairing by recompute",
+                         differences=res.differences[:20])
+        self.force_recompute = True
+
     def _ready_for_more(self) -> bool:
         """Work we can do now without waiting for the network (else the poller would sleep on it)."""
         sb = self.sb
@@ -227,7 +251,8 @@ class Daemon:
             return False
         if time.monotonic() < self.retry_at:
             return False
-        return self.flows_dirty or self.force_recompute
+        check_due = bool(self.opts.check_incremental) and self.incremental_since_check >= self.opts.check_incremental
+        return self.flows_dirty or self.force_recompute or check_due
 
     def run_engine(self) -> None:
         assert self.nb is not None and self.sb is not None and self.graph is not None
@@ -258,6 +283,10 @@ class Daemon:
         if ctx.prune_pending:
             self.force_recompute = True  # delete the datapaths once their flows are gone
         self.metrics.runs.labels(kind="recompute" if force else "incremental").inc()
+        if not force and rep.incremental and not rep.recomputed:
+            self.incremental_since_check += 1
+        self.log.debug("engine run", recomputed=rep.recomputed, incremental=rep.incremental,
+                       unhandled=rep.unhandled, ms=round(rep.seconds * 1000, 2))
         self.runs += 1
         self.last_report = rep
         if self.warn.count:

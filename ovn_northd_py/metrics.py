@@ -28,6 +28,7 @@ class Metrics:
     bad_rows: Counter = field(init=False)
     nb_cfg: Gauge = field(init=False)
     incremental_mismatches: Counter = field(init=False)
+    incremental_checks: Counter = field(init=False)
 
     def __post_init__(self) -> None:
         r = self.registry
@@ -57,6 +58,9 @@ class Metrics:
         self.incremental_mismatches = Counter(
             p + "incremental_mismatches", "Shadow recompute found a difference with incremental state",
             registry=r,
+        )
+        self.incremental_checks = Counter(
+            p + "incremental_checks", "Shadow recomputes run by --check-incremental", registry=r
         )
 
     def serve(self, address: str) -> None:

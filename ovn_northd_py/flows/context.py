@@ -71,6 +71,7 @@ class FlowCtx:
     pg_acl_switches: frozenset[str] = frozenset()
     warn: WarnFn = _no_warn
     memo: dict[tuple[str, Hashable], Any] = field(default_factory=dict)
+    kinds: set[str] = field(default_factory=set)  # the memo's kinds, so forget() is O(kinds)
 
     def cached(self, kind: str, key: str, compute: Callable[[], T]) -> T:
         """``compute()``, remembered under ``(kind, key)`` until :meth:`forget` (key)."""
@@ -79,12 +80,13 @@ class FlowCtx:
             value: T = self.memo[k]
         except KeyError:
             value = self.memo[k] = compute()
+            self.kinds.add(kind)
         return value
 
     def forget(self, key: str) -> None:
         """Drop every memoised value derived from the entity ``key``."""
-        for k in [k for k in self.memo if k[1] == key]:
-            del self.memo[k]
+        for kind in self.kinds:
+            self.memo.pop((kind, key), None)
 
 
 def _truthy(value: Any) -> bool:

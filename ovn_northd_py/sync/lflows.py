@@ -216,12 +216,14 @@ def plan_sync(
     want: dict[FKey, WantFlow],
     want_lbs: dict[str, WantLb] | None,
     scope: set[FKey] | None = None,
+    compare_hints: bool = True,
 ) -> Plan:
     """The operations that make SB (as cached) hold ``want``.
 
     ``scope``: only these flow identities are compared (an incremental run passes the
     flows that changed; ``want`` then needs to hold only those).  None compares all.
-    ``want_lbs`` None leaves load balancers alone.
+    ``want_lbs`` None leaves load balancers alone.  ``compare_hints`` False ignores external_ids
+    (the stage-hint of a flow several entities produce names one of them, depending on history).
     """
     plan = Plan()
     ops = plan.ops
@@ -330,7 +332,7 @@ def plan_sync(
         upd: dict[str, Any] = {}
         if not _points_right(r, w, set_to_group):
             upd.update(ref_cols(w))
-        if r.ext != w.ext:
+        if r.ext != w.ext and compare_hints:
             upd["external_ids"] = _omap(w.ext)
         if r.tags != w.tags:
             upd["tags"] = _omap(w.tags)

@@ -19,6 +19,7 @@ class RowIndex:
     key_of: Callable[[Any], Hashable | None]
     by_key: dict[Hashable, Any] = field(default_factory=dict)
     key_by_uuid: dict[Any, Hashable] = field(default_factory=dict)
+    removed: dict[Any, Hashable] = field(default_factory=dict)  # uuid -> key of rows deleted in this batch
 
     def rebuild(self, conn: DbConnection) -> None:
         self.by_key.clear()
@@ -40,14 +41,22 @@ class RowIndex:
 
     def apply(self, conn: DbConnection, changes: list[RowChange]) -> None:
         rows = conn.rows(self.table)
+        self.removed = {}
         for c in changes:
             if c.table != self.table:
                 continue
+            if c.event == "delete" and c.uuid in self.key_by_uuid:
+                self.removed[c.uuid] = self.key_by_uuid[c.uuid]
             self._remove(c.uuid)
             if c.event != "delete":
                 row = rows.get(c.uuid)
                 if row is not None:
                     self._add(c.uuid, row)
+
+    def key_of_uuid(self, u: Any) -> Hashable | None:
+        """The key of a row, also for one deleted in the current batch."""
+        k = self.key_by_uuid.get(u)
+        return k if k is not None else self.removed.get(u)
 
     def get(self, conn: DbConnection, key: Hashable) -> Any | None:
         u = self.by_key.get(key)

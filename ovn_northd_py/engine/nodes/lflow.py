@@ -41,6 +41,7 @@ class LflowNode(Node):
         rebuild_ports: set[str] = set(t.ports_changed)
         for key in t.dps_changed:
             dp = nd.datapaths.get(key)
+            fctx.forget(key)  # values memoised from this switch's ports are stale
             table.remove_owner((OWNER_DP, key))
             if dp is None:
                 continue

@@ -118,12 +118,11 @@ class SbSyncNode(Node):
                 return False
         names: set[str] = set()
         dps: set[str] = set()
-        pb_names = self.pb_index.key_by_uuid
         rows_pb = ctx.sb.rows("Port_Binding")
         for c in self.sb_in.changes:
             if c.table == "Port_Binding":
                 row = rows_pb.get(c.uuid)
-                name = row.logical_port if row is not None else pb_names.get(c.uuid)
+                name = row.logical_port if row is not None else self.pb_index.key_of_uuid(c.uuid)
                 if name is None:
                     return False
                 # Columns ovn-controller owns change all the time: nothing for us to check.
@@ -132,7 +131,7 @@ class SbSyncNode(Node):
                 names.add(name)
             elif c.table == "Multicast_Group":
                 row = ctx.sb.rows("Multicast_Group").get(c.uuid)
-                key = _mc_key(row) if row is not None else self.mc_index.key_by_uuid.get(c.uuid)
+                key = _mc_key(row) if row is not None else self.mc_index.key_of_uuid(c.uuid)
                 if key is None:
                     return False
                 dps.add(key[0])
