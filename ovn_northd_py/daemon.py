@@ -114,7 +114,7 @@ class Daemon:
             ours = json.loads(path.read_text())
             delay = 0.1
             while not self.stop_event.is_set():
-                errors = []
+                errors: list[str] = []
                 for r in remote.split(","):
                     try:
                         theirs = await fetch_server_schema(r.strip(), ours["name"])
@@ -132,7 +132,7 @@ class Daemon:
                 delay = min(delay * 2, 5.0)
 
     def connect(self) -> None:
-        nb_tables = {t: None for t in json.loads(NB_SCHEMA.read_text())["tables"]}
+        nb_tables: dict[str, Any] = {t: None for t in json.loads(NB_SCHEMA.read_text())["tables"]}
         self.nb = DbConnection("nb", self.opts.nb_remote, NB_SCHEMA, nb_tables,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.sb = DbConnection("sb", self.opts.sb_remote, SB_SCHEMA, SB_TABLES, lock_name=LOCK_NAME,
@@ -200,6 +200,10 @@ class Daemon:
         if self.recompute_event.is_set():
             self.recompute_event.clear()
             self.force_recompute = True
+            # A forced recompute also re-reads the raw tables, so it repairs rows changed behind our back.
+            if self.flow_req is None:
+                self.flow_cache.reset()
+                self.flows_dirty = True
             self.log.info("recompute requested")
         if not (nb.synced and sb.synced and sb.has_lock):
             return

@@ -4,4 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# Static checks first: the package is kept ruff- and mypy-clean.
+.venv/bin/ruff check ovn_northd_py
+.venv/bin/mypy ovn_northd_py
 exec .venv/bin/python -m pytest -q "$@"

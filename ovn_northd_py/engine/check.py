@@ -71,7 +71,7 @@ def check_consistency(graph: Any, ctx: Any, cache: FlowCache) -> CheckResult:
     nb, sb = ctx.nb, ctx.sb
     northd = graph.northd
     # 1. The model, rebuilt from scratch (with a copy of the key state: the shadow must not allocate).
-    shadow = build_northd(nb, sb, copy.deepcopy(northd.keys), _Silent())
+    shadow = build_northd(nb, sb, copy.deepcopy(northd.keys), _Silent())  # type: ignore[arg-type]
     _diff_dicts("datapath", {d.key: (d.tunnel_key, d.kind, d.name) for d in northd.data.by_index},
                 {d.key: (d.tunnel_key, d.kind, d.name) for d in shadow.by_index}, res.differences)
     _diff_dicts("port", _port_view(northd.data), _port_view(shadow), res.differences)

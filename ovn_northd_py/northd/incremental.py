@@ -106,11 +106,12 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         lsp = lsp_rows.get(_as_uuid(u, lsp_rows))
         if lsp is None:
             continue  # deleted in the same batch: handled as a removal
-        p = nd.ports.get(lsp.name)
-        if p is None:
+        bound = nd.ports.get(lsp.name)
+        if bound is None:
             if any(a[1] is lsp for a in added):
                 continue
             return None  # not bound (e.g. it lost a name conflict): recompute
+        p = bound
         if p.nb_key != u or p.kind != "lsp" or p.is_router_lsp:
             return None
         if "options" in cols and lsp.options.get("requested-tnl-key") is not None:

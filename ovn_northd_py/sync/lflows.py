@@ -353,14 +353,14 @@ def plan_sync(
             ops.append({"op": "delete", "table": "Load_Balancer", "where": [["_uuid", "==", ["uuid", u]]]})
             plan.actions.append(("delete_lb", u))
             plan.deleted += 1
-    for k, wl in want_lbs.items():
-        have_lb = lb_by_key.get(k)
+    for lk, wl in want_lbs.items():
+        have_lb = lb_by_key.get(lk)
         gref = group_ref(wl.dps)
         if not have_lb:
             row = dict(wl.cols)
             row["datapath_group"] = gref
             ops.append({"op": "insert", "table": "Load_Balancer", "row": row})
-            plan.actions.append(("insert_lb", len(ops) - 1, k, wl))
+            plan.actions.append(("insert_lb", len(ops) - 1, lk, wl))
             plan.inserted += 1
             continue
         u = have_lb[0]

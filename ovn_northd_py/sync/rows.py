@@ -47,7 +47,7 @@ def sync_table(
     table: str,
     rows: Mapping[Any, Any],
     key_of: Callable[[Any], Hashable | None],
-    desired: Mapping[Hashable, dict[str, Any]],
+    desired: Mapping[Any, dict[str, Any]],
     stats: SyncStats,
     delete_stale: bool = True,
     on_insert: Mapping[str, Any] | None = None,

@@ -123,7 +123,7 @@ class SbSyncNode(Node):
             if c.table == "Port_Binding":
                 row = rows_pb.get(c.uuid)
                 name = row.logical_port if row is not None else self.pb_index.key_of_uuid(c.uuid)
-                if name is None:
+                if not isinstance(name, str):
                     return False
                 # Columns ovn-controller owns change all the time: nothing for us to check.
                 if c.event == "update" and not c.columns & _PB_OWNED:
@@ -132,7 +132,7 @@ class SbSyncNode(Node):
             elif c.table == "Multicast_Group":
                 row = ctx.sb.rows("Multicast_Group").get(c.uuid)
                 key = _mc_key(row) if row is not None else self.mc_index.key_of_uuid(c.uuid)
-                if key is None:
+                if not isinstance(key, tuple):
                     return False
                 dps.add(key[0])
         try:

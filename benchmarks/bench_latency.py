@@ -1,0 +1,547 @@
+#!/usr/bin/env python3
+"""Cold sync, RSS and ``ovn-nbctl --wait=sb`` change latency: ours against the reference ovn-northd.
+
+usage: bench_latency.py [--scales 50,200] [--rounds N] [--changes lsp-add,lsp-del]
+                        [--json FILE] [--seed-dir DIR] [--settle S] [--warmup N] [--keep]
+
+For each scale S (``mixed.py NB S 10 S``; ``S:P:G`` gives switches, ports per switch and gateway
+routers) the NB is built once and backed up with ``ovsdb-client backup``.  Then each side in turn
+(reference first, then ours; never both at once) gets an NB server on a copy of that backup and a
+fresh, empty SB server, and:
+
+1. cold sync: the daemon is started and ``ovn-nbctl --wait=sb sync`` is run at once; the time
+   from just before the daemon start to the sync returning.  After ``--settle`` seconds the
+   daemon's VmRSS (and VmHWM, the peak) is read from /proc/PID/status.  For ours that is the
+   Python process itself.
+2. change latency: for each change kind, ``--warmup`` untimed rounds then ``--rounds`` timed
+   ones; each round runs the kind's ``setup`` (untimed), its ``change`` (timed: the wall time of
+   one ``ovn-nbctl --wait=sb`` transaction, process start included) and its ``undo`` (timed too,
+   reported in the JSON only).  p50/p90/max per kind.
+3. ours only: the engine counters of its Prometheus endpoint (``--metrics-address``) are read
+   after the cold sync and around every change kind; the per-node deltas show whether changes
+   were handled incrementally (the northd node's ``recompute`` count must not grow).
+
+Change kinds are rows of ``CHANGE_KINDS`` (name, prepare, setup, change, undo); command words
+are ``str.format`` templates with ``{i}`` (round number), ``{port}``, ``{mac}``, ``{ip}``,
+``{sw}`` (an existing tenant switch), ``{lr}`` (its router) and ``{gw}`` (a gateway router).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, ReferenceNorthd
+from ovn_northd_py.parity.harness import (
+    HarnessError,
+    build_seed_nb,
+    process_gone,
+    reference_available,
+    stop_process,
+    workload,
+)
+
+Command = tuple[str, ...]
+Commands = tuple[Command, ...]
+NODE_RUNS = "ovn_northd_py_engine_node_runs"
+ENGINE_RUNS = "ovn_northd_py_engine_runs"
+
+
+# --------------------------------------------------------------------------- change kinds
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeKind:
+    """One kind of NB change.  Each of prepare/setup/change/undo is one nbctl transaction."""
+
+    name: str
+    change: Commands  # timed
+    undo: Commands = ()  # after each round (timed, JSON only)
+    setup: Commands = ()  # before each round (untimed)
+    prepare: Commands = ()  # once per side, before the first round (untimed)
+
+
+_VIF: Commands = (
+    ("lsp-add", "{sw}", "{port}"),
+    ("lsp-set-addresses", "{port}", "{mac} {ip}"),
+    ("lsp-set-port-security", "{port}", "{mac} {ip}"),
+)
+_VIF_DEL: Commands = (("lsp-del", "{port}"),)
+_ACL_MATCH = "ip4.src == 10.251.{i}.1 && tcp.dst == 22"
+
+CHANGE_KINDS: dict[str, ChangeKind] = {
+    k.name: k
+    for k in (
+        ChangeKind("lsp-add", change=_VIF, undo=_VIF_DEL),
+        ChangeKind("lsp-del", setup=_VIF, change=_VIF_DEL),
+        ChangeKind(
+            "acl-add",
+            change=(("acl-add", "{sw}", "to-lport", "500", _ACL_MATCH, "drop"),),
+            undo=(("acl-del", "{sw}", "to-lport", "500", _ACL_MATCH),),
+        ),
+        ChangeKind(
+            "lb-add",
+            change=(
+                ("lb-add", "bench-lb{i}", "60.0.{i}.1:80", "{ip}:8080", "tcp"),
+                ("ls-lb-add", "{sw}", "bench-lb{i}"),
+            ),
+            undo=(("lb-del", "bench-lb{i}"),),
+        ),
+        ChangeKind(
+            "nat-add",
+            change=(("lr-nat-add", "{gw}", "dnat_and_snat", "60.1.{i}.1", "{ip}"),),
+            undo=(("lr-nat-del", "{gw}", "dnat_and_snat", "60.1.{i}.1"),),
+        ),
+        ChangeKind(
+            "route-add",
+            change=(("lr-route-add", "{lr}", "10.252.{i}.0/24", "172.16.0.254"),),
+            undo=(("lr-route-del", "{lr}", "10.252.{i}.0/24"),),
+        ),
+    )
+}
+
+
+def round_params(i: int) -> dict[str, str]:
+    return {
+        "i": str(i),
+        "port": f"bench-p{i}",
+        "mac": f"0a:00:00:00:{i // 256 % 256:02x}:{i % 256:02x}",
+        "ip": f"10.250.{i // 256 % 256}.{i % 256}",
+        "sw": "ls1",
+        "lr": "lr1",
+        "gw": "lrgw1",
+    }
+
+
+def nbctl_argv(remote: str, commands: Commands, params: dict[str, str], timeout: int) -> list[str]:
+    argv = ["ovn-nbctl", f"--db={remote}", f"--timeout={timeout}", "--wait=sb"]
+    for n, cmd in enumerate(commands):
+        argv += (["--"] if n else []) + [word.format(**params) for word in cmd]
+    return argv
+
+
+# --------------------------------------------------------------------------- measurements
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Linear interpolation between closest ranks (numpy's default)."""
+    if not values:
+        return math.nan
+    s = sorted(values)
+    pos = (len(s) - 1) * q
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+@dataclass(slots=True)
+class Latency:
+    samples_ms: list[float] = field(default_factory=list)
+
+    @property
+    def p50(self) -> float:
+        return percentile(self.samples_ms, 0.5)
+
+    @property
+    def p90(self) -> float:
+        return percentile(self.samples_ms, 0.9)
+
+    @property
+    def max(self) -> float:
+        return max(self.samples_ms) if self.samples_ms else math.nan
+
+    def summary(self) -> dict[str, Any]:
+        return {"p50_ms": self.p50, "p90_ms": self.p90, "max_ms": self.max, "samples_ms": self.samples_ms}
+
+
+def proc_status_mb(pid: int, key: str) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024  # kB
+    return math.nan
+
+
+def loadavg() -> float:
+    return os.getloadavg()[0]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+Counters = dict[str, float]  # "node/result" or "runs/kind" -> value
+
+
+def scrape_engine(port: int) -> Counters:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
+        text = resp.read().decode()
+    out: Counters = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == NODE_RUNS + "_total":
+                out[f"{sample.labels['node']}/{sample.labels['result']}"] = sample.value
+            elif sample.name == ENGINE_RUNS + "_total":
+                out[f"engine/{sample.labels['kind']}"] = sample.value
+    return out
+
+
+def counter_delta(before: Counters, after: Counters) -> Counters:
+    return {k: after[k] - before.get(k, 0.0) for k in sorted(after) if after[k] != before.get(k, 0.0)}
+
+
+def count_rows(sb_remote: str, table: str) -> int:
+    txn = json.dumps(["OVN_Southbound", {"op": "select", "table": table, "where": [], "columns": ["_uuid"]}])
+    proc = subprocess.run(
+        ["ovsdb-client", "--timeout=300", "transact", sb_remote, txn], capture_output=True, text=True, check=True
+    )
+    return len(json.loads(proc.stdout)[0]["rows"])
+
+
+# --------------------------------------------------------------------------- one side
+
+
+@dataclass(slots=True)
+class SideResult:
+    label: str
+    cold_sync_s: float = math.nan
+    rss_mb: float = math.nan  # VmRSS after settling
+    hwm_mb: float = math.nan  # VmHWM (peak RSS) after settling
+    rss_after_changes_mb: float = math.nan
+    sb_logical_flows: int = 0
+    sb_port_bindings: int = 0
+    changes: dict[str, Latency] = field(default_factory=dict)
+    undos: dict[str, Latency] = field(default_factory=dict)
+    engine_cold: Counters = field(default_factory=dict)  # ours: counters after the cold sync
+    engine_deltas: dict[str, Counters] = field(default_factory=dict)  # ours: per change kind
+    loadavg: list[float] = field(default_factory=list)  # 1-min load average at start and end
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["changes"] = {k: v.summary() for k, v in self.changes.items()}
+        d["undos"] = {k: v.summary() for k, v in self.undos.items()}
+        return d
+
+
+@dataclass(slots=True)
+class Side:
+    """A daemon plus its own NB (copy of the seed) and SB servers."""
+
+    label: str
+    workdir: Path
+    seed: Path
+    start_daemon: Callable[[Side], int]  # starts the daemon, returns its pid
+    metrics_port: int | None = None
+    nb: OvsdbServer = field(init=False)
+    sb: OvsdbServer = field(init=False)
+    pid: int | None = None
+    stop_daemon: Callable[[], None] | None = None
+
+    def __post_init__(self) -> None:
+        self.nb = OvsdbServer(self.workdir, "nb", NB_SCHEMA, db_file=self.seed)
+        self.sb = OvsdbServer(self.workdir, "sb", SB_SCHEMA)
+
+    def alive(self) -> bool:
+        return self.pid is not None and not process_gone(self.pid)
+
+    def stop(self) -> None:
+        try:
+            if self.stop_daemon is not None:
+                self.stop_daemon()
+            elif self.pid is not None:
+                stop_process(self.pid)
+        finally:
+            for server in (self.sb, self.nb):
+                if server.pid is not None:
+                    stop_process(server.pid)
+                    server.pid = None
+
+
+def start_reference(side: Side) -> int:
+    northd = ReferenceNorthd(side.workdir, side.nb.remote, side.sb.remote)
+    northd.start()
+    assert northd.pid is not None
+    return northd.pid
+
+
+def start_ours(side: Side) -> int:
+    extra = [f"--metrics-address=127.0.0.1:{side.metrics_port}"] if side.metrics_port else []
+    northd = OurNorthd(side.workdir, side.nb.remote, side.sb.remote, extra_args=extra)
+    northd.start()
+    side.stop_daemon = northd.stop
+    assert northd.pid is not None
+    return northd.pid
+
+
+def wait_sync(side: Side, timeout: float) -> None:
+    """``ovn-nbctl --wait=sb sync``, failing fast if the daemon dies meanwhile."""
+    argv = ["ovn-nbctl", f"--db={side.nb.remote}", f"--timeout={math.ceil(timeout)}", "--wait=sb", "sync"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + timeout + 5
+    try:
+        while proc.poll() is None:
+            if not side.alive():
+                raise HarnessError(f"{side.label} daemon exited during the cold sync (logs in {side.workdir})")
+            if time.monotonic() > deadline:
+                raise HarnessError(f"{side.label}: not synced within {timeout:.0f}s")
+            time.sleep(0.002)
+        if proc.returncode:
+            raise HarnessError(f"ovn-nbctl sync failed: {proc.stderr.read() if proc.stderr else ''}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+
+
+def timed_nbctl(side: Side, commands: Commands, params: dict[str, str], timeout: int) -> float:
+    """Milliseconds for one ``ovn-nbctl --wait=sb`` transaction."""
+    if not commands:
+        return math.nan
+    argv = nbctl_argv(side.nb.remote, commands, params, timeout)
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    ms = (time.perf_counter() - t0) * 1000
+    if proc.returncode:
+        raise HarnessError(f"{side.label}: {' '.join(argv[3:])} failed: {proc.stderr.strip()[:500]}")
+    if not side.alive():
+        raise HarnessError(f"{side.label} daemon exited (logs in {side.workdir})")
+    return ms
+
+
+@dataclass(slots=True)
+class RunConfig:
+    kinds: list[ChangeKind]
+    rounds: int
+    warmup: int
+    settle: float
+    sync_timeout: float
+    change_timeout: int
+
+
+def run_side(side: Side, cfg: RunConfig) -> SideResult:
+    res = SideResult(side.label, loadavg=[loadavg()])
+    try:
+        side.nb.start()
+        side.sb.start()
+        t0 = time.monotonic()
+        side.pid = side.start_daemon(side)
+        wait_sync(side, cfg.sync_timeout)
+        res.cold_sync_s = time.monotonic() - t0
+        print(f"  {side.label:<9} cold sync {res.cold_sync_s:8.3f} s", flush=True)
+        time.sleep(cfg.settle)
+        res.rss_mb = proc_status_mb(side.pid, "VmRSS")
+        res.hwm_mb = proc_status_mb(side.pid, "VmHWM")
+        res.sb_logical_flows = count_rows(side.sb.remote, "Logical_Flow")
+        res.sb_port_bindings = count_rows(side.sb.remote, "Port_Binding")
+        before = scrape_engine(side.metrics_port) if side.metrics_port else {}
+        res.engine_cold = before
+        for kind in cfg.kinds:
+            n = 0
+            if kind.prepare:
+                timed_nbctl(side, kind.prepare, round_params(0), cfg.change_timeout)
+            lat, undo = Latency(), Latency()
+            for r in range(cfg.warmup + cfg.rounds):
+                params = round_params(r + 1)
+                if kind.setup:
+                    timed_nbctl(side, kind.setup, params, cfg.change_timeout)
+                ms = timed_nbctl(side, kind.change, params, cfg.change_timeout)
+                undo_ms = timed_nbctl(side, kind.undo, params, cfg.change_timeout) if kind.undo else None
+                if r >= cfg.warmup:
+                    lat.samples_ms.append(ms)
+                    if undo_ms is not None:
+                        undo.samples_ms.append(undo_ms)
+                n += 1
+            res.changes[kind.name] = lat
+            if undo.samples_ms:
+                res.undos[kind.name] = undo
+            if side.metrics_port:
+                after = scrape_engine(side.metrics_port)
+                res.engine_deltas[kind.name] = counter_delta(before, after)
+                before = after
+            print(
+                f"  {side.label:<9} {kind.name:<10} p50 {lat.p50:8.1f} ms  p90 {lat.p90:8.1f} ms  "
+                f"max {lat.max:8.1f} ms  ({n} rounds, {cfg.warmup} warm-up)",
+                flush=True,
+            )
+        res.rss_after_changes_mb = proc_status_mb(side.pid, "VmRSS")
+    except (HarnessError, OSError, subprocess.SubprocessError) as exc:
+        res.error = str(exc)
+        print(f"  {side.label}: ERROR {exc}", flush=True)
+    finally:
+        side.stop()
+        res.loadavg.append(loadavg())
+    return res
+
+
+# --------------------------------------------------------------------------- scales and report
+
+
+@dataclass(frozen=True, slots=True)
+class Scale:
+    switches: int
+    ports: int
+    gateways: int
+
+    @classmethod
+    def parse(cls, text: str) -> Scale:
+        parts = [int(p) for p in text.split(":")]
+        if len(parts) == 1:
+            return cls(parts[0], 10, parts[0])
+        if len(parts) == 3:
+            return cls(*parts)
+        raise argparse.ArgumentTypeError(f"bad scale {text!r}: S or S:PORTS:GATEWAYS")
+
+    def __str__(self) -> str:
+        return f"{self.switches} {self.ports} {self.gateways}"
+
+    @property
+    def slug(self) -> str:
+        return f"mixed-{self.switches}-{self.ports}-{self.gateways}"
+
+
+def seed_for(scale: Scale, workdir: Path, seed_dir: Path | None) -> tuple[Path, float | None]:
+    """The NB backup for ``scale`` (reused from ``seed_dir`` when present); build seconds or None."""
+    cached = seed_dir / f"{scale.slug}.db" if seed_dir is not None else None
+    if cached is not None and cached.exists():
+        return cached, None
+    t0 = time.monotonic()
+    seed = build_seed_nb(workload("mixed", scale.switches, scale.ports, scale.gateways), workdir / "seed")
+    secs = time.monotonic() - t0
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(seed, cached)
+    return seed, secs
+
+
+def ratio(ours: float, ref: float) -> float:
+    return ours / ref if ref and not (math.isnan(ours) or math.isnan(ref)) else math.nan
+
+
+def rows_for(ours: SideResult, ref: SideResult, kinds: list[ChangeKind]) -> list[tuple[str, float, float, str]]:
+    """(label, ours, reference, number format)."""
+    rows = [
+        ("cold sync s", ours.cold_sync_s, ref.cold_sync_s, ".3f"),
+        ("RSS MB (settled)", ours.rss_mb, ref.rss_mb, ".1f"),
+        ("RSS MB peak (VmHWM)", ours.hwm_mb, ref.hwm_mb, ".1f"),
+        ("RSS MB after changes", ours.rss_after_changes_mb, ref.rss_after_changes_mb, ".1f"),
+        ("SB Logical_Flow rows", float(ours.sb_logical_flows), float(ref.sb_logical_flows), ".0f"),
+        ("SB Port_Binding rows", float(ours.sb_port_bindings), float(ref.sb_port_bindings), ".0f"),
+    ]
+    for kind in kinds:
+        o, r = ours.changes.get(kind.name, Latency()), ref.changes.get(kind.name, Latency())
+        rows += [
+            (f"{kind.name} p50 ms", o.p50, r.p50, ".1f"),
+            (f"{kind.name} p90 ms", o.p90, r.p90, ".1f"),
+            (f"{kind.name} max ms", o.max, r.max, ".1f"),
+        ]
+    return rows
+
+
+def print_table(scale: Scale, rounds: int, ours: SideResult, ref: SideResult, kinds: list[ChangeKind]) -> None:
+    print(f"\n== mixed {scale}: {rounds} rounds per change kind ==")
+    print(f"{'metric':<24} {'ours':>12} {'reference':>12} {'ours/ref':>9}")
+    for label, o, r, fmt in rows_for(ours, ref, kinds):
+        print(f"{label:<24} {format(o, fmt):>12} {format(r, fmt):>12} {ratio(o, r):>9.2f}")
+    for side in (ours, ref):
+        if side.error:
+            print(f"  {side.label} error: {side.error}")
+    if ours.engine_cold:
+        cold = {k: v for k, v in ours.engine_cold.items() if v}
+        print(f"ours engine counters after cold sync: {json.dumps(cold)}")
+    for name, delta in ours.engine_deltas.items():
+        northd_recomputes = delta.get("northd/recompute", 0.0)
+        verdict = "incremental" if northd_recomputes == 0 else f"NORTHD RECOMPUTED x{northd_recomputes:.0f}"
+        print(f"ours engine deltas during {name} ({verdict}): {json.dumps(delta)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scales", default="50,200", help="comma-separated S or S:PORTS:GATEWAYS (default 50,200)")
+    ap.add_argument("--rounds", type=int, default=30, help="timed rounds per change kind (default 30)")
+    ap.add_argument("--warmup", type=int, default=1, help="untimed rounds per change kind first (default 1)")
+    ap.add_argument(
+        "--changes",
+        default="lsp-add,lsp-del",
+        help=f"comma-separated change kinds, of: {', '.join(CHANGE_KINDS)} (default lsp-add,lsp-del)",
+    )
+    ap.add_argument("--settle", type=float, default=2.0, help="seconds after the cold sync before reading RSS")
+    ap.add_argument("--sync-timeout", type=float, default=900.0, help="cold sync timeout, seconds")
+    ap.add_argument("--change-timeout", type=int, default=300, help="ovn-nbctl timeout per change, seconds")
+    ap.add_argument("--sides", default="reference,ours", help="which sides, in order (default reference,ours)")
+    ap.add_argument("--json", type=Path, default=None, help="write the results to this JSON file")
+    ap.add_argument("--seed-dir", type=Path, default=None, help="keep/reuse the NB backups per scale here")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory (logs, databases)")
+    args = ap.parse_args(argv)
+
+    if not reference_available():
+        print("reference ovn-northd or OVS tools not installed", file=sys.stderr)
+        return 2
+    try:
+        kinds = [CHANGE_KINDS[name] for name in args.changes.split(",") if name]
+        scales = [Scale.parse(s) for s in args.scales.split(",") if s]
+    except (KeyError, argparse.ArgumentTypeError) as exc:
+        ap.error(f"bad --changes/--scales: {exc}")
+    sides = [s for s in args.sides.split(",") if s]
+    if not set(sides) <= {"reference", "ours"}:
+        ap.error("--sides: reference and/or ours")
+    cfg = RunConfig(kinds, args.rounds, args.warmup, args.settle, args.sync_timeout, args.change_timeout)
+
+    wd = Path(tempfile.mkdtemp(prefix="bench-latency-"))
+    report: dict[str, Any] = {
+        "host": {"cpus": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release()},
+        "args": {k: str(v) for k, v in vars(args).items()},
+        "scales": [],
+    }
+    try:
+        for scale in scales:
+            swd = wd / scale.slug
+            print(f"mixed {scale}: building the NB ...", flush=True)
+            seed, build_s = seed_for(scale, swd, args.seed_dir)
+            print(f"  NB ready ({'reused' if build_s is None else f'built in {build_s:.1f} s'}): {seed}")
+            results: dict[str, SideResult] = {}
+            for label in sides:
+                start = start_reference if label == "reference" else start_ours
+                port = free_port() if label == "ours" else None
+                results[label] = run_side(Side(label, swd / label, seed, start, metrics_port=port), cfg)
+            ours = results.get("ours", SideResult("ours", error="not run"))
+            ref = results.get("reference", SideResult("reference", error="not run"))
+            print_table(scale, args.rounds, ours, ref, kinds)
+            report["scales"].append(
+                {
+                    "scale": str(scale),
+                    "nb_build_s": build_s,
+                    "sides": {k: v.to_json() for k, v in results.items()},
+                    "ratios": {label: ratio(o, r) for label, o, r, _ in rows_for(ours, ref, kinds)},
+                }
+            )
+            if args.json:
+                args.json.write_text(json.dumps(report, indent=1, allow_nan=True) + "\n")
+    finally:
+        if args.keep:
+            print(f"work dir kept: {wd}")
+        else:
+            shutil.rmtree(wd, ignore_errors=True)
+    if args.json:
+        print(f"\nJSON written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
