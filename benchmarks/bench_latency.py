@@ -209,7 +209,10 @@ def counter_delta(before: Counters, after: Counters) -> Counters:
 def count_rows(sb_remote: str, table: str) -> int:
     txn = json.dumps(["OVN_Southbound", {"op": "select", "table": table, "where": [], "columns": ["_uuid"]}])
     proc = subprocess.run(
-        ["ovsdb-client", "--timeout=300", "transact", sb_remote, txn], capture_output=True, text=True, check=True
+        ["ovsdb-client", "--timeout=300", "transact", sb_remote, txn],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return len(json.loads(proc.stdout)[0]["rows"])
 
@@ -230,6 +233,7 @@ class SideResult:
     undos: dict[str, Latency] = field(default_factory=dict)
     engine_cold: Counters = field(default_factory=dict)  # ours: counters after the cold sync
     engine_deltas: dict[str, Counters] = field(default_factory=dict)  # ours: per change kind
+    txns: dict[str, int] = field(default_factory=dict)  # nbctl transactions per change kind, warm-up included
     loadavg: list[float] = field(default_factory=list)  # 1-min load average at start and end
     error: str | None = None
 
@@ -298,7 +302,9 @@ def wait_sync(side: Side, timeout: float) -> None:
     try:
         while proc.poll() is None:
             if not side.alive():
-                raise HarnessError(f"{side.label} daemon exited during the cold sync (logs in {side.workdir})")
+                raise HarnessError(
+                    f"{side.label} daemon exited during the cold sync (logs in {side.workdir})"
+                )
             if time.monotonic() > deadline:
                 raise HarnessError(f"{side.label}: not synced within {timeout:.0f}s")
             time.sleep(0.002)
@@ -356,6 +362,8 @@ def run_side(side: Side, cfg: RunConfig) -> SideResult:
             n = 0
             if kind.prepare:
                 timed_nbctl(side, kind.prepare, round_params(0), cfg.change_timeout)
+            per_round = sum(1 for c in (kind.setup, kind.change, kind.undo) if c)
+            res.txns[kind.name] = bool(kind.prepare) + per_round * (cfg.warmup + cfg.rounds)
             lat, undo = Latency(), Latency()
             for r in range(cfg.warmup + cfg.rounds):
                 params = round_params(r + 1)
@@ -434,7 +442,9 @@ def ratio(ours: float, ref: float) -> float:
     return ours / ref if ref and not (math.isnan(ours) or math.isnan(ref)) else math.nan
 
 
-def rows_for(ours: SideResult, ref: SideResult, kinds: list[ChangeKind]) -> list[tuple[str, float, float, str]]:
+def rows_for(
+    ours: SideResult, ref: SideResult, kinds: list[ChangeKind]
+) -> list[tuple[str, float, float, str]]:
     """(label, ours, reference, number format)."""
     rows = [
         ("cold sync s", ours.cold_sync_s, ref.cold_sync_s, ".3f"),
@@ -454,7 +464,9 @@ def rows_for(ours: SideResult, ref: SideResult, kinds: list[ChangeKind]) -> list
     return rows
 
 
-def print_table(scale: Scale, rounds: int, ours: SideResult, ref: SideResult, kinds: list[ChangeKind]) -> None:
+def print_table(
+    scale: Scale, rounds: int, ours: SideResult, ref: SideResult, kinds: list[ChangeKind]
+) -> None:
     print(f"\n== mixed {scale}: {rounds} rounds per change kind ==")
     print(f"{'metric':<24} {'ours':>12} {'reference':>12} {'ours/ref':>9}")
     for label, o, r, fmt in rows_for(ours, ref, kinds):
@@ -468,12 +480,15 @@ def print_table(scale: Scale, rounds: int, ours: SideResult, ref: SideResult, ki
     for name, delta in ours.engine_deltas.items():
         northd_recomputes = delta.get("northd/recompute", 0.0)
         verdict = "incremental" if northd_recomputes == 0 else f"NORTHD RECOMPUTED x{northd_recomputes:.0f}"
-        print(f"ours engine deltas during {name} ({verdict}): {json.dumps(delta)}")
+        txns = ours.txns.get(name, 0)
+        print(f"ours engine deltas during {name} ({txns} nbctl transactions, {verdict}): {json.dumps(delta)}")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scales", default="50,200", help="comma-separated S or S:PORTS:GATEWAYS (default 50,200)")
+    ap.add_argument(
+        "--scales", default="50,200", help="comma-separated S or S:PORTS:GATEWAYS (default 50,200)"
+    )
     ap.add_argument("--rounds", type=int, default=30, help="timed rounds per change kind (default 30)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed rounds per change kind first (default 1)")
     ap.add_argument(
@@ -481,10 +496,14 @@ def main(argv: list[str] | None = None) -> int:
         default="lsp-add,lsp-del",
         help=f"comma-separated change kinds, of: {', '.join(CHANGE_KINDS)} (default lsp-add,lsp-del)",
     )
-    ap.add_argument("--settle", type=float, default=2.0, help="seconds after the cold sync before reading RSS")
+    ap.add_argument(
+        "--settle", type=float, default=2.0, help="seconds after the cold sync before reading RSS"
+    )
     ap.add_argument("--sync-timeout", type=float, default=900.0, help="cold sync timeout, seconds")
     ap.add_argument("--change-timeout", type=int, default=300, help="ovn-nbctl timeout per change, seconds")
-    ap.add_argument("--sides", default="reference,ours", help="which sides, in order (default reference,ours)")
+    ap.add_argument(
+        "--sides", default="reference,ours", help="which sides, in order (default reference,ours)"
+    )
     ap.add_argument("--json", type=Path, default=None, help="write the results to this JSON file")
     ap.add_argument("--seed-dir", type=Path, default=None, help="keep/reuse the NB backups per scale here")
     ap.add_argument("--keep", action="store_true", help="keep the work directory (logs, databases)")

@@ -25,6 +25,8 @@ from .model import LS, Datapath, Northd, Port
 NB_GLOBAL_COUNTERS = frozenset(
     {"nb_cfg", "nb_cfg_timestamp", "sb_cfg", "sb_cfg_timestamp", "hv_cfg", "hv_cfg_timestamp"}
 )
+# NB_Global options northd adds itself when missing.
+NORTHD_OPTIONS = frozenset({"mac_prefix", "svc_monitor_mac", "max_tunid", "northd_internal_version"})
 # Logical_Switch_Port columns we write back ourselves, or that change nothing we build.
 LSP_WRITEBACK = frozenset({"up", "dynamic_addresses"})
 # An update touching any of these may change the port's kind or identity: recompute.
@@ -61,7 +63,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
 
     for c in changes:
         if c.table == "NB_Global":
-            if c.event != "update" or not c.columns <= NB_GLOBAL_COUNTERS:
+            if c.event != "update" or not _nb_global_change_is_ours(c, nb):
                 return None
         elif c.table == "Logical_Switch":
             if c.event != "update" or not c.columns <= {"ports"}:
@@ -166,6 +168,22 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         t.ports_deleted.pop(p.name, None)
         t.dps_changed.add(dp.key)
     return t
+
+
+def _nb_global_change_is_ours(c: RowChange, nb: Any) -> bool:
+    """Counter bumps, or options northd itself added (mac_prefix, ...) with the values it chose."""
+    cols = c.columns - NB_GLOBAL_COUNTERS
+    if not cols:
+        return True
+    if cols != {"options"} or c.old is None:
+        return False
+    row = nb.rows("NB_Global").get(c.uuid)
+    if row is None:
+        return False
+    old, new = dict(c.old.get("options") or {}), dict(row.options)
+    changed = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+    # Only keys that were absent before (northd filling in its own defaults) are ours.
+    return changed <= NORTHD_OPTIONS and all(k not in old for k in changed)
 
 
 def _as_uuid(key: str, rows: Any) -> Any:

@@ -25,12 +25,17 @@ ovs.vlog.Vlog.init(None)
 ovs.vlog.Vlog.set_levels_from_string("console:warn")
 
 
+# Small tables whose handlers need the old values of changed columns.
+OLD_VALUE_TABLES = frozenset({"NB_Global", "SB_Global"})
+
+
 @dataclass(slots=True)
 class RowChange:
     event: str  # "create" | "update" | "delete"
     table: str
     uuid: Any
     columns: frozenset[str]  # columns that changed (update only)
+    old: dict[str, Any] | None = None  # old values of the changed columns, for tables in OLD_VALUE_TABLES
 
 
 class _TrackingIdl(ovs.db.idl.Idl):  # type: ignore[misc]
@@ -45,7 +50,10 @@ class _TrackingIdl(ovs.db.idl.Idl):  # type: ignore[misc]
         if not self.track:
             return
         cols: frozenset[str] = frozenset(updates._data.keys()) if updates is not None else frozenset()
-        self.changes.append(RowChange(event, row._table.name, row.uuid, cols))
+        old = None
+        if updates is not None and row._table.name in OLD_VALUE_TABLES:
+            old = {c: getattr(updates, c) for c in cols}
+        self.changes.append(RowChange(event, row._table.name, row.uuid, cols, old))
 
 
 @dataclass(slots=True)
