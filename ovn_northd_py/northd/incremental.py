@@ -16,6 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine.features import flow_only_tables
 from ..ovsdb.connection import RowChange
 from .build import KeyState, lsp_port, opt
 from .idpool import IdPoolExhausted
@@ -61,6 +62,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     switch_changes: set[str] = set()
     lsp_updates: dict[str, frozenset[str]] = {}
 
+    flow_only = flow_only_tables()
     for c in changes:
         if c.table == "NB_Global":
             if c.event != "update" or not _nb_global_change_is_ours(c, nb):
@@ -73,6 +75,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
             if c.event == "update":
                 cols = lsp_updates.get(str(c.uuid), frozenset()) | c.columns
                 lsp_updates[str(c.uuid)] = cols
+        elif c.table in flow_only:
+            continue  # feeds only flows / derived SB tables: handled by the feature's handlers
         else:
             return None
 

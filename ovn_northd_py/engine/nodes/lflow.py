@@ -8,6 +8,7 @@ from ...flows import build_datapath_flows, build_lflows, build_port_flows
 from ...flows.context import OWNER_DP, OWNER_PORT, FlowCtx, flow_ctx_from_nb
 from ...lflow.table import FlowTable
 from ..engine import Node
+from ..features import FeatureCtx, feature, split_changes
 from .inputs import DbInput
 from .northd import NorthdNode
 
@@ -23,7 +24,26 @@ class LflowNode(Node):
         # True after a recompute: the writer must compare every flow, not only the changed ones.
         self.full_sync_needed = True
         self.add_input(northd, self._on_northd_change)
-        self.add_input(nb_in, lambda _n, _c: True)  # NB matters only through northd
+        self.nb_in = nb_in
+        self.add_input(nb_in, self._on_nb_change)
+
+    def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
+        """NB tables of registered features (ACLs, port groups, ...): their handlers rebuild the
+        flows of the changed entities.  Other NB changes reach us through the northd node."""
+        if self.nb_in.resynced:
+            return False
+        by_feature = split_changes(self.nb_in.changes)
+        if not by_feature:
+            return True
+        if self.fctx is None:
+            return False
+        hctx = FeatureCtx(ctx.nb, ctx.sb, self.northd.data, self.table, self.fctx)
+        for name, changes in by_feature.items():
+            f = feature(name)
+            if f.on_nb_flows is None or not f.on_nb_flows(changes, hctx):
+                return False
+        self.changed = True
+        return True
 
     def _on_northd_change(self, _node: Node, ctx: Any) -> bool:
         """Unlink and rebuild the flows of exactly the ports and switches that changed.

@@ -27,6 +27,7 @@ from ...sync.ports import (
 )
 from ...sync.rbac import sync_rbac
 from ..engine import Node
+from ..features import FEATURES, FeatureCtx, feature, split_changes
 from .inputs import DbInput
 from .northd import NorthdNode
 
@@ -52,7 +53,8 @@ class SbSyncNode(Node):
         self.mc_index = sb_in.add_index("mc_by_key", "Multicast_Group", _mc_key)
         self.add_input(northd, self._on_northd_change)
         self.add_input(sb_in, self._on_sb_change)
-        self.add_input(nb_in, lambda _n, _c: True)  # NB matters only through northd
+        self.nb_in = nb_in
+        self.add_input(nb_in, self._on_nb_change)
 
     # ---- incremental ----
     def _dp_rows(self, sb: Any) -> dict[Any, Any]:
@@ -143,6 +145,23 @@ class SbSyncNode(Node):
             return False
         return True
 
+    def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
+        """NB tables of registered features: their SB handlers (Port_Group, Address_Set, ...).
+        Other NB changes reach us through the northd node."""
+        if self.nb_in.resynced:
+            return False
+        by_feature = split_changes(self.nb_in.changes)
+        if not by_feature:
+            return True
+        hctx = FeatureCtx(ctx.nb, ctx.sb, self.northd.data, sb_txn=ctx.sb_txn, stats=ctx.stats)
+        for name, changes in by_feature.items():
+            f = feature(name)
+            if f.sync_sb is None:
+                continue  # the feature writes no SB table
+            if f.on_nb_sb is None or not f.on_nb_sb(changes, hctx):
+                return False
+        return True
+
     # ---- full ----
     def recompute(self, ctx: Any) -> None:
         txn, sb, nb, stats = ctx.sb_txn, ctx.sb, ctx.nb, ctx.stats
@@ -158,6 +177,10 @@ class SbSyncNode(Node):
         sync_address_sets(txn, sb, desired_address_sets(nb, gopts.svc_monitor_mac), stats)
         sync_rbac(txn, sb, stats)
         sync_dhcp_option_codes(txn, sb, stats)
+        hctx = FeatureCtx(nb, sb, nd, sb_txn=txn, stats=stats)
+        for f in FEATURES:
+            if f.sync_sb is not None:
+                f.sync_sb(hctx)
         ctx.prune_pending = prune_datapaths(txn, sb, nd, stats, ctx.flow_refs)
 
 
