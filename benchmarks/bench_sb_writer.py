@@ -63,7 +63,6 @@ from ovn_northd_py.lflow.stages import (
     LS_IN_PRE_STATEFUL,
     LS_OUT_APPLY_PORT_SEC,
     LS_OUT_PRE_ACL,
-    Stage,
 )
 from ovn_northd_py.lflow.table import FlowTable
 from ovn_northd_py.northd.model import LS, Datapath, Northd
@@ -96,14 +95,26 @@ class Result:
     peak_mib: float
     retained_mib: float
     note: str
+    nogc_seconds: float = float("nan")
 
 
-def measure(fn: Callable[[], Any]) -> tuple[float, float, float, Any]:
-    """(seconds without tracemalloc, peak MiB and retained MiB under tracemalloc, result of the timed run)."""
+def timed(fn: Callable[[], Any], gc_off: bool = False) -> tuple[float, Any]:
     gc.collect()
-    t0 = time.perf_counter()
-    out = fn()
-    secs = time.perf_counter() - t0
+    if gc_off:
+        gc.disable()
+    try:
+        t0 = time.perf_counter()
+        out = fn()
+        return time.perf_counter() - t0, out
+    finally:
+        gc.enable()
+
+
+def measure(fn: Callable[[], Any], memory: bool = True) -> tuple[float, float, float, Any]:
+    """(seconds without tracemalloc, peak MiB and retained MiB under tracemalloc, result of the timed run)."""
+    secs, out = timed(fn)
+    if not memory:
+        return secs, float("nan"), float("nan"), out
     del out
     gc.collect()
     tracemalloc.start()
@@ -170,7 +181,7 @@ def fake_select(cache: FlowCache) -> list[Any]:
     """What a ``select_ops()`` reply would hold for the rows in ``cache``."""
     flows = []
     for u, r in cache.flows.items():
-        stage, pipeline, table_id, priority, match, actions, meter = r.key
+        _stage, pipeline, table_id, priority, match, actions, meter = r.key
         flows.append({
             "_uuid": ["uuid", u],
             "logical_datapath": ["uuid", r.dp] if r.dp else EMPTY_SET,
@@ -283,7 +294,16 @@ def base_apply(want: dict[FKey, WantFlow], ops: list[Op], results: list[Any]) ->
 # --------------------------------------------------------------------------- (a) the diff
 
 
-def bench_diff(scale: float, rng: np.random.Generator) -> list[Result]:
+@dataclass(slots=True)
+class Cold:
+    """The cold plan of (a), re-sent to a real server in (b) (same Datapath_Binding uuids)."""
+
+    dp_uuid: dict[str, str]
+    want: dict[FKey, WantFlow]
+    plan: Plan
+
+
+def bench_diff(scale: float, rng: np.random.Generator) -> tuple[list[Result], Cold]:
     ndp = 1000
     t0 = time.perf_counter()
     table = build_table(scale, ndp, rng)
@@ -301,10 +321,12 @@ def bench_diff(scale: float, rng: np.random.Generator) -> list[Result]:
     # Cold: every row an insert.
     secs, peak, kept, plan = measure(lambda: plan_sync(FlowCache(), want, {}))
     assert plan.inserted == nflows + ngroups and not plan.updated and not plan.deleted, plan
-    out.append(Result("plan cold", "ours", secs, peak, kept, f"{len(plan.ops):,} ops"))
+    out.append(Result("plan cold", "ours", secs, peak, kept, f"{len(plan.ops):,} ops",
+                      timed(lambda: plan_sync(FlowCache(), want, {}), gc_off=True)[0]))
     secs, peak, kept, bops = measure(lambda: base_plan(BaseCache(), want))
     assert len(bops) == len(plan.ops), (len(bops), len(plan.ops))
-    out.append(Result("plan cold", "base", secs, peak, kept, f"{len(bops):,} ops"))
+    out.append(Result("plan cold", "base", secs, peak, kept, f"{len(bops):,} ops",
+                      timed(lambda: base_plan(BaseCache(), want), gc_off=True)[0]))
 
     results = fake_results(plan)
     bresults = fake_results(Plan(ops=bops))
@@ -316,7 +338,8 @@ def bench_diff(scale: float, rng: np.random.Generator) -> list[Result]:
         return c
 
     secs, peak, kept, cache = measure(ours_apply)
-    out.append(Result("apply", "ours", secs, peak, kept, f"{len(cache.flows):,} flows cached"))
+    out.append(Result("apply", "ours", secs, peak, kept, f"{len(cache.flows):,} flows cached",
+                      timed(ours_apply, gc_off=True)[0]))
     secs, peak, bkept, bcache = measure(lambda: base_apply(want, bops, bresults))
     out.append(Result("apply", "base", secs, peak, bkept, f"{len(bcache.flows):,} flows cached"))
 
@@ -330,18 +353,22 @@ def bench_diff(scale: float, rng: np.random.Generator) -> list[Result]:
 
     secs, peak, kept, loaded = measure(ours_load)
     assert len(loaded.flows) == nflows and len(loaded.groups) == ngroups
-    out.append(Result("load_cache", "ours", secs, peak, kept, "from a select reply"))
-    del sel
+    out.append(Result("load_cache", "ours", secs, peak, kept, "from a select reply",
+                      timed(ours_load, gc_off=True)[0]))
 
     # Warm, unchanged: nothing to write.
-    for label, c in (("plan unchanged", cache), ("plan unchanged*", loaded)):
-        secs, peak, kept, again = measure(lambda c=c: plan_sync(c, want, {}))
+    for label, c, mem in (("plan unchanged", cache, True), ("plan unchanged*", loaded, False)):
+
+        def warm(c: FlowCache = c) -> Plan:
+            return plan_sync(c, want, {})
+
+        secs, peak, kept, again = measure(warm, memory=mem)
         assert not again.ops, f"{label}: unchanged flows produced {len(again.ops)} ops"
-        out.append(Result(label, "ours", secs, peak, kept, "0 ops (asserted)"))
+        out.append(Result(label, "ours", secs, peak, kept, "0 ops (asserted)",
+                          timed(warm, gc_off=True)[0] if mem else float("nan")))
     secs, peak, kept, bagain = measure(lambda: base_plan(bcache, want))
     assert not bagain
     out.append(Result("plan unchanged", "base", secs, peak, kept, "0 ops"))
-    out.append(Result("plan unchanged*", "base", secs, peak, kept, "(same as above)"))
     del loaded
 
     # 1% of the flows changed.
@@ -351,7 +378,7 @@ def bench_diff(scale: float, rng: np.random.Generator) -> list[Result]:
                       f"{len(p2.ops):,} ops (+{p2.inserted:,} ~{p2.updated:,} -{p2.deleted:,})"))
     secs, peak, kept, bops2 = measure(lambda: base_plan(bcache, want2))
     out.append(Result("plan 1% changed", "base", secs, peak, kept, f"{len(bops2):,} ops"))
-    return out
+    return out, Cold(dp_uuid, want, plan)
 
 
 # --------------------------------------------------------------------------- (b) a real ovsdb-server
@@ -418,17 +445,17 @@ def check_results(results: list[Any], nops: int) -> None:
     assert len(results) >= nops, (len(results), nops)
 
 
-def create_datapaths(remote: str, ndp: int) -> dict[str, str]:
-    """ndp Datapath_Binding rows; NB key ``ls-i`` -> their uuid."""
+def create_datapaths(remote: str, dp_uuid: dict[str, str]) -> None:
+    """One Datapath_Binding row per NB key, with the given row uuid (the ``uuid`` of an insert)."""
     c = JsonRpc(remote)
     try:
-        ops = [{"op": "insert", "table": "Datapath_Binding",
+        ops = [{"op": "insert", "table": "Datapath_Binding", "uuid": u,
                 "row": {"tunnel_key": i + 1,
-                        "external_ids": ["map", [["logical-switch", f"ls-{i}"], ["name", f"sw{i}"]]]}}
-               for i in range(ndp)]
+                        "external_ids": ["map", [["logical-switch", key], ["name", f"sw{i}"]]]}}
+               for i, (key, u) in enumerate(dp_uuid.items())]
         res = c.call("transact", ["OVN_Southbound", *ops])
-        check_results(res, ndp)
-        return {f"ls-{i}": str(res[i]["uuid"][1]) for i in range(ndp)}
+        check_results(res, len(ops))
+        assert [r["uuid"][1] for r in res] == list(dp_uuid.values())
     finally:
         c.close()
 
@@ -469,7 +496,7 @@ class IdlDriver:
 
         self.spin(done, timeout)
         if isinstance(box[0], str):
-            raise RuntimeError(box[0])
+            raise RuntimeError(box[0])  # noqa: TRY004 (a failed transaction, not a type error)
         return list(box[0])
 
     def close(self) -> None:
@@ -487,20 +514,20 @@ class ServerResult:
     note: str = ""
 
 
-def bench_server(scale: float, rng: np.random.Generator) -> list[ServerResult]:
+def bench_server(scale: float, rng: np.random.Generator, big: Cold) -> list[ServerResult]:
     out: list[ServerResult] = []
-    ndp = 1000
-    for size_scale in (0.1 * scale, 1.0 * scale):
-        table = build_table(size_scale, ndp, rng)
-        nd = northd_of(ndp)
+    ndp = len(big.dp_uuid)
+    small_table = build_table(0.1 * scale, ndp, rng)
+    small_want = desired_flows(small_table, northd_of(ndp), big.dp_uuid)
+    del small_table
+    small = Cold(big.dp_uuid, small_want, plan_sync(FlowCache(), small_want, {}))
+    for cold in (small, big):
+        want, plan, n = cold.want, cold.plan, len(cold.want)
         with tempfile.TemporaryDirectory(prefix="bench-sb-") as tmp:
             for client in ("socket", "RawSb"):
                 srv = OvsdbServer(Path(tmp) / client, "sb", SB_SCHEMA).start()
                 try:
-                    dp_uuid = create_datapaths(srv.remote, ndp)
-                    want = desired_flows(table, nd, dp_uuid)
-                    plan = plan_sync(FlowCache(), want, {})
-                    n = len(want)
+                    create_datapaths(srv.remote, cold.dp_uuid)
                     print(f"server: {n:,} flows ({len(plan.ops):,} ops) via {client} ...", flush=True)
                     if client == "socket":
                         c = JsonRpc(srv.remote)
@@ -516,6 +543,17 @@ def bench_server(scale: float, rng: np.random.Generator) -> list[ServerResult]:
                         check_results(res, len(plan.ops))
                         out.append(ServerResult(n, client, len(plan.ops), len(data) / 2**20, t1 - t0, t2 - t1,
                                                 "json.dumps; send to reply"))
+                        if cold is small:
+                            c = JsonRpc(srv.remote)
+                            try:
+                                t0 = time.perf_counter()
+                                sel = c.call("transact", ["OVN_Southbound", *select_ops()])
+                                t1 = time.perf_counter()
+                            finally:
+                                c.close()
+                            assert len(sel[0]["rows"]) == n
+                            out.append(ServerResult(n, "socket select", 3, float("nan"), float("nan"), t1 - t0,
+                                                    "for comparison with RawSb select"))
                     else:
                         d = IdlDriver(srv.remote)
                         try:
@@ -543,7 +581,6 @@ def bench_server(scale: float, rng: np.random.Generator) -> list[ServerResult]:
                             d.close()
                 finally:
                     srv.stop()
-        del table
     return out
 
 
@@ -650,6 +687,55 @@ def bench_sharing(scale: float, rng: np.random.Generator) -> list[ShareResult]:
 # --------------------------------------------------------------------------- main
 
 
+def print_diff(diff: list[Result]) -> None:
+    print()
+    print("(a) SB flow diff")
+    print(f"{'scenario':<17} {'impl':<5} {'time s':>8} {'no-gc s':>8} {'peak MiB':>9} {'kept MiB':>9} "
+          f"{'time x':>7} {'mem x':>7}  note")
+    by = {(r.scenario, r.impl): r for r in diff}
+    for r in diff:
+        base = by.get((r.scenario, "base"))
+        tx = f"{base.seconds / r.seconds:7.2f}" if base and r.seconds else f"{'-':>7}"
+        mx = f"{base.peak_mib / r.peak_mib:7.2f}" if base and r.peak_mib > 0 else f"{'-':>7}"
+        nogc = f"{r.nogc_seconds:8.3f}" if r.nogc_seconds == r.nogc_seconds else f"{'-':>8}"
+        peak = f"{r.peak_mib:9.1f}" if r.peak_mib == r.peak_mib else f"{'-':>9}"
+        kept = f"{r.retained_mib:9.1f}" if r.retained_mib == r.retained_mib else f"{'-':>9}"
+        print(f"{r.scenario:<17} {r.impl:<5} {r.seconds:>8.3f} {nogc} {peak} {kept} {tx} {mx}  {r.note}")
+    print("(time x, mem x: base divided by this row, > 1 means ours is better; no-gc: the same with the"
+          "\n cyclic GC disabled; kept: memory the result holds; * the cache as re-read by load_cache"
+          "\n rather than built by apply_plan)")
+
+
+def print_server(srv: list[ServerResult]) -> None:
+    print()
+    print("(b) one cold transact against a real ovsdb-server (1,000 Datapath_Binding rows)")
+    print(f"{'flows':>9} {'client':<13} {'ops':>9} {'MiB':>7} {'encode s':>9} {'server s':>9} "
+          f"{'flows/s':>9}  note")
+    for s in srv:
+        rate = s.flows / s.transact_s if s.transact_s else 0.0
+        mib = f"{s.mib:7.1f}" if s.mib == s.mib else f"{'-':>7}"
+        enc = f"{s.encode_s:9.2f}" if s.encode_s == s.encode_s else f"{'-':>9}"
+        print(f"{s.flows:>9,} {s.client:<13} {s.ops:>9,} {mib} {enc} {s.transact_s:>9.2f} {rate:>9,.0f}  "
+              f"{s.note}")
+    print("(server s: from the first byte sent to the parsed reply; RawSb includes its own encoding)")
+
+
+def print_sharing(share: list[ShareResult]) -> None:
+    print()
+    print("(c) Logical_DP_Group sharing between flows and load balancers (cold plans)")
+    print(f"{'variant':<24} {'plan s':>7} {'groups':>7} {'group KiB':>10} {'insert MiB':>11}")
+    for s in share:
+        secs = f"{s.seconds:7.2f}" if s.seconds == s.seconds else f"{'':>7}"
+        print(f"{s.variant:<24} {secs} {s.groups:>7,} {s.group_bytes / 1024:>10.1f} "
+              f"{s.insert_bytes / 2**20:>11.2f}")
+    sh, sep = share[0], share[1]
+    print(f"savings from sharing: {sep.groups - sh.groups:,} groups "
+          f"({(sep.groups - sh.groups) / sep.groups:.1%} of groups, ratio {sep.groups / sh.groups:.2f}x), "
+          f"{(sep.insert_bytes - sh.insert_bytes) / 1024:,.1f} KiB "
+          f"({(sep.insert_bytes - sh.insert_bytes) / sep.insert_bytes:.2%} of insert bytes; "
+          f"group bytes ratio {sep.group_bytes / sh.group_bytes:.2f}x)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=float, default=1.0)
@@ -658,49 +744,12 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     t_start = time.perf_counter()
-
-    diff = bench_diff(args.scale, rng)
-    print()
-    print("(a) SB flow diff")
-    print(f"{'scenario':<17} {'impl':<5} {'time s':>8} {'peak MiB':>9} {'kept MiB':>9} {'time x':>7} "
-          f"{'mem x':>7}  note")
-    by = {(r.scenario, r.impl): r for r in diff}
-    for r in diff:
-        base = by.get((r.scenario, "base"))
-        tx = f"{base.seconds / r.seconds:7.2f}" if base and r.seconds else f"{'-':>7}"
-        mx = f"{base.peak_mib / r.peak_mib:7.2f}" if base and r.peak_mib else f"{'-':>7}"
-        print(f"{r.scenario:<17} {r.impl:<5} {r.seconds:>8.3f} {r.peak_mib:>9.1f} {r.retained_mib:>9.1f} "
-              f"{tx} {mx}  {r.note}")
-    print("(time x, mem x: base divided by this row, > 1 means ours is better; kept: memory the result holds;"
-          "\n * the cache as re-read by load_cache rather than built by apply_plan)")
-
+    diff, cold = bench_diff(args.scale, rng)
+    print_diff(diff)
     if not args.skip_server:
-        srv = bench_server(args.scale, rng)
-        print()
-        print("(b) one cold transact against a real ovsdb-server (1,000 Datapath_Binding rows)")
-        print(f"{'flows':>9} {'client':<13} {'ops':>9} {'MiB':>7} {'encode s':>9} {'server s':>9} "
-              f"{'flows/s':>9}  note")
-        for s in srv:
-            rate = s.flows / s.transact_s if s.transact_s else 0.0
-            mib = f"{s.mib:7.1f}" if s.mib == s.mib else f"{'-':>7}"
-            enc = f"{s.encode_s:9.2f}" if s.encode_s == s.encode_s else f"{'-':>9}"
-            print(f"{s.flows:>9,} {s.client:<13} {s.ops:>9,} {mib} {enc} {s.transact_s:>9.2f} {rate:>9,.0f}  "
-                  f"{s.note}")
-        print("(server s: from the first byte sent to the parsed reply; RawSb includes its own encoding)")
-
-    share = bench_sharing(args.scale, rng)
-    print()
-    print("(c) Logical_DP_Group sharing between flows and load balancers (cold plans)")
-    print(f"{'variant':<24} {'plan s':>7} {'groups':>7} {'group KiB':>10} {'insert MiB':>11}")
-    for s in share:
-        secs = f"{s.seconds:7.2f}" if s.seconds == s.seconds else f"{'':>7}"
-        print(f"{s.variant:<24} {secs} {s.groups:>7,} {s.group_bytes / 1024:>10.1f} {s.insert_bytes / 2**20:>11.2f}")
-    sh, sep = share[0], share[1]
-    print(f"savings from sharing: {sep.groups - sh.groups:,} groups "
-          f"({(sep.groups - sh.groups) / sep.groups:.1%} of groups, ratio {sep.groups / sh.groups:.2f}x), "
-          f"{(sep.insert_bytes - sh.insert_bytes) / 1024:,.1f} KiB "
-          f"({(sep.insert_bytes - sh.insert_bytes) / sep.insert_bytes:.2%} of insert bytes, "
-          f"group bytes ratio {sep.group_bytes / sh.group_bytes:.2f}x)")
+        print_server(bench_server(args.scale, rng, cold))
+    del cold
+    print_sharing(bench_sharing(args.scale, rng))
     print(f"\ntotal wall time {time.perf_counter() - t_start:.1f} s (pid {os.getpid()})")
 
 

@@ -42,7 +42,7 @@ def _port_view(nd: Northd) -> dict[str, tuple[Any, ...]]:
     return {
         p.name: (p.dp.key, p.kind, p.tunnel_key, p.sb_type, tuple(sorted(p.options.items())), tuple(p.mac),
                  tuple(p.port_security), p.parent_port, p.tag, tuple(sorted(p.external_ids.items())),
-                 tuple(p.nat_addresses), p.ha_group, p.enabled, p.has_unknown)
+                 tuple(p.nat_addresses), p.ha_group, p.enabled, p.has_unknown, p.dynamic_addresses)
         for p in nd.ports.values()
     }
 
@@ -71,12 +71,13 @@ def check_consistency(graph: Any, ctx: Any, cache: FlowCache) -> CheckResult:
     nb, sb = ctx.nb, ctx.sb
     northd = graph.northd
     # 1. The model, rebuilt from scratch (with a copy of the key state: the shadow must not allocate).
-    shadow = build_northd(nb, sb, copy.deepcopy(northd.keys), _Silent())  # type: ignore[arg-type]
+    gopts = northd.gopts
+    shadow = build_northd(nb, sb, copy.deepcopy(northd.keys), _Silent(),  # type: ignore[arg-type]
+                          mac_prefix=gopts.mac_prefix if gopts else "")
     _diff_dicts("datapath", {d.key: (d.tunnel_key, d.kind, d.name) for d in northd.data.by_index},
                 {d.key: (d.tunnel_key, d.kind, d.name) for d in shadow.by_index}, res.differences)
     _diff_dicts("port", _port_view(northd.data), _port_view(shadow), res.differences)
     # 2. The flows.
-    gopts = northd.gopts
     table = FlowTable(len(shadow.by_index))
     fctx = flow_ctx_from_nb(shadow, nb, mac_prefix=gopts.mac_prefix if gopts else "",
                             svc_monitor_mac=gopts.svc_monitor_mac if gopts else "")

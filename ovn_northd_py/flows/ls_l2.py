@@ -8,8 +8,8 @@ Observed on the reference (the fallbacks at priority 0 are in :mod:`.defaults`):
   member (an enabled, non-external port with ``unknown`` addresses), else are
   dropped (50);
 * per port, except ``external`` ports: one flow per MAC of its addresses (the MAC an
-  entry starts with, lower-cased; for ``dynamic`` entries the MAC northd assigned
-  in ``dynamic_addresses``) sending to the port, or dropping when the port is
+  entry starts with, lower-cased; for ``dynamic`` entries the MAC IPAM assigned,
+  ``Port.dynamic_addresses``) sending to the port, or dropping when the port is
   disabled (50); a disabled port also drops in ``ls_in_l2_unknown`` (50);
 * per router-type port whose router port exists (and whose router is enabled):
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from ..lflow.stages import LS_IN_L2_LKUP, LS_IN_L2_UNKNOWN
 from ..lflow.table import FlowTable
-from ..northd.addresses import is_dynamic_address, leading_mac
+from ..northd.addresses import leading_mac
 from ..northd.build import opt
 from ..northd.mcast_keys import MC_FLOOD, MC_FLOOD_L2, MC_UNKNOWN
 from ..northd.model import Datapath, Port
@@ -104,19 +104,19 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
 
 
 def port_macs(port: Port) -> list[str]:
-    """The MACs ``ls_in_l2_lkup`` sends to ``port``, from its addresses (and dynamic_addresses)."""
+    """The MACs ``ls_in_l2_lkup`` sends to ``port``: its addresses' and the one IPAM assigned.
+
+    A ``MAC dynamic`` entry counts with its MAC even when IPAM assigned nothing.
+    """
     macs: list[str] = []
-    dynamic = False
     for entry in port.nb.addresses:
         if entry in ("unknown", "router"):
             continue
-        dynamic = dynamic or is_dynamic_address(entry)
         mac = leading_mac(entry)
         if mac is not None:
             macs.append(str(mac))
-    assigned = opt(port.nb.dynamic_addresses) if dynamic else None
-    if assigned:
-        mac = leading_mac(assigned)
+    if port.dynamic_addresses:
+        mac = leading_mac(port.dynamic_addresses)
         if mac is not None:
             macs.append(str(mac))
     return macs

@@ -13,6 +13,7 @@ from typing import Any
 from ..log import WarnOnce
 from .addresses import AddressError, parse_lrp_networks, parse_lsp_address, parse_port_security
 from .idpool import IdPool
+from .ipam import assign_dynamic_addresses
 from .model import LR, LS, Datapath, HaChassis, HaGroup, Northd, Port
 from .tnlkeys import (
     DP_KEY_MAX_GENEVE,
@@ -57,7 +58,8 @@ def vxlan_mode(sb: Any) -> bool:
     return False
 
 
-def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce) -> Northd:
+def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: str = "") -> Northd:
+    """The model.  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM also runs."""
     w = warn.warn
     nd = Northd()
     vx = vxlan_mode(sb)
@@ -196,6 +198,9 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce) -> Northd:
         del keys.port_pools[stale]
 
     _build_ha_groups(nd, nb, w)
+    # ---- IPAM: dynamic addresses (ipam.py) ----
+    if mac_prefix:
+        assign_dynamic_addresses(nd, mac_prefix, w)
     return nd
 
 

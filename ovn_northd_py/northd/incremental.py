@@ -1,8 +1,9 @@
 """Incremental update of the northd model for logical switch port changes.
 
 Handled: VIF-like ports (any type but "router") added to, removed from, or updated
-on existing switches; NB_Global counter bumps; our own write-backs (``up``,
-``tag``, ``dynamic_addresses``).  Anything else returns None, and the caller
+on existing switches (except address changes on switches with IPAM: those may move
+other ports' dynamic addresses); NB_Global counter bumps; our own write-backs
+(``up``, ``tag``, ``dynamic_addresses``).  Anything else returns None, and the caller
 falls back to a full recompute.
 
 Contract: on None the model may not have been touched; we validate everything
@@ -20,6 +21,7 @@ from ..engine.features import flow_only_tables
 from ..ovsdb.connection import RowChange
 from .build import KeyState, lsp_port, opt
 from .idpool import IdPoolExhausted
+from .ipam import switch_has_ipam_keys
 from .model import LS, Datapath, Northd, Port
 
 # NB_Global columns that change on every `ovn-nbctl --wait` or that we write ourselves.
@@ -106,6 +108,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     # Updates of ports that stay where they are.
     for u, cols in lsp_updates.items():
         if not cols - LSP_WRITEBACK:
+            if "dynamic_addresses" in cols and not _dynamic_addresses_are_ours(nd, lsp_rows.get(_as_uuid(u, lsp_rows))):
+                return None  # set by someone else: IPAM decides whether it stays
             continue
         if cols & LSP_STRUCTURAL:
             return None
@@ -123,6 +127,12 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         if "options" in cols and lsp.options.get("requested-tnl-key") is not None:
             return None
         updated.append((p.dp, p, lsp))
+
+    # IPAM: any address change on a switch with IPAM may move other ports' dynamic addresses.
+    ipam_touched = [dp for dp, _ in removed] + [dp for dp, _ in added]
+    ipam_touched += [dp for dp, _, lsp in updated if "addresses" in lsp_updates.get(str(lsp.uuid), ())]
+    if any(switch_has_ipam_keys(dp.nb.other_config) for dp in ipam_touched):
+        return None
 
     # Validate names (and that we have the switch's key pool) before touching anything.
     removed_names = {p.name for _, p in removed}
@@ -152,6 +162,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     for dp, p, lsp in updated:
         new = lsp_port(dp, lsp, {}, warn)
         new.tunnel_key = p.tunnel_key
+        new.dynamic_addresses = p.dynamic_addresses  # its addresses did not change (else: recompute)
         dp.ports[dp.ports.index(p)] = new
         nd.ports[new.name] = new
         t.ports_changed.add(new.name)
@@ -188,6 +199,17 @@ def _nb_global_change_is_ours(c: RowChange, nb: Any) -> bool:
     changed = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
     # Only keys that were absent before (northd filling in its own defaults) are ours.
     return changed <= NORTHD_OPTIONS and all(k not in old for k in changed)
+
+
+def _dynamic_addresses_are_ours(nd: Northd, lsp: Any) -> bool:
+    """Does the row's dynamic_addresses hold what IPAM assigned (our own write echoing back)?"""
+    if lsp is None:
+        return True
+    p = nd.ports.get(lsp.name)
+    if p is None or p.nb_key != str(lsp.uuid):
+        return True
+    want = [p.dynamic_addresses] if p.dynamic_addresses else []
+    return list(lsp.dynamic_addresses) == want
 
 
 def _as_uuid(key: str, rows: Any) -> Any:

@@ -60,6 +60,7 @@ class Port:
     enabled: bool = True
     has_unknown: bool = False
     is_router_lsp: bool = False
+    dynamic_addresses: str | None = None  # IPAM's "MAC [IPV4] [IPV6]" for a port asking for "dynamic"
 
     def __repr__(self) -> str:
         return f"Port({self.kind}:{self.name})"

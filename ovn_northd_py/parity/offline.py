@@ -486,10 +486,11 @@ def _connect(nb_remote: str, sb_remote: str) -> tuple[DbConnection, DbConnection
 def build_ours(nb: DbConnection, sb: DbConnection) -> tuple[Northd, FlowTable]:
     logger = logmod.get("offline")
     warn = logmod.WarnOnce(logger)
-    nd = build_northd(nb, sb, KeyState(), warn)
     opts: dict[str, str] = {}
     for row in nb.rows("NB_Global").values():
         opts = dict(row.options)
+    # IPAM runs on the NB the reference wrote back to: its dynamic_addresses are kept while valid.
+    nd = build_northd(nb, sb, KeyState(), warn, mac_prefix=opts.get("mac_prefix", ""))
     ctx = flow_ctx_from_nb(
         nd,
         nb,

@@ -21,7 +21,7 @@ import time
 import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Self
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -126,6 +126,11 @@ def snapshot(env: Any) -> dict[str, dict[str, Row]]:
     return {t: select(env.sb.remote, t) for t in FLOW_TABLES}
 
 
+def unversioned(snap: dict[str, dict[str, Row]]) -> dict[str, dict[str, Row]]:
+    return {t: {u: {c: v for c, v in r.items() if c != "_version"} for u, r in rows.items()}
+            for t, rows in snap.items()}
+
+
 def uuid_set(v: Any) -> frozenset[str]:
     """An OVSDB JSON uuid set (a set of one may come as the bare atom)."""
     if isinstance(v, list) and v and v[0] == "uuid":
@@ -185,7 +190,7 @@ class SbWatch:
         self.stream.close()
         self._thread.join(timeout=5)
 
-    def __enter__(self) -> SbWatch:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -406,7 +411,8 @@ def test_deleting_a_switch_removes_its_flows_and_then_its_datapath(env, northd):
     assert kept <= set(flows)
     # The datapath goes in a later transaction, once nothing references it.
     wait_until(lambda: dp_uuid(env, "sw2") is None, 10, "sw2's Datapath_Binding to be deleted")
-    assert not any(omap(r["external_ids"]).get("name") == "sw2-p0" for r in select(env.sb.remote, "Port_Binding"))
+    ports = {r["logical_port"] for r in select(env.sb.remote, "Port_Binding").values()}
+    assert not {"sw2-p0", "sw2-p1"} & ports
     quiesce(env, northd)
     assert dp_uuid(env, "sw2") is None
     assert {dp_uuid(env, "sw0"), dp_uuid(env, "sw1")} == {d0, d1}
@@ -476,18 +482,19 @@ def test_sb_restart_rereads_flows_and_writes_nothing(env, northd):
     env.nbctl("lb-add", "lb0", "10.0.0.100:80", "10.0.0.10:8080", "--", "ls-lb-add", "sw0", "lb0", "--",
               "ls-lb-add", "sw1", "lb0", wait="sb")
     quiesce(env, northd)
-    before = snapshot(env)
-    env.sb.stop()
-    env.sb.start()  # same database file
-    wait_until(lambda: northd.metric("ovn_northd_py_db_connected", db="sb") == 1, 15, "the SB reconnection")
+    before = unversioned(snapshot(env))
     commits = northd.flow_commits()
+    env.sb.stop()
+    env.sb.start()  # same database file (ovsdb-server gives every row a new _version when it reads it)
+    wait_until(lambda: northd.metric("ovn_northd_py_db_connected", db="sb") == 1, 15, "the SB reconnection")
     with SbWatch(env.sb.remote) as w:
         env.sync(timeout=20)
         w.settle()
         changed = w.counts()
     assert only_sb_global_changed(changed) == {}, changed
-    assert snapshot(env) == before
-    assert northd.flow_commits() <= commits + 1
+    assert unversioned(snapshot(env)) == before
+    # Since before the restart: one raw transaction, the nb_cfg of `sync`; nothing re-written after re-reading.
+    assert northd.flow_commits() == commits + 1
     assert northd.flow_errors() == 0
     # And the writer still works incrementally from the re-read cache.
     add_switches(env, ["sw3"], ports=1)

@@ -117,6 +117,7 @@ class Net:
             enabled=enabled,
             has_unknown="unknown" in addresses,
             is_router_lsp=type == "router",
+            dynamic_addresses=dynamic,
         )
         dp.ports.append(p)
         self.nd.ports[name] = p

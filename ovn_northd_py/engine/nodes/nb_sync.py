@@ -1,9 +1,10 @@
-"""Writes back into NB: NB_Global options and cfg counters, Logical_Switch_Port.up."""
+"""Writes back into NB: NB_Global options and cfg counters, Logical_Switch_Port up/tag/dynamic_addresses."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ...northd.model import Port
 from ...sync.globals import hv_cfg, sb_global_row, sync_nb_global
 from ..engine import Node
 from .inputs import DbInput
@@ -41,6 +42,7 @@ class NbSyncNode(Node):
             p.nb.up = [want]
         if p.tag is not None and p.nb.tag != [p.tag]:
             p.nb.tag = [p.tag]
+        self._sync_dynamic_addresses(p)
 
     def _on_northd_change(self, _node: Node, ctx: Any) -> bool:
         t = self.northd.tracked
@@ -80,6 +82,16 @@ class NbSyncNode(Node):
         sync_nb_global(txn, nb, gopts, sb_cfg, hv)
         self._sync_lsp_up(nb, sb)
         self._sync_lsp_tags()
+        for p in self.northd.data.ports.values():
+            if p.kind == "lsp":
+                self._sync_dynamic_addresses(p)
+
+    @staticmethod
+    def _sync_dynamic_addresses(p: Port) -> None:
+        """IPAM's addresses go to NB Logical_Switch_Port.dynamic_addresses (cleared when it assigned none)."""
+        want = [p.dynamic_addresses] if p.dynamic_addresses else []
+        if p.nb.dynamic_addresses != want:
+            p.nb.dynamic_addresses = want
 
     def _sync_lsp_tags(self) -> None:
         """Tags northd chose for container ports (tag_request) go back to NB Logical_Switch_Port.tag."""

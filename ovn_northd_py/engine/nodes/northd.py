@@ -53,8 +53,9 @@ class NorthdNode(Node):
     def recompute(self, ctx: Any) -> None:
         self.tracked = None
         nb, sb = ctx.nb, ctx.sb
-        self.data = build_northd(nb, sb, self.keys, ctx.warn)
+        # Global options first: IPAM needs the mac_prefix.
         self.gopts = self._global_options(nb, sb)
+        self.data = build_northd(nb, sb, self.keys, ctx.warn, mac_prefix=self.gopts.mac_prefix)
 
     def _global_options(self, nb: Any, sb: Any) -> GlobalOptions:
         """NB_Global's values win; otherwise keep what we generated before (or SB has), else random."""
