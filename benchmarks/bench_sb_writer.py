@@ -11,14 +11,15 @@ a) diff: 300,000 flows over 1,000 datapaths in a FlowTable (250 single-datapath
    ``plan_sync`` from an empty cache (cold: every row an insert), ``apply_plan``
    with fake server uuids, ``load_cache`` from a fake ``select`` reply (what a
    reconnect costs), ``plan_sync`` again on the unchanged flows (asserted to
-   produce zero operations), and ``plan_sync`` after 1% of the flows changed
-   (a third deleted, a third replaced by new flows, a third moved to other
-   datapaths).  The baseline is a plain dict diff: flow key -> (uuid, frozenset of
-   datapaths, external_ids, tags), groups matched by frozenset, no resizing.
+   produce zero operations, from the applied and from the re-read cache), and
+   ``plan_sync`` after 1% of the flows changed (a third deleted, a third replaced
+   by new flows, a third moved to other datapaths).  The baseline is a plain dict
+   diff: flow key -> (uuid, frozenset of datapaths, external_ids, tags), groups
+   matched by frozenset, no resizing.
 b) server: the cold plan for 30,000 and 300,000 flows sent as one ``transact`` to
    a real ovsdb-server (SB schema, 1,000 Datapath_Binding rows created first),
    through a plain-socket JSON-RPC client and through ``RawSb`` on a python-ovs
-   IDL (the daemon's path), plus the ``select`` that re-reads the flows after a
+   IDL (the daemon's path), then the ``select`` that re-reads the flows after a
    reconnect, through ``RawSb``, with ``load_cache``.  A fresh server for each.
 c) sharing: 30,000 load balancers on 250 switches, ovn-kubernetes style (60%
    cluster-wide services on every switch, 30% per-node on one switch, 10% on one
@@ -28,9 +29,12 @@ c) sharing: 30,000 load balancers on 250 switches, ovn-kubernetes style (60%
    flows-only plan plus a load-balancers-only plan: Logical_DP_Group rows and
    JSON bytes of the insert operations.
 
-Times are taken without tracemalloc; peak memory is from a second run under
-tracemalloc (inputs are built beforehand, so not counted).  ``retained`` is what
-the result keeps alive (the cache, for apply/load).
+--scale multiplies the flow counts of (a) and (b) and the load balancers of (c).
+CPU seconds (this process's, and ovsdb-server's from /proc) are the figures to
+compare on a shared machine; wall seconds are shown beside them.  Peak memory is
+from a second run under tracemalloc (inputs are built beforehand, so not
+counted); ``kept`` is what the result keeps alive (the cache, for apply/load).
+The default run takes about 3.5 minutes of CPU; ``--skip-server`` leaves out (b).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import os
 import socket
 import tempfile
@@ -47,7 +52,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import ovs.db.idl
@@ -87,41 +92,52 @@ Op = dict[str, Any]
 # --------------------------------------------------------------------------- measuring
 
 
+NAN = float("nan")
+
+
+@dataclass(slots=True)
+class Meas:
+    cpu: float  # seconds of this process's CPU time: what to compare on a busy machine
+    wall: float
+    peak_mib: float = NAN
+    retained_mib: float = NAN
+
+
 @dataclass(slots=True)
 class Result:
     scenario: str
     impl: str
-    seconds: float
-    peak_mib: float
-    retained_mib: float
+    m: Meas
     note: str
-    nogc_seconds: float = float("nan")
+    nogc_cpu: float = NAN
 
 
-def timed(fn: Callable[[], Any], gc_off: bool = False) -> tuple[float, Any]:
-    gc.collect()
+def timed(fn: Callable[[], Any], gc_off: bool = False) -> tuple[Meas, Any]:
     if gc_off:
         gc.disable()
     try:
-        t0 = time.perf_counter()
+        w0, c0 = time.perf_counter(), time.process_time()
         out = fn()
-        return time.perf_counter() - t0, out
+        return Meas(time.process_time() - c0, time.perf_counter() - w0), out
     finally:
         gc.enable()
 
 
-def measure(fn: Callable[[], Any], memory: bool = True) -> tuple[float, float, float, Any]:
-    """(seconds without tracemalloc, peak MiB and retained MiB under tracemalloc, result of the timed run)."""
-    secs, out = timed(fn)
+def measure(fn: Callable[[], Any], memory: bool = True) -> tuple[Meas, Any]:
+    """Times without tracemalloc, then peak and retained MiB from a second run under tracemalloc.
+
+    Returns the result of the timed run.
+    """
+    m, out = timed(fn)  # (no gc.collect() first: at these heap sizes each costs a second or two)
     if not memory:
-        return secs, float("nan"), float("nan"), out
-    del out
-    gc.collect()
+        return m, out
+    del out  # no cycles in what we measure: freed right away
     tracemalloc.start()
     out = fn()
     cur, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return secs, peak / 2**20, cur / 2**20, out
+    m.peak_mib, m.retained_mib = peak / 2**20, cur / 2**20
+    return m, out
 
 
 # --------------------------------------------------------------------------- workloads
@@ -132,7 +148,8 @@ def _hex(rng: np.random.Generator) -> str:
 
 
 def northd_of(ndp: int) -> Northd:
-    return Northd(by_index=[Datapath(key=f"ls-{i}", kind=LS, name=f"sw{i}", nb=None, index=i) for i in range(ndp)])
+    dps = [Datapath(key=f"ls-{i}", kind=LS, name=f"sw{i}", nb=None, index=i) for i in range(ndp)]
+    return Northd(by_index=dps)
 
 
 def build_table(scale: float, ndp: int, rng: np.random.Generator) -> FlowTable:
@@ -149,11 +166,11 @@ def build_table(scale: float, ndp: int, rng: np.random.Generator) -> FlowTable:
             if kind == 0:
                 t.add(dp, LS_IN_L2_LKUP, 50, f"eth.dst == {mac}", f'outport = "{port}"; output;', hint=hint)
             elif kind == 1:
-                t.add(dp, LS_IN_CHECK_PORT_SEC, 50, f'inport == "{port}"', "reg0[15] = check_in_port_sec(); next;",
-                      io_port=port, hint=hint)
+                t.add(dp, LS_IN_CHECK_PORT_SEC, 50, f'inport == "{port}"',
+                      "reg0[15] = check_in_port_sec(); next;", io_port=port, hint=hint)
             elif kind == 2:
-                t.add(dp, LS_OUT_APPLY_PORT_SEC, 50, f'outport == "{port}" && eth.dst == {{{mac}}}', "output;",
-                      io_port=port, hint=hint)
+                t.add(dp, LS_OUT_APPLY_PORT_SEC, 50, f'outport == "{port}" && eth.dst == {{{mac}}}',
+                      "output;", io_port=port, hint=hint)
             elif kind == 3:
                 ip = f"10.{dp >> 8}.{dp & 255}.{j & 255}"
                 t.add(dp, LS_IN_ACL, 1000 + j % 1000, f'outport == "{port}" && ip4 && ip4.src == {ip}',
@@ -222,11 +239,14 @@ def change_one_percent(want: dict[FKey, WantFlow], dps: list[str], rng: np.rando
 # --------------------------------------------------------------------------- the plain baseline
 
 
+BaseRow = tuple[str, frozenset[str], dict[str, str], dict[str, str]]
+
+
 @dataclass(slots=True)
 class BaseCache:
     """Flow key -> (row uuid, datapath set, external_ids, tags); group set -> group uuid."""
 
-    flows: dict[FKey, tuple[str, frozenset[str], dict[str, str], dict[str, str]]] = field(default_factory=dict)
+    flows: dict[FKey, BaseRow] = field(default_factory=dict)
     groups: dict[frozenset[str], str] = field(default_factory=dict)
 
 
@@ -252,7 +272,8 @@ def base_plan(cache: BaseCache, want: dict[FKey, WantFlow]) -> list[Op]:
 
     for k, have in cache.flows.items():
         if k not in want:
-            ops.append({"op": "delete", "table": "Logical_Flow", "where": [["_uuid", "==", ["uuid", have[0]]]]})
+            ops.append({"op": "delete", "table": "Logical_Flow",
+                        "where": [["_uuid", "==", ["uuid", have[0]]]]})
     for k, w in want.items():
         cur = cache.flows.get(k)
         if cur is None:
@@ -313,20 +334,20 @@ def bench_diff(scale: float, rng: np.random.Generator) -> tuple[list[Result], Co
     print(f"diff workload: {len(table):,} flows over {ndp:,} datapaths (FlowTable built in {build_s:.1f} s)")
     out: list[Result] = []
 
-    secs, peak, kept, want = measure(lambda: desired_flows(table, nd, dp_uuid))
+    m, want = measure(lambda: desired_flows(table, nd, dp_uuid))
     nflows = len(want)
     ngroups = len({w.dps for w in want.values() if len(w.dps) > 1})
-    out.append(Result("desired_flows", "ours", secs, peak, kept, f"{nflows:,} flows, {ngroups:,} groups"))
+    out.append(Result("desired_flows", "ours", m, f"{nflows:,} flows, {ngroups:,} groups"))
 
     # Cold: every row an insert.
-    secs, peak, kept, plan = measure(lambda: plan_sync(FlowCache(), want, {}))
+    m, plan = measure(lambda: plan_sync(FlowCache(), want, {}))
     assert plan.inserted == nflows + ngroups and not plan.updated and not plan.deleted, plan
-    out.append(Result("plan cold", "ours", secs, peak, kept, f"{len(plan.ops):,} ops",
-                      timed(lambda: plan_sync(FlowCache(), want, {}), gc_off=True)[0]))
-    secs, peak, kept, bops = measure(lambda: base_plan(BaseCache(), want))
+    out.append(Result("plan cold", "ours", m, f"{len(plan.ops):,} ops",
+                      timed(lambda: plan_sync(FlowCache(), want, {}), gc_off=True)[0].cpu))
+    m, bops = measure(lambda: base_plan(BaseCache(), want))
     assert len(bops) == len(plan.ops), (len(bops), len(plan.ops))
-    out.append(Result("plan cold", "base", secs, peak, kept, f"{len(bops):,} ops",
-                      timed(lambda: base_plan(BaseCache(), want), gc_off=True)[0]))
+    out.append(Result("plan cold", "base", m, f"{len(bops):,} ops",
+                      timed(lambda: base_plan(BaseCache(), want), gc_off=True)[0].cpu))
 
     results = fake_results(plan)
     bresults = fake_results(Plan(ops=bops))
@@ -337,47 +358,40 @@ def bench_diff(scale: float, rng: np.random.Generator) -> tuple[list[Result], Co
         c.loaded = True
         return c
 
-    secs, peak, kept, cache = measure(ours_apply)
-    out.append(Result("apply", "ours", secs, peak, kept, f"{len(cache.flows):,} flows cached",
-                      timed(ours_apply, gc_off=True)[0]))
-    secs, peak, bkept, bcache = measure(lambda: base_apply(want, bops, bresults))
-    out.append(Result("apply", "base", secs, peak, bkept, f"{len(bcache.flows):,} flows cached"))
+    m, cache = measure(ours_apply)
+    out.append(Result("apply", "ours", m, f"{len(cache.flows):,} flows cached"))
+    m, bcache = measure(lambda: base_apply(want, bops, bresults))
+    out.append(Result("apply", "base", m, f"{len(bcache.flows):,} flows cached"))
 
     # The cache as re-read after a reconnect: fresh dicts per row (apply_plan shares them with `want`).
-    sel = fake_select(cache)
+    sel = fake_select(cache)  # (kept to the end of the function: ours_load refers to it)
 
     def ours_load() -> FlowCache:
         c = FlowCache()
         load_cache(c, sel)
         return c
 
-    secs, peak, kept, loaded = measure(ours_load)
+    m, loaded = measure(ours_load)
     assert len(loaded.flows) == nflows and len(loaded.groups) == ngroups
-    out.append(Result("load_cache", "ours", secs, peak, kept, "from a select reply",
-                      timed(ours_load, gc_off=True)[0]))
+    out.append(Result("load_cache", "ours", m, "from a select reply"))
 
-    # Warm, unchanged: nothing to write.
-    for label, c, mem in (("plan unchanged", cache, True), ("plan unchanged*", loaded, False)):
-
-        def warm(c: FlowCache = c) -> Plan:
-            return plan_sync(c, want, {})
-
-        secs, peak, kept, again = measure(warm, memory=mem)
-        assert not again.ops, f"{label}: unchanged flows produced {len(again.ops)} ops"
-        out.append(Result(label, "ours", secs, peak, kept, "0 ops (asserted)",
-                          timed(warm, gc_off=True)[0] if mem else float("nan")))
-    secs, peak, kept, bagain = measure(lambda: base_plan(bcache, want))
-    assert not bagain
-    out.append(Result("plan unchanged", "base", secs, peak, kept, "0 ops"))
+    # Warm, unchanged: nothing to write (from the re-read cache too: checked, not timed).
+    assert not plan_sync(loaded, want, {}).ops
     del loaded
+    m, again = measure(lambda: plan_sync(cache, want, {}))
+    assert not again.ops, f"unchanged flows produced {len(again.ops)} ops"
+    out.append(Result("plan unchanged", "ours", m, "0 ops (asserted)"))
+    m, bagain = measure(lambda: base_plan(bcache, want), memory=False)
+    assert not bagain
+    out.append(Result("plan unchanged", "base", m, "0 ops"))
 
     # 1% of the flows changed.
     want2 = change_one_percent(want, list(dp_uuid.values()), rng)
-    secs, peak, kept, p2 = measure(lambda: plan_sync(cache, want2, {}))
-    out.append(Result("plan 1% changed", "ours", secs, peak, kept,
+    m, p2 = measure(lambda: plan_sync(cache, want2, {}))
+    out.append(Result("plan 1% changed", "ours", m,
                       f"{len(p2.ops):,} ops (+{p2.inserted:,} ~{p2.updated:,} -{p2.deleted:,})"))
-    secs, peak, kept, bops2 = measure(lambda: base_plan(bcache, want2))
-    out.append(Result("plan 1% changed", "base", secs, peak, kept, f"{len(bops2):,} ops"))
+    m, bops2 = measure(lambda: base_plan(bcache, want2), memory=False)
+    out.append(Result("plan 1% changed", "base", m, f"{len(bops2):,} ops"))
     return out, Cold(dp_uuid, want, plan)
 
 
@@ -503,14 +517,40 @@ class IdlDriver:
         self.idl.close()
 
 
+def proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(slots=True)
+class Span:
+    """Wall time, our CPU time and the server's CPU time over a piece of work."""
+
+    server_pid: int
+    wall: float = 0.0
+    cpu: float = 0.0
+    server_cpu: float = 0.0
+    _t: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    def __enter__(self) -> Self:
+        self._t = (time.perf_counter(), time.process_time(), proc_cpu(self.server_pid))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        w, c, sc = self._t
+        self.wall = time.perf_counter() - w
+        self.cpu = time.process_time() - c
+        self.server_cpu = proc_cpu(self.server_pid) - sc
+
+
 @dataclass(slots=True)
 class ServerResult:
     flows: int
     client: str
     ops: int
     mib: float
-    encode_s: float
-    transact_s: float
+    span: Span
     note: str = ""
 
 
@@ -526,57 +566,54 @@ def bench_server(scale: float, rng: np.random.Generator, big: Cold) -> list[Serv
         with tempfile.TemporaryDirectory(prefix="bench-sb-") as tmp:
             for client in ("socket", "RawSb"):
                 srv = OvsdbServer(Path(tmp) / client, "sb", SB_SCHEMA).start()
+                assert srv.pid is not None
                 try:
                     create_datapaths(srv.remote, cold.dp_uuid)
                     print(f"server: {n:,} flows ({len(plan.ops):,} ops) via {client} ...", flush=True)
                     if client == "socket":
                         c = JsonRpc(srv.remote)
                         try:
-                            t0 = time.perf_counter()
-                            rid, data = c.encode("transact", ["OVN_Southbound", *plan.ops])
-                            t1 = time.perf_counter()
-                            c.send_bytes(data)
-                            res = c.wait_reply(rid)
-                            t2 = time.perf_counter()
+                            with Span(srv.pid) as enc:
+                                rid, data = c.encode("transact", ["OVN_Southbound", *plan.ops])
+                            with Span(srv.pid) as sp:
+                                c.send_bytes(data)
+                                res = c.wait_reply(rid)
                         finally:
                             c.close()
                         check_results(res, len(plan.ops))
-                        out.append(ServerResult(n, client, len(plan.ops), len(data) / 2**20, t1 - t0, t2 - t1,
-                                                "json.dumps; send to reply"))
+                        out.append(ServerResult(n, "socket", len(plan.ops), len(data) / 2**20, sp,
+                                                f"+ json.dumps {enc.cpu:.2f} s cpu"))
                         if cold is small:
                             c = JsonRpc(srv.remote)
                             try:
-                                t0 = time.perf_counter()
-                                sel = c.call("transact", ["OVN_Southbound", *select_ops()])
-                                t1 = time.perf_counter()
+                                with Span(srv.pid) as sp:
+                                    sel = c.call("transact", ["OVN_Southbound", *select_ops()])
                             finally:
                                 c.close()
                             assert len(sel[0]["rows"]) == n
-                            out.append(ServerResult(n, "socket select", 3, float("nan"), float("nan"), t1 - t0,
-                                                    "for comparison with RawSb select"))
+                            out.append(ServerResult(n, "socket select", 3, NAN, sp,
+                                                    "(compare: RawSb select)"))
                     else:
                         d = IdlDriver(srv.remote)
                         try:
-                            t0 = time.perf_counter()
-                            res = d.transact(plan.ops)
-                            t1 = time.perf_counter()
+                            with Span(srv.pid) as sp:
+                                res = d.transact(plan.ops)
                             check_results(res, len(plan.ops))
                             cache = FlowCache()
-                            apply_plan(cache, plan, res)
-                            t2 = time.perf_counter()
-                            out.append(ServerResult(n, "RawSb", len(plan.ops), float("nan"), float("nan"),
-                                                    t1 - t0, f"+ apply_plan {t2 - t1:.2f} s"))
-                            t0 = time.perf_counter()
-                            sel = d.transact(select_ops())
-                            t1 = time.perf_counter()
+                            with Span(srv.pid) as ap:
+                                apply_plan(cache, plan, res)
+                            out.append(ServerResult(n, "RawSb", len(plan.ops), NAN, sp,
+                                                    f"+ apply_plan {ap.cpu:.2f} s cpu"))
+                            with Span(srv.pid) as sp:
+                                sel = d.transact(select_ops())
                             loaded = FlowCache()
-                            load_cache(loaded, sel)
-                            t2 = time.perf_counter()
+                            with Span(srv.pid) as ld:
+                                load_cache(loaded, sel)
                             assert len(loaded.flows) == n, (len(loaded.flows), n)
                             again = plan_sync(loaded, want, {})
                             assert not again.ops, f"re-read cache: {len(again.ops)} ops for unchanged flows"
-                            out.append(ServerResult(n, "RawSb select", 3, float("nan"), float("nan"), t1 - t0,
-                                                    f"+ load_cache {t2 - t1:.2f} s; re-plan 0 ops"))
+                            out.append(ServerResult(n, "RawSb select", 3, NAN, sp,
+                                                    f"+ load_cache {ld.cpu:.2f} s cpu; re-plan: 0 ops"))
                         finally:
                             d.close()
                 finally:
@@ -596,7 +633,9 @@ class ShareResult:
     insert_bytes: int
 
 
-def build_lb_network(scale: float, rng: np.random.Generator) -> tuple[FlowTable, Northd, list[tuple[str, Any]]]:
+def build_lb_network(
+    scale: float, rng: np.random.Generator
+) -> tuple[FlowTable, Northd, list[tuple[str, Any]]]:
     """The FlowTable, the datapaths and (lb name, datapath indices) of an ovn-kubernetes-like network."""
     nsw, nlb, ports = 250, max(10, int(30_000 * scale)), 110
     t = FlowTable(nsw)
@@ -608,8 +647,8 @@ def build_lb_network(scale: float, rng: np.random.Generator) -> tuple[FlowTable,
         for p in range(ports):
             port = f"pod-{sw}-{p}"
             mac = f"0a:58:{sw >> 8:02x}:{sw & 255:02x}:00:{p:02x}"
-            t.add(sw, LS_IN_CHECK_PORT_SEC, 50, f'inport == "{port}"', "reg0[15] = check_in_port_sec(); next;",
-                  io_port=port)
+            t.add(sw, LS_IN_CHECK_PORT_SEC, 50, f'inport == "{port}"',
+                  "reg0[15] = check_in_port_sec(); next;", io_port=port)
             t.add(sw, LS_IN_L2_LKUP, 50, f"eth.dst == {mac}", f'outport = "{port}"; output;')
             t.add(sw, LS_OUT_APPLY_PORT_SEC, 50, f'outport == "{port}"', "output;", io_port=port)
     pools = [rng.choice(nsw, size=int(rng.integers(10, 101)), replace=False) for _ in range(20)]
@@ -619,7 +658,7 @@ def build_lb_network(scale: float, rng: np.random.Generator) -> tuple[FlowTable,
         if r < 6:
             dps: Any = all_sw
         elif r < 9:
-            dps = np.array([i % nsw], dtype=np.int64)
+            dps = np.array([(i // 10) % nsw], dtype=np.int64)  # spread over all the nodes
         else:
             dps = pools[(i // 10) % len(pools)]
         vip = f"172.{16 + (i >> 16)}.{(i >> 8) & 255}.{i & 255}"
@@ -637,9 +676,10 @@ def want_lbs_of(lbs: list[tuple[str, Any]], dp_uuid: dict[str, str], nd: Northd)
     for i, (name, dps) in enumerate(lbs):
         key = str(uuid.UUID(int=i + 1))
         vip = f"172.{16 + (i >> 16)}.{(i >> 8) & 255}.{i & 255}"
+        backend = f"10.{(i >> 8) & 255}.{i & 255}"
         cols = {
             "name": name,
-            "vips": _omap({f"{vip}:80": f"10.{(i >> 8) & 255}.{i & 255}.1:8080,10.{(i >> 8) & 255}.{i & 255}.2:8080"}),
+            "vips": _omap({f"{vip}:80": f"{backend}.1:8080,{backend}.2:8080"}),
             "protocol": "tcp",
             "options": _omap({"hairpin_orig_tuple": "true", "event": "false", "reject": "true"}),
             "external_ids": _omap({"k8s.ovn.org/kind": "Service", "k8s.ovn.org/owner": name, "lb_id": key}),
@@ -669,63 +709,65 @@ def bench_sharing(scale: float, rng: np.random.Generator) -> list[ShareResult]:
     want_lbs = want_lbs_of(lbs, dp_uuid, nd)
     print(f"sharing workload: {len(want_lbs):,} load balancers, {len(want):,} flows over 250 switches")
     out: list[ShareResult] = []
-    t0 = time.perf_counter()
-    shared = plan_sync(FlowCache(), want, want_lbs)
-    secs = time.perf_counter() - t0
-    out.append(ShareResult("shared (one plan)", secs, *plan_bytes(shared)))
-    t0 = time.perf_counter()
-    p_flows = plan_sync(FlowCache(), want, {})
-    p_lbs = plan_sync(FlowCache(), {}, want_lbs)
-    secs = time.perf_counter() - t0
+    gc.collect()
+    m, shared = timed(lambda: plan_sync(FlowCache(), want, want_lbs))
+    out.append(ShareResult("shared (one plan)", m.cpu, *plan_bytes(shared)))
+    del shared
+    gc.collect()
+    m, p_flows = timed(lambda: plan_sync(FlowCache(), want, {}))
+    m2, p_lbs = timed(lambda: plan_sync(FlowCache(), {}, want_lbs))
     f, lb = plan_bytes(p_flows), plan_bytes(p_lbs)
-    out.append(ShareResult("separate (flows + lbs)", secs, f[0] + lb[0], f[1] + lb[1], f[2] + lb[2]))
-    out.append(ShareResult("  of which flows", float("nan"), *f))
-    out.append(ShareResult("  of which lbs", float("nan"), *lb))
+    both = [x + y for x, y in zip(f, lb, strict=True)]
+    out.append(ShareResult("separate (flows + lbs)", m.cpu + m2.cpu, both[0], both[1], both[2]))
+    out.append(ShareResult("  of which flows", m.cpu, *f))
+    out.append(ShareResult("  of which lbs", m2.cpu, *lb))
     return out
 
 
 # --------------------------------------------------------------------------- main
 
 
+def _f(v: float, width: int, prec: int) -> str:
+    return f"{'-':>{width}}" if math.isnan(v) else f"{v:{width}.{prec}f}"
+
+
 def print_diff(diff: list[Result]) -> None:
     print()
     print("(a) SB flow diff")
-    print(f"{'scenario':<17} {'impl':<5} {'time s':>8} {'no-gc s':>8} {'peak MiB':>9} {'kept MiB':>9} "
-          f"{'time x':>7} {'mem x':>7}  note")
+    print(f"{'scenario':<16} {'impl':<5} {'cpu s':>7} {'wall s':>7} {'no-gc s':>7} {'peak MiB':>8} "
+          f"{'kept MiB':>8} {'cpu x':>6} {'mem x':>6}  note")
     by = {(r.scenario, r.impl): r for r in diff}
     for r in diff:
         base = by.get((r.scenario, "base"))
-        tx = f"{base.seconds / r.seconds:7.2f}" if base and r.seconds else f"{'-':>7}"
-        mx = f"{base.peak_mib / r.peak_mib:7.2f}" if base and r.peak_mib > 0 else f"{'-':>7}"
-        nogc = f"{r.nogc_seconds:8.3f}" if r.nogc_seconds == r.nogc_seconds else f"{'-':>8}"
-        peak = f"{r.peak_mib:9.1f}" if r.peak_mib == r.peak_mib else f"{'-':>9}"
-        kept = f"{r.retained_mib:9.1f}" if r.retained_mib == r.retained_mib else f"{'-':>9}"
-        print(f"{r.scenario:<17} {r.impl:<5} {r.seconds:>8.3f} {nogc} {peak} {kept} {tx} {mx}  {r.note}")
-    print("(time x, mem x: base divided by this row, > 1 means ours is better; no-gc: the same with the"
-          "\n cyclic GC disabled; kept: memory the result holds; * the cache as re-read by load_cache"
-          "\n rather than built by apply_plan)")
+        m = r.m
+        tx = base.m.cpu / m.cpu if base and m.cpu > 0 else NAN
+        mx = base.m.peak_mib / m.peak_mib if base and m.peak_mib > 0 else NAN
+        print(f"{r.scenario:<16} {r.impl:<5} {_f(m.cpu, 7, 3)} {_f(m.wall, 7, 3)} {_f(r.nogc_cpu, 7, 3)} "
+              f"{_f(m.peak_mib, 8, 1)} {_f(m.retained_mib, 8, 1)} {_f(tx, 6, 2)} {_f(mx, 6, 2)}  {r.note}")
+    print("(cpu x, mem x: base divided by this row, > 1 means ours is better; no-gc: cpu s with the cyclic"
+          "\n GC disabled; kept: memory the result holds)")
 
 
 def print_server(srv: list[ServerResult]) -> None:
     print()
     print("(b) one cold transact against a real ovsdb-server (1,000 Datapath_Binding rows)")
-    print(f"{'flows':>9} {'client':<13} {'ops':>9} {'MiB':>7} {'encode s':>9} {'server s':>9} "
-          f"{'flows/s':>9}  note")
+    print(f"{'flows':>9} {'client':<13} {'ops':>9} {'MiB':>6} {'wall s':>7} {'cpu s':>7} {'srv cpu s':>9} "
+          f"{'flows/s':>8}  note")
     for s in srv:
-        rate = s.flows / s.transact_s if s.transact_s else 0.0
-        mib = f"{s.mib:7.1f}" if s.mib == s.mib else f"{'-':>7}"
-        enc = f"{s.encode_s:9.2f}" if s.encode_s == s.encode_s else f"{'-':>9}"
-        print(f"{s.flows:>9,} {s.client:<13} {s.ops:>9,} {mib} {enc} {s.transact_s:>9.2f} {rate:>9,.0f}  "
-              f"{s.note}")
-    print("(server s: from the first byte sent to the parsed reply; RawSb includes its own encoding)")
+        sp = s.span
+        rate = s.flows / sp.wall if sp.wall else 0.0
+        print(f"{s.flows:>9,} {s.client:<13} {s.ops:>9,} {_f(s.mib, 6, 1)} {sp.wall:>7.2f} {sp.cpu:>7.2f} "
+              f"{sp.server_cpu:>9.2f} {rate:>8,.0f}  {s.note}")
+    print("(wall s: first byte sent to the parsed reply; cpu s: ours in that time (RawSb: its encoding"
+          "\n included); srv cpu s: ovsdb-server's)")
 
 
 def print_sharing(share: list[ShareResult]) -> None:
     print()
     print("(c) Logical_DP_Group sharing between flows and load balancers (cold plans)")
-    print(f"{'variant':<24} {'plan s':>7} {'groups':>7} {'group KiB':>10} {'insert MiB':>11}")
+    print(f"{'variant':<24} {'cpu s':>7} {'groups':>7} {'group KiB':>10} {'insert MiB':>11}")
     for s in share:
-        secs = f"{s.seconds:7.2f}" if s.seconds == s.seconds else f"{'':>7}"
+        secs = _f(s.seconds, 7, 2)
         print(f"{s.variant:<24} {secs} {s.groups:>7,} {s.group_bytes / 1024:>10.1f} "
               f"{s.insert_bytes / 2**20:>11.2f}")
     sh, sep = share[0], share[1]
@@ -745,11 +787,17 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     t_start = time.perf_counter()
     diff, cold = bench_diff(args.scale, rng)
+    t_diff = time.perf_counter() - t_start
     print_diff(diff)
+    t0 = time.perf_counter()
     if not args.skip_server:
         print_server(bench_server(args.scale, rng, cold))
+    t_server = time.perf_counter() - t0
     del cold
+    t0 = time.perf_counter()
     print_sharing(bench_sharing(args.scale, rng))
+    t_share = time.perf_counter() - t0
+    print(f"\nsections: (a) {t_diff:.0f} s, (b) {t_server:.0f} s, (c) {t_share:.0f} s")
     print(f"\ntotal wall time {time.perf_counter() - t_start:.1f} s (pid {os.getpid()})")
 
 

@@ -43,7 +43,8 @@ SB_TABLES: dict[str, Any] = {
     for t in (
         "SB_Global", "Chassis", "Encap", "Chassis_Private", "Datapath_Binding", "Port_Binding",
         "Multicast_Group", "HA_Chassis_Group", "HA_Chassis", "IP_Multicast", "Address_Set",
-        "RBAC_Role", "RBAC_Permission", "DHCP_Options", "DHCPv6_Options",
+        "RBAC_Role", "RBAC_Permission", "DHCP_Options", "DHCPv6_Options", "DNS",
+        "Port_Group", "Meter", "Meter_Band",
     )
 }
 
@@ -74,7 +75,7 @@ class Ctx:
     sb_txn: Any = None
     nb_txn: Any = None
     stats: SyncStats = field(default_factory=SyncStats)
-    flow_refs: set[str] = field(default_factory=set)  # Datapath_Binding uuids SB flows still reference
+    flow_refs: Any = field(default_factory=set)  # Datapath_Binding uuids SB flows still reference (`in`)
     prune_pending: bool = False
 
 
@@ -261,7 +262,7 @@ class Daemon:
     def run_engine(self) -> None:
         assert self.nb is not None and self.sb is not None and self.graph is not None
         ctx = Ctx(self.nb, self.sb, self.warn)
-        ctx.flow_refs = {r.dp for r in self.flow_cache.flows.values() if r.dp}
+        ctx.flow_refs = _FlowRefs(self.flow_cache)
         ctx.sb_txn = Txn(self.sb.idl)
         ctx.nb_txn = Txn(self.nb.idl)
         force = self.force_recompute
@@ -426,6 +427,19 @@ class Daemon:
         loop.add_signal_handler(signal.SIGINT, self.stop_event.set)
         loop.add_signal_handler(signal.SIGHUP, self.recompute_event.set)
         loop.add_signal_handler(signal.SIGUSR1, self.recompute_event.set)
+
+
+class _FlowRefs:
+    """The Datapath_Binding uuids SB flows reference, computed only if a full SB sync asks."""
+
+    def __init__(self, cache: FlowCache) -> None:
+        self._cache = cache
+        self._refs: set[str] | None = None
+
+    def __contains__(self, u: object) -> bool:
+        if self._refs is None:
+            self._refs = {r.dp for r in self._cache.flows.values() if r.dp}
+        return u in self._refs
 
 
 def write_pidfile(path: str) -> None:

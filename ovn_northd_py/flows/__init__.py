@@ -14,8 +14,24 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
 * a router-type switch port's flows read its router port and the router's NAT
   rules, load balancers and gateway ports (:mod:`.router_addrs`, memoised in
   ``ctx`` under the router's key: ``ctx.forget(router.key)``);
-* ACL-stage fallbacks read the switch's ACLs, load balancers and the Port_Groups
-  with ACLs (``ctx.pg_acl_switches``).
+* the switch-wide conntrack/ACL flows (:mod:`.ls_acl`) read the switch's ACLs (its
+  own and its Port_Groups', ``ctx.acl``), load balancers, router and localnet ports;
+* each ACL's flows (:mod:`.acl_rules`, owner ``("acl", acl uuid, switch key)``) are
+  built by :data:`ROW_BUILDERS`, outside the datapath builders: the ACL feature's
+  handlers (:mod:`ovn_northd_py.engine.feature_acl`) rebuild them;
+* ``virtual`` and ``external`` ports' flows read the other ports of their switch
+  (virtual parents; localnet and router-type ports): :func:`port_reads_switch`;
+  a port's DHCP flows read its DHCP_Options rows, a switch's DNS flows its DNS rows
+  (their features, :mod:`ovn_northd_py.engine.feature_services`, rebuild them), and
+  a port's ``ls_in_arp_rsp`` flows read the load balancers' health checks
+  (``ctx.svc_monitor_ips``) and, with NB_Global ``ignore_lsp_down=false``, its ``up``;
+* the router pipeline (:mod:`.lr_pipeline`): a switch port owns the
+  ``lr_in_arp_resolve`` bindings of its addresses on the routers attached to its
+  switch (a router-type port: those of the other attached router ports); a router
+  port's flows read its switch's port types (rebuild
+  :func:`~.lr_pipeline.attached_router_ports` when they change) and it owns its
+  bindings on a directly peered router; static routes and policies are owned by
+  ``("route", uuid)`` / ``("policy", uuid)``.
 """
 
 from __future__ import annotations
@@ -25,27 +41,46 @@ from collections.abc import Callable
 from ..lflow.table import FlowTable
 from ..northd.build import opt
 from ..northd.model import Datapath, Northd, Port
+from .acl_rules import build_all_acl_flows
 from .context import FlowCtx, WarnFn, dp_owner, flow_ctx_from_nb, hint, port_owner
 from .defaults import build_lr_default_flows, build_lrp_default_flows, build_ls_default_flows
+from .lr_pipeline import LR_DP_BUILDERS, LR_PORT_BUILDERS, LSP_ROUTER_BUILDERS
+from .ls_acl import build_ls_acl_flows, build_lsp_dhcp_reply_flows
+from .ls_arp_rsp import build_lsp_arp_rsp_flows
+from .ls_dhcp import build_lsp_dhcp_flows
+from .ls_dns import build_ls_dns_flows
+from .ls_external import build_lsp_external_port_flows
 from .ls_fdb import build_lsp_fdb_flows
+from .ls_fwd_group import build_ls_fwd_group_flows
 from .ls_l2 import build_ls_l2_flows, build_lsp_l2_flows
 from .ls_port_security import build_ls_port_sec_flows, build_lsp_port_sec_flows
 
 DpBuilder = Callable[[Datapath, FlowCtx, FlowTable], None]
 PortBuilder = Callable[[Port, FlowCtx, FlowTable], None]
+RowBuilder = Callable[[Northd, FlowCtx, FlowTable], None]
 
 SWITCH_BUILDERS: tuple[DpBuilder, ...] = (
     build_ls_default_flows,
     build_ls_port_sec_flows,
     build_ls_l2_flows,
+    build_ls_acl_flows,
+    build_ls_fwd_group_flows,
+    build_ls_dns_flows,
 )
-ROUTER_BUILDERS: tuple[DpBuilder, ...] = (build_lr_default_flows,)
+ROUTER_BUILDERS: tuple[DpBuilder, ...] = (build_lr_default_flows, *LR_DP_BUILDERS)
 SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (
     build_lsp_port_sec_flows,
     build_lsp_fdb_flows,
     build_lsp_l2_flows,
+    build_lsp_dhcp_reply_flows,
+    build_lsp_arp_rsp_flows,
+    build_lsp_dhcp_flows,
+    build_lsp_external_port_flows,
+    *LSP_ROUTER_BUILDERS,
 )
-ROUTER_PORT_BUILDERS: tuple[PortBuilder, ...] = (build_lrp_default_flows,)
+ROUTER_PORT_BUILDERS: tuple[PortBuilder, ...] = (build_lrp_default_flows, *LR_PORT_BUILDERS)
+# Flows owned by NB rows other than datapaths and ports, built once per full build.
+ROW_BUILDERS: tuple[RowBuilder, ...] = (build_all_acl_flows,)
 
 
 def datapath_enabled(dp: Datapath) -> bool:
@@ -54,6 +89,11 @@ def datapath_enabled(dp: Datapath) -> bool:
     (The model still holds such routers; this guard can go once it drops them.)
     """
     return not (dp.is_router and opt(dp.nb.enabled) is False)
+
+
+def port_reads_switch(port: Port) -> bool:
+    """Do the port's flows read the other ports of its switch (rebuild it when they change)?"""
+    return port.is_router_lsp or port.sb_type in ("virtual", "external")
 
 
 def build_datapath_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
@@ -79,6 +119,8 @@ def build_lflows(nd: Northd, ctx: FlowCtx, table: FlowTable) -> None:
         build_datapath_flows(dp, ctx, table)
         for port in dp.ports:
             build_port_flows(port, ctx, table)
+    for build in ROW_BUILDERS:
+        build(nd, ctx, table)
 
 
 __all__ = [
@@ -92,4 +134,5 @@ __all__ = [
     "flow_ctx_from_nb",
     "hint",
     "port_owner",
+    "port_reads_switch",
 ]

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from ..northd.model import Datapath, Northd, Port
+from .acl_index import AclIndex, build_acl_index
+from .lb_health import svc_monitor_src_ips
 
 T = TypeVar("T")
 
@@ -56,8 +58,11 @@ class FlowCtx:
     """Inputs every builder may read besides the entity it builds flows for.
 
     ``mac_prefix`` / ``svc_monitor_mac`` are the values northd put in NB_Global
-    (random when the NB does not configure them).  ``pg_acl_switches`` holds the
-    keys of the switches one of whose ports is in a Port_Group that has ACLs.
+    (random when the NB does not configure them).  ``acl`` indexes the ACLs that
+    reach switches through Port_Groups (:mod:`.acl_index`).  ``ignore_lsp_down`` is
+    NB_Global ``options:ignore_lsp_down`` (only ``false`` turns it off);
+    ``svc_monitor_ips`` maps a port to the load-balancer health-check source IPs its
+    switch answers ARP/ND for, with the load balancer's uuid (:mod:`.lb_health`).
 
     ``memo`` caches values derived from one NB entity during a build (e.g. the
     addresses a router owns, read by every switch port attached to it); call
@@ -68,7 +73,9 @@ class FlowCtx:
     mac_prefix: str = ""
     svc_monitor_mac: str = ""
     default_acl_drop: bool = False
-    pg_acl_switches: frozenset[str] = frozenset()
+    acl: AclIndex = field(default_factory=AclIndex)
+    ignore_lsp_down: bool = True
+    svc_monitor_ips: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     warn: WarnFn = _no_warn
     memo: dict[tuple[str, Hashable], Any] = field(default_factory=dict)
     kinds: set[str] = field(default_factory=set)  # the memo's kinds, so forget() is O(kinds)
@@ -103,22 +110,18 @@ def flow_ctx_from_nb(
 ) -> FlowCtx:
     """A :class:`FlowCtx` with the NB-wide inputs read from ``nb`` (anything with ``rows(table)``)."""
     default_acl_drop = False
+    ignore_lsp_down = True
     for row in nb.rows("NB_Global").values():
         default_acl_drop = _truthy(row.options.get("default_acl_drop", "false"))
+        ignore_lsp_down = row.options.get("ignore_lsp_down", "true").lower() != "false"
         break
-    pg_switches: set[str] = set()
-    for pg in nb.rows("Port_Group").values():
-        if not pg.acls:
-            continue
-        for lsp in pg.ports:
-            port = nd.ports.get(lsp.name)
-            if port is not None and port.kind == "lsp":
-                pg_switches.add(port.dp.key)
     return FlowCtx(
         nd,
         mac_prefix=mac_prefix,
         svc_monitor_mac=svc_monitor_mac,
         default_acl_drop=default_acl_drop,
-        pg_acl_switches=frozenset(pg_switches),
+        acl=build_acl_index(nd, nb),
+        ignore_lsp_down=ignore_lsp_down,
+        svc_monitor_ips=svc_monitor_src_ips(nb),
         warn=warn,
     )

@@ -8,18 +8,16 @@ ones below differ (all observed on the reference, checked against ``man ovn-nort
   ``ls_in_l2_lkup`` falls back to the MAC learning table, ``ls_in_l2_unknown``,
   ``ls_out_apply_port_sec`` output, ``ls_out_check_port_sec`` checks egress port
   security;
-* switch ACL stages: a switch with neither ACLs (its own or through a Port_Group
-  holding one of its ports) nor a load balancer with VIPs skips ``acl_hint`` and
-  ``acl`` with priority-65535 flows instead; otherwise they fall back at
-  priority 0, with ``drop;`` in ``acl``/``acl_after_lb`` when the switch has
-  ACLs and NB_Global ``options:default_acl_drop`` is true;
+* switch conntrack/ACL stages (pre-ACL, pre-LB, pre-stateful, ACL hints, ACLs,
+  ACLs after LB, stateful): their fallbacks depend on the switch's ACLs and load
+  balancers and are built with the stages' other flows, in :mod:`.ls_acl`;
 * router: several stages drop or reset a register; ``lr_out_delivery`` has its
   priority-0 drop only on a router with at least one enabled port.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from ..lflow.stages import (
     LR_IN_ADMISSION,
@@ -51,9 +49,6 @@ from ..lflow.stages import (
     LR_OUT_POST_UNDNAT,
     LR_OUT_SNAT,
     LR_OUT_UNDNAT,
-    LS_IN_ACL,
-    LS_IN_ACL_AFTER_LB,
-    LS_IN_ACL_HINT,
     LS_IN_APPLY_PORT_SEC,
     LS_IN_ARP_RSP,
     LS_IN_DHCP_OPTIONS,
@@ -69,27 +64,17 @@ from ..lflow.stages import (
     LS_IN_LB_AFF_LEARN,
     LS_IN_LOOKUP_FDB,
     LS_IN_NAT_HAIRPIN,
-    LS_IN_PRE_ACL,
     LS_IN_PRE_HAIRPIN,
-    LS_IN_PRE_LB,
-    LS_IN_PRE_STATEFUL,
     LS_IN_PUT_FDB,
     LS_IN_QOS_MARK,
     LS_IN_QOS_METER,
-    LS_IN_STATEFUL,
-    LS_OUT_ACL,
-    LS_OUT_ACL_HINT,
     LS_OUT_APPLY_PORT_SEC,
     LS_OUT_CHECK_PORT_SEC,
-    LS_OUT_PRE_ACL,
-    LS_OUT_PRE_LB,
-    LS_OUT_PRE_STATEFUL,
     LS_OUT_QOS_MARK,
     LS_OUT_QOS_METER,
-    LS_OUT_STATEFUL,
     Stage,
 )
-from ..lflow.table import MAX_PRIORITY, FlowTable
+from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, port_owner
 from .registers import REGBIT_PORT_SEC_DROP
@@ -102,9 +87,6 @@ LS_FALLBACKS: Final[tuple[tuple[Stage, str], ...]] = (
     (LS_IN_APPLY_PORT_SEC, NEXT),
     (LS_IN_LOOKUP_FDB, NEXT),
     (LS_IN_PUT_FDB, NEXT),
-    (LS_IN_PRE_ACL, NEXT),
-    (LS_IN_PRE_LB, NEXT),
-    (LS_IN_PRE_STATEFUL, NEXT),
     (LS_IN_QOS_MARK, NEXT),
     (LS_IN_QOS_METER, NEXT),
     (LS_IN_LB_AFF_CHECK, NEXT),
@@ -113,7 +95,6 @@ LS_FALLBACKS: Final[tuple[tuple[Stage, str], ...]] = (
     (LS_IN_PRE_HAIRPIN, NEXT),
     (LS_IN_NAT_HAIRPIN, NEXT),
     (LS_IN_HAIRPIN, NEXT),
-    (LS_IN_STATEFUL, NEXT),
     (LS_IN_ARP_RSP, NEXT),
     (LS_IN_DHCP_OPTIONS, NEXT),
     (LS_IN_DHCP_RESPONSE, NEXT),
@@ -122,12 +103,8 @@ LS_FALLBACKS: Final[tuple[tuple[Stage, str], ...]] = (
     (LS_IN_EXTERNAL_PORT, NEXT),
     (LS_IN_L2_LKUP, "outport = get_fdb(eth.dst); next;"),
     (LS_IN_L2_UNKNOWN, "output;"),
-    (LS_OUT_PRE_ACL, NEXT),
-    (LS_OUT_PRE_LB, NEXT),
-    (LS_OUT_PRE_STATEFUL, NEXT),
     (LS_OUT_QOS_MARK, NEXT),
     (LS_OUT_QOS_METER, NEXT),
-    (LS_OUT_STATEFUL, NEXT),
     (LS_OUT_CHECK_PORT_SEC, f"{REGBIT_PORT_SEC_DROP} = check_out_port_sec(); next;"),
     (LS_OUT_APPLY_PORT_SEC, "output;"),
 )
@@ -164,48 +141,11 @@ LR_FALLBACKS: Final[tuple[tuple[Stage, str], ...]] = (
     (LR_OUT_EGR_LOOP, NEXT),
 )
 
-ACL_SKIP_STAGES: Final[tuple[Stage, ...]] = (LS_IN_ACL_HINT, LS_IN_ACL, LS_OUT_ACL_HINT, LS_OUT_ACL)
-
-
 def build_ls_default_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
-    """The fallback flows of a switch's stages (ACL stages: :func:`build_ls_acl_default_flows`)."""
+    """The fallback flows of a switch's stages (conntrack/ACL stages: :mod:`.ls_acl`)."""
     owner = dp_owner(dp)
     for stage, actions in LS_FALLBACKS:
         table.add(dp.index, stage, 0, "1", actions, owner=owner)
-    build_ls_acl_default_flows(dp, ctx, table)
-
-
-def _lbs_have_vips(lbs: Any) -> bool:
-    return any(lb.vips for lb in lbs)
-
-
-def ls_has_lb_vips(dp: Datapath) -> bool:
-    """A load balancer with VIPs is attached to the switch, directly or through a group."""
-    nb = dp.nb
-    return _lbs_have_vips(nb.load_balancer) or any(
-        _lbs_have_vips(g.load_balancer) for g in nb.load_balancer_group
-    )
-
-
-def ls_has_acls(dp: Datapath, ctx: FlowCtx) -> bool:
-    """The switch has ACLs of its own or a port in a Port_Group with ACLs."""
-    return bool(dp.nb.acls) or dp.key in ctx.pg_acl_switches
-
-
-def build_ls_acl_default_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
-    """Fallbacks of ``acl_hint``, ``acl`` (both pipelines) and ``acl_after_lb``."""
-    owner = dp_owner(dp)
-    has_acls = ls_has_acls(dp, ctx)
-    if not has_acls and not ls_has_lb_vips(dp):
-        for stage in ACL_SKIP_STAGES:
-            table.add(dp.index, stage, MAX_PRIORITY, "1", NEXT, owner=owner)
-        table.add(dp.index, LS_IN_ACL_AFTER_LB, 0, "1", NEXT, owner=owner)
-        return
-    verdict = DROP if has_acls and ctx.default_acl_drop else NEXT
-    table.add(dp.index, LS_IN_ACL_HINT, 0, "1", NEXT, owner=owner)
-    table.add(dp.index, LS_OUT_ACL_HINT, 0, "1", NEXT, owner=owner)
-    for stage in (LS_IN_ACL, LS_OUT_ACL, LS_IN_ACL_AFTER_LB):
-        table.add(dp.index, stage, 0, "1", verdict, owner=owner)
 
 
 def build_lr_default_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

@@ -10,7 +10,7 @@ Observed on the reference (the fallbacks at priority 0 are in :mod:`.defaults`):
 * per port, except ``external`` ports: one flow per MAC of its addresses (the MAC an
   entry starts with, lower-cased; for ``dynamic`` entries the MAC IPAM assigned,
   ``Port.dynamic_addresses``) sending to the port, or dropping when the port is
-  disabled (50); a disabled port also drops in ``ls_in_l2_unknown`` (50);
+  disabled (50); a disabled port (not ``external``) also drops in ``ls_in_l2_unknown`` (50);
 * per router-type port whose router port exists (and whose router is enabled):
 
   - ``router`` in its addresses: the router port's MAC (50), matched only where
@@ -129,7 +129,7 @@ def build_lsp_l2_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     owner = port_owner(port)
     h = hint(port.nb_key)
     i = port.dp.index
-    if not port.enabled:
+    if not port.enabled and port.sb_type != "external":
         table.add(i, LS_IN_L2_UNKNOWN, 50, f'outport == "{port.name}"', "drop;", hint=h, owner=owner)
     if port.sb_type == "external":
         return

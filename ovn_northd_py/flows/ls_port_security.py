@@ -5,11 +5,12 @@ In OVN 23.03 the port_security rules themselves are enforced by ovn-controller
 (``check_in_port_sec()`` / ``check_out_port_sec()`` read Port_Binding.port_security),
 so the logical flows only set and test ``REGBIT_PORT_SEC_DROP``.  Observed on the reference:
 
-* every switch: drop VLAN-tagged frames and multicast source MACs (100), check
+* every switch: drop VLAN-tagged frames (unless ``other_config:vlan-passthru`` is
+  true, any case) and multicast source MACs (100), check
   ingress port security for everything else (50, not 1 as ``man ovn-northd`` says),
   drop when the bit is set (50 on both apply stages), skip the egress check for
   multicast destinations (100);
-* a disabled port (any type): ``inport == P`` sets the drop bit (100);
+* a disabled port (any type but ``external``): ``inport == P`` sets the drop bit (100);
 * an enabled ``vtep`` port: skips to ``ls_in_hairpin`` marking the packet as coming from a
   RAMP switch (70) -- the man page says the L2 lookup table, the reference jumps to
   the hairpin stage;
@@ -39,7 +40,8 @@ def build_ls_port_sec_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> Non
     """The datapath-wide port-security flows of a switch (the egress check's fallback is a default)."""
     owner = dp_owner(dp)
     i = dp.index
-    table.add(i, LS_IN_CHECK_PORT_SEC, 100, "vlan.present", "drop;", owner=owner)
+    if dp.nb.other_config.get("vlan-passthru", "").lower() != "true":
+        table.add(i, LS_IN_CHECK_PORT_SEC, 100, "vlan.present", "drop;", owner=owner)
     table.add(i, LS_IN_CHECK_PORT_SEC, 100, "eth.src[40]", "drop;", owner=owner)
     table.add(i, LS_IN_CHECK_PORT_SEC, 50, "1", CHECK_IN_PORT_SEC, owner=owner)
     table.add(i, LS_IN_APPLY_PORT_SEC, 50, f"{REGBIT_PORT_SEC_DROP} == 1", "drop;", owner=owner)
@@ -55,7 +57,7 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     h = hint(port.nb_key)
     i = port.dp.index
     inport = f'inport == "{port.name}"'
-    if not port.enabled:
+    if not port.enabled and port.sb_type != "external":
         table.add(
             i, LS_IN_CHECK_PORT_SEC, 100, inport, f"{REGBIT_PORT_SEC_DROP} = 1; next;", hint=h, owner=owner
         )

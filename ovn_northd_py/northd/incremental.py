@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.features import flow_only_tables
+from ..engine.features import flow_only_columns, flow_only_tables
 from ..ovsdb.connection import RowChange
 from .build import KeyState, lsp_port, opt
 from .idpool import IdPoolExhausted
@@ -65,14 +65,16 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     lsp_updates: dict[str, frozenset[str]] = {}
 
     flow_only = flow_only_tables()
+    ls_feature_columns = flow_only_columns("Logical_Switch")  # e.g. acls: the features' handlers
     for c in changes:
         if c.table == "NB_Global":
             if c.event != "update" or not _nb_global_change_is_ours(c, nb):
                 return None
         elif c.table == "Logical_Switch":
-            if c.event != "update" or not c.columns <= {"ports"}:
+            if c.event != "update" or not c.columns <= {"ports"} | ls_feature_columns:
                 return None
-            switch_changes.add(str(c.uuid))
+            if "ports" in c.columns:
+                switch_changes.add(str(c.uuid))
         elif c.table == "Logical_Switch_Port":
             if c.event == "update":
                 cols = lsp_updates.get(str(c.uuid), frozenset()) | c.columns
@@ -110,7 +112,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         if not cols - LSP_WRITEBACK:
             if "dynamic_addresses" in cols and not _dynamic_addresses_are_ours(nd, lsp_rows.get(_as_uuid(u, lsp_rows))):
                 return None  # set by someone else: IPAM decides whether it stays
-            continue
+            if not ("up" in cols and _up_feeds_flows(nb, lsp_rows.get(_as_uuid(u, lsp_rows)))):
+                continue
         if cols & LSP_STRUCTURAL:
             return None
         lsp = lsp_rows.get(_as_uuid(u, lsp_rows))
@@ -163,6 +166,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         new = lsp_port(dp, lsp, {}, warn)
         new.tunnel_key = p.tunnel_key
         new.dynamic_addresses = p.dynamic_addresses  # its addresses did not change (else: recompute)
+        new.ha_group = p.ha_group  # ha_chassis_group and type are structural: unchanged
         dp.ports[dp.ports.index(p)] = new
         nd.ports[new.name] = new
         t.ports_changed.add(new.name)
@@ -183,6 +187,13 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         t.ports_deleted.pop(p.name, None)
         t.dps_changed.add(dp.key)
     return t
+
+
+def _up_feeds_flows(nb: Any, lsp: Any) -> bool:
+    """With NB_Global ``ignore_lsp_down=false`` a VIF's ARP/ND responder flows depend on its ``up``."""
+    if lsp is None or lsp.type in ("router", "localport"):
+        return False
+    return any(g.options.get("ignore_lsp_down", "").lower() == "false" for g in nb.rows("NB_Global").values())
 
 
 def _nb_global_change_is_ours(c: RowChange, nb: Any) -> bool:

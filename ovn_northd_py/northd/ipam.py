@@ -23,28 +23,33 @@ Behaviour observed on the reference (ovn-northd 23.03):
   connected to it are in use.  A new address is always the lowest free one.
 * **MACs** are unique over all switches: the static MACs of every switch port and
   every router port are in use.  A new MAC is ``mac_prefix`` followed by a 24-bit
-  suffix: the low 24 bits of the port's IPv4 address plus one (the requested IPv4 if
-  the port names one, else the one just assigned, else 0), moving up past suffixes in
-  use and wrapping from ``ffffff`` to ``000001``.
-* **Order.**  Switches are processed in the reference's datapath hash-table order
-  (bucket of the NB uuid's first 32 bits; see :func:`hmap_order`), the ports of a
-  switch in NB uuid order.  A port whose requested IPv4 cannot be honoured (outside
-  the pool, excluded or taken) still takes its MAC in turn, but its IPv4 is chosen
-  after every other port of the switch.  A requested MAC is not reserved ahead:
-  an earlier port may take it, and both then have it.  Only the first ``dynamic``
-  entry of ``addresses`` (in set order) counts; router-type ports get nothing.
-* **Stability.**  The current ``dynamic_addresses`` (written in an earlier run, by the
-  reference or a CMS) is kept verbatim while valid: its MAC has the prefix (or is the
-  requested one), its first IPv4 is a free pool address (and the requested one, if
-  any), it has an IPv6 address iff the switch has a prefix (the requested one, when a
-  request inside the prefix is made), and it has no IPv4 without a subnet.  Otherwise
-  the valid parts are kept and the rest is assigned again; the IPv6 address is kept
-  as long as the MAC is.  Valid MACs and IPv4 addresses are reserved before anything
-  is assigned (MACs over all switches, first claim wins for IPv4), so a port whose
-  addresses became invalid never takes those of a later port.
+  suffix: the low 24 bits of the port's IPv4 address plus one (0 when it has none; a
+  new port's requested IPv4 when the switch has no subnet), moving up past suffixes
+  in use and wrapping from ``ffffff`` to ``000001``.
+* **One run.**  Switches are visited in the reference's datapath hash-table order
+  (see :func:`hmap_order`), ports in NB uuid order; only the first ``dynamic`` entry
+  of ``addresses`` (in set order) counts and router-type ports get nothing.  First
+  pass: a port's current ``dynamic_addresses`` is kept verbatim when valid (MAC with
+  the prefix or the requested one; first IPv4 a free pool address, the requested one
+  if any; an IPv6 address iff the switch has a prefix, the requested one or the MAC's
+  EUI-64 unless the port is plain ``dynamic``; no IPv4 without a subnet), claiming its
+  addresses in port order; otherwise its valid MAC and IPv4 are kept (and claimed)
+  and the rest is planned.  A new port takes its requested IPv4 unchecked; a port
+  with addresses looks at a changed request only while its current IPv4 address is a
+  good one (else it gets the lowest free address first), and takes it if it is free
+  at that point of the first pass.  Second pass, same order: new IPv4 addresses,
+  then MACs, then IPv6 addresses are assigned (a plain ``dynamic`` port keeps its
+  IPv6 address while its MAC stays).
+* **Runs until stable.**  Every run that changes addresses writes them to NB, which
+  triggers another run: the second run repairs what the first took unchecked (a
+  request outside the pool, or taken), the later port of two holding one address
+  moving.  :func:`allocate_dynamic_addresses` returns that fixpoint.
 
-Known divergences: the order of switches that share a hash bucket is not the
-reference's (which depends on its IDL's history); we take NB uuid order there.
+Known divergences: the order of switches sharing a hash bucket is not the
+reference's (it depends on its IDL's history; we take NB uuid order there).  A
+request for the broadcast address or the one after it is accepted by the reference
+on some runs and refused on others, so its result flips from run to run; we refuse
+it on every run.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv6Address
-from typing import Final
+from typing import Final, Literal
 
 from .addresses import (
     AddressError,
@@ -75,6 +80,9 @@ IPAM_KEYS: Final = frozenset({"subnet", "ipv6_prefix", "mac_only"})
 _AFTER_ANY_IPV4: Final = 1 << 32
 
 Warn = Callable[[str, str], None]  # (kind, message)
+# How a port's IPv4 address is chosen in the second pass: none (no subnet), the current one,
+# the requested one, or the lowest free one.
+Ipv4Plan = Literal["none", "keep", "request", "allocate"]
 
 
 def switch_has_ipam_keys(other_config: Mapping[str, str]) -> bool:
@@ -105,9 +113,6 @@ class Ipv4Subnet:
     @property
     def last(self) -> int:
         return self.broadcast - 1
-
-    def contains(self, ip: int) -> bool:
-        return self.network <= ip <= self.broadcast
 
     def excluded_range_at(self, ip: int) -> tuple[int, int] | None:
         """The excluded range holding ``ip``, if any."""
@@ -309,10 +314,13 @@ class MacPool:
 
 @dataclass(frozen=True, slots=True)
 class CurrentAddresses:
-    """A port's current ``dynamic_addresses``, parsed (first IPv4 and first IPv6 only)."""
+    """A port's current ``dynamic_addresses``, parsed (first IPv4 and first IPv6 only).
+
+    Unreadable text still counts as an assignment, one with nothing valid in it.
+    """
 
     text: str
-    mac: EthAddr
+    mac: EthAddr | None
     ipv4: int | None
     ipv6: IPv6Address | None
 
@@ -322,7 +330,7 @@ def parse_current(text: str | None) -> CurrentAddresses | None:
         return None
     parsed = extract_lport_addresses(text).addresses
     if parsed is None:
-        return None
+        return CurrentAddresses(text, None, None, None)
     ipv4 = int(parsed.ipv4[0].addr) if parsed.ipv4 else None
     ipv6 = parsed.ipv6[0].addr if parsed.ipv6 else None
     return CurrentAddresses(text, parsed.mac, ipv4, ipv6)
@@ -385,51 +393,73 @@ def _in_prefix(ip: IPv6Address | None, prefix: IPv6Address | None) -> bool:
 
 
 @dataclass(slots=True)
-class _PortState:
-    port: PortIpamInput
+class _Update:
+    """A port whose addresses are (re)assigned in the second pass, and what it keeps."""
+
+    name: str
     req: DynamicAddressRequest
-    cur: CurrentAddresses | None  # None: nothing (or nothing readable) assigned yet
-    mac_ok: bool = False
-    ipv4_ok: bool = False
-
-
-@dataclass(slots=True)
-class _Switch:
-    inp: SwitchIpamInput
+    cur: CurrentAddresses | None  # None: nothing assigned yet
     cfg: SwitchIpamConfig
-    states: list[_PortState]
+    pool: Ipv4Pool | None
+    warn: Warn
+    ipv4_plan: Ipv4Plan = "none"
+    mac_ok: bool = False  # the current MAC stays
 
 
-def _mac_ok(st: _PortState, macs: MacPool) -> bool:
-    if st.cur is None:
+def _is_plain(req: DynamicAddressRequest) -> bool:
+    """Plain ``dynamic``: nothing requested."""
+    return req.mac is None and req.ipv4 is None and req.ipv6 is None
+
+
+def _expected_ipv6(req: DynamicAddressRequest, prefix: IPv6Address, mac: EthAddr | None,
+                   keep: IPv6Address | None) -> IPv6Address | None:
+    """The requested IPv6 address (inside the prefix), else ``keep`` for a plain ``dynamic`` port,
+    else the prefix with the MAC's EUI-64."""
+    if _in_prefix(req.ipv6, prefix):
+        return req.ipv6
+    if keep is not None and _is_plain(req):
+        return keep
+    return eui64_address(mac, prefix) if mac is not None else None
+
+
+def _mac_ok(req: DynamicAddressRequest, cur: CurrentAddresses | None, macs: MacPool) -> bool:
+    if cur is None or cur.mac is None:
         return False
-    if st.req.mac is not None:
-        return st.cur.mac == st.req.mac
-    return macs.has_prefix(st.cur.mac)
+    return cur.mac == req.mac if req.mac is not None else macs.has_prefix(cur.mac)
 
 
-def _ipv4_ok(st: _PortState, pool: Ipv4Pool | None) -> bool:
-    cur = st.cur
-    if pool is None or cur is None or cur.ipv4 is None:
+def _ipv4_ok(req: DynamicAddressRequest, cur: CurrentAddresses | None, pool: Ipv4Pool) -> bool:
+    if cur is None or cur.ipv4 is None:
         return False
-    if st.req.ipv4 is not None and cur.ipv4 != int(st.req.ipv4):
+    if req.ipv4 is not None and cur.ipv4 != int(req.ipv4):
         return False
     return pool.is_free(cur.ipv4)
 
 
-def _fully_valid(st: _PortState, cfg: SwitchIpamConfig) -> bool:
-    """Is the current ``dynamic_addresses`` kept as it is?"""
-    cur = st.cur
-    if cur is None or not st.mac_ok:
-        return False
-    ipv4_ok = st.ipv4_ok if cfg.ipv4 is not None else cur.ipv4 is None
-    if not ipv4_ok:
-        return False
-    if cfg.ipv6_prefix is None:
+def _ipv4_kept(ipv4_ok: bool, pool: Ipv4Pool | None, cur: CurrentAddresses) -> bool:
+    """Does the current IPv4 part stay as it is (a valid address, or none without a subnet)?"""
+    return ipv4_ok if pool is not None else cur.ipv4 is None
+
+
+def _ipv6_ok(req: DynamicAddressRequest, cur: CurrentAddresses, prefix: IPv6Address | None) -> bool:
+    if prefix is None:
         return cur.ipv6 is None
-    if cur.ipv6 is None:
-        return False
-    return not _in_prefix(st.req.ipv6, cfg.ipv6_prefix) or cur.ipv6 == st.req.ipv6
+    return cur.ipv6 is not None and cur.ipv6 == _expected_ipv6(req, prefix, cur.mac, cur.ipv6)
+
+
+def _ipv4_plan(req: DynamicAddressRequest, cur: CurrentAddresses | None, pool: Ipv4Pool | None,
+               ipv4_ok: bool) -> Ipv4Plan:
+    if pool is None:
+        return "none"
+    if cur is None:
+        # A new port takes its request unchecked: the next run repairs a bad one.
+        return "request" if req.ipv4 is not None else "allocate"
+    if ipv4_ok:
+        return "keep"
+    if cur.ipv4 is None or not pool.is_free(cur.ipv4):
+        return "allocate"  # (a request is only looked at once the port has a good address)
+    # A good address, but not the requested one.
+    return "request" if req.ipv4 is not None and pool.is_free(int(req.ipv4)) else "allocate"
 
 
 # --------------------------------------------------------------------------- the allocation
@@ -455,61 +485,74 @@ def hmap_order(keys: Iterable[str], n: int) -> list[str]:
     reproduced.
     """
     mask = hmap_mask(n)
-    return sorted(keys, key=lambda k: (int(k[:8], 16) & mask, k))
+    return sorted(keys, key=lambda k: (uuid_hash(k) & mask, k))
 
 
-def _reserve_statics(switches: Sequence[_Switch], macs: MacPool) -> None:
-    for sw in switches:
-        for p in sw.inp.ports:
-            for mac, _ in static_entries(p.addresses):
-                macs.reserve(mac)
+def uuid_hash(key: str) -> int:
+    """OVS's hash of a uuid: its first 32 bits (0 for a key that is not a uuid)."""
+    try:
+        return int(key[:8], 16)
+    except ValueError:
+        return 0
 
 
-def _prepare(sw: _Switch, macs: MacPool) -> Ipv4Pool | None:
-    """Reserve the switch's static and still-valid dynamic IPv4 addresses."""
-    pool = Ipv4Pool(sw.cfg.ipv4) if sw.cfg.ipv4 is not None else None
-    if pool is not None:
-        for p in sw.inp.ports:
-            for _, ips in static_entries(p.addresses):
-                for ip in ips:
-                    pool.reserve(ip)
-            for ip in p.router_ipv4:
+def _static_pool(sw: SwitchIpamInput, cfg: SwitchIpamConfig) -> Ipv4Pool | None:
+    """The switch's IPv4 pool with the static addresses of its ports and router ports in use."""
+    if cfg.ipv4 is None:
+        return None
+    pool = Ipv4Pool(cfg.ipv4)
+    for p in sw.ports:
+        for _, ips in static_entries(p.addresses):
+            for ip in ips:
                 pool.reserve(ip)
-    for st in sw.states:
-        st.ipv4_ok = _ipv4_ok(st, pool)
-        if st.ipv4_ok and st.cur is not None and st.cur.ipv4 is not None and pool is not None:
-            pool.reserve(st.cur.ipv4)
+        for ip in p.router_ipv4:
+            pool.reserve(ip)
     return pool
 
 
-def _new_ipv4(st: _PortState, pool: Ipv4Pool, warn: Warn) -> int | None:
-    """The IPv4 address of a port whose addresses are assigned again."""
-    cur, req = st.cur, st.req
-    if cur is None:
-        if req.ipv4 is not None:
-            # Taken as requested, unchecked: a bad request is repaired by the next run.
-            pool.reserve(int(req.ipv4))
-            return int(req.ipv4)
-        return _allocate_ipv4(pool, warn)
-    if cur.ipv4 is not None:
-        if req.ipv4 is not None and cur.ipv4 != int(req.ipv4):
-            if pool.is_free(int(req.ipv4)):
-                pool.reserve(int(req.ipv4))
-                return int(req.ipv4)
-        elif st.ipv4_ok:
-            return cur.ipv4
-    return _allocate_ipv4(pool, warn)  # (a request is ignored while the port has no IPv4 address)
+def _first_pass(sw: SwitchIpamInput, cfg: SwitchIpamConfig, current: Mapping[str, str | None],
+                macs: MacPool, warn: Warn, out: dict[str, str]) -> list[_Update]:
+    """Keep what is valid (claims in port order); plan the rest."""
+    pool = _static_pool(sw, cfg)
+    updates: list[_Update] = []
+    for p in sw.ports:
+        req = None if p.is_router else dynamic_request(p.addresses)
+        if req is None:
+            continue
+        cur = parse_current(current.get(p.name))
+        mac_ok = _mac_ok(req, cur, macs)
+        if mac_ok and cur is not None and cur.mac is not None:
+            macs.reserve(cur.mac)
+        ipv4_ok = pool is not None and _ipv4_ok(req, cur, pool)
+        plan = _ipv4_plan(req, cur, pool, ipv4_ok)
+        if ipv4_ok and pool is not None and cur is not None and cur.ipv4 is not None:
+            pool.reserve(cur.ipv4)
+        if cur is not None and mac_ok and _ipv4_kept(ipv4_ok, pool, cur) and _ipv6_ok(req, cur, cfg.ipv6_prefix):
+            out[p.name] = cur.text  # all valid: kept verbatim
+            continue
+        updates.append(_Update(p.name, req, cur, cfg, pool, warn, plan, mac_ok))
+    return updates
 
 
-def _new_addresses(st: _PortState, cfg: SwitchIpamConfig, pool: Ipv4Pool | None, macs: MacPool,
-                   warn: Warn) -> str | None:
-    cur, req = st.cur, st.req
-    ipv4 = _new_ipv4(st, pool, warn) if pool is not None else None
+def _second_pass(u: _Update, macs: MacPool) -> str | None:
+    """Assign what ``u`` does not keep: IPv4 first, then the MAC (seeded by it), then IPv6."""
+    cur, req, pool = u.cur, u.req, u.pool
+    ipv4: int | None = None
+    if pool is not None:
+        if u.ipv4_plan == "request" and req.ipv4 is not None:
+            ipv4 = int(req.ipv4)
+            pool.reserve(ipv4)  # (perhaps another port's: the next run moves the later one)
+        elif u.ipv4_plan == "keep" and cur is not None:
+            ipv4 = cur.ipv4
+        else:
+            ipv4 = pool.allocate()
+            if ipv4 is None:
+                u.warn("ipam_subnet_exhausted", "subnet address space has been exhausted")
     mac: EthAddr | None
     if req.mac is not None:
         mac = req.mac
         macs.reserve(mac)
-    elif st.mac_ok and cur is not None:
+    elif u.mac_ok and cur is not None and cur.mac is not None:
         mac = cur.mac
     else:
         seed = ipv4
@@ -519,43 +562,10 @@ def _new_addresses(st: _PortState, cfg: SwitchIpamConfig, pool: Ipv4Pool | None,
     if mac is None:
         return None
     ipv6: IPv6Address | None = None
-    if cfg.ipv6_prefix is not None:
-        if _in_prefix(req.ipv6, cfg.ipv6_prefix):
-            ipv6 = req.ipv6
-        elif cur is not None and cur.ipv6 is not None and cur.mac == mac:
-            ipv6 = cur.ipv6
-        else:
-            ipv6 = eui64_address(mac, cfg.ipv6_prefix)
+    if u.cfg.ipv6_prefix is not None:
+        keep = cur.ipv6 if cur is not None and cur.mac == mac else None
+        ipv6 = _expected_ipv6(req, u.cfg.ipv6_prefix, mac, keep)
     return format_dynamic(mac, ipv4, ipv6)
-
-
-def _allocate_ipv4(pool: Ipv4Pool, warn: Warn) -> int | None:
-    ip = pool.allocate()
-    if ip is None:
-        warn("ipam_subnet_exhausted", "subnet address space has been exhausted")
-    return ip
-
-
-def _assign_switch(sw: _Switch, pool: Ipv4Pool | None, macs: MacPool, warn: Warn,
-                   out: dict[str, str]) -> None:
-    for st in sw.states:
-        if st.cur is not None and _fully_valid(st, sw.cfg):
-            out[st.port.name] = st.cur.text
-            continue
-        got = _new_addresses(st, sw.cfg, pool, macs, warn)
-        if got is not None:
-            out[st.port.name] = got
-
-
-def _switch_state(inp: SwitchIpamInput, current: Mapping[str, str | None]) -> _Switch:
-    cfg = parse_switch_config(inp.other_config)
-    states: list[_PortState] = []
-    if cfg.enabled:
-        for p in inp.ports:
-            req = None if p.is_router else dynamic_request(p.addresses)
-            if req is not None:
-                states.append(_PortState(p, req, parse_current(current.get(p.name))))
-    return _Switch(inp, cfg, states)
 
 
 MAX_RUNS: Final = 8  # the fixpoint is reached in two or three runs
@@ -600,28 +610,36 @@ def assign_once(
     reserved_macs: Iterable[EthAddr] = (),
     warn: Callable[[str, str, str], None] | None = None,
 ) -> dict[str, str]:
-    """One run of the reference's IPAM, from the ``current`` dynamic_addresses of each port."""
+    """One run of the reference's IPAM, from the ``current`` dynamic_addresses of each port.
+
+    First pass (switch by switch, ports in uuid order): keep what is valid, plan the
+    rest; second pass (same order): assign.  MACs are unique over all switches.
+    """
     out: dict[str, str] = {}
-    states = {s.key: _switch_state(s, current) for s in switches}
-    if not any(sw.cfg.enabled for sw in states.values()):
+    configs = {s.key: parse_switch_config(s.other_config) for s in switches}
+    if not any(c.enabled for c in configs.values()):
         return out
+    by_key = {s.key: s for s in switches}
     macs = MacPool.for_prefix(mac_prefix)
     for mac in reserved_macs:
         macs.reserve(mac)
-    _reserve_statics(list(states.values()), macs)
-    for sw in states.values():
-        for st in sw.states:
-            st.mac_ok = _mac_ok(st, macs)
-            if st.mac_ok and st.cur is not None:
-                macs.reserve(st.cur.mac)
+    for s in switches:
+        for p in s.ports:
+            for mac, _ in static_entries(p.addresses):
+                macs.reserve(mac)
     n = n_datapaths if n_datapaths is not None else len(switches)
-    for key in hmap_order(states, n):
-        sw = states[key]
+    updates: list[_Update] = []
+    for key in hmap_order(by_key, n):
+        cfg = configs[key]
         sw_warn = _switch_warn(key, warn)
-        for kind, message in sw.cfg.problems:
+        for kind, message in cfg.problems:
             sw_warn(kind, message)
-        if sw.cfg.enabled:
-            _assign_switch(sw, _prepare(sw, macs), macs, sw_warn, out)
+        if cfg.enabled:
+            updates += _first_pass(by_key[key], cfg, current, macs, sw_warn, out)
+    for u in updates:
+        got = _second_pass(u, macs)
+        if got is not None:
+            out[u.name] = got
     return out
 
 

@@ -239,8 +239,11 @@ class Resolver:
     random_options: Collection[str] = RANDOM_OPTIONS
     _ref_cache: dict[tuple[str, str], Hashable] = field(default_factory=dict)
     _substitutions: list[tuple[str, str]] = field(default_factory=list)
+    _dp_by_tunnel_key: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        for row in self.dump.rows("Datapath_Binding").values():
+            self._dp_by_tunnel_key[row["tunnel_key"]] = _datapath_key(row)
         for row in self.dump.rows("SB_Global").values():
             options = row["options"].as_dict()
             if "svc_monitor_mac" in self.random_options and options.get("svc_monitor_mac"):
@@ -270,6 +273,8 @@ class Resolver:
             return _datapath_key(row)
         if table == "SB_Global":
             return "SB_Global"
+        if table == "Port_Group":
+            return self.port_group_name(row["name"])
         if table == "DNS":
             dns_id = row["external_ids"].as_dict().get("dns_id")
             return None if dns_id is None else str(dns_id)
@@ -307,6 +312,13 @@ class Resolver:
         if ref_table is None or not isinstance(atom, Ref):
             return atom
         return self.ref_key(ref_table, atom.uuid)
+
+    def port_group_name(self, name: str) -> Hashable:
+        """SB Port_Group names start with the switch's tunnel key (``<key>_<group>``), which differs between
+        implementations: compared as (datapath, group) instead."""
+        key, sep, group = name.partition("_")
+        dp = self._dp_by_tunnel_key.get(int(key)) if sep and key.isdigit() else None
+        return name if dp is None else (dp, group)
 
     def mask(self, text: str) -> str:
         """Replace this side's random MAC values by placeholders."""
@@ -353,6 +365,10 @@ def _fix_sb_global(res: Resolver, row: Row, out: dict[str, Any]) -> None:
     out["options"] = MapVal(tuple(sorted(opts.items(), key=_sort_key)))
 
 
+def _fix_port_group(res: Resolver, row: Row, out: dict[str, Any]) -> None:
+    out["name"] = res.port_group_name(row["name"])
+
+
 def _fix_load_balancer(res: Resolver, row: Row, out: dict[str, Any]) -> None:
     dps = res.datapaths_of(row, "datapaths", "datapath_group")
     out["datapaths"] = SetVal(tuple(sorted(set(dps), key=_sort_key)))
@@ -362,6 +378,7 @@ def _fix_load_balancer(res: Resolver, row: Row, out: dict[str, Any]) -> None:
 _FIXUPS: dict[str, Callable[[Resolver, Row, dict[str, Any]], None]] = {
     "SB_Global": _fix_sb_global,
     "Load_Balancer": _fix_load_balancer,
+    "Port_Group": _fix_port_group,
 }
 
 

@@ -43,7 +43,13 @@ from ovn_northd_py.lflow.stages import (
     LS_IN_ACL,
     LS_IN_ACL_HINT,
     LS_IN_APPLY_PORT_SEC,
+    LS_IN_ARP_RSP,
     LS_IN_CHECK_PORT_SEC,
+    LS_IN_DHCP_OPTIONS,
+    LS_IN_DHCP_RESPONSE,
+    LS_IN_DNS_LOOKUP,
+    LS_IN_DNS_RESPONSE,
+    LS_IN_EXTERNAL_PORT,
     LS_IN_L2_LKUP,
     LS_IN_L2_UNKNOWN,
     LS_IN_LOOKUP_FDB,
@@ -71,6 +77,7 @@ from ovn_northd_py.parity.harness import (
     script,
     workload,
 )
+from ovn_northd_py.parity.services_nb import build_services_nb
 
 # Stages whose every flow our builders produce.
 FULL_STAGES: tuple[str, ...] = tuple(
@@ -84,6 +91,12 @@ FULL_STAGES: tuple[str, ...] = tuple(
         LS_IN_L2_UNKNOWN,
         LS_OUT_CHECK_PORT_SEC,
         LS_OUT_APPLY_PORT_SEC,
+        LS_IN_ARP_RSP,
+        LS_IN_DHCP_OPTIONS,
+        LS_IN_DHCP_RESPONSE,
+        LS_IN_DNS_LOOKUP,
+        LS_IN_DNS_RESPONSE,
+        LS_IN_EXTERNAL_PORT,
     )
 )
 # Stages whose priority-65535 match=1 flow is a fallback (a switch without ACLs skips them).
@@ -428,7 +441,7 @@ def build_l2_edge_nb(remote: str) -> None:
     )
 
 
-BUILTINS: dict[str, NbBuilder] = {"l2": build_l2_edge_nb}
+BUILTINS: dict[str, NbBuilder] = {"l2": build_l2_edge_nb, "services": build_services_nb}
 
 
 # --------------------------------------------------------------------------- running

@@ -1,20 +1,35 @@
-"""SB Address_Set: NB address sets plus the ones northd defines itself."""
+"""SB Address_Set: NB address sets plus the ones northd defines itself.
+
+Northd's own sets: ``svc_monitor_mac`` and, per NB Port_Group, ``<pg>_ip4`` /
+``<pg>_ip6`` (:mod:`.port_groups`).  NB sets are copied as they are (a NB set
+named like a derived one wins).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Hashable
 from typing import Any
 
+from ..northd.model import Northd
+from .port_groups import pg_address_sets
 from .rows import SyncStats, sync_table
 
 
-def desired_address_sets(nb: Any, svc_monitor_mac: str) -> dict[str, list[str]]:
+def desired_address_sets(nb: Any, svc_monitor_mac: str, nd: Northd | None = None) -> dict[str, list[str]]:
+    """Every SB Address_Set by name (the port groups' sets only with the northd model ``nd``)."""
     out: dict[str, list[str]] = {"svc_monitor_mac": [svc_monitor_mac]}
+    if nd is not None:
+        for pg in nb.rows("Port_Group").values():
+            out.update(pg_address_sets(pg, nd))
     for a in nb.rows("Address_Set").values():
         out[a.name] = list(a.addresses)
     return out
 
 
+def address_set_row(name: str, addresses: list[str]) -> dict[str, Any]:
+    return {"name": name, "addresses": addresses}
+
+
 def sync_address_sets(txn: Any, sb: Any, sets: dict[str, list[str]], stats: SyncStats) -> None:
-    desired: dict[Hashable, dict[str, Any]] = {n: {"name": n, "addresses": a} for n, a in sets.items()}
+    desired: dict[Hashable, dict[str, Any]] = {n: address_set_row(n, a) for n, a in sets.items()}
     sync_table(txn, "Address_Set", sb.rows("Address_Set"), lambda r: r.name, desired, stats)

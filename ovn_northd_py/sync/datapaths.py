@@ -28,7 +28,7 @@ def sync_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> dict[Hash
                       desired_datapaths(nd), stats, delete_stale=False)
 
 
-def prune_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats, still_referenced: set[str]) -> bool:
+def prune_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats, still_referenced: Any) -> bool:
     """Delete stale datapaths, except those logical flows still reference (strongly): the flow
     writer removes those flows first, and the next run deletes the datapath.  True if any waits."""
     waiting = False

@@ -19,6 +19,7 @@ import socket
 import threading
 import time
 import urllib.request
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, Self
@@ -170,7 +171,10 @@ class SbWatch:
             with self._lock:
                 for table, rows in msg["params"][1].items():
                     for u, ch in rows.items():
-                        kind = "modify" if "old" in ch and "new" in ch else "insert" if "new" in ch else "delete"
+                        if "old" in ch:
+                            kind = "modify" if "new" in ch else "delete"
+                        else:
+                            kind = "insert"
                         self.events.append((table, u, kind))
                 self.last = time.monotonic()
 
@@ -271,15 +275,19 @@ def quiesce(env: Any, d: Northd) -> None:
 
 
 def add_switches(env: Any, names: list[str], ports: int = 1, wait: str | None = "sb") -> None:
-    """Switches alike in everything but names: each with ``ports`` ports with addresses."""
+    """Switches alike in everything but names: each with ``ports`` ports with addresses.
+
+    Addresses derive from the port name, so that ports added by different calls never share one
+    (a port's ARP responder flows name only its addresses: equal ones would be shared flows)."""
     cmd: list[str] = []
     for sw in names:
         cmd += ["--", "ls-add", sw]
         for j in range(ports):
             p = f"{sw}-p{j}"
-            n = len(cmd)
-            cmd += ["--", "lsp-add", sw, p, "--", "lsp-set-addresses", p,
-                    f"0a:00:00:00:{n % 256:02x}:{j:02x} 10.{n % 256}.0.{j + 10}"]
+            n = zlib.crc32(p.encode())
+            a, b, c = n >> 16 & 255, n >> 8 & 255, n & 255
+            addr = f"0a:00:{a:02x}:{b:02x}:{c:02x}:{j:02x} 10.{b}.{c}.{j + 10}"
+            cmd += ["--", "lsp-add", sw, p, "--", "lsp-set-addresses", p, addr]
     env.nbctl(*cmd[1:], wait=wait)
 
 
@@ -288,6 +296,12 @@ def dp_uuid(env: Any, name: str) -> str | None:
         if omap(r["external_ids"]).get("name") == name:
             return u
     return None
+
+
+def dp_of(env: Any, name: str) -> str:
+    u = dp_uuid(env, name)
+    assert u is not None, f"no Datapath_Binding for {name}"
+    return u
 
 
 def flow_key(r: Row) -> tuple[Any, ...]:
@@ -359,7 +373,7 @@ def test_repeated_sync_without_changes_writes_only_nb_cfg(env, northd):
 def test_adding_a_switch_resizes_groups_in_place(env, northd):
     add_switches(env, ["sw0", "sw1"], ports=2)
     quiesce(env, northd)
-    d0, d1 = dp_uuid(env, "sw0"), dp_uuid(env, "sw1")
+    d0, d1 = dp_of(env, "sw0"), dp_of(env, "sw1")
     before = snapshot(env)
     by_set = groups_by_set(before["Logical_DP_Group"])
     assert list(by_set) == [frozenset([d0, d1])], by_set  # the flows common to both switches
@@ -371,7 +385,7 @@ def test_adding_a_switch_resizes_groups_in_place(env, northd):
         add_switches(env, ["sw2"], ports=2)
         w.settle()
         changed = w.counts()
-    d2 = dp_uuid(env, "sw2")
+    d2 = dp_of(env, "sw2")
     after = snapshot(env)
 
     # The group row grew in place; no new group, and no flow had to be re-pointed or rewritten.
@@ -393,7 +407,7 @@ def test_adding_a_switch_resizes_groups_in_place(env, northd):
 def test_deleting_a_switch_removes_its_flows_and_then_its_datapath(env, northd):
     add_switches(env, ["sw0", "sw1", "sw2"], ports=2)
     quiesce(env, northd)
-    d0, d1, d2 = dp_uuid(env, "sw0"), dp_uuid(env, "sw1"), dp_uuid(env, "sw2")
+    d0, d1, d2 = dp_of(env, "sw0"), dp_of(env, "sw1"), dp_of(env, "sw2")
     before = snapshot(env)
     (g_all,) = groups_by_set(before["Logical_DP_Group"])[frozenset([d0, d1, d2])]
     own = {u for u, r in before["Logical_Flow"].items() if one_uuid(r["logical_datapath"]) == d2}
@@ -436,7 +450,7 @@ def test_load_balancer_on_two_switches_uses_a_group_shared_with_flows(env, north
     env.nbctl("lb-add", "lb0", "10.0.0.100:80", "10.0.0.10:8080,10.0.0.11:8080", "--",
               "ls-lb-add", "sw0", "lb0", "--", "ls-lb-add", "sw1", "lb0", wait="sb")
     quiesce(env, northd)
-    d0, d1 = dp_uuid(env, "sw0"), dp_uuid(env, "sw1")
+    d0, d1 = dp_of(env, "sw0"), dp_of(env, "sw1")
     snap = snapshot(env)
     (lb,) = snap["Load_Balancer"].values()
     assert lb["name"] == "lb0"
@@ -458,7 +472,7 @@ def test_load_balancer_alone_on_its_set_gets_its_own_group(env, northd):
               "--", "ls-lb-add", "sw1", "lb0", "--", "lb-add", "lb1", "10.0.0.101:80", "10.0.0.11:8080", "--",
               "ls-lb-add", "sw1", "lb1", wait="sb")
     quiesce(env, northd)
-    d0, d1 = dp_uuid(env, "sw0"), dp_uuid(env, "sw1")
+    d0, d1 = dp_of(env, "sw0"), dp_of(env, "sw1")
     snap = snapshot(env)
     lbs = {r["name"]: r for r in snap["Load_Balancer"].values()}
     g0, g1 = one_uuid(lbs["lb0"]["datapath_group"]), one_uuid(lbs["lb1"]["datapath_group"])
@@ -493,7 +507,8 @@ def test_sb_restart_rereads_flows_and_writes_nothing(env, northd):
         changed = w.counts()
     assert only_sb_global_changed(changed) == {}, changed
     assert unversioned(snapshot(env)) == before
-    # Since before the restart: one raw transaction, the nb_cfg of `sync`; nothing re-written after re-reading.
+    # Since before the restart: one raw transaction (the nb_cfg of `sync`); nothing re-written after
+    # re-reading.
     assert northd.flow_commits() == commits + 1
     assert northd.flow_errors() == 0
     # And the writer still works incrementally from the re-read cache.

@@ -132,7 +132,12 @@ def test_dropped_group_flow_is_missing_once_per_datapath(selftest: ParityResult)
 
 
 def test_changed_actions_are_missing_and_extra(selftest: ParityResult) -> None:
-    uuid, _ = _single_dp_flow(selftest.ours_dump)
+    # A flow whose actions are not already "drop;" (else the change changes nothing).
+    uuid = next(
+        u
+        for u, r in sorted(selftest.ours_dump.rows(FLOW_TABLE).items())
+        if r["logical_datapath"].items and r["actions"] != "drop;"
+    )
     ours = _perturbed(selftest, lambda d: d.tables[FLOW_TABLE][uuid].update(actions="drop;"))
     cmp = compare_dumps(selftest.ref_dump, ours)
     assert cmp.flows is not None and (cmp.flows.missing, cmp.flows.extra) == (1, 1)

@@ -64,6 +64,8 @@ class Net:
             load_balancer=list(lbs),
             load_balancer_group=[],
             other_config={},
+            dns_records=[],
+            forwarding_groups=[],
         )
         return self._dp(LS, name, nb)
 
@@ -83,6 +85,8 @@ class Net:
             load_balancer_group=[],
             enabled=[] if enabled is None else [enabled],
             options={"chassis": chassis} if chassis else {},
+            static_routes=[],
+            policies=[],
         )
         return self._dp(LR, name, nb)
 
@@ -106,6 +110,10 @@ class Net:
             options=dict(options or {}),
             enabled=[] if enabled else [False],
             dynamic_addresses=[dynamic] if dynamic else [],
+            dhcpv4_options=[],
+            dhcpv6_options=[],
+            up=[],
+            ha_chassis_group=[],
         )
         p = Port(
             name,
@@ -139,6 +147,7 @@ class Net:
             networks=list(networks),
             options=dict(options or {}),
             enabled=[] if enabled else [False],
+            ipv6_ra_configs={},
         )
         p = Port(name, "lrp", dp, nb, str(nb.uuid), sb_type="patch", enabled=enabled)
         dp.ports.append(p)
@@ -225,8 +234,8 @@ def test_switch_fallbacks() -> None:
     assert f.keys(sw, LS_OUT_APPLY_PORT_SEC, 0) == {(0, "1", "output;")}
     # A switch with neither ACLs nor load balancers skips the ACL stages at 65535.
     assert f.keys(sw, LS_IN_ACL_HINT) == {(65535, "1", "next;")}
-    assert f.keys(sw, LS_OUT_ACL) == {(65535, "1", "next;")}
-    assert f.keys(sw, LS_IN_ACL_AFTER_LB) == {(0, "1", "next;")}
+    assert f.keys(sw, LS_OUT_ACL, 65535) == {(65535, "1", "next;")}
+    assert f.keys(sw, LS_IN_ACL_AFTER_LB, 0) == {(0, "1", "next;")}
     for flow in f.table.flows():
         assert flow.hint is None
 
@@ -234,15 +243,19 @@ def test_switch_fallbacks() -> None:
 def test_acl_fallbacks_with_acls_and_default_acl_drop() -> None:
     # Reference, NB_Global options:default_acl_drop=true; "aclsw" has an ACL, "lbsw" only a load balancer.
     net = Net()
-    acl_sw = net.switch("aclsw", acls=[object()])
+    acl = SimpleNamespace(
+        uuid=uuid.UUID("a0000000-0000-4000-8000-000000000000"), direction="to-lport", priority=100, match="ip4",
+        action="allow", log=False, name=[], severity=[], meter=[], label=0, options={},
+    )
+    acl_sw = net.switch("aclsw", acls=[acl])
     lb_sw = net.switch("lbsw", lbs=[lb("10.0.0.10:80")])
     f = net.build(default_acl_drop=True)
     assert f.keys(acl_sw, LS_IN_ACL_HINT) == {(0, "1", "next;")}
-    assert f.keys(acl_sw, LS_IN_ACL) == {(0, "1", "drop;")}
-    assert f.keys(acl_sw, LS_OUT_ACL) == {(0, "1", "drop;")}
-    assert f.keys(acl_sw, LS_IN_ACL_AFTER_LB) == {(0, "1", "drop;")}
-    assert f.keys(lb_sw, LS_IN_ACL) == {(0, "1", "next;")}
-    assert f.keys(lb_sw, LS_IN_ACL_AFTER_LB) == {(0, "1", "next;")}
+    assert f.keys(acl_sw, LS_IN_ACL, 0) == {(0, "1", "drop;")}
+    assert f.keys(acl_sw, LS_OUT_ACL, 0) == {(0, "1", "drop;")}
+    assert f.keys(acl_sw, LS_IN_ACL_AFTER_LB, 0) == {(0, "1", "drop;")}
+    assert f.keys(lb_sw, LS_IN_ACL, 0) == {(0, "1", "next;")}
+    assert f.keys(lb_sw, LS_IN_ACL_AFTER_LB, 0) == {(0, "1", "next;")}
 
 
 def test_router_fallbacks_and_delivery_needs_an_enabled_port() -> None:
@@ -253,12 +266,16 @@ def test_router_fallbacks_and_delivery_needs_an_enabled_port() -> None:
     one = net.router("rnopeer")
     net.lrp(one, "rnopeer-p", "00:00:00:00:01:02", "10.0.1.1/24")
     f = net.build()
-    assert f.keys(empty, LR_IN_ADMISSION) == {(0, "1", "drop;")}
-    assert f.keys(empty, LR_IN_LOOKUP_NEIGHBOR) == {(0, "1", "reg9[2] = 1; next;")}
+    # Reference: a router without ports still gets the router-wide admission and lookup flows.
+    assert f.keys(empty, LR_IN_ADMISSION) == {(0, "1", "drop;"), (100, "vlan.present || eth.src[40]", "drop;")}
+    assert (0, "1", "reg9[2] = 1; next;") in f.keys(empty, LR_IN_LOOKUP_NEIGHBOR)
+    assert (100, "arp.op == 2", "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); next;") in f.keys(
+        empty, LR_IN_LOOKUP_NEIGHBOR
+    )
     # Reference: "r-empty" and "rdis" have no lr_out_delivery flow at all.
     assert f.keys(empty, LR_OUT_DELIVERY) == set()
     assert f.keys(dis, LR_OUT_DELIVERY) == set()
-    assert f.keys(one, LR_OUT_DELIVERY) == {(0, "1", "drop;")}
+    assert f.keys(one, LR_OUT_DELIVERY) == {(0, "1", "drop;"), (100, 'outport == "rnopeer-p"', "output;")}
 
 
 def test_disabled_router_gets_no_flows() -> None:
@@ -562,8 +579,9 @@ def test_owners_remove_exactly_one_entitys_flows() -> None:
     f = net.build()
     before = len(f.table)
     n = f.table.remove_owner(("port", lsp.name))
-    assert n == 8  # 6 ARP/ND, the 75 flood and the MAC flow
-    assert len(f.table) == before - 8
+    # L2: 6 ARP/ND, the 75 flood and the MAC flow; ARP responder: 50 and 100 for 10.10.0.1 and the LLA.
+    assert n == 12
+    assert len(f.table) == before - 12
     ctx = FlowCtx(net.nd)
     build_port_flows(lsp, ctx, f.table)
     assert len(f.table) == before

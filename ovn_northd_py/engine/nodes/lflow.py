@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...flows import build_datapath_flows, build_lflows, build_port_flows
+from ...flows import build_datapath_flows, build_lflows, build_port_flows, port_reads_switch
 from ...flows.context import OWNER_DP, OWNER_PORT, FlowCtx, flow_ctx_from_nb
+from ...flows.lr_pipeline import attached_router_ports
 from ...lflow.table import FlowTable
 from ..engine import Node
 from ..features import FeatureCtx, feature, split_changes
@@ -66,8 +67,10 @@ class LflowNode(Node):
             if dp is None:
                 continue
             build_datapath_flows(dp, fctx, table)
-            # Router-type ports' flows read the other ports of their switch.
-            rebuild_ports |= {p.name for p in dp.ports if p.is_router_lsp}
+            # Router-type, virtual and external ports read the other ports of their switch,
+            # and so do the router ports attached to it (localnet / vtep ports).
+            rebuild_ports |= {p.name for p in dp.ports if port_reads_switch(p)}
+            rebuild_ports |= {p.name for p in attached_router_ports(dp)}
         for name in rebuild_ports:
             table.remove_owner((OWNER_PORT, name))
             p = nd.ports.get(name)

@@ -51,6 +51,9 @@ class SbSyncNode(Node):
         self.sb_in = sb_in
         self.pb_index = sb_in.add_index("pb_by_name", "Port_Binding", lambda r: r.logical_port)
         self.mc_index = sb_in.add_index("mc_by_key", "Multicast_Group", _mc_key)
+        for f in FEATURES:
+            for name, (table, key_of) in f.sb_indexes.items():
+                sb_in.add_index(name, table, key_of)
         self.add_input(northd, self._on_northd_change)
         self.add_input(sb_in, self._on_sb_change)
         self.nb_in = nb_in
@@ -107,14 +110,28 @@ class SbSyncNode(Node):
             self._sync_groups(ctx, t.dps_changed, new_pbs)
         except _Unhandled:
             return False  # nothing was left half-done: recompute redoes every table
+        hctx = self._feature_ctx(ctx)
+        hctx.tracked = t
+        for f in FEATURES:
+            if f.on_northd_sb is not None and not f.on_northd_sb([], hctx):
+                return False
         return True
+
+    def _feature_ctx(self, ctx: Any) -> FeatureCtx:
+        return FeatureCtx(ctx.nb, ctx.sb, self.northd.data, sb_txn=ctx.sb_txn, stats=ctx.stats,
+                          sb_indexes=self.sb_in.indexes)
 
     def _on_sb_change(self, _node: Node, ctx: Any) -> bool:
         if self.sb_in.resynced:
             return False
         tables = self.sb_in.changed_tables()
-        if tables - _SB_ROW_CHECKED - _SB_IGNORED - {"SB_Global"}:
+        owners = {t: f for f in FEATURES for t in f.sb_tables}  # SB tables of features (their on_sb)
+        if tables - _SB_ROW_CHECKED - _SB_IGNORED - {"SB_Global"} - owners.keys():
             return False
+        by_feature: dict[str, list[Any]] = {}
+        for c in self.sb_in.changes:
+            if c.table in owners:
+                by_feature.setdefault(owners[c.table].name, []).append(c)
         for c in self.sb_in.changes:
             if c.table == "SB_Global" and (c.event != "update" or not c.columns <= {"nb_cfg"}):
                 return False
@@ -143,6 +160,11 @@ class SbSyncNode(Node):
                 self._sync_groups(ctx, dps, new_pbs)
         except _Unhandled:
             return False
+        hctx = self._feature_ctx(ctx)
+        for name, changes in by_feature.items():
+            on_sb = feature(name).on_sb
+            if on_sb is None or not on_sb(changes, hctx):
+                return False
         return True
 
     def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
@@ -153,7 +175,7 @@ class SbSyncNode(Node):
         by_feature = split_changes(self.nb_in.changes)
         if not by_feature:
             return True
-        hctx = FeatureCtx(ctx.nb, ctx.sb, self.northd.data, sb_txn=ctx.sb_txn, stats=ctx.stats)
+        hctx = self._feature_ctx(ctx)
         for name, changes in by_feature.items():
             f = feature(name)
             if f.sync_sb is None:
@@ -174,10 +196,10 @@ class SbSyncNode(Node):
         pbs = sync_port_bindings(txn, sb, nd, dps, groups, stats)
         sync_multicast_groups(txn, sb, nd, dps, pbs, stats)
         sync_ip_multicast(txn, sb, nd, dps, stats)
-        sync_address_sets(txn, sb, desired_address_sets(nb, gopts.svc_monitor_mac), stats)
+        sync_address_sets(txn, sb, desired_address_sets(nb, gopts.svc_monitor_mac, nd), stats)
         sync_rbac(txn, sb, stats)
         sync_dhcp_option_codes(txn, sb, stats)
-        hctx = FeatureCtx(nb, sb, nd, sb_txn=txn, stats=stats)
+        hctx = FeatureCtx(nb, sb, nd, sb_txn=txn, stats=stats, sb_indexes=self.sb_in.indexes)
         for f in FEATURES:
             if f.sync_sb is not None:
                 f.sync_sb(hctx)

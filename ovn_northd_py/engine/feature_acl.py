@@ -1,0 +1,445 @@
+"""The ACL feature: NB ACL, Port_Group, Address_Set, Meter (+ Meter_Band) and ``Logical_Switch.acls``.
+
+These change no datapath or port, so they never recompute the northd node; their
+handlers do work proportional to the change:
+
+* flows (:func:`on_nb_flows`): the flows of an ACL on a switch are owned by
+  ``("acl", acl uuid, switch key)`` (:mod:`ovn_northd_py.flows.acl_rules`); a change
+  refreshes exactly the (ACL, switch) pairs it affects -- an ACL's content, a
+  switch's own ACL list, a port group's ACL list or switch set.  A switch whose ACL
+  facts change (first ACL, first stateful ACL; :mod:`ovn_northd_py.flows.acl_index`)
+  also gets its datapath flows and its ports' DHCP-reply flows rebuilt, and, when its
+  statefulness flips, every ACL on it.  Address sets feed no flow (matches name them).
+  A meter change that makes a meter fair or not rebuilds the ACLs naming it; one that
+  adds or removes a meter while some switch or router has a Copp recomputes (Copp
+  meters become controller meters only when they exist).
+* SB (:func:`on_nb_sb`, full version :func:`sync_sb`): SB Port_Group rows and the
+  port groups' ``_ip4``/``_ip6`` address sets of the changed groups, the changed NB
+  address sets, the fair-meter copies of changed ACLs; a Meter change re-syncs the
+  Meter table.  Port address changes reach the groups' address sets through
+  :func:`on_northd_sb`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..flows import build_datapath_flows, build_port_flows
+from ..flows.acl_index import AclIndex, nb_meters, pg_switches, switch_acls
+from ..flows.acl_rules import build_acl_flows, remove_acl_flows
+from ..flows.context import FlowCtx, dp_owner, port_owner
+from ..northd.build import opt
+from ..northd.model import Datapath, Northd
+from ..ovsdb.connection import RowChange
+from ..sync.address_sets import address_set_row
+from ..sync.meters import MeterSpec, acl_fair_meter, desired_meters, nb_meter_specs, sync_meter, sync_meters
+from ..sync.port_groups import (
+    desired_port_groups,
+    pg_address_sets,
+    pg_sb_groups,
+    port_group_row,
+    sync_port_groups,
+)
+from ..sync.ports import sync_one_row
+from .features import Feature, FeatureCtx, register
+
+NAME = "acl"
+NB_TABLES = frozenset({"ACL", "Port_Group", "Address_Set", "Meter", "Meter_Band"})
+NB_COLUMNS = {"Logical_Switch": frozenset({"acls"})}
+IDX_ADDRESS_SET = "acl:sb_address_set"
+IDX_PORT_GROUP = "acl:sb_port_group"
+IDX_METER = "acl:sb_meter"
+
+
+# --------------------------------------------------------------------------- flows
+
+
+@dataclass(slots=True)
+class _FlowWork:
+    refresh: set[tuple[str, str]] = field(default_factory=set)  # (acl uuid, switch key)
+    touched: set[str] = field(default_factory=set)  # switches whose ACL facts may have changed
+    changed_acls: set[str] = field(default_factory=set)  # ACLs whose memoised flows are stale
+
+
+def _copp_in_use(nb: Any) -> bool:
+    return any(opt(r.copp) is not None for t in ("Logical_Switch", "Logical_Router") for r in nb.rows(t).values())
+
+
+def _row(rows: Any, key: str) -> Any:
+    return rows.get(uuid.UUID(key))
+
+
+def _meter_work(nb: Any, idx: AclIndex, w: _FlowWork) -> bool:
+    """Meters: ACLs whose meter became (un)fair.  False: a recompute is needed (Copp meters)."""
+    names, fair = nb_meters(nb)
+    if names != idx.meters and _copp_in_use(nb):
+        return False
+    flipped = fair ^ idx.fair_meters
+    if flipped:  # every ACL naming such a meter (memoised flows too, even where it is not applied now)
+        for u, acl in nb.rows("ACL").items():
+            if opt(acl.meter) in flipped:
+                key = str(u)
+                w.changed_acls.add(key)
+                w.refresh.update((key, d) for d in idx.built.get(key, ()))
+    idx.meters, idx.fair_meters = names, fair
+    return True
+
+
+def _pg_work(c: RowChange, nb: Any, nd: Northd, idx: AclIndex, w: _FlowWork) -> None:
+    key = str(c.uuid)
+    row = nb.rows("Port_Group").get(c.uuid)
+    old_dps = idx.pg_dps.get(key, frozenset())
+    old_acls = set(idx.pg_acls.get(key, ()))
+    if row is None:
+        new_dps: frozenset[str] = frozenset()
+        new_acls: set[str] = set()
+        idx.drop_pg(key)
+    else:
+        new_dps = pg_switches(row, nd)
+        new_acls = {str(a.uuid) for a in row.acls}
+        idx.set_pg(key, row, new_dps)
+    for a in old_acls | new_acls:
+        dps = old_dps | new_dps if (a in old_acls) != (a in new_acls) else old_dps ^ new_dps
+        w.refresh.update((a, d) for d in dps)
+    if old_acls or new_acls:
+        w.touched |= old_dps ^ new_dps if old_acls == new_acls else old_dps | new_dps
+
+
+def _applies(acl_key: str, dp_key: str, idx: AclIndex) -> bool:
+    if acl_key in idx.ls_acls.get(dp_key, ()):
+        return True
+    return any(acl_key in idx.pg_acls.get(pg, ()) for pg in idx.dp_pgs.get(dp_key, ()))
+
+
+def _rebuild_switch(dp: Datapath, fctx: FlowCtx, table: Any) -> None:
+    """The datapath flows of ``dp`` and its ports' DHCP-reply flows (both read the ACL facts)."""
+    table.remove_owner(dp_owner(dp))
+    build_datapath_flows(dp, fctx, table)
+    for p in dp.ports:
+        if p.kind == "lsp" and (opt(p.nb.dhcpv4_options) is not None or opt(p.nb.dhcpv6_options) is not None):
+            table.remove_owner(port_owner(p))
+            build_port_flows(p, fctx, table)
+
+
+def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
+    fctx: FlowCtx | None = h.fctx
+    if fctx is None:
+        return False
+    nd: Northd = h.nd
+    idx = fctx.acl
+    # Validate before changing anything.
+    for c in changes:
+        if c.table == "Logical_Switch":
+            dp = nd.datapaths.get(str(c.uuid))
+            if dp is None or not dp.is_switch:
+                return False
+    w = _FlowWork()
+    if any(c.table in ("Meter", "Meter_Band") for c in changes) and not _meter_work(h.nb, idx, w):
+        return False
+    for c in changes:
+        if c.table == "ACL":
+            key = str(c.uuid)
+            w.changed_acls.add(key)
+            dps = idx.built.get(key, set())
+            w.refresh.update((key, d) for d in dps)
+            w.touched |= dps  # its action may have become (or stopped being) stateful
+        elif c.table == "Logical_Switch":
+            dp = nd.datapaths[str(c.uuid)]
+            new = frozenset(str(a.uuid) for a in dp.nb.acls)
+            old = idx.ls_acls.get(dp.key, frozenset())
+            if new != old:
+                w.refresh.update((a, dp.key) for a in new ^ old)
+                w.touched.add(dp.key)
+                idx.ls_acls[dp.key] = new
+        elif c.table == "Port_Group":
+            _pg_work(c, h.nb, nd, idx, w)
+    for key in w.changed_acls:
+        fctx.forget(key)
+    # Switches whose facts changed: datapath flows, and every ACL when statefulness flips.
+    for d in w.touched:
+        dp = nd.datapaths.get(d)
+        if dp is None:
+            continue
+        fctx.forget(d)
+        facts = switch_acls(dp, fctx)
+        built = idx.acl_facts.get(d)
+        if built is None or built.stateful != facts.stateful:
+            w.refresh.update((a, d) for a in idx.dp_built.get(d, ()))
+            w.refresh.update((str(a.uuid), d) for a in dp.nb.acls)
+            w.refresh.update((str(a.uuid), d) for a in idx.pg_acl_rows(d))
+        idx.acl_facts[d] = facts
+        if idx.dp_facts.get(d) != facts or built != facts:
+            _rebuild_switch(dp, fctx, h.table)
+    acl_rows = h.nb.rows("ACL")
+    for a, d in w.refresh:
+        remove_acl_flows(a, d, fctx, h.table)
+        dp = nd.datapaths.get(d)
+        acl = _row(acl_rows, a)
+        if dp is not None and acl is not None and _applies(a, d, idx):
+            build_acl_flows(acl, dp, fctx, h.table)
+    return True
+
+
+# --------------------------------------------------------------------------- SB
+
+
+@dataclass(slots=True)
+class SbState:
+    """What the SB handlers need to know about the previous NB contents."""
+
+    as_names: dict[str, str] = field(default_factory=dict)  # NB Address_Set uuid -> name
+    as_by_name: dict[str, str] = field(default_factory=dict)  # name -> NB Address_Set uuid
+    pg_names: dict[str, str] = field(default_factory=dict)  # NB Port_Group uuid -> name
+    pg_by_name: dict[str, str] = field(default_factory=dict)  # name -> NB Port_Group uuid
+    pg_sb: dict[str, set[str]] = field(default_factory=dict)  # NB Port_Group uuid -> its SB Port_Group names
+    sb_pg: dict[str, str] = field(default_factory=dict)  # SB Port_Group name -> NB Port_Group uuid
+    pg_ports: dict[str, frozenset[str]] = field(default_factory=dict)  # NB Port_Group uuid -> port names
+    port_pgs: dict[str, set[str]] = field(default_factory=dict)  # port name -> NB Port_Group uuids
+    acl_meters: dict[str, str] = field(default_factory=dict)  # ACL uuid -> its fair meter copy
+    txn: Any = None  # the transaction ``pending`` belongs to
+    pending: dict[tuple[str, str], Any] = field(default_factory=dict)  # (table, name) -> row inserted in txn
+
+    def set_as(self, key: str, name: str) -> None:
+        self.drop_as(key)
+        self.as_names[key] = name
+        self.as_by_name[name] = key
+
+    def drop_as(self, key: str) -> None:
+        name = self.as_names.pop(key, None)
+        if name is not None and self.as_by_name.get(name) == key:
+            del self.as_by_name[name]
+
+    def set_pg(self, key: str, row: Any, sb_names: set[str]) -> None:
+        self.drop_pg(key)
+        self.pg_names[key] = row.name
+        self.pg_by_name[row.name] = key
+        self.pg_sb[key] = sb_names
+        for n in sb_names:
+            self.sb_pg[n] = key
+        self.pg_ports[key] = frozenset(lsp.name for lsp in row.ports)
+        for name in self.pg_ports[key]:
+            self.port_pgs.setdefault(name, set()).add(key)
+
+    def drop_pg(self, key: str) -> None:
+        name = self.pg_names.pop(key, None)
+        if name is not None and self.pg_by_name.get(name) == key:
+            del self.pg_by_name[name]
+        for n in self.pg_sb.pop(key, set()):
+            if self.sb_pg.get(n) == key:
+                del self.sb_pg[n]
+        for name in self.pg_ports.pop(key, frozenset()):
+            pgs = self.port_pgs.get(name)
+            if pgs is not None:
+                pgs.discard(key)
+                if not pgs:
+                    del self.port_pgs[name]
+
+
+STATE = SbState()
+
+
+def _alive(row: Any) -> Any:
+    """``row``, or None if this transaction already deleted it (its columns are gone then)."""
+    return row if row is not None and row._changes is not None else None
+
+
+def _sync(h: FeatureCtx, table: str, index: str, name: str, want: dict[str, Any] | None) -> None:
+    if STATE.txn is not h.sb_txn:
+        STATE.txn, STATE.pending = h.sb_txn, {}
+    row = _alive(STATE.pending.get((table, name)) or h.sb_indexes[index].get(h.sb, name))
+    new = sync_one_row(h.sb_txn, table, row, want, h.stats)
+    if row is None and new is not None:
+        STATE.pending[(table, name)] = new
+
+
+def _sync_meter(h: FeatureCtx, name: str, spec: MeterSpec | None) -> None:
+    if STATE.txn is not h.sb_txn:
+        STATE.txn, STATE.pending = h.sb_txn, {}
+    row = _alive(STATE.pending.get(("Meter", name)) or h.sb_indexes[IDX_METER].get(h.sb, name))
+    new = sync_meter(h.sb_txn, row, name, spec, h.stats)
+    if row is None and new is not None:
+        STATE.pending[("Meter", name)] = new
+
+
+def _sync_pg(h: FeatureCtx, key: str, row: Any | None) -> None:
+    """SB Port_Group rows and address sets of NB Port_Group ``key`` (``row``; None: deleted)."""
+    old_name = STATE.pg_names.get(key)
+    old_sb = STATE.pg_sb.get(key, set())
+    groups = pg_sb_groups(row, h.nd) if row is not None else {}
+    sets = pg_address_sets(row, h.nd) if row is not None else {}
+    for name in old_sb - groups.keys():
+        _sync(h, "Port_Group", IDX_PORT_GROUP, name, None)
+    for name, ports in groups.items():
+        _sync(h, "Port_Group", IDX_PORT_GROUP, name, port_group_row(name, ports))
+    if old_name is not None and (row is None or row.name != old_name):
+        for suffix in ("_ip4", "_ip6"):
+            _sync_as(h, old_name + suffix)
+    for name, addresses in sets.items():
+        _sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, addresses))
+    if row is None:
+        STATE.drop_pg(key)
+    else:
+        STATE.set_pg(key, row, set(groups))
+
+
+def _sync_as(h: FeatureCtx, name: str, delete_unknown: bool = True) -> bool:
+    """SB Address_Set ``name`` from what now defines it: an NB set, a port group, or (deleted) nothing.
+
+    With ``delete_unknown`` false a name that is neither is left alone and False returned (sets
+    northd defines otherwise, e.g. ``svc_monitor_mac``, are the full sync's)."""
+    key = STATE.as_by_name.get(name)
+    nb_set = _row(h.nb.rows("Address_Set"), key) if key is not None else None
+    if nb_set is not None:
+        _sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, list(nb_set.addresses)))
+        return True
+    pg_key = STATE.pg_by_name.get(name[:-4]) if name.endswith(("_ip4", "_ip6")) else None
+    pg = _row(h.nb.rows("Port_Group"), pg_key) if pg_key is not None else None
+    if pg is not None:
+        _sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, pg_address_sets(pg, h.nd)[name]))
+        return True
+    if not delete_unknown:
+        return False
+    _sync(h, "Address_Set", IDX_ADDRESS_SET, name, None)
+    return True
+
+
+def _sync_meters(h: FeatureCtx) -> None:
+    """The whole Meter table (meter changes are rare): NB meters and the fair copies."""
+    want = desired_meters(h.nb)
+    seen: set[str] = set()
+    for row in list(h.sb.rows("Meter").values()):
+        if _alive(row) is None:
+            continue
+        name = row.name
+        if name in seen or name not in want:
+            sync_meter(h.sb_txn, row, name, None, h.stats)
+        seen.add(name)
+    for name, spec in want.items():
+        _sync_meter(h, name, spec)
+    _reset_acl_meters(h.nb)
+
+
+def on_nb_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
+    nb = h.nb
+    meters_synced = any(c.table in ("Meter", "Meter_Band") for c in changes)
+    if meters_synced:  # rare: the whole table (fair copies included)
+        _sync_meters(h)
+    meters = None
+    for c in changes:
+        key = str(c.uuid)
+        if c.table == "Address_Set":
+            row = nb.rows("Address_Set").get(c.uuid)
+            old = STATE.as_names.get(key)
+            STATE.drop_as(key)
+            if row is not None:
+                STATE.set_as(key, row.name)
+                _sync(h, "Address_Set", IDX_ADDRESS_SET, row.name, address_set_row(row.name, list(row.addresses)))
+            if old is not None and (row is None or row.name != old):
+                _sync_as(h, old)
+        elif c.table == "Port_Group":
+            _sync_pg(h, key, nb.rows("Port_Group").get(c.uuid))
+        elif c.table == "ACL" and not meters_synced:
+            meters = nb_meter_specs(nb) if meters is None else meters
+            row = nb.rows("ACL").get(c.uuid)
+            fair = acl_fair_meter(row, meters) if row is not None else None
+            old = STATE.acl_meters.pop(key, None)
+            if old is not None and (fair is None or fair[0] != old):
+                _sync_meter(h, old, None)
+            if fair is not None:
+                STATE.acl_meters[key] = fair[0]
+                _sync_meter(h, fair[0], fair[1])
+    return True
+
+
+def on_northd_sb(_changes: list[RowChange], h: FeatureCtx) -> bool:
+    """Ports that changed: the address sets (and SB rows) of the port groups holding them."""
+    t = h.tracked
+    if t is None:
+        return False
+    pgs: set[str] = set()
+    for name in t.ports_changed | set(t.ports_deleted):
+        pgs |= STATE.port_pgs.get(name, set())
+    rows = h.nb.rows("Port_Group")
+    for key in pgs:
+        _sync_pg(h, key, _row(rows, key))
+    return True
+
+
+def on_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
+    """Our SB rows changed (mostly our own writes echoing back): check each against the NB and repair."""
+    sets: set[str] = set()
+    groups: set[str] = set()
+    meters = False
+    for c in changes:
+        if c.table in ("Meter", "Meter_Band"):
+            meters = True
+            continue
+        index = IDX_ADDRESS_SET if c.table == "Address_Set" else IDX_PORT_GROUP
+        row = h.sb.rows(c.table).get(c.uuid)
+        name = row.name if row is not None else h.sb_indexes[index].key_of_uuid(c.uuid)
+        if not isinstance(name, str):
+            return False
+        (sets if c.table == "Address_Set" else groups).add(name)
+    index = h.sb_indexes[IDX_ADDRESS_SET]
+    for name in sets:
+        if not _sync_as(h, name, delete_unknown=False) and _alive(index.get(h.sb, name)) is not None:
+            return False  # a set neither an NB set nor a port group's (svc_monitor_mac...): the full sync's
+    pg_rows = h.nb.rows("Port_Group")
+    for name in groups:
+        key = STATE.sb_pg.get(name)
+        pg = _row(pg_rows, key) if key is not None else None
+        ports = pg_sb_groups(pg, h.nd).get(name) if pg is not None else None
+        _sync(h, "Port_Group", IDX_PORT_GROUP, name, port_group_row(name, ports) if ports is not None else None)
+    if meters:
+        _sync_meters(h)
+    return True
+
+
+def _reset_acl_meters(nb: Any) -> None:
+    meters = nb_meter_specs(nb)
+    STATE.acl_meters = {}
+    for acl in nb.rows("ACL").values():
+        fair = acl_fair_meter(acl, meters)
+        if fair is not None:
+            STATE.acl_meters[str(acl.uuid)] = fair[0]
+
+
+def sync_sb(h: FeatureCtx) -> None:
+    """Full sync: SB Port_Group and Meter (Address_Set, with svc_monitor_mac, is synced by sb_sync)."""
+    nb, nd = h.nb, h.nd
+    sync_port_groups(h.sb_txn, h.sb, desired_port_groups(nb, nd), h.stats)
+    sync_meters(h.sb_txn, h.sb, desired_meters(nb), h.stats)
+    fresh = SbState()
+    for u, a in nb.rows("Address_Set").items():
+        fresh.set_as(str(u), a.name)
+    for u, pg in nb.rows("Port_Group").items():
+        fresh.set_pg(str(u), pg, set(pg_sb_groups(pg, nd)))
+    meters = nb_meter_specs(nb)
+    for acl in nb.rows("ACL").values():
+        fair = acl_fair_meter(acl, meters)
+        if fair is not None:
+            fresh.acl_meters[str(acl.uuid)] = fair[0]
+    global STATE
+    STATE = fresh
+
+
+FEATURE = register(
+    Feature(
+        NAME,
+        NB_TABLES,
+        on_nb_flows=on_nb_flows,
+        on_nb_sb=on_nb_sb,
+        sync_sb=sync_sb,
+        nb_columns=NB_COLUMNS,
+        on_northd_sb=on_northd_sb,
+        sb_tables=frozenset({"Address_Set", "Port_Group", "Meter", "Meter_Band"}),
+        on_sb=on_sb,
+        sb_indexes={
+            IDX_ADDRESS_SET: ("Address_Set", lambda r: r.name),
+            IDX_PORT_GROUP: ("Port_Group", lambda r: r.name),
+            IDX_METER: ("Meter", lambda r: r.name),
+        },
+    )
+)

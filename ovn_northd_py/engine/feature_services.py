@@ -1,0 +1,105 @@
+"""Features for the switch services whose NB tables feed only flows: DHCP_Options and DNS.
+
+* ``dhcp``: a DHCP_Options change rebuilds the flows of the ports whose ``dhcpv4_options``
+  or ``dhcpv6_options`` name the row (attaching or detaching a row is a port change, and
+  deleting one clears those weak references: the northd node sees both).
+* ``dns``: a DNS change rebuilds the datapath flows of the switches whose ``dns_records``
+  name the row, and syncs the row's SB ``DNS`` row; a change of a switch's ``dns_records``
+  (attaching or detaching rows, ``Feature.nb_columns``) rebuilds that switch's datapath
+  flows and re-syncs the whole (small) SB DNS table, the rows it detached being unknown;
+  a change of an SB DNS row (our own write echoing back, or someone else's) re-syncs the
+  NB DNS row it stands for.
+
+Imported for its side effect (registration) by :mod:`ovn_northd_py.engine.graph`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..flows import build_datapath_flows, build_port_flows
+from ..flows.context import OWNER_DP, OWNER_PORT
+from ..northd.build import opt
+from ..ovsdb.connection import RowChange
+from ..sync.dns import TABLE as SB_DNS
+from ..sync.dns import dns_key, sync_sb_dns, sync_sb_dns_rows
+from .features import Feature, FeatureCtx, register
+
+
+def _uuids(changes: list[RowChange], table: str) -> set[str]:
+    return {str(c.uuid) for c in changes if c.table == table}
+
+
+def dhcp_users(nd: Any, uuids: set[str]) -> list[str]:
+    """Names of the switch ports whose DHCPv4 or DHCPv6 options row is one of ``uuids``."""
+    out: list[str] = []
+    for p in nd.ports.values():
+        if p.kind != "lsp":
+            continue
+        rows = (opt(p.nb.dhcpv4_options), opt(p.nb.dhcpv6_options))
+        if any(r is not None and str(r.uuid) in uuids for r in rows):
+            out.append(p.name)
+    return out
+
+
+def _on_dhcp_flows(changes: list[RowChange], hctx: FeatureCtx) -> bool:
+    nd, table, fctx = hctx.nd, hctx.table, hctx.fctx
+    for name in dhcp_users(nd, _uuids(changes, "DHCP_Options")):
+        table.remove_owner((OWNER_PORT, name))
+        build_port_flows(nd.ports[name], fctx, table)
+    return True
+
+
+def dns_switches(nd: Any, uuids: set[str]) -> list[Any]:
+    """The switches whose ``dns_records`` name one of ``uuids``."""
+    return [dp for dp in nd.switches() if any(str(r.uuid) in uuids for r in dp.nb.dns_records)]
+
+
+def _on_dns_flows(changes: list[RowChange], hctx: FeatureCtx) -> bool:
+    nd, table, fctx = hctx.nd, hctx.table, hctx.fctx
+    switches = {dp.key: dp for dp in dns_switches(nd, _uuids(changes, "DNS"))}
+    for key in _uuids(changes, "Logical_Switch"):
+        dp = nd.datapaths.get(key)
+        if dp is not None:
+            switches[key] = dp
+    for key, dp in switches.items():
+        table.remove_owner((OWNER_DP, key))
+        build_datapath_flows(dp, fctx, table)
+    return True
+
+
+def _on_dns_sb(changes: list[RowChange], hctx: FeatureCtx) -> bool:
+    if _uuids(changes, "Logical_Switch"):
+        sync_sb_dns(hctx.sb_txn, hctx.sb, hctx.nd, hctx.stats)
+    else:
+        sync_sb_dns_rows(hctx.sb_txn, hctx.sb, hctx.nd, _uuids(changes, "DNS"), hctx.stats)
+    return True
+
+
+IDX_DNS = "dns_by_id"
+
+
+def _on_dns_sb_change(changes: list[RowChange], hctx: FeatureCtx) -> bool:
+    rows, index = hctx.sb.rows(SB_DNS), hctx.sb_indexes[IDX_DNS]
+    keys: set[str] = set()
+    for c in changes:
+        row = rows.get(c.uuid)
+        key = dns_key(row) if row is not None else index.key_of_uuid(c.uuid)
+        if isinstance(key, str):  # else not ours (no dns_id): left alone, as the full sync does
+            keys.add(key)
+    sync_sb_dns_rows(hctx.sb_txn, hctx.sb, hctx.nd, keys, hctx.stats)
+    return True
+
+
+def _sync_dns(hctx: FeatureCtx) -> None:
+    sync_sb_dns(hctx.sb_txn, hctx.sb, hctx.nd, hctx.stats)
+
+
+DHCP = register(Feature("dhcp", nb_tables=frozenset({"DHCP_Options"}), on_nb_flows=_on_dhcp_flows))
+DNS = register(
+    Feature(
+        "dns", nb_tables=frozenset({"DNS"}), on_nb_flows=_on_dns_flows, on_nb_sb=_on_dns_sb, sync_sb=_sync_dns,
+        nb_columns={"Logical_Switch": frozenset({"dns_records"})},
+        sb_tables=frozenset({SB_DNS}), on_sb=_on_dns_sb_change, sb_indexes={IDX_DNS: (SB_DNS, dns_key)},
+    )
+)

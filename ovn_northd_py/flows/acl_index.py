@@ -1,0 +1,187 @@
+"""Which ACLs apply to which logical switch, and the switch facts the ACL stages read.
+
+An ACL reaches a switch directly (``Logical_Switch.acls``) or through a
+Port_Group (``Port_Group.acls``) that holds at least one port of the switch: the
+ACL's flows then appear on every such switch, with the match as written
+(``inport == @pg``, ``$pg_ip4``; observed on the reference).  One ACL row may be
+referenced by several switches and groups; its flows are the same everywhere
+except for the switch's statefulness.
+
+A switch's own ACLs are read from its NB row (``dp.nb.acls``); the port-group
+side lives in :class:`AclIndex`, built with the :class:`~.context.FlowCtx`
+(:func:`build_acl_index`) and kept current by the ACL feature's incremental
+handlers (:mod:`ovn_northd_py.engine.feature_acl`).
+
+Switch facts (:func:`switch_acls`, memoised under the switch's key until
+``ctx.forget(dp.key)``):
+
+* ``has_acls``: an ACL of its own or through a port group;
+* ``has_stateful_acl``: one of those ACLs is ``allow-related`` (``allow`` with a
+  label, ``reject``... are not stateful on their own);
+* ``has_lb_vip``: a load balancer with VIPs, directly or through a group.
+
+A switch is *stateful* when it has a stateful ACL or a load balancer VIP: its ACL
+stages then use the conntrack hints (``reg0[7]``..``reg0[10]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..northd.build import opt
+from ..northd.model import Datapath, Northd
+
+if TYPE_CHECKING:
+    from .context import FlowCtx
+
+ACL_FACTS = "acl_facts"  # FlowCtx memo kind of SwitchAcls, keyed by switch key
+
+
+def smap_bool(options: Any, key: str, default: bool) -> bool:
+    """``smap_get_bool``: with default true only "false" disables, with default false only "true" enables."""
+    value = str(options.get(key, "")).lower()
+    return value != "false" if default else value == "true"
+
+
+@dataclass(slots=True)
+class AclIndex:
+    """The port-group side of ACL applicability, plus the NB-wide inputs of ACL flows.
+
+    What the flows were built from, for the incremental handlers: ``built`` /
+    ``dp_built`` the (ACL, switch) pairs holding flows (owner ``("acl", acl uuid,
+    switch key)``), ``ls_acls`` each switch's own ACLs, ``acl_facts`` the switch
+    facts its ACLs' flows used and ``dp_facts`` those its datapath flows used.
+    """
+
+    use_ct_inv_match: bool = True
+    meters: frozenset[str] = frozenset()  # NB Meter names
+    fair_meters: frozenset[str] = frozenset()  # NB Meter names with fair=true
+    pgs: dict[str, Any] = field(default_factory=dict)  # pg uuid -> NB Port_Group row
+    pg_acls: dict[str, tuple[str, ...]] = field(default_factory=dict)  # pg uuid -> its ACL uuids
+    pg_dps: dict[str, frozenset[str]] = field(default_factory=dict)  # pg uuid -> switches of its ports
+    dp_pgs: dict[str, set[str]] = field(default_factory=dict)  # switch key -> pgs with a port on it
+    built: dict[str, set[str]] = field(default_factory=dict)  # acl uuid -> switches holding its flows
+    dp_built: dict[str, set[str]] = field(default_factory=dict)  # switch key -> acls with flows on it
+    ls_acls: dict[str, frozenset[str]] = field(default_factory=dict)  # switch key -> its own acl uuids
+    acl_facts: dict[str, SwitchAcls] = field(default_factory=dict)  # switch key -> facts of its ACL flows
+    dp_facts: dict[str, SwitchAcls] = field(default_factory=dict)  # switch key -> facts of its dp flows
+
+    def mark_built(self, acl_key: str, dp_key: str) -> None:
+        self.built.setdefault(acl_key, set()).add(dp_key)
+        self.dp_built.setdefault(dp_key, set()).add(acl_key)
+
+    def mark_removed(self, acl_key: str, dp_key: str) -> None:
+        for m, k, v in ((self.built, acl_key, dp_key), (self.dp_built, dp_key, acl_key)):
+            vals = m.get(k)
+            if vals is not None:
+                vals.discard(v)
+                if not vals:
+                    del m[k]
+
+    def set_pg(self, key: str, row: Any, dps: frozenset[str]) -> None:
+        """Record (or update) port group ``key``: its row, ACLs and switches."""
+        self.drop_pg(key)
+        self.pgs[key] = row
+        self.pg_acls[key] = tuple(str(a.uuid) for a in row.acls)
+        self.pg_dps[key] = dps
+        for dp in dps:
+            self.dp_pgs.setdefault(dp, set()).add(key)
+
+    def drop_pg(self, key: str) -> None:
+        self.pgs.pop(key, None)
+        self.pg_acls.pop(key, None)
+        for dp in self.pg_dps.pop(key, frozenset()):
+            pgs = self.dp_pgs.get(dp)
+            if pgs is not None:
+                pgs.discard(key)
+                if not pgs:
+                    del self.dp_pgs[dp]
+
+    def pg_acl_rows(self, dp_key: str) -> Iterator[Any]:
+        """The ACL rows of the port groups with a port on switch ``dp_key``."""
+        for pg in self.dp_pgs.get(dp_key, ()):
+            row = self.pgs.get(pg)
+            if row is not None:
+                yield from row.acls
+
+
+def pg_switches(pg: Any, nd: Northd) -> frozenset[str]:
+    """Keys of the switches holding a port of Port_Group ``pg`` (ports found by name, as the reference does)."""
+    out: set[str] = set()
+    for lsp in pg.ports:
+        port = nd.ports.get(lsp.name)
+        if port is not None and port.kind == "lsp":
+            out.add(port.dp.key)
+    return frozenset(out)
+
+
+def nb_meters(nb: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """(names of every NB Meter, names of the fair ones)."""
+    names: set[str] = set()
+    fair: set[str] = set()
+    for m in nb.rows("Meter").values():
+        names.add(m.name)
+        if opt(m.fair) is True:
+            fair.add(m.name)
+    return frozenset(names), frozenset(fair)
+
+
+def build_acl_index(nd: Northd, nb: Any) -> AclIndex:
+    """The index for NB ``nb`` (anything with ``rows(table)``) over the northd model ``nd``."""
+    idx = AclIndex()
+    for row in nb.rows("NB_Global").values():
+        idx.use_ct_inv_match = smap_bool(row.options, "use_ct_inv_match", True)
+        break
+    idx.meters, idx.fair_meters = nb_meters(nb)
+    for u, pg in nb.rows("Port_Group").items():
+        idx.set_pg(str(u), pg, pg_switches(pg, nd))
+    return idx
+
+
+# --------------------------------------------------------------------------- switch facts
+
+
+def _lbs_have_vips(lbs: Iterable[Any]) -> bool:
+    return any(lb.vips for lb in lbs)
+
+
+def ls_has_lb_vips(dp: Datapath) -> bool:
+    """A load balancer with VIPs is attached to the switch, directly or through a group."""
+    nb = dp.nb
+    return _lbs_have_vips(nb.load_balancer) or any(_lbs_have_vips(g.load_balancer) for g in nb.load_balancer_group)
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchAcls:
+    has_acls: bool
+    has_stateful_acl: bool
+    has_lb_vip: bool
+
+    @property
+    def stateful(self) -> bool:
+        """ACLs use the conntrack hints: a stateful ACL or a load balancer VIP."""
+        return self.has_stateful_acl or self.has_lb_vip
+
+
+def switch_acl_rows(dp: Datapath, ctx: FlowCtx) -> dict[str, Any]:
+    """acl uuid -> row of every ACL applied to switch ``dp`` (its own, then its port groups')."""
+    out: dict[str, Any] = {str(a.uuid): a for a in dp.nb.acls}
+    for a in ctx.acl.pg_acl_rows(dp.key):
+        out.setdefault(str(a.uuid), a)
+    return out
+
+
+def _switch_acls(dp: Datapath, ctx: FlowCtx) -> SwitchAcls:
+    rows = switch_acl_rows(dp, ctx)
+    return SwitchAcls(
+        has_acls=bool(rows),
+        has_stateful_acl=any(a.action == "allow-related" for a in rows.values()),
+        has_lb_vip=ls_has_lb_vips(dp),
+    )
+
+
+def switch_acls(dp: Datapath, ctx: FlowCtx) -> SwitchAcls:
+    """The ACL facts of switch ``dp`` (memoised: ``ctx.forget(dp.key)`` when they may change)."""
+    return ctx.cached(ACL_FACTS, dp.key, lambda: _switch_acls(dp, ctx))

@@ -1,0 +1,54 @@
+"""Router ingress ``lr_in_admission`` (L2 admission control).
+
+Observed on the reference (the priority-0 drop is in :mod:`.defaults`):
+
+* every router: VLAN-tagged packets and multicast source MACs are dropped (100);
+* every enabled router port P with MAC E: ``eth.mcast && inport == P`` and
+  ``eth.dst == E && inport == P`` (50) store E in ``xreg0[0..47]``; on a distributed
+  gateway port the ``eth.dst`` flow also requires ``is_chassis_resident("cr-P")``
+  unless P's switch has a ``vtep`` port.  With ``options:gateway_mtu=M`` (any router)
+  both flows first set ``reg9[1] = check_pkt_larger(M + 14)``; with
+  ``options:gateway_mtu_bypass=X`` as well, priority-55 copies matching ``&& (X)``
+  skip the check.
+"""
+
+from __future__ import annotations
+
+from ..lflow.stages import LR_IN_ADMISSION
+from ..lflow.table import FlowTable
+from ..northd.model import Datapath, Port
+from .context import FlowCtx, dp_owner, port_owner
+from .lr_common import REGBIT_PKT_LARGER, gateway_mtu, lrp_hint, peer_switch, port_nets, switch_port_types
+
+
+def build_lr_admission_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    table.add(
+        router.index, LR_IN_ADMISSION, 100, "vlan.present || eth.src[40]", "drop;", owner=dp_owner(router)
+    )
+
+
+def build_lrp_admission_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    if port.kind != "lrp" or not port.enabled:
+        return
+    nets = port_nets(port, ctx)
+    if nets is None:
+        return
+    mac = nets.ea_s
+    store = f"xreg0[0..47] = {mac}; next;"
+    mtu = gateway_mtu(port)
+    actions = f"{REGBIT_PKT_LARGER} = check_pkt_larger({mtu + 14}); {store}" if mtu else store
+    unicast = f'eth.dst == {mac} && inport == "{port.name}"'
+    if port.crp is not None:
+        sw = peer_switch(port)
+        if sw is None or "vtep" not in switch_port_types(sw, ctx):
+            unicast += f' && is_chassis_resident("{port.crp.name}")'
+    mcast = f'eth.mcast && inport == "{port.name}"'
+    owner = port_owner(port)
+    h = lrp_hint(port)
+    i = port.dp.index
+    for match in (unicast, mcast):
+        table.add(i, LR_IN_ADMISSION, 50, match, actions, hint=h, owner=owner)
+    bypass = port.nb.options.get("gateway_mtu_bypass") if mtu else None
+    if bypass:
+        for match in (unicast, mcast):
+            table.add(i, LR_IN_ADMISSION, 55, f"{match} && ({bypass})", store, hint=h, owner=owner)

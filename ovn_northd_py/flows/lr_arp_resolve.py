@@ -1,0 +1,211 @@
+"""Router ingress ``lr_in_arp_resolve``: next hop IP to Ethernet address.
+
+Observed on the reference (NAT-rule flows of this stage are not built here; the
+priority-0 drop is in :mod:`.defaults`):
+
+* every router: multicast was resolved by routing (500); otherwise the MAC_Binding
+  table is consulted (``get_arp``/``get_nd``, 1);
+* static bindings (100), ``outport == Q && reg0 == A`` / ``xxreg0 == A`` setting
+  ``eth.dst``:
+
+  - router ports peered directly: on Q's router, P's IPv4 addresses as
+    ``reg0== A`` or ``reg0== {A, B}`` (sic, no space) and its IPv6 addresses
+    (link-local last) as ``xxreg0 == ...``.  Built with P, which owns them;
+  - switch ports on a switch Q is attached to: every enabled port that is not a
+    router-type port, one flow per IP of its addresses
+    (:func:`.lsp_addrs.lsp_addresses`) in one of Q's networks.  Built with, and
+    owned by, the switch port.  A ``virtual`` port with ``virtual-parents`` instead
+    resolves its IPv4 ``virtual-ip`` to 00:00:00:00:00:00 (the parent is not known
+    to northd), on one router port only: the first attached router port in the
+    order of the reference's port hash map (:func:`.lr_common.hmap_bucket`; ties
+    and a map grown larger by earlier deletions are not modelled) whose networks
+    hold the VIP;
+  - other router ports R on that switch (enabled or not): all R's IPv4 addresses
+    in one flow (a set when several) and all its IPv6 ones, unless Q's router has
+    ``options:dynamic_neigh_routers`` or the router-type switch port of Q, which
+    builds them, is disabled;
+* IPs of a router port that are also SNAT external IPs or load-balancer VIPs are
+  dropped (2), one set per port and family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from ipaddress import IPv4Address
+
+from ..lflow.stages import LR_IN_ARP_RESOLVE
+from ..lflow.table import FlowTable
+from ..northd.addresses import (
+    LrpNetworks,
+    parse_ip,
+)
+from ..northd.model import Datapath, Port
+from .context import FlowCtx, dp_owner, hint, port_owner
+from .lr_common import (
+    braces,
+    hmap_bucket,
+    hmap_mask,
+    ip_set,
+    lrp_hint,
+    parse_ip_strict,
+    port_nets,
+    router_info,
+)
+from .lsp_addrs import lsp_addresses
+
+
+@dataclass(frozen=True, slots=True)
+class AttachedRouter:
+    """A router port attached to a switch through the router-type switch port ``lsp``."""
+
+    lsp: Port
+    lrp: Port
+    nets: LrpNetworks
+    dynamic_neigh: bool  # its router learns other routers' MACs dynamically
+
+
+def _attached(sw: Datapath, ctx: FlowCtx) -> tuple[AttachedRouter, ...]:
+    out: list[AttachedRouter] = []
+    for p in sw.ports:
+        q = p.peer
+        if p.kind != "lsp" or not p.is_router_lsp or q is None or q.kind != "lrp":
+            continue
+        nets = port_nets(q, ctx)
+        if nets is not None:
+            out.append(AttachedRouter(p, q, nets, router_info(q.dp, ctx).dynamic_neigh))
+    return tuple(out)
+
+
+def attached_routers(sw: Datapath, ctx: FlowCtx) -> tuple[AttachedRouter, ...]:
+    """The router ports attached to switch ``sw`` (memoised under the switch's key)."""
+    return ctx.cached("lr_attached", sw.key, lambda: _attached(sw, ctx))
+
+
+def build_lr_arp_resolve_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    owner = dp_owner(router)
+    i = router.index
+    table.add(i, LR_IN_ARP_RESOLVE, 500, "ip4.mcast || ip6.mcast", "next;", owner=owner)
+    table.add(i, LR_IN_ARP_RESOLVE, 1, "ip4", "get_arp(outport, reg0); next;", owner=owner)
+    table.add(i, LR_IN_ARP_RESOLVE, 1, "ip6", "get_nd(outport, xxreg0); next;", owner=owner)
+
+
+def build_lrp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """A router port's addresses on its directly peered router, and its NAT-owned IPs."""
+    if port.kind != "lrp":
+        return
+    nets = port_nets(port, ctx)
+    if nets is None:
+        return
+    owner = port_owner(port)
+    h = lrp_hint(port)
+    excluded = router_info(port.dp, ctx).nat_owned
+    for fam, addrs in (("ip4", [n.addr_s for n in nets.ipv4]), ("ip6", [n.addr_s for n in nets.ipv6])):
+        owned = [a for a in addrs if parse_ip(a) in excluded]
+        if owned:
+            table.add(
+                port.dp.index,
+                LR_IN_ARP_RESOLVE,
+                2,
+                f"{fam}.dst == {braces(owned)}",
+                "drop;",
+                hint=h,
+                owner=owner,
+            )
+    peer = port.peer
+    if peer is None or peer.kind != "lrp":
+        return
+    actions = f"eth.dst = {nets.ea_s}; next;"
+    out = f'outport == "{peer.name}"'
+    if nets.ipv4:
+        match = f"{out} && reg0== {ip_set([n.addr_s for n in nets.ipv4])}"
+        table.add(peer.dp.index, LR_IN_ARP_RESOLVE, 100, match, actions, hint=h, owner=owner)
+    match = f"{out} && xxreg0 == {ip_set([n.addr_s for n in nets.ipv6])}"
+    table.add(peer.dp.index, LR_IN_ARP_RESOLVE, 100, match, actions, hint=h, owner=owner)
+
+
+def build_lsp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """The static bindings a switch port gives the routers attached to its switch."""
+    if port.kind != "lsp":
+        return
+    routers = attached_routers(port.dp, ctx)
+    if not routers:
+        return
+    if port.is_router_lsp:
+        _router_lsp_flows(port, routers, table)
+        return
+    if not port.enabled:
+        return
+    owner = port_owner(port)
+    h = hint(port.nb_key)
+    if port.sb_type == "virtual":
+        _virtual_flows(port, routers, ctx, table)
+        return
+    addresses = lsp_addresses(port)
+    for ar in routers:
+        out = f'outport == "{ar.lrp.name}"'
+        i = ar.lrp.dp.index
+        for entry in addresses:
+            actions = f"eth.dst = {entry.ea_s}; next;"
+            for n4 in entry.ipv4:
+                if any(n.contains(n4.addr) for n in ar.nets.ipv4):
+                    table.add(
+                        i,
+                        LR_IN_ARP_RESOLVE,
+                        100,
+                        f"{out} && reg0 == {n4.addr_s}",
+                        actions,
+                        hint=h,
+                        owner=owner,
+                    )
+            for n6 in entry.ipv6:
+                if any(n.contains(n6.addr) for n in ar.nets.ipv6):
+                    table.add(
+                        i,
+                        LR_IN_ARP_RESOLVE,
+                        100,
+                        f"{out} && xxreg0 == {n6.addr_s}",
+                        actions,
+                        hint=h,
+                        owner=owner,
+                    )
+
+
+def _virtual_flows(port: Port, routers: tuple[AttachedRouter, ...], ctx: FlowCtx, table: FlowTable) -> None:
+    if not port.nb.options.get("virtual-parents"):
+        return
+    vip = parse_ip_strict(str(port.nb.options.get("virtual-ip", "")))
+    if not isinstance(vip, IPv4Address):
+        return
+    mask = hmap_mask(len(ctx.nd.ports))
+    for ar in sorted(routers, key=lambda r: hmap_bucket(r.lsp.name, mask)):
+        if any(n.contains(vip) for n in ar.nets.ipv4):
+            match = f'outport == "{ar.lrp.name}" && reg0 == {vip}'
+            table.add(
+                ar.lrp.dp.index,
+                LR_IN_ARP_RESOLVE,
+                100,
+                match,
+                "eth.dst = 00:00:00:00:00:00; next;",
+                hint=hint(port.nb_key),
+                owner=port_owner(port),
+            )
+            return
+
+
+def _router_lsp_flows(port: Port, routers: tuple[AttachedRouter, ...], table: FlowTable) -> None:
+    me = next((ar for ar in routers if ar.lsp is port), None)
+    if me is None or me.dynamic_neigh or not port.enabled:
+        return
+    owner = port_owner(port)
+    h = hint(port.nb_key)
+    out = f'outport == "{me.lrp.name}"'
+    i = me.lrp.dp.index
+    for other in routers:
+        if other is me or other.lrp is me.lrp:
+            continue
+        actions = f"eth.dst = {other.nets.ea_s}; next;"
+        if other.nets.ipv4:
+            match = f"{out} && reg0 == {ip_set([n.addr_s for n in other.nets.ipv4])}"
+            table.add(i, LR_IN_ARP_RESOLVE, 100, match, actions, hint=h, owner=owner)
+        match = f"{out} && xxreg0 == {ip_set([n.addr_s for n in other.nets.ipv6])}"
+        table.add(i, LR_IN_ARP_RESOLVE, 100, match, actions, hint=h, owner=owner)

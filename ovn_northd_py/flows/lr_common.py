@@ -1,0 +1,282 @@
+"""What the logical router pipeline builders share: per-router and per-port facts.
+
+Observed on the reference (ovn-northd 23.03) and cross-checked with ``man ovn-northd``:
+
+* a *gateway router* has ``options:chassis``; a router *with a distributed gateway
+  port* (DGP) has a router port with gateway chassis (its chassisredirect port is
+  ``cr-<port>``).  Several ip_input flows depend on either;
+* a router port's networks keep their NB set order (sorted strings) followed by
+  the EUI-64 link-local address, which every port has;
+* router options are read as booleans the way OVS's ``smap_get_bool`` does:
+  ``true``/``false`` (any case), anything else means the default;
+* multicast: with ``options:mcast_relay`` the router forwards IP multicast, to the
+  ``_MC_static`` group when one of its ports sets ``options:mcast_flood``.
+
+Per-router values are memoised in the :class:`FlowCtx` under the router's key;
+values derived from a switch's ports are memoised under the switch's key (the
+incremental flow node forgets a switch's memo when its ports change).
+"""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv6Address
+from typing import Any
+
+from ..northd.addresses import (
+    AddressError,
+    IPAddress,
+    Ipv4Net,
+    Ipv6Net,
+    LrpNetworks,
+    format_ip,
+    parse_ip,
+    parse_lrp_networks,
+)
+from ..northd.model import Datapath, Port
+from .context import FlowCtx, hint
+from .ovs_order import ovs_hash_string
+from .router_addrs import parse_vip_address
+
+# The router pipeline's "packet too big" bit (``reg9[0]`` marks egress loopback,
+# ``reg9[2..3]`` neighbour lookup results, ``reg7`` the route table, ``reg8`` ECMP ids).
+REGBIT_PKT_LARGER = "reg9[1]"
+
+
+def smap_bool(options: Any, key: str, default: bool) -> bool:
+    """``options[key]`` read as OVS's smap_get_bool: true/false in any case, else ``default``."""
+    value = str(options.get(key, "")).lower()
+    if value == "true":
+        return True
+    if value == "false":
+        return False
+    return default
+
+
+def parse_ip_strict(text: str) -> IPAddress | None:
+    """An IP address as ``inet_pton`` reads it (no leading zeros, no prefix), or None."""
+    family = socket.AF_INET6 if ":" in text else socket.AF_INET
+    try:
+        raw = socket.inet_pton(family, text)
+    except (OSError, ValueError):
+        return None
+    return IPv6Address(raw) if family == socket.AF_INET6 else IPv4Address(raw)
+
+
+def net_s(net: Ipv4Net | Ipv6Net) -> str:
+    """``network/plen`` with the host bits cleared (``10.0.0.0/8``, ``fd01::/64``)."""
+    return f"{net.network_s}/{net.plen}"
+
+
+def ip_set(addrs: list[str]) -> str:
+    """One address as is, several as ``{a, b}`` (the reference's set notation)."""
+    return addrs[0] if len(addrs) == 1 else "{" + ", ".join(addrs) + "}"
+
+
+def braces(addrs: list[str]) -> str:
+    """Always ``{a, ...}``."""
+    return "{" + ", ".join(addrs) + "}"
+
+
+@dataclass(frozen=True, slots=True)
+class RouterInfo:
+    """Router-wide facts the pipeline reads.
+
+    ``snat_ips``: external IPs of the router's ``snat`` NAT rules; ``lb_vips``: VIPs of
+    its load balancers.  A router port IP in either is not dropped by ``lr_in_ip_input``
+    (the reference leaves it to the NAT stages) and is dropped late in ``lr_in_arp_resolve``.
+    """
+
+    is_gateway: bool  # options:chassis
+    has_dgp: bool
+    always_learn: bool  # options:always_learn_from_arp_request (default true)
+    dynamic_neigh: bool  # options:dynamic_neigh_routers (default false)
+    mcast_relay: bool  # options:mcast_relay
+    mcast_flood: bool  # one of its ports has options:mcast_flood
+    snat_ips: frozenset[IPAddress]
+    lb_vips: frozenset[IPAddress]
+    dgps: tuple[Port, ...]  # router ports with a chassisredirect port, in port order
+    nets: dict[str, LrpNetworks]  # router port name -> networks (ports with a valid MAC)
+
+    @property
+    def nat_owned(self) -> frozenset[IPAddress]:
+        return self.snat_ips | self.lb_vips
+
+
+def lrp_nets(port: Port) -> LrpNetworks | None:
+    try:
+        return parse_lrp_networks(port.nb.mac, sorted(port.nb.networks))
+    except AddressError:
+        return None
+
+
+def _compute_router(router: Datapath) -> RouterInfo:
+    nb = router.nb
+    options = nb.options
+    snat: set[IPAddress] = set()
+    for nat in nb.nat:
+        if nat.type == "snat":
+            try:
+                snat.add(parse_ip(nat.external_ip))
+            except AddressError:
+                pass
+    lbs = list(nb.load_balancer)
+    for group in nb.load_balancer_group:
+        lbs += list(group.load_balancer)
+    vips: set[IPAddress] = set()
+    for lb in lbs:
+        for key in lb.vips:
+            addr = parse_vip_address(key)
+            if addr is not None:
+                vips.add(addr)
+    nets: dict[str, LrpNetworks] = {}
+    for p in router.ports:
+        if p.kind == "lrp":
+            n = lrp_nets(p)
+            if n is not None:
+                nets[p.name] = n
+    dgps = tuple(p for p in router.ports if p.kind == "lrp" and p.crp is not None)
+    return RouterInfo(
+        is_gateway=bool(options.get("chassis")),
+        has_dgp=bool(dgps),
+        always_learn=smap_bool(options, "always_learn_from_arp_request", True),
+        dynamic_neigh=smap_bool(options, "dynamic_neigh_routers", False),
+        mcast_relay=smap_bool(options, "mcast_relay", False),
+        mcast_flood=any(
+            p.kind == "lrp" and smap_bool(p.nb.options, "mcast_flood", False) for p in router.ports
+        ),
+        snat_ips=frozenset(snat),
+        lb_vips=frozenset(vips),
+        dgps=dgps,
+        nets=nets,
+    )
+
+
+def router_info(router: Datapath, ctx: FlowCtx) -> RouterInfo:
+    return ctx.cached("lr_info", router.key, lambda: _compute_router(router))
+
+
+def port_nets(port: Port, ctx: FlowCtx) -> LrpNetworks | None:
+    """A router port's parsed networks (memoised with its router)."""
+    return router_info(port.dp, ctx).nets.get(port.name)
+
+
+def lrp_hint(port: Port) -> str:
+    return hint(port.nb_key)
+
+
+def cr_name(port: Port) -> str | None:
+    """The chassisredirect port of a distributed gateway port."""
+    return port.crp.name if port.crp is not None else None
+
+
+def peer_switch(port: Port) -> Datapath | None:
+    """The switch a router port is attached to (through a router-type switch port)."""
+    peer = port.peer
+    if peer is not None and peer.kind == "lsp":
+        return peer.dp
+    return None
+
+
+def _switch_types(sw: Datapath) -> frozenset[str]:
+    return frozenset(p.sb_type for p in sw.ports if p.kind == "lsp")
+
+
+def switch_port_types(sw: Datapath, ctx: FlowCtx) -> frozenset[str]:
+    """The Port_Binding types present on a switch (memoised under the switch's key)."""
+    return ctx.cached("lr_sw_types", sw.key, lambda: _switch_types(sw))
+
+
+def arp_resident_port(port: Port, ctx: FlowCtx) -> str | None:
+    """The chassisredirect port an ARP reply of ``port`` is limited to, if any.
+
+    Observed: only when the port's switch has a localnet port; then the port's own
+    chassisredirect port if it is a DGP, or the router's only DGP's when the port
+    sets ``options:reside-on-redirect-chassis``.
+    """
+    sw = peer_switch(port)
+    if sw is None or "localnet" not in switch_port_types(sw, ctx):
+        return None
+    if port.crp is not None:
+        return port.crp.name
+    info = router_info(port.dp, ctx)
+    if smap_bool(port.nb.options, "reside-on-redirect-chassis", False) and len(info.dgps) == 1:
+        return cr_name(info.dgps[0])
+    return None
+
+
+def gateway_mtu(port: Port) -> int | None:
+    """``options:gateway_mtu`` as a positive integer, else None."""
+    text = port.nb.options.get("gateway_mtu")
+    if text is None:
+        return None
+    try:
+        mtu = int(text)
+    except ValueError:
+        return None
+    return mtu if mtu > 0 else None
+
+
+def first_ipv4(nets: LrpNetworks) -> str | None:
+    return nets.ipv4[0].addr_s if nets.ipv4 else None
+
+
+def first_ipv6(nets: LrpNetworks) -> str:
+    """The first configured IPv6 address, else the link-local one."""
+    return nets.ipv6[0].addr_s
+
+
+def find_lrp_for_ip(router: Datapath, ctx: FlowCtx, ip: IPAddress) -> tuple[Port, str] | None:
+    """The first router port (port order) with a network containing ``ip``, and its address there."""
+    info = router_info(router, ctx)
+    for p in router.ports:
+        nets = info.nets.get(p.name)
+        if nets is None:
+            continue
+        addr = network_addr_for(nets, ip)
+        if addr is not None:
+            return p, addr
+    return None
+
+
+def network_addr_for(nets: LrpNetworks, ip: IPAddress) -> str | None:
+    """The port's address in the network that contains ``ip``."""
+    if isinstance(ip, IPv4Address):
+        for n4 in nets.ipv4:
+            if n4.contains(ip):
+                return n4.addr_s
+    else:
+        for n6 in nets.ipv6:
+            if n6.contains(ip):
+                return n6.addr_s
+    return None
+
+
+def fmt_ip(ip: IPAddress) -> str:
+    return format_ip(ip)
+
+
+def hmap_mask(n: int) -> int:
+    """The bucket mask of an OVS hmap after ``n`` insertions.
+
+    It grows (to ``n / 2`` with every bit below the highest set, and bit 1 set when
+    bit 0 is) as soon as ``n / 2`` exceeds the mask.
+    """
+    mask = 0
+    for count in range(2, n + 1, 2):
+        if count // 2 > mask:
+            m = count // 2
+            for shift in (1, 2, 4, 8, 16, 32):
+                m |= m >> shift
+            mask = m | ((m & 1) << 1)
+    return mask
+
+
+def hmap_bucket(name: str, mask: int) -> int:
+    """The bucket of ``name`` in an OVS hmap keyed by ``hash_string(name, 0)`` with bucket mask ``mask``.
+
+    Iterating such a map walks the buckets in index order; the reference's map of
+    all logical ports decides, e.g., which router port gets a virtual port's binding.
+    """
+    return ovs_hash_string(name) & mask

@@ -1,0 +1,119 @@
+"""The router stages after ARP resolution, and the checks for oversized packets.
+
+Observed on the reference (priority-0 fallbacks in :mod:`.defaults`):
+
+* ``lr_in_chk_pkt_len``: per router port G with ``options:gateway_mtu=M``, packets
+  leaving through G are measured (``reg9[1] = check_pkt_larger(M + 14)``, 50);
+  ``options:gateway_mtu_bypass=X`` skips the check for ``X`` (55);
+* ``lr_in_larger_pkts``: for such a G, packets from every other router port P that
+  are too big get an ICMP error from P (150; IPv4 only if P has an IPv4 address,
+  IPv6 from P's first configured address, else its link-local one; stage-hint P,
+  owner G);
+* ``lr_in_gw_redirect``: traffic to a distributed gateway port P goes to its
+  chassisredirect port (50);
+* ``lr_in_arp_request``: unresolved next hops trigger an ARP request or neighbour
+  solicitation (100; the static-route solicitations are in :mod:`.lr_routing`);
+* ``lr_out_snat``: neighbour solicitations skip SNAT (120, every router);
+* ``lr_out_delivery``: every enabled router port outputs (100, no stage-hint), IP
+  multicast from its own MAC with ``options:mcast_relay`` (110).
+"""
+
+from __future__ import annotations
+
+from ..lflow.stages import (
+    LR_IN_ARP_REQUEST,
+    LR_IN_CHK_PKT_LEN,
+    LR_IN_GW_REDIRECT,
+    LR_IN_LARGER_PKTS,
+    LR_OUT_DELIVERY,
+    LR_OUT_SNAT,
+)
+from ..lflow.table import FlowTable
+from ..northd.model import Datapath, Port
+from .context import FlowCtx, dp_owner, port_owner
+from .lr_common import first_ipv4, first_ipv6, gateway_mtu, lrp_hint, port_nets, router_info
+from .lr_ip_input import frag_needed_actions
+
+
+def build_lr_delivery_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    owner = dp_owner(router)
+    i = router.index
+    table.add(
+        i,
+        LR_IN_ARP_REQUEST,
+        100,
+        "eth.dst == 00:00:00:00:00:00 && ip4",
+        "arp { eth.dst = ff:ff:ff:ff:ff:ff; arp.spa = reg1; arp.tpa = reg0; arp.op = 1; output; };",
+        owner=owner,
+    )
+    table.add(
+        i,
+        LR_IN_ARP_REQUEST,
+        100,
+        "eth.dst == 00:00:00:00:00:00 && ip6",
+        "nd_ns { nd.target = xxreg0; output; };",
+        owner=owner,
+    )
+    table.add(i, LR_OUT_SNAT, 120, "nd_ns", "next;", owner=owner)
+
+
+def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    if port.kind != "lrp":
+        return
+    owner = port_owner(port)
+    i = port.dp.index
+    name = port.name
+    if port.enabled:
+        table.add(i, LR_OUT_DELIVERY, 100, f'outport == "{name}"', "output;", owner=owner)
+        nets = port_nets(port, ctx)
+        if router_info(port.dp, ctx).mcast_relay and nets is not None:
+            match = f'(ip4.mcast || ip6.mcast) && outport == "{name}"'
+            table.add(i, LR_OUT_DELIVERY, 110, match, f"eth.src = {nets.ea_s}; output;", owner=owner)
+    if port.crp is not None:
+        table.add(
+            i,
+            LR_IN_GW_REDIRECT,
+            50,
+            f'outport == "{name}"',
+            f'outport = "{port.crp.name}"; next;',
+            hint=lrp_hint(port),
+            owner=owner,
+        )
+    mtu = gateway_mtu(port)
+    if mtu is None or port_nets(port, ctx) is None:
+        return
+    h = lrp_hint(port)
+    out = f'outport == "{name}"'
+    table.add(
+        i, LR_IN_CHK_PKT_LEN, 50, out, f"reg9[1] = check_pkt_larger({mtu + 14}); next;", hint=h, owner=owner
+    )
+    bypass = port.nb.options.get("gateway_mtu_bypass")
+    if bypass:
+        table.add(i, LR_IN_CHK_PKT_LEN, 55, f"{out} && ({bypass})", "next;", hint=h, owner=owner)
+    nets_by_port = router_info(port.dp, ctx).nets
+    for other in port.dp.ports:
+        nets = nets_by_port.get(other.name)
+        if other is port or other.kind != "lrp" or nets is None:
+            continue
+        head = f'inport == "{other.name}" && {out}'
+        oh = lrp_hint(other)
+        src4 = first_ipv4(nets)
+        if src4 is not None:
+            table.add(
+                i,
+                LR_IN_LARGER_PKTS,
+                150,
+                f"{head} && ip4 && reg9[1] && reg9[0] == 0",
+                frag_needed_actions("ip4", nets.ea_s, src4, mtu),
+                hint=oh,
+                owner=owner,
+            )
+        table.add(
+            i,
+            LR_IN_LARGER_PKTS,
+            150,
+            f"{head} && ip6 && reg9[1] && reg9[0] == 0",
+            frag_needed_actions("ip6", nets.ea_s, first_ipv6(nets), mtu),
+            hint=oh,
+            owner=owner,
+        )

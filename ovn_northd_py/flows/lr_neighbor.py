@@ -1,0 +1,90 @@
+"""Router ingress ``lr_in_lookup_neighbor`` and ``lr_in_learn_neighbor``.
+
+Observed on the reference (priority-0 fallbacks in :mod:`.defaults`).  With the
+router's ``options:always_learn_from_arp_request`` true (the default):
+
+* lookup (100): ARP replies, neighbour advertisements and solicitations look the
+  sender up (``reg9[2] = lookup_arp/lookup_nd(...)``); per IPv4 network S/L of every
+  router port P (enabled or not), ARP requests ``inport == P && arp.spa == S/L`` too,
+  with ``is_chassis_resident("cr-P")`` on a distributed gateway port;
+* learn: skip when found (100), learn from ARP / NA / NS (90), NA without target
+  link-layer address learns ``eth.src`` (95), NS from the unspecified address or
+  without source link-layer address is not learnt (95).
+
+With it false, ``reg9[3]`` also tells whether learning is allowed: the lookups set
+it (``= 1`` for replies/NA, ``lookup_nd_ip`` for NS, ``lookup_arp_ip`` for requests
+from the subnet), ARP requests for the port's own address get a priority-110 flow
+setting it to 1, link-local NAs to a multicast address a priority-110 lookup, and
+the learn stage skips on ``reg9[2] == 1 || reg9[3] == 0``.
+"""
+
+from __future__ import annotations
+
+from ..lflow.stages import LR_IN_LEARN_NEIGHBOR, LR_IN_LOOKUP_NEIGHBOR
+from ..lflow.table import FlowTable
+from ..northd.model import Datapath, Port
+from .context import FlowCtx, dp_owner, port_owner
+from .lr_common import lrp_hint, net_s, port_nets, router_info
+
+LOOKUP_ARP = "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
+LOOKUP_NA = "reg9[2] = lookup_nd(inport, nd.target, nd.tll); "
+LOOKUP_NS = "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); "
+
+
+def build_lr_neighbor_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    owner = dp_owner(router)
+    i = router.index
+    always = router_info(router, ctx).always_learn
+
+    def lookup(priority: int, match: str, actions: str) -> None:
+        table.add(i, LR_IN_LOOKUP_NEIGHBOR, priority, match, actions, owner=owner)
+
+    def learn(priority: int, match: str, actions: str) -> None:
+        table.add(i, LR_IN_LEARN_NEIGHBOR, priority, match, actions, owner=owner)
+
+    if always:
+        lookup(100, "arp.op == 2", LOOKUP_ARP + "next;")
+        lookup(100, "nd_na", LOOKUP_NA + "next;")
+        lookup(100, "nd_ns", LOOKUP_NS + "next;")
+        learn(100, "reg9[2] == 1", "next;")
+    else:
+        lookup(100, "arp.op == 2", LOOKUP_ARP + "reg9[3] = 1; next;")
+        lookup(100, "nd_na", LOOKUP_NA + "reg9[3] = 1; next;")
+        lookup(100, "nd_ns", LOOKUP_NS + "reg9[3] = lookup_nd_ip(inport, ip6.src); next;")
+        lookup(
+            110,
+            "nd_na && ip6.src == fe80::/10 && ip6.dst == ff00::/8",
+            "reg9[2] = lookup_nd(inport, ip6.src, nd.tll); reg9[3] = lookup_nd_ip(inport, ip6.src); next;",
+        )
+        learn(100, "reg9[2] == 1 || reg9[3] == 0", "next;")
+    learn(95, "nd_na && nd.tll == 0", "put_nd(inport, nd.target, eth.src); next;")
+    learn(95, "nd_ns && (ip6.src == 0 || nd.sll == 0)", "next;")
+    learn(90, "arp", "put_arp(inport, arp.spa, arp.sha); next;")
+    learn(90, "nd_na", "put_nd(inport, nd.target, nd.tll); next;")
+    learn(90, "nd_ns", "put_nd(inport, ip6.src, nd.sll); next;")
+
+
+def build_lrp_neighbor_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    if port.kind != "lrp":
+        return
+    nets = port_nets(port, ctx)
+    if nets is None:
+        return
+    always = router_info(port.dp, ctx).always_learn
+    resident = f' && is_chassis_resident("{port.crp.name}")' if port.crp is not None else ""
+    owner = port_owner(port)
+    h = lrp_hint(port)
+    i = port.dp.index
+    for net in nets.ipv4:
+        head = f'inport == "{port.name}" && arp.spa == {net_s(net)}'
+        if always:
+            match = f"{head} && arp.op == 1{resident}"
+            table.add(i, LR_IN_LOOKUP_NEIGHBOR, 100, match, LOOKUP_ARP + "next;", hint=h, owner=owner)
+            continue
+        match = f"{head} && arp.tpa == {net.addr_s} && arp.op == 1{resident}"
+        table.add(
+            i, LR_IN_LOOKUP_NEIGHBOR, 110, match, LOOKUP_ARP + "reg9[3] = 1; next;", hint=h, owner=owner
+        )
+        match = f"{head} && arp.op == 1{resident}"
+        actions = LOOKUP_ARP + "reg9[3] = lookup_arp_ip(inport, arp.spa); next;"
+        table.add(i, LR_IN_LOOKUP_NEIGHBOR, 100, match, actions, hint=h, owner=owner)

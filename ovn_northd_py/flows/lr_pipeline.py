@@ -1,0 +1,83 @@
+"""The logical router pipeline's builders, in the order :mod:`ovn_northd_py.flows` runs them.
+
+* :data:`LR_DP_BUILDERS` take a router datapath.  Router-wide flows are owned by
+  ``("dp", key)``; static routes by ``("route", uuid)`` and policies by
+  ``("policy", uuid)`` (:func:`route_and_policy_owners` lists them, to rebuild a
+  router's routes and policies with :func:`build_lr_route_and_policy_flows`);
+* :data:`LR_PORT_BUILDERS` take a router port (owner ``("port", name)``).  Besides
+  its router's flows, a port owns the ``lr_in_arp_resolve`` bindings of its
+  addresses on a directly peered router.  Its ARP replies and admission read its
+  switch's port types (localnet, vtep): rebuild the switch's attached router ports
+  when its ports change (:func:`attached_router_ports`);
+* :data:`LSP_ROUTER_BUILDERS` take a switch port: the ``lr_in_arp_resolve`` bindings
+  of its addresses on the routers attached to its switch (a router-type port: of
+  the other attached router ports' addresses on its own router port), owned by the
+  switch port.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..lflow.table import FlowTable
+from ..northd.model import Datapath, Port
+from .context import FlowCtx, Owner
+from .lr_admission import build_lr_admission_flows, build_lrp_admission_flows
+from .lr_arp_resolve import (
+    build_lr_arp_resolve_flows,
+    build_lrp_arp_resolve_flows,
+    build_lsp_arp_resolve_flows,
+)
+from .lr_delivery import build_lr_delivery_flows, build_lrp_delivery_flows
+from .lr_ip_input import build_lr_ip_input_flows, build_lrp_ip_input_flows
+from .lr_nd_ra import build_lrp_nd_ra_flows
+from .lr_neighbor import build_lr_neighbor_flows, build_lrp_neighbor_flows
+from .lr_policy import build_lr_policy_flows, policy_owner
+from .lr_routing import (
+    build_lr_routing_flows,
+    build_lr_static_route_flows,
+    build_lrp_routing_flows,
+    route_owner,
+)
+
+DpBuilder = Callable[[Datapath, FlowCtx, FlowTable], None]
+PortBuilder = Callable[[Port, FlowCtx, FlowTable], None]
+
+LR_DP_BUILDERS: tuple[DpBuilder, ...] = (
+    build_lr_admission_flows,
+    build_lr_neighbor_flows,
+    build_lr_ip_input_flows,
+    build_lr_routing_flows,
+    build_lr_static_route_flows,
+    build_lr_policy_flows,
+    build_lr_arp_resolve_flows,
+    build_lr_delivery_flows,
+)
+LR_PORT_BUILDERS: tuple[PortBuilder, ...] = (
+    build_lrp_admission_flows,
+    build_lrp_neighbor_flows,
+    build_lrp_ip_input_flows,
+    build_lrp_nd_ra_flows,
+    build_lrp_routing_flows,
+    build_lrp_arp_resolve_flows,
+    build_lrp_delivery_flows,
+)
+LSP_ROUTER_BUILDERS: tuple[PortBuilder, ...] = (build_lsp_arp_resolve_flows,)
+
+
+def route_and_policy_owners(router: Datapath) -> list[Owner]:
+    """The owners of a router's static-route and policy flows."""
+    owners: list[Owner] = [route_owner(str(r.uuid)) for r in router.nb.static_routes]
+    owners += [policy_owner(str(p.uuid)) for p in router.nb.policies]
+    return owners
+
+
+def build_lr_route_and_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """A router's static-route and policy flows (after removing :func:`route_and_policy_owners`)."""
+    build_lr_static_route_flows(router, ctx, table)
+    build_lr_policy_flows(router, ctx, table)
+
+
+def attached_router_ports(sw: Datapath) -> list[Port]:
+    """The router ports attached to switch ``sw`` (their flows read the switch's port types)."""
+    return [p.peer for p in sw.ports if p.is_router_lsp and p.peer is not None and p.peer.kind == "lrp"]

@@ -1,0 +1,140 @@
+"""Router ingress ``lr_in_policy`` and ``lr_in_policy_ecmp`` (``Logical_Router_Policy``).
+
+Observed on the reference (priority-0 fallbacks in :mod:`.defaults`): every policy
+becomes one flow at its own priority with its match copied verbatim:
+
+* ``allow``: ``reg8[0..15] = 0; next;``; ``drop``: ``drop;``;
+* ``reroute`` to one next hop H (``nexthops``, else the deprecated ``nexthop``):
+  ``reg0 = H; reg1 = A; eth.src = E; outport = P; flags.loopback = 1;
+  reg8[0..15] = 0; next;`` (``xxreg`` for IPv6) where P is the first router port
+  (port order) with a network holding H and A its address there; no flow when no
+  port reaches H or H is not an address;
+* ``reroute`` to several next hops: every such policy (uuid order) takes the next
+  ECMP group id G, valid or not.  If a next hop is not an address or the families
+  differ, nothing is built.  Otherwise ``lr_in_policy_ecmp`` gets one priority-100
+  flow per next hop (sorted as strings, member ids from 1) until one is not
+  reachable; only when all are, the policy's flow selects a member
+  (``reg8[0..15] = G; reg8[16..31] = select(1, ..., n);``);
+* ``options:pkt_mark=M`` (a positive 32-bit integer) prefixes ``pkt.mark = M;`` to
+  the actions of allow and reroute policies (to the member flows for ECMP).
+
+Non-ECMP traffic passes ``lr_in_policy_ecmp`` (150, :mod:`.lr_routing`).  Owners: ``("policy", uuid)``;
+stage-hints: the policy.
+"""
+
+from __future__ import annotations
+
+from ipaddress import IPv6Address
+from typing import Any
+
+from ..lflow.stages import LR_IN_POLICY, LR_IN_POLICY_ECMP
+from ..lflow.table import FlowTable
+from ..northd.addresses import IPAddress
+from ..northd.build import opt
+from ..northd.model import Datapath, Port
+from .context import FlowCtx, hint
+from .lr_common import find_lrp_for_ip, fmt_ip, parse_ip_strict, port_nets
+
+OWNER_POLICY = "policy"
+
+
+def policy_owner(uuid: str) -> tuple[str, str]:
+    return (OWNER_POLICY, uuid)
+
+
+def _pkt_mark(row: Any) -> str:
+    text = str(row.options.get("pkt_mark", ""))
+    if not text.isdigit():
+        return ""
+    mark = int(text)
+    return f"pkt.mark = {mark}; " if 0 < mark <= 0xFFFFFFFF else ""
+
+
+def _nexthops(row: Any) -> list[str]:
+    hops = sorted(str(h) for h in row.nexthops)
+    if not hops:
+        single = opt(row.nexthop)
+        if single:
+            hops = [str(single)]
+    return hops
+
+
+def _next_hop(router: Datapath, ctx: FlowCtx, ip: IPAddress) -> str | None:
+    """``[xx]reg0 = H; [xx]reg1 = A; eth.src = E; outport = P;`` or None if unreachable."""
+    found = find_lrp_for_ip(router, ctx, ip)
+    if found is None:
+        return None
+    port, addr = found
+    nets = port_nets(port, ctx)
+    assert nets is not None
+    return _hop_actions(ip, port, addr, nets.ea_s)
+
+
+def _hop_actions(ip: IPAddress, port: Port, addr: str, mac: str) -> str:
+    r = "xx" if isinstance(ip, IPv6Address) else ""
+    return f'{r}reg0 = {fmt_ip(ip)}; {r}reg1 = {addr}; eth.src = {mac}; outport = "{port.name}";'
+
+
+def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """The router's policies, each owned by ``("policy", uuid)``."""
+    i = router.index
+    gid = 0
+    for row in sorted(router.nb.policies, key=lambda r: str(r.uuid)):
+        uuid = str(row.uuid)
+        owner = policy_owner(uuid)
+        h = hint(uuid)
+        priority = int(row.priority)
+        match = str(row.match)
+        if row.action == "drop":
+            table.add(i, LR_IN_POLICY, priority, match, "drop;", hint=h, owner=owner)
+        elif row.action == "allow":
+            table.add(
+                i,
+                LR_IN_POLICY,
+                priority,
+                match,
+                f"{_pkt_mark(row)}reg8[0..15] = 0; next;",
+                hint=h,
+                owner=owner,
+            )
+        elif row.action == "reroute":
+            hops = _nexthops(row)
+            if len(hops) == 1:
+                ip = parse_ip_strict(hops[0])
+                hop = _next_hop(router, ctx, ip) if ip is not None else None
+                if hop is not None:
+                    actions = f"{_pkt_mark(row)}{hop} flags.loopback = 1; reg8[0..15] = 0; next;"
+                    table.add(i, LR_IN_POLICY, priority, match, actions, hint=h, owner=owner)
+            elif len(hops) > 1:
+                gid += 1
+                _add_ecmp_policy(router, ctx, table, row, hops, gid)
+
+
+def _add_ecmp_policy(
+    router: Datapath, ctx: FlowCtx, table: FlowTable, row: Any, hops: list[str], gid: int
+) -> None:
+    ips = [parse_ip_strict(h) for h in hops]
+    valid = [ip for ip in ips if ip is not None]
+    if len(valid) != len(ips) or len({isinstance(ip, IPv6Address) for ip in valid}) != 1:
+        return
+    uuid = str(row.uuid)
+    owner = policy_owner(uuid)
+    h = hint(uuid)
+    mark = _pkt_mark(row)
+    for mid, ip in enumerate(valid, start=1):
+        hop = _next_hop(router, ctx, ip)
+        if hop is None:
+            return
+        match = f"reg8[0..15] == {gid} && reg8[16..31] == {mid}"
+        table.add(
+            router.index,
+            LR_IN_POLICY_ECMP,
+            100,
+            match,
+            f"{mark}{hop} flags.loopback = 1; next;",
+            hint=h,
+            owner=owner,
+        )
+    ids = ", ".join(str(m) for m in range(1, len(valid) + 1))
+    actions = f"reg8[0..15] = {gid}; reg8[16..31] = select({ids});"
+    table.add(router.index, LR_IN_POLICY, int(row.priority), str(row.match), actions, hint=h, owner=owner)

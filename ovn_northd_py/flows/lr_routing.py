@@ -1,0 +1,398 @@
+"""Router ingress ``lr_in_ip_routing_pre``, ``lr_in_ip_routing``, ``lr_in_ip_routing_ecmp``.
+
+Observed on the reference (priority-0 fallbacks in :mod:`.defaults`):
+
+* route tables: every distinct ``options:route_table`` of the router's ports (port
+  order), then of its static routes (route uuid order) gets an id from 1;
+  ``lr_in_ip_routing_pre`` sets ``reg7`` to the id of the inport's table (100);
+* multicast (``options:mcast_relay``): IP multicast goes to ``_MC_static`` with a
+  TTL decrement (10450; dropped when no port sets ``options:mcast_flood``); with
+  such a port IGMP/MLD go there too (10460) except the router's own (10550, per
+  port MAC).  Flows for IGMP groups learnt on attached switches are not built;
+* connected routes, per router port P (enabled or not) with MAC E: per IPv4 network
+  ``ip4.dst == S/L`` at priority 3*L+2 (``reg0 = ip4.dst; reg1 = A``), per configured
+  IPv6 network likewise with ``xxreg0``/``xxreg1``, and the link-local network only
+  for packets that came in on P (``inport == P && ip6.dst == fe80::/64``, 194);
+* static routes (``Logical_Router_Static_Route``): destination routes at priority
+  3*L+1 matching ``reg7 == T && ip4.dst == S/L``, source routes at 3*L matching
+  ``ip4.src == S/L`` (with the ``reg7`` test only in a named table); the next hop
+  goes to ``reg0`` and ``reg1`` is the output port's address in the next hop's
+  network (the port's first address of that family when ``output_port`` names a
+  port none of whose networks holds it).  Without ``output_port`` the first port
+  (port order) with a network holding the next hop is used; a route whose next hop
+  no port reaches, whose ``output_port`` is not a port of the router or whose
+  prefix and next hop differ in family gets no flow.  ``discard`` routes drop;
+* ECMP: valid routes with the same table, policy and prefix form a group (routes in
+  uuid order; group ids from 1 in the order groups get their second member, member
+  ids from 1 in route order); the routing flow selects a member
+  (``reg8[16..31] = select(...)``) and ``lr_in_ip_routing_ecmp`` sets the next hop per
+  member (100); non-ECMP traffic passes (150);
+* ECMP symmetric reply (``options:ecmp_symmetric_reply`` on a member route of a
+  group, gateway routers only): ``lr_in_defrag`` checks the next hop (100, once per
+  group) and, per such member's port P (tunnel key K), traffic entering P from the
+  route's prefix; ``lr_in_ecmp_stateful`` commits new/established connections
+  from P (100); replies are routed back through P (``lr_in_ip_routing`` 10300),
+  skip the policies (65535) and take the committed MAC (``lr_in_arp_resolve`` 200);
+* ``lr_in_arp_request``: for every static route whose next hop is an IPv6 address,
+  a priority-200 neighbour solicitation to the next hop's solicited-node address.
+
+Owners: connected routes and ``routing_pre`` belong to the router port, each static
+route's flows to ``("route", uuid)`` (an ECMP group's routing flow to its first
+member).  Stage-hints: the router port, the route; none on an ECMP group's flow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from ipaddress import IPv6Address
+from typing import Any
+
+from ..lflow.stages import (
+    LR_IN_ARP_REQUEST,
+    LR_IN_ARP_RESOLVE,
+    LR_IN_DEFRAG,
+    LR_IN_ECMP_STATEFUL,
+    LR_IN_IP_ROUTING,
+    LR_IN_IP_ROUTING_ECMP,
+    LR_IN_IP_ROUTING_PRE,
+    LR_IN_POLICY,
+    LR_IN_POLICY_ECMP,
+)
+from ..lflow.table import FlowTable
+from ..northd.addresses import (
+    AddressError,
+    IPAddress,
+    Ipv4Net,
+    Ipv6Net,
+    format_mac,
+    parse_ip_cidr,
+    solicited_node,
+)
+from ..northd.build import opt
+from ..northd.mcast_keys import MC_STATIC
+from ..northd.model import Datapath, Port
+from .context import FlowCtx, dp_owner, hint, port_owner
+from .lr_common import (
+    find_lrp_for_ip,
+    fmt_ip,
+    lrp_hint,
+    net_s,
+    network_addr_for,
+    parse_ip_strict,
+    port_nets,
+    router_info,
+    smap_bool,
+)
+
+OWNER_ROUTE = "route"
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A static route that resolved to a router port (or a discard route)."""
+
+    uuid: str
+    table_id: int
+    src: bool  # policy src-ip
+    prefix: Ipv4Net | Ipv6Net  # host bits cleared
+    nexthop: IPAddress | None  # None: discard
+    port: Port | None
+    port_addr: str  # the output port's address used as reg1/xxreg1
+    mac: str
+    symmetric: bool = False  # options:ecmp_symmetric_reply
+
+    @property
+    def v6(self) -> bool:
+        return isinstance(self.prefix, Ipv6Net)
+
+    @property
+    def group_key(self) -> tuple[int, bool, bool, int, int]:
+        return (self.table_id, self.src, self.v6, int(self.prefix.addr), self.prefix.plen)
+
+    @property
+    def priority(self) -> int:
+        return self.prefix.plen * 3 + (0 if self.src else 1)
+
+    @property
+    def match(self) -> str:
+        fam = "ip6" if self.v6 else "ip4"
+        direction = "src" if self.src else "dst"
+        m = f"{fam}.{direction} == {net_s(self.prefix)}"
+        if self.src and self.table_id == 0:
+            return m
+        return f"reg7 == {self.table_id} && {m}"
+
+    def next_hop_actions(self) -> str:
+        assert self.nexthop is not None and self.port is not None
+        r = "xx" if self.v6 else ""
+        return (
+            f"{r}reg0 = {fmt_ip(self.nexthop)}; {r}reg1 = {self.port_addr}; eth.src = {self.mac}; "
+            f'outport = "{self.port.name}";'
+        )
+
+
+def route_owner(uuid: str) -> tuple[str, str]:
+    return (OWNER_ROUTE, uuid)
+
+
+def _by_uuid(rows: Any) -> list[Any]:
+    return sorted(rows, key=lambda r: str(r.uuid))
+
+
+def route_table_ids(router: Datapath, ctx: FlowCtx) -> dict[str, int]:
+    """Route table name -> id (ports first, then static routes)."""
+
+    def compute() -> dict[str, int]:
+        ids: dict[str, int] = {}
+        names = [p.nb.options.get("route_table", "") for p in router.ports if p.kind == "lrp"]
+        names += [str(r.route_table) for r in _by_uuid(router.nb.static_routes)]
+        for name in names:
+            if name and name not in ids:
+                ids[name] = len(ids) + 1
+        return ids
+
+    return ctx.cached("lr_route_tables", router.key, compute)
+
+
+def _prefix(text: str) -> Ipv4Net | Ipv6Net | None:
+    try:
+        net = parse_ip_cidr(text)
+    except AddressError:
+        return None
+    if isinstance(net, Ipv4Net):
+        return Ipv4Net(net.network, net.plen)
+    return Ipv6Net(net.network, net.plen)
+
+
+def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, int]) -> Route | None:
+    uuid = str(row.uuid)
+    prefix = _prefix(str(row.ip_prefix))
+    if prefix is None:
+        return None
+    table_id = tables.get(str(row.route_table), 0)
+    src = opt(row.policy) == "src-ip"
+    nexthop_s = str(row.nexthop)
+    if nexthop_s == "discard":
+        return Route(uuid, table_id, src, prefix, None, None, "", "")
+    nexthop = parse_ip_strict(nexthop_s)
+    if nexthop is None or isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net):
+        return None
+    info = router_info(router, ctx)
+    symmetric = smap_bool(row.options, "ecmp_symmetric_reply", False)
+    out_name = opt(row.output_port)
+    if out_name:
+        port = next((p for p in router.ports if p.kind == "lrp" and p.name == out_name), None)
+        nets = info.nets.get(out_name) if port is not None else None
+        if port is None or nets is None:
+            return None
+        addr = network_addr_for(nets, nexthop)
+        if addr is None:
+            family = nets.ipv6 if isinstance(nexthop, IPv6Address) else nets.ipv4
+            if not family:
+                return None
+            addr = family[0].addr_s
+        return Route(uuid, table_id, src, prefix, nexthop, port, addr, nets.ea_s, symmetric)
+    found = find_lrp_for_ip(router, ctx, nexthop)
+    if found is None:
+        return None
+    port, addr = found
+    return Route(uuid, table_id, src, prefix, nexthop, port, addr, info.nets[port.name].ea_s, symmetric)
+
+
+def build_lrp_routing_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """Connected routes of one router port and its route-table selection."""
+    if port.kind != "lrp":
+        return
+    nets = port_nets(port, ctx)
+    if nets is None:
+        return
+    owner = port_owner(port)
+    h = lrp_hint(port)
+    i = port.dp.index
+    name = port.name
+    mac = nets.ea_s
+    rtb = port.nb.options.get("route_table")
+    if rtb:
+        tid = route_table_ids(port.dp, ctx)[rtb]
+        table.add(i, LR_IN_IP_ROUTING_PRE, 100, f'inport == "{name}"', f"reg7 = {tid}; next;", owner=owner)
+    info = router_info(port.dp, ctx)
+    if info.mcast_relay and info.mcast_flood:
+        # The router's own IGMP/MLD, statically forwarded, must not loop back.
+        for proto in ("igmp", "(mldv1 || mldv2)"):
+            table.add(i, LR_IN_IP_ROUTING, 10550, f"eth.src == {mac} && {proto}", "drop;", owner=owner)
+    tail = f'eth.src = {mac}; outport = "{name}"; flags.loopback = 1; next;'
+    for n4 in nets.ipv4:
+        actions = f"ip.ttl--; reg8[0..15] = 0; reg0 = ip4.dst; reg1 = {n4.addr_s}; {tail}"
+        table.add(
+            i, LR_IN_IP_ROUTING, n4.plen * 3 + 2, f"ip4.dst == {net_s(n4)}", actions, hint=h, owner=owner
+        )
+    for n6 in nets.ipv6:
+        actions = f"ip.ttl--; reg8[0..15] = 0; xxreg0 = ip6.dst; xxreg1 = {n6.addr_s}; {tail}"
+        match = f"ip6.dst == {net_s(n6)}"
+        if n6 is nets.lla:
+            match = f'inport == "{name}" && {match}'
+        table.add(i, LR_IN_IP_ROUTING, n6.plen * 3 + 2, match, actions, hint=h, owner=owner)
+
+
+def build_lr_routing_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """Router-wide routing flows: RS/RA drop and the ECMP bypasses (routes and policies)."""
+    owner = dp_owner(router)
+    table.add(router.index, LR_IN_IP_ROUTING, 10550, "nd_rs || nd_ra", "drop;", owner=owner)
+    table.add(router.index, LR_IN_IP_ROUTING_ECMP, 150, "reg8[0..15] == 0", "next;", owner=owner)
+    table.add(router.index, LR_IN_POLICY_ECMP, 150, "reg8[0..15] == 0", "next;", owner=owner)
+    info = router_info(router, ctx)
+    if info.mcast_relay:
+        to_static = f'clone {{ outport = "{MC_STATIC}"; ip.ttl--; next; }};' if info.mcast_flood else "drop;"
+        table.add(router.index, LR_IN_IP_ROUTING, 10450, "ip4.mcast || ip6.mcast", to_static, owner=owner)
+        if info.mcast_flood:
+            for match in ("igmp", "mldv1 || mldv2"):
+                actions = f'clone {{ outport = "{MC_STATIC}"; next; }};'
+                table.add(router.index, LR_IN_IP_ROUTING, 10460, match, actions, owner=owner)
+
+
+def static_routes(router: Datapath) -> list[Any]:
+    return _by_uuid(router.nb.static_routes)
+
+
+def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """The flows of the router's static routes, each owned by ``("route", uuid)``."""
+    rows = static_routes(router)
+    if not rows:
+        return
+    i = router.index
+    tables = route_table_ids(router, ctx)
+    groups: dict[tuple[int, bool, bool, int, int], list[Route]] = {}
+    order: list[list[Route]] = []  # groups in order of creation (second member)
+    for row in rows:
+        _add_nd_solicit(router, row, table)
+        route = _resolve_route(router, ctx, row, tables)
+        if route is None:
+            continue
+        members = groups.setdefault(route.group_key, [])
+        members.append(route)
+        if len(members) == 2:
+            order.append(members)
+    for members in groups.values():
+        if len(members) == 1:
+            _add_unique_route(i, members[0], table)
+    for gid, members in enumerate(order, start=1):
+        first = members[0]
+        ids = ", ".join(str(m) for m in range(1, len(members) + 1))
+        actions = f"ip.ttl--; flags.loopback = 1; reg8[0..15] = {gid}; reg8[16..31] = select({ids});"
+        table.add(i, LR_IN_IP_ROUTING, first.priority, first.match, actions, owner=route_owner(first.uuid))
+        for mid, route in enumerate(members, start=1):
+            if route.nexthop is None:
+                continue
+            match = f"reg8[0..15] == {gid} && reg8[16..31] == {mid}"
+            actions = f"{route.next_hop_actions()} next;"
+            table.add(
+                i,
+                LR_IN_IP_ROUTING_ECMP,
+                100,
+                match,
+                actions,
+                hint=hint(route.uuid),
+                owner=route_owner(route.uuid),
+            )
+        if router_info(router, ctx).is_gateway and any(m.symmetric for m in members):
+            _add_symmetric_reply(i, members, table)
+
+
+def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None:
+    """ECMP symmetric reply flows of one group (gateway routers only)."""
+    first = next(m for m in members if m.symmetric)
+    owner = route_owner(first.uuid)
+    table.add(
+        i,
+        LR_IN_DEFRAG,
+        100,
+        first.match,
+        "reg9[5] = chk_ecmp_nh(); ct_next;",
+        hint=hint(first.uuid),
+        owner=owner,
+    )
+    for m in members:
+        if not m.symmetric or m.port is None:
+            continue
+        owner = route_owner(m.uuid)
+        h = hint(m.uuid)
+        fam = "ip6" if m.v6 else "ip4"
+        reverse = f"{fam}.{'dst' if m.src else 'src'} == {net_s(m.prefix)}"
+        key = m.port.tunnel_key
+        head = f'inport == "{m.port.name}" && {reverse}'
+        table.add(i, LR_IN_DEFRAG, 100, head, "reg9[5] = chk_ecmp_nh_mac(); ct_next;", hint=h, owner=owner)
+        commit = (
+            f"ct_commit {{ ct_label.ecmp_reply_eth = eth.src;  ct_mark.ecmp_reply_port = {key};}}; "
+            f"commit_ecmp_nh(ipv6 = {'true' if m.v6 else 'false'}, proto = {{proto}}); next;"
+        )
+        for proto in ("sctp", "tcp", "udp"):
+            actions = commit.replace("{proto}", proto)
+            match = f"{head} && (!ct.rpl && ct.est) && {proto} && reg9[5] == 0"
+            table.add(i, LR_IN_ECMP_STATEFUL, 100, match, actions, hint=h, owner=owner)
+            table.add(
+                i,
+                LR_IN_ECMP_STATEFUL,
+                100,
+                f"{head} && (ct.new && !ct.est) && {proto}",
+                actions,
+                hint=h,
+                owner=owner,
+            )
+        reply = f"ct.rpl && reg9[5] == 1 && ct_mark.ecmp_reply_port == {key}"
+        xx = "xx" if m.v6 else ""
+        actions = (
+            f"ip.ttl--; flags.loopback = 1; eth.src = {m.mac}; {xx}reg1 = {m.port_addr}; "
+            f'outport = "{m.port.name}"; next;'
+        )
+        table.add(i, LR_IN_IP_ROUTING, 10300, f"{reply} && {m.match}", actions, hint=h, owner=owner)
+        table.add(i, LR_IN_POLICY, 65535, reply, "next;", hint=h, owner=owner)
+        table.add(
+            i,
+            LR_IN_ARP_RESOLVE,
+            200,
+            reply,
+            "push(xxreg1); xxreg1 = ct_label; eth.dst = xxreg1[32..79]; pop(xxreg1); next;",
+            hint=h,
+            owner=owner,
+        )
+
+
+def _add_unique_route(i: int, route: Route, table: FlowTable) -> None:
+    if route.nexthop is None:
+        actions = "drop;"
+    else:
+        head = "ip.ttl--; reg8[0..15] = 0; "
+        actions = f"{head}{route.next_hop_actions()} flags.loopback = 1; next;"
+    table.add(
+        i,
+        LR_IN_IP_ROUTING,
+        route.priority,
+        route.match,
+        actions,
+        hint=hint(route.uuid),
+        owner=route_owner(route.uuid),
+    )
+
+
+def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable) -> None:
+    nexthop = parse_ip_strict(str(row.nexthop))
+    if not isinstance(nexthop, IPv6Address):
+        return
+    sn = solicited_node(nexthop)
+    mcast = format_mac((0x3333 << 32) | (int(sn) & 0xFFFFFFFF))
+    g = fmt_ip(nexthop)
+    match = f"eth.dst == 00:00:00:00:00:00 && ip6 && xxreg0 == {g}"
+    actions = f"nd_ns {{ eth.dst = {mcast}; ip6.dst = {fmt_ip(sn)}; nd.target = {g}; output; }};"
+    uuid = str(row.uuid)
+    table.add(router.index, LR_IN_ARP_REQUEST, 200, match, actions, hint=hint(uuid), owner=route_owner(uuid))
+
+
+__all__ = [
+    "OWNER_ROUTE",
+    "build_lr_routing_flows",
+    "build_lr_static_route_flows",
+    "build_lrp_routing_flows",
+    "route_owner",
+    "route_table_ids",
+    "static_routes",
+]
