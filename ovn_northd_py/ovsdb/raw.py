@@ -16,12 +16,87 @@ to our own requests before the IDL sees them.
 from __future__ import annotations
 
 import itertools
+import json
+from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 import ovs.jsonrpc
+import ovs.socket_util
+import ovs.stream
 
 _ids = itertools.count(1)
+
+
+class _OutBuf:
+    """The output queue of a python-ovs jsonrpc Connection, without its quadratic cost.
+
+    ``Connection.run`` sends ``self.output`` and then keeps ``self.output[n:]``; with a
+    str of 100 MB that re-encodes and copies the remainder on every partial send.
+    This queue of byte chunks makes both O(1); the stream's ``send`` is wrapped to
+    send from the head chunk.  ``+=`` of a str (the IDL's own messages) still works.
+    """
+
+    __slots__ = ("_chunks", "_len", "_off")
+
+    def __init__(self) -> None:
+        self._chunks: deque[bytes] = deque()
+        self._off = 0
+        self._len = 0
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iadd__(self, data: str | bytes) -> Self:
+        b = data.encode("utf-8") if isinstance(data, str) else data
+        if b:
+            self._chunks.append(b)
+            self._len += len(b)
+        return self
+
+    __add__ = __iadd__
+
+    def __getitem__(self, s: slice) -> _OutBuf:
+        n = s.start or 0
+        self._len -= n
+        while n:
+            head = len(self._chunks[0]) - self._off
+            if n < head:
+                self._off += n
+                break
+            n -= head
+            self._chunks.popleft()
+            self._off = 0
+        return self
+
+    def head(self) -> memoryview:
+        return memoryview(self._chunks[0])[self._off:]
+
+
+def _stream_send(stream: Any, buf: Any) -> int:
+    if not isinstance(buf, _OutBuf):
+        return int(ovs.stream.Stream.send(stream, buf))
+    try:
+        err = stream.connect()
+        if err:
+            return -int(err)
+        if not len(buf):
+            return 0
+        return int(stream.socket.send(buf.head()))
+    except OSError as e:
+        return -int(ovs.socket_util.get_exception_errno(e))
+
+
+def _bulk_output(rpc: Any) -> _OutBuf:
+    """Switch a Connection to the chunked output queue (once per connection)."""
+    if not isinstance(rpc.output, _OutBuf):
+        ob = _OutBuf()
+        ob += rpc.output
+        rpc.output = ob
+        stream = rpc.stream
+        stream.send = lambda buf, _s=stream: _stream_send(_s, buf)
+    out: _OutBuf = rpc.output
+    return out
 
 
 class SessionTap:
@@ -73,10 +148,19 @@ class RawSb:
         if with_lock and self.lock_name:
             head.append({"op": "assert", "lock": self.lock_name})
         rid = f"raw{next(_ids)}"
+        rpc = getattr(self.tap._s, "rpc", None)
+        if rpc is None or rpc.status:
+            return None
         msg = ovs.jsonrpc.Message(ovs.jsonrpc.Message.T_REQUEST, "transact", head + ops, None, None, rid)
+        # Serialise once with the C encoder (no key sorting) and queue the bytes.
+        data = json.dumps(msg.to_json(), separators=(",", ":")).encode("utf-8")
+        out = _bulk_output(rpc)
+        was_empty = len(out) == 0
+        out += data
         self.tap.waiting.add(rid)
-        err = self.tap.send(msg)
-        if err:
+        if was_empty:
+            rpc.run()
+        if rpc.status:
             self.tap.waiting.discard(rid)
             return None
         return RawRequest(rid, self.tap.get_seqno(), len(head) - 1)
