@@ -16,6 +16,9 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   ``ctx`` under the router's key: ``ctx.forget(router.key)``);
 * the switch-wide conntrack/ACL flows (:mod:`.ls_acl`) read the switch's ACLs (its
   own and its Port_Groups', ``ctx.acl``), load balancers, router and localnet ports;
+* each switch load balancer's flows (:mod:`.ls_lb`, owner ``("lb", lb uuid)``) are built by
+  :data:`ROW_BUILDERS` (any Load_Balancer / group / ``Logical_Switch.load_balancer*`` change
+  recomputes); the switch-wide hairpin flows read whether the switch has a VIP;
 * each ACL's flows (:mod:`.acl_rules`, owner ``("acl", acl uuid, switch key)``) are
   built by :data:`ROW_BUILDERS`, outside the datapath builders: the ACL feature's
   handlers (:mod:`ovn_northd_py.engine.feature_acl`) rebuild them;
@@ -53,6 +56,7 @@ from .ls_external import build_lsp_external_port_flows
 from .ls_fdb import build_lsp_fdb_flows
 from .ls_fwd_group import build_ls_fwd_group_flows
 from .ls_l2 import build_ls_l2_flows, build_lsp_l2_flows
+from .ls_lb import build_all_switch_lb_flows, build_ls_hairpin_flows
 from .ls_port_security import build_ls_port_sec_flows, build_lsp_port_sec_flows
 
 DpBuilder = Callable[[Datapath, FlowCtx, FlowTable], None]
@@ -66,6 +70,7 @@ SWITCH_BUILDERS: tuple[DpBuilder, ...] = (
     build_ls_acl_flows,
     build_ls_fwd_group_flows,
     build_ls_dns_flows,
+    build_ls_hairpin_flows,
 )
 ROUTER_BUILDERS: tuple[DpBuilder, ...] = (build_lr_default_flows, *LR_DP_BUILDERS)
 SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (
@@ -80,7 +85,7 @@ SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (
 )
 ROUTER_PORT_BUILDERS: tuple[PortBuilder, ...] = (build_lrp_default_flows, *LR_PORT_BUILDERS)
 # Flows owned by NB rows other than datapaths and ports, built once per full build.
-ROW_BUILDERS: tuple[RowBuilder, ...] = (build_all_acl_flows,)
+ROW_BUILDERS: tuple[RowBuilder, ...] = (build_all_acl_flows, build_all_switch_lb_flows)
 
 
 def datapath_enabled(dp: Datapath) -> bool:

@@ -4,6 +4,8 @@
   ``("dp", key)``; static routes by ``("route", uuid)`` and policies by
   ``("policy", uuid)`` (:func:`route_and_policy_owners` lists them, to rebuild a
   router's routes and policies with :func:`build_lr_route_and_policy_flows`);
+  NAT rules by ``("nat", uuid)`` and load balancers by ``("lb", uuid, router key)``
+  (:func:`.lr_nat.nat_and_lb_owners`; NAT/LB changes take the recompute path);
 * :data:`LR_PORT_BUILDERS` take a router port (owner ``("port", name)``).  Besides
   its router's flows, a port owns the ``lr_in_arp_resolve`` bindings of its
   addresses on a directly peered router.  Its ARP replies and admission read its
@@ -30,6 +32,7 @@ from .lr_arp_resolve import (
 )
 from .lr_delivery import build_lr_delivery_flows, build_lrp_delivery_flows
 from .lr_ip_input import build_lr_ip_input_flows, build_lrp_ip_input_flows
+from .lr_nat import build_lr_nat_flows
 from .lr_nd_ra import build_lrp_nd_ra_flows
 from .lr_neighbor import build_lr_neighbor_flows, build_lrp_neighbor_flows
 from .lr_policy import build_lr_policy_flows, policy_owner
@@ -52,6 +55,7 @@ LR_DP_BUILDERS: tuple[DpBuilder, ...] = (
     build_lr_policy_flows,
     build_lr_arp_resolve_flows,
     build_lr_delivery_flows,
+    build_lr_nat_flows,
 )
 LR_PORT_BUILDERS: tuple[PortBuilder, ...] = (
     build_lrp_admission_flows,

@@ -365,6 +365,5 @@ def test_router_stages_on_mixed_10(parity_run):
     nat_ips = [f"50.0.0.{i}" for i in range(1, 11)]
     assert_router_stages(r, nat_ips=nat_ips)
     by_stage = {s.stage: s for s in r.flows.stages}
-    # Only the gateway routers' NAT flows are left: 4 in ip_input and 2 in arp_resolve each.
-    assert len(by_stage["lr_in_ip_input"].missing) == 40
-    assert len(by_stage["lr_in_arp_resolve"].missing) == 20
+    # The gateway routers' NAT flows are built too (tests/parity/test_router_nat.py).
+    assert not by_stage["lr_in_ip_input"].missing and not by_stage["lr_in_arp_resolve"].missing

@@ -192,7 +192,8 @@ def nat(
 
 
 def lb(*vips: str) -> SimpleNamespace:
-    return SimpleNamespace(vips={v: "192.168.0.5:80" for v in vips}, options={})
+    return SimpleNamespace(vips={v: "192.168.0.5:80" for v in vips}, options={}, uuid=uuid.uuid4(), protocol=[],
+                           health_check=[], selection_fields=[])
 
 
 class Flows:

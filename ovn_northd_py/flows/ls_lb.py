@@ -1,0 +1,248 @@
+"""Load balancers on logical switches (man ovn-northd: Pre-stateful, LB, LB affinity, hairpin tables).
+
+Observed on the reference (23.03), for each load balancer attached to a switch (directly
+or through a Load_Balancer_Group; owner ``("lb", lb uuid)``), and each of its VIPs
+(``IP``, ``IP:PORT``, ``[IP6]``, ``[IP6]:PORT``; protocol tcp unless ``udp``/``sctp``):
+
+* ``ls_in_pre_stateful`` 120: ``reg0[2] == 1 && ip4.dst == VIP [&& P.dst == PORT]`` loads the
+  VIP into ``reg1`` (``xxreg1`` for IPv6) and the port into ``reg2[0..15]``, then ``ct_lb_mark;``;
+* ``ls_in_lb`` 120 (with a port) / 110 (without): ``ct.new && ip4.dst == VIP [&& P.dst == PORT]``
+  -> ``reg0[1] = 0; ct_lb_mark(backends=B[; hash_fields="..."]);`` (``selection_fields``,
+  ``tp_*`` named after the protocol); without backends ``drop;``, or with ``options:reject``
+  a reject that resumes at egress ``ls_out_qos_mark``;
+* ``options:affinity_timeout`` > 0: ``ls_in_lb_aff_check`` 100 per VIP, and per backend
+  ``ls_in_lb`` 150 (restore the VIP registers, ``ct_lb_mark`` to that backend) and
+  ``ls_in_lb_aff_learn`` 100 (``commit_lb_aff``);
+* identical flows of two load balancers on one switch are one flow; different actions for
+  one VIP are both emitted.
+
+A switch with a VIP (owner ``("dp", key)``) also gets the hairpin flows:
+``ls_in_pre_hairpin`` 100, ``ls_in_nat_hairpin`` 100/100/90 and ``ls_in_hairpin`` 1.
+``skip_snat`` and ``hairpin_snat_ip`` change nothing on switches.  VIPs with a health check
+are not built (their backends depend on SB Service_Monitor status).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ..lflow.stages import (
+    LS_IN_HAIRPIN,
+    LS_IN_LB,
+    LS_IN_LB_AFF_CHECK,
+    LS_IN_LB_AFF_LEARN,
+    LS_IN_NAT_HAIRPIN,
+    LS_IN_PRE_HAIRPIN,
+    LS_IN_PRE_STATEFUL,
+    LS_OUT_QOS_MARK,
+)
+from ..lflow.table import FlowTable
+from ..northd.model import Datapath, Northd
+from .acl_index import ls_has_lb_vips
+from .context import FlowCtx, Owner, dp_owner, hint
+from .registers import REGBIT_CONNTRACK_COMMIT, REGBIT_CONNTRACK_NAT
+
+OWNER_LB: Final = "lb"
+REGBIT_HAIRPIN: Final = "reg0[6]"
+REGBIT_HAIRPIN_REPLY: Final = "reg0[12]"
+REGBIT_KNOWN_LB_SESSION: Final = "reg9[6]"
+REG_ORIG_PORT: Final = "reg2[0..15]"
+REG_AFF_BACKEND_PORT: Final = "reg8[0..15]"
+PRE_STATEFUL_VIP_PRIORITY: Final = 120
+LB_PORT_PRIORITY: Final = 120
+LB_IP_PRIORITY: Final = 110
+LB_AFF_PRIORITY: Final = 150
+AFF_PRIORITY: Final = 100
+PROTOCOLS: Final = ("tcp", "udp", "sctp")
+
+
+def lb_owner(lb: Any) -> Owner:
+    return (OWNER_LB, str(lb.uuid))
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    ip: str  # normalised text
+    v6: bool
+    port: int | None
+
+    def text(self) -> str:
+        """``IP[:PORT]`` / ``[IP6]:PORT`` / ``IP6``, as the reference prints it."""
+        if self.port is None:
+            return self.ip
+        return f"[{self.ip}]:{self.port}" if self.v6 else f"{self.ip}:{self.port}"
+
+
+def parse_endpoint(text: str) -> Endpoint | None:
+    """``IP``, ``IP:PORT``, ``IP6``, ``[IP6]`` or ``[IP6]:PORT``; None when invalid."""
+    s = text.strip()
+    port: int | None = None
+    if s.startswith("["):
+        host, sep, rest = s[1:].partition("]")
+        if not sep:
+            return None
+        if rest:
+            if not rest.startswith(":") or not rest[1:].isdigit():
+                return None
+            port = int(rest[1:])
+    elif s.count(":") == 1:
+        host, _, p = s.partition(":")
+        if not p.isdigit():
+            return None
+        port = int(p)
+    else:
+        host = s
+    try:
+        addr = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    if port is not None and not 0 < port <= 65535:
+        return None
+    return Endpoint(str(addr), addr.version == 6, port)
+
+
+@dataclass(frozen=True, slots=True)
+class Vip:
+    vip: Endpoint
+    backends: tuple[Endpoint, ...]
+    key: str  # the NB vips key
+
+
+def lb_protocol(lb: Any) -> str:
+    proto = lb.protocol[0] if lb.protocol else "tcp"
+    return proto if proto in PROTOCOLS else "tcp"
+
+
+def lb_vips(lb: Any) -> Iterator[Vip]:
+    """The load balancer's valid VIPs without a health check, in NB key order."""
+    checked = {hc.vip for hc in lb.health_check}
+    for key in sorted(lb.vips):
+        if key in checked:
+            continue
+        vip = parse_endpoint(key)
+        if vip is None:
+            continue
+        backends: list[Endpoint] = []
+        for text in lb.vips[key].split(","):
+            if not text.strip():
+                continue
+            b = parse_endpoint(text)
+            if b is not None and b.v6 == vip.v6:
+                backends.append(b)
+        yield Vip(vip, tuple(backends), key)
+
+
+def switch_lbs(dp: Datapath) -> list[Any]:
+    """The load balancers of switch ``dp``: its own, then its groups'."""
+    out: dict[str, Any] = {str(lb.uuid): lb for lb in dp.nb.load_balancer}
+    for grp in dp.nb.load_balancer_group:
+        for lb in grp.load_balancer:
+            out.setdefault(str(lb.uuid), lb)
+    return list(out.values())
+
+
+def _opt_int(lb: Any, name: str) -> int:
+    try:
+        return int(lb.options.get(name, "0"))
+    except ValueError:
+        return 0
+
+
+def _hash_fields(lb: Any, proto: str) -> str:
+    fields = [f.replace("tp_", f"{proto}_") for f in sorted(lb.selection_fields)]
+    return f'; hash_fields="{",".join(fields)}"' if fields else ""
+
+
+def _regs(v: Vip) -> tuple[str, str]:
+    """(ip family, register holding the original destination)."""
+    return ("ip6", "xxreg1") if v.vip.v6 else ("ip4", "reg1")
+
+
+def _vip_match(v: Vip, proto: str) -> str:
+    fam, _ = _regs(v)
+    m = f"{fam}.dst == {v.vip.ip}"
+    return m if v.vip.port is None else f"{m} && {proto}.dst == {v.vip.port}"
+
+
+def _load_vip(v: Vip) -> str:
+    _, reg = _regs(v)
+    out = f"{reg} = {v.vip.ip}; "
+    return out if v.vip.port is None else f"{out}{REG_ORIG_PORT} = {v.vip.port}; "
+
+
+def _vip_action(lb: Any, v: Vip, proto: str) -> str:
+    if not v.backends:
+        if lb.options.get("reject", "false").lower() == "true":
+            return f"reg0 = 0; reject {{ outport <-> inport; next(pipeline=egress,table={LS_OUT_QOS_MARK.table_id});}};"
+        return "drop;"
+    backends = ",".join(b.text() for b in v.backends)
+    return f"{REGBIT_CONNTRACK_COMMIT} = 0; ct_lb_mark(backends={backends}{_hash_fields(lb, proto)});"
+
+
+def _add_affinity(dp: Datapath, lb: Any, v: Vip, proto: str, timeout: int, table: FlowTable) -> None:
+    i, owner, h = dp.index, lb_owner(lb), hint(str(lb.uuid))
+    fam, reg = _regs(v)
+    vip_regs = f"ct.new && {fam} && {reg} == {v.vip.ip}"
+    if v.vip.port is not None:
+        vip_regs += f" && {REG_ORIG_PORT} == {v.vip.port}"
+    table.add(i, LS_IN_LB_AFF_CHECK, AFF_PRIORITY, vip_regs, f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;",
+              hint=h, owner=owner)
+    backend_reg = "xxreg0" if v.vip.v6 else "reg4"
+    for b in v.backends:
+        m = f"{REGBIT_KNOWN_LB_SESSION} == 1 && ct.new && {fam} && {backend_reg} == {b.ip}"
+        if b.port is not None:
+            m += f" && {REG_AFF_BACKEND_PORT} == {b.port}"
+        table.add(i, LS_IN_LB, LB_AFF_PRIORITY, m,
+                  f"{REGBIT_CONNTRACK_COMMIT} = 0; {_load_vip(v)}ct_lb_mark(backends={b.text()});", hint=h,
+                  owner=owner)
+        learn = f"{REGBIT_KNOWN_LB_SESSION} == 0 && {vip_regs} && {fam}.dst == {b.ip}"
+        args = f'vip = "{v.vip.text()}", backend = "{b.text()}", '
+        if b.port is not None:
+            learn += f" && {proto}.dst == {b.port}"
+        if v.vip.port is not None:
+            args += f"proto = {proto}, "
+        table.add(i, LS_IN_LB_AFF_LEARN, AFF_PRIORITY, learn, f"commit_lb_aff({args}timeout = {timeout}); /* drop */",
+                  hint=h, owner=owner)
+
+
+def build_switch_lb_flows(dp: Datapath, lb: Any, table: FlowTable) -> None:
+    """The flows of load balancer ``lb`` on switch ``dp`` (owner ``("lb", lb uuid)``)."""
+    i, owner, h = dp.index, lb_owner(lb), hint(str(lb.uuid))
+    proto = lb_protocol(lb)
+    timeout = _opt_int(lb, "affinity_timeout")
+    for v in lb_vips(lb):
+        match = _vip_match(v, proto)
+        table.add(i, LS_IN_PRE_STATEFUL, PRE_STATEFUL_VIP_PRIORITY, f"{REGBIT_CONNTRACK_NAT} == 1 && {match}",
+                  f"{_load_vip(v)}ct_lb_mark;", hint=h, owner=owner)
+        prio = LB_IP_PRIORITY if v.vip.port is None else LB_PORT_PRIORITY
+        table.add(i, LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto), hint=h, owner=owner)
+        if timeout > 0 and v.backends:
+            _add_affinity(dp, lb, v, proto, timeout, table)
+
+
+def build_all_switch_lb_flows(nd: Northd, ctx: FlowCtx, table: FlowTable) -> None:
+    """Every switch load balancer's flows (a full build)."""
+    for dp in nd.by_index:
+        if dp.is_switch:
+            for lb in switch_lbs(dp):
+                build_switch_lb_flows(dp, lb, table)
+
+
+def build_ls_hairpin_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """The switch-wide hairpin flows of a switch with a load-balancer VIP (owner ``("dp", key)``)."""
+    if not ls_has_lb_vips(dp):
+        return
+    i, owner = dp.index, dp_owner(dp)
+    table.add(i, LS_IN_PRE_HAIRPIN, 100, "ip && ct.trk",
+              f"{REGBIT_HAIRPIN} = chk_lb_hairpin(); {REGBIT_HAIRPIN_REPLY} = chk_lb_hairpin_reply(); next;",
+              owner=owner)
+    table.add(i, LS_IN_NAT_HAIRPIN, 100, f"ip && ct.new && ct.trk && {REGBIT_HAIRPIN} == 1",
+              "ct_snat_to_vip; next;", owner=owner)
+    table.add(i, LS_IN_NAT_HAIRPIN, 100, f"ip && ct.est && ct.trk && {REGBIT_HAIRPIN} == 1", "ct_snat;",
+              owner=owner)
+    table.add(i, LS_IN_NAT_HAIRPIN, 90, f"ip && {REGBIT_HAIRPIN_REPLY} == 1", "ct_snat;", owner=owner)
+    table.add(i, LS_IN_HAIRPIN, 1, f"({REGBIT_HAIRPIN} == 1 || {REGBIT_HAIRPIN_REPLY} == 1)",
+              "eth.dst <-> eth.src; outport = inport; flags.loopback = 1; output;", owner=owner)
