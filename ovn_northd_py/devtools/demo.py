@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import argparse
-import socket
 import subprocess
 import sys
 import tempfile
@@ -15,15 +14,10 @@ from pathlib import Path
 
 from .sample import load_sample
 from .servers import NB_SCHEMA, SB_SCHEMA, OvsdbServer, nbctl, sbctl, stop_pid
+from .testing import free_port
 
 TABLES = ("Datapath_Binding", "Port_Binding", "Multicast_Group", "HA_Chassis_Group", "IP_Multicast",
           "Logical_Flow", "Logical_DP_Group", "Load_Balancer", "Address_Set")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def count_rows(sb_remote: str, table: str) -> int:

@@ -21,13 +21,14 @@ import time
 import urllib.request
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, Self
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from ovn_northd_py.devtools.servers import OurNorthd
+from ovn_northd_py.devtools.testing import free_port, wait_until
 
 FLOW_TABLES = ("Logical_Flow", "Logical_DP_Group", "Load_Balancer")
 WATCHED = (*FLOW_TABLES, "Datapath_Binding", "Port_Binding", "Multicast_Group", "IP_Multicast", "SB_Global")
@@ -36,24 +37,6 @@ FLOW_COMMITS = "ovn_northd_py_sb_commits_total"
 Row = dict[str, Any]
 
 # --------------------------------------------------------------------------- helpers
-
-
-def wait_until(pred: Callable[[], object], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        v = pred()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 class JsonStream:

@@ -4,36 +4,15 @@ from __future__ import annotations
 
 import json
 import random
-import re
-import socket
 import subprocess
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from ovn_northd_py.devtools.servers import OurNorthd
+from ovn_northd_py.devtools.testing import free_port, metric, mismatches, node_runs
 
 MIXED = Path(__file__).resolve().parents[2].parent / "shared" / "workloads" / "mixed.py"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def metric(port: int, name: str, labels: str = "") -> float:
-    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
-    total = 0.0
-    for line in text.splitlines():
-        if line.startswith(name + ("{" if labels else "")) and labels in line or not labels and re.match(rf"^{re.escape(name)} ", line):
-            total += float(line.rsplit(" ", 1)[1])
-    return total
-
-
-def node_runs(port: int, node: str, result: str) -> float:
-    return metric(port, "ovn_northd_py_engine_node_runs_total", f'node="{node}",result="{result}"')
 
 
 @pytest.fixture
@@ -52,10 +31,6 @@ def checked(mixed_env):
         yield mixed_env, d, port
     finally:
         d.stop()
-
-
-def mismatches(d: OurNorthd) -> list[dict]:
-    return [r for r in d.log_records() if r.get("event", "").startswith("incremental state differs")]
 
 
 def test_port_add_and_delete_need_no_recompute(checked):

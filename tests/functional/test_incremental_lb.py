@@ -13,6 +13,7 @@ import pytest
 from test_incremental import MIXED, free_port, metric, mismatches, node_runs
 
 from ovn_northd_py.devtools.servers import OurNorthd
+from ovn_northd_py.devtools.testing import run_batch as _run
 
 SWITCHES = ("ls1", "ls2", "ls3")
 LBS = ("lba", "lbb", "lbc", "lbd")
@@ -32,15 +33,6 @@ def lb_env(env):
         yield env, d, port
     finally:
         d.stop()
-
-
-def _run(env, batch: list[list[str]]) -> None:
-    args: list[str] = []
-    for i, cmd in enumerate(batch):
-        if i:
-            args.append("--")
-        args += cmd
-    env.nbctl(*args, wait="sb")
 
 
 def random_lb_batches(seed: int, total: int) -> list[list[list[str]]]:

@@ -12,6 +12,7 @@ import pytest
 from test_incremental import MIXED, free_port, metric, mismatches, node_runs
 
 from ovn_northd_py.devtools.servers import OurNorthd
+from ovn_northd_py.devtools.testing import run_batch as _run
 
 SWITCHES = ("ls1", "ls2", "ls3")
 V4_OPTS = '"server_id"="{ip}" "server_mac"="00:00:00:00:ff:0{n}" "lease_time"="3600"'
@@ -146,15 +147,6 @@ def random_service_batches(seed: int, total: int, rows: dict[str, list[str]]) ->
         if batch:
             batches.append(batch)
     return batches
-
-
-def _run(env, batch: list[list[str]]) -> None:
-    args: list[str] = []
-    for i, cmd in enumerate(batch):
-        if i:
-            args.append("--")
-        args += cmd
-    env.nbctl(*args, wait="sb")
 
 
 def test_dhcp_and_dns_changes_recompute_nothing(services):

@@ -8,15 +8,12 @@ from collections.abc import Iterator
 import pytest
 
 from ovn_northd_py.devtools.servers import OurNorthd
+from ovn_northd_py.devtools.testing import mismatches
 
 
 def dyn(env, name: str) -> str:
     value = env.nbctl("get", "logical_switch_port", name, "dynamic_addresses").strip()
     return "" if value == "[]" else value.strip('"')
-
-
-def mismatches(d: OurNorthd) -> list[dict]:
-    return [r for r in d.log_records() if r.get("event", "").startswith("incremental state differs")]
 
 
 @pytest.fixture

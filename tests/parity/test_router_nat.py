@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ovn_northd_py.parity.harness import ParityResult, nbctl_commands, workload
-
 from test_router_basics import Cmd, rport, vif
+
+from ovn_northd_py.parity.harness import ParityResult, nbctl_commands, workload
 
 NAT_STAGES = (
     "lr_in_admission", "lr_in_ip_input", "lr_in_unsnat", "lr_in_defrag", "lr_in_lb_aff_check", "lr_in_dnat",

@@ -1,0 +1,60 @@
+"""Small helpers shared by the functional tests, the demo and the benchmarks."""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback address."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_until(pred: Callable[[], Any], timeout: float, what: str) -> Any:
+    """Poll ``pred`` until it returns something true; AssertionError after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def metric(port: int, name: str, labels: str = "") -> float:
+    """Sum of the samples of metric ``name`` (whose label text contains ``labels``) on our /metrics."""
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith(name + ("{" if labels else "")) and labels in line or not labels and re.match(rf"^{re.escape(name)} ", line):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def node_runs(port: int, node: str, result: str) -> float:
+    """How often engine node ``node`` ended with ``result`` (recompute, incremental, ...)."""
+    return metric(port, "ovn_northd_py_engine_node_runs_total", f'node="{node}",result="{result}"')
+
+
+def mismatches(daemon: Any) -> list[dict[str, Any]]:
+    """The --check-incremental mismatch records in an OurNorthd's JSON log."""
+    return [r for r in daemon.log_records() if r.get("event", "").startswith("incremental state differs")]
+
+
+def run_batch(env: Any, batch: list[list[str]]) -> None:
+    """One ovn-nbctl transaction of several commands, waited for with --wait=sb."""
+    args: list[str] = []
+    for i, cmd in enumerate(batch):
+        if i:
+            args.append("--")
+        args += cmd
+    env.nbctl(*args, wait="sb")
