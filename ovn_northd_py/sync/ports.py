@@ -6,7 +6,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from ..northd.model import Northd, Port
-from .rows import SyncStats, norm, sync_table
+from .rows import SyncStats, norm, sync_table, update_row
 
 
 def chassis_by_name(sb: Any) -> dict[str, Any]:
@@ -117,11 +117,6 @@ def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | N
             setattr(row, col, val)
         stats.bump(stats.inserted, table)
         return row
-    changed = False
-    for col, val in want.items():
-        if norm(getattr(row, col)) != norm(val):
-            setattr(row, col, val)
-            changed = True
-    if changed:
+    if update_row(row, want):
         stats.bump(stats.updated, table)
     return row

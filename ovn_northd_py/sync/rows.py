@@ -42,6 +42,16 @@ def norm(v: Any) -> Any:
     return v
 
 
+def update_row(row: Any, want: Mapping[str, Any]) -> bool:
+    """Write the columns of ``want`` that differ from ``row``; True if any did."""
+    changed = False
+    for col, val in want.items():
+        if norm(getattr(row, col)) != norm(val):
+            setattr(row, col, val)
+            changed = True
+    return changed
+
+
 def sync_table(
     txn: Any,
     table: str,
@@ -69,12 +79,7 @@ def sync_table(
                 row.delete()
                 stats.bump(stats.deleted, table)
             continue
-        changed = False
-        for col, val in want.items():
-            if norm(getattr(row, col)) != norm(val):
-                setattr(row, col, val)
-                changed = True
-        if changed:
+        if update_row(row, want):
             stats.bump(stats.updated, table)
         out[k] = row
     for k, want in desired.items():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ovn_northd_py.devtools.servers import OurNorthd
-from ovn_northd_py.devtools.testing import free_port, metric, mismatches, node_runs
+from ovn_northd_py.devtools.testing import free_port, metric, mismatches, node_runs, run_batch
 
 MIXED = Path(__file__).resolve().parents[2].parent / "shared" / "workloads" / "mixed.py"
 
@@ -119,12 +119,7 @@ def test_random_change_sequences_incremental_equals_recompute(checked):
     batches = random_batches(seed, 1000)
     done: list[list[list[str]]] = []
     for batch in batches:
-        args: list[str] = []
-        for i, cmd in enumerate(batch):
-            if i:
-                args.append("--")
-            args += cmd
-        env.nbctl(*args, wait="sb")
+        run_batch(env, batch)
         done.append(batch)
         bad = mismatches(d)
         if bad:

@@ -15,9 +15,10 @@ import subprocess
 from dataclasses import dataclass, field
 
 import pytest
-from test_incremental import MIXED, free_port, metric, mismatches, node_runs
+from test_incremental import MIXED
 
 from ovn_northd_py.devtools.servers import OurNorthd
+from ovn_northd_py.devtools.testing import free_port, metric, mismatches, node_runs
 
 # The mixed network's switches (each with stateful ACLs) and three without ACLs at first, one of them with
 # router and localnet ports, ports with DHCP options (flows that depend on the switch's statefulness).

@@ -9,9 +9,10 @@ import random
 import subprocess
 
 import pytest
-from test_incremental import MIXED, free_port, metric, mismatches, node_runs
+from test_incremental import MIXED
 
 from ovn_northd_py.devtools.servers import OurNorthd
+from ovn_northd_py.devtools.testing import free_port, metric, mismatches, node_runs
 from ovn_northd_py.devtools.testing import run_batch as _run
 
 SWITCHES = ("ls1", "ls2", "ls3")
