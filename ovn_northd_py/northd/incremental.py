@@ -66,6 +66,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
 
     flow_only = flow_only_tables()
     ls_feature_columns = flow_only_columns("Logical_Switch")  # e.g. acls: the features' handlers
+    lr_feature_columns = flow_only_columns("Logical_Router")  # e.g. static_routes
     for c in changes:
         if c.table == "NB_Global":
             if c.event != "update" or not _nb_global_change_is_ours(c, nb):
@@ -75,6 +76,10 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
                 return None
             if "ports" in c.columns:
                 switch_changes.add(str(c.uuid))
+        elif c.table == "Logical_Router":
+            # Only columns that feed registered features (routes, policies) are handled here.
+            if c.event != "update" or not c.columns <= lr_feature_columns:
+                return None
         elif c.table == "Logical_Switch_Port":
             if c.event == "update":
                 cols = lsp_updates.get(str(c.uuid), frozenset()) | c.columns

@@ -1,0 +1,64 @@
+"""Incremental handling of static routes and router policies.
+
+Their flows are owned by ``("route", uuid)`` / ``("policy", uuid)`` (see
+``flows/lr_pipeline.py``).  A change to a route or policy row, or to a router's
+``static_routes`` / ``policies`` columns, rebuilds exactly the route and policy
+flows of the routers concerned; the northd model (datapaths, ports, keys) does not
+depend on them, so nothing else is recomputed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..flows.lr_pipeline import build_lr_route_and_policy_flows, route_and_policy_owners
+from ..flows.lr_policy import policy_owner
+from ..flows.lr_routing import route_owner
+from ..ovsdb.connection import RowChange
+from .features import Feature, register
+
+ROUTE_TABLE = "Logical_Router_Static_Route"
+POLICY_TABLE = "Logical_Router_Policy"
+
+
+def _on_route_flows(changes: list[RowChange], h: Any) -> bool:
+    nd, table, fctx = h.nd, h.table, h.fctx
+    routers: set[str] = set()
+    gone: list[Any] = []
+    changed_rows: set[str] = set()
+    for c in changes:
+        if c.table == "Logical_Router":
+            if c.event != "update":
+                return False
+            routers.add(str(c.uuid))
+        elif c.event == "delete":
+            gone.append(route_owner(str(c.uuid)) if c.table == ROUTE_TABLE else policy_owner(str(c.uuid)))
+        else:
+            changed_rows.add(str(c.uuid))
+    if changed_rows:
+        for dp in nd.routers():
+            uuids = {str(r.uuid) for r in dp.nb.static_routes} | {str(p.uuid) for p in dp.nb.policies}
+            if uuids & changed_rows:
+                routers.add(dp.key)
+    fctx.nd = nd
+    for owner in gone:
+        table.remove_owner(owner)
+    for key in routers:
+        dp = nd.datapaths.get(key)
+        if dp is None:
+            continue  # a disabled or deleted router: nothing of it is built
+        for owner in route_and_policy_owners(dp):
+            table.remove_owner(owner)
+        fctx.forget(key)
+        build_lr_route_and_policy_flows(dp, fctx, table)
+    return True
+
+
+ROUTES = register(
+    Feature(
+        "routes",
+        nb_tables=frozenset({ROUTE_TABLE, POLICY_TABLE}),
+        on_nb_flows=_on_route_flows,
+        nb_columns={"Logical_Router": frozenset({"static_routes", "policies"})},
+    )
+)
