@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import time
@@ -58,3 +59,25 @@ def run_batch(env: Any, batch: list[list[str]]) -> None:
             args.append("--")
         args += cmd
     env.nbctl(*args, wait="sb")
+
+
+def start_checked_daemon(env: Any) -> tuple[Any, int]:
+    """Our daemon on ``env``'s databases with --check-incremental=1 and a metrics port."""
+    from .servers import OurNorthd
+
+    port = free_port()
+    d = OurNorthd(env.workdir, env.nb.remote, env.sb.remote,
+                  extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{port}"]).start()
+    return d, port
+
+
+def apply_checked(env: Any, daemon: Any, batch: list[list[str]], done: list[list[list[str]]], seed: int) -> None:
+    """Apply one NB transaction, waited for, and fail (printing the whole sequence so far) as soon as
+    the daemon's --check-incremental reports incremental state differing from a recompute."""
+    run_batch(env, batch)
+    done.append(batch)
+    bad = mismatches(daemon)
+    if bad:
+        seq = "\n".join(json.dumps(b) for b in done)
+        raise AssertionError(f"incremental != recompute after {len(done)} transactions (seed {seed}):\n"
+                             f"{bad[0].get('differences')}\nsequence:\n{seq}")

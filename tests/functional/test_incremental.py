@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import random
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from ovn_northd_py.devtools.servers import OurNorthd
-from ovn_northd_py.devtools.testing import free_port, metric, mismatches, node_runs, run_batch
+from ovn_northd_py.devtools.testing import (
+    apply_checked,
+    metric,
+    mismatches,
+    node_runs,
+    start_checked_daemon,
+)
 
 MIXED = Path(__file__).resolve().parents[2].parent / "shared" / "workloads" / "mixed.py"
 
@@ -23,9 +27,7 @@ def mixed_env(env):
 
 @pytest.fixture
 def checked(mixed_env):
-    port = free_port()
-    d = OurNorthd(mixed_env.workdir, mixed_env.nb.remote, mixed_env.sb.remote,
-                  extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{port}"]).start()
+    d, port = start_checked_daemon(mixed_env)
     try:
         mixed_env.sync()
         yield mixed_env, d, port
@@ -119,13 +121,7 @@ def test_random_change_sequences_incremental_equals_recompute(checked):
     batches = random_batches(seed, 1000)
     done: list[list[list[str]]] = []
     for batch in batches:
-        run_batch(env, batch)
-        done.append(batch)
-        bad = mismatches(d)
-        if bad:
-            seq = "\n".join(json.dumps(b) for b in done)
-            pytest.fail(f"incremental != recompute after {len(done)} transactions (seed {seed}):\n"
-                        f"{bad[0].get('differences')}\nsequence:\n{seq}")
+        apply_checked(env, d, batch, done, seed)
     assert sum(len(b) for b in batches) >= 1000
     checks = metric(port, "ovn_northd_py_incremental_checks_total")
     assert checks >= len(batches) // 2, f"only {checks} checks for {len(batches)} transactions"

@@ -5,16 +5,18 @@ flows are rebuilt with its datapath flows, the load balancers' own flows are unt
 
 from __future__ import annotations
 
-import json
 import random
 import subprocess
 
 import pytest
 from test_incremental import MIXED
 
-from ovn_northd_py.devtools.servers import OurNorthd
-from ovn_northd_py.devtools.testing import free_port, metric, mismatches, node_runs
-from ovn_northd_py.devtools.testing import run_batch as _run
+from ovn_northd_py.devtools.testing import (
+    apply_checked,
+    metric,
+    node_runs,
+    start_checked_daemon,
+)
 
 SWITCHES = ("ls1", "ls2", "ls3")
 LBS = ("lba", "lbb", "lbc", "lbd")
@@ -26,9 +28,7 @@ def lb_env(env):
     env.nbctl("lb-add", "lba", "10.0.0.100:80", "10.0.0.2:80,10.0.0.3:80", "--", "ls-lb-add", "ls1", "lba",
               "--", "lb-add", "lbb", "[fd00::100]:443", "[fd00::2]:443", "--", "ls-lb-add", "ls2", "lbb",
               "--", "create", "load_balancer_group", "name=grp")
-    port = free_port()
-    d = OurNorthd(env.workdir, env.nb.remote, env.sb.remote,
-                  extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{port}"]).start()
+    d, port = start_checked_daemon(env)
     try:
         env.sync()
         yield env, d, port
@@ -100,13 +100,7 @@ def test_random_lb_changes_incremental_equals_recompute(lb_env):
         cmds = _resolve(env, batch)
         if not cmds:
             continue
-        _run(env, cmds)
-        done.append(cmds)
-        bad = mismatches(d)
-        if bad:
-            seq = "\n".join(json.dumps(b) for b in done)
-            pytest.fail(f"incremental != recompute after {len(done)} transactions (seed {seed}):\n"
-                        f"{bad[0].get('differences')}\nsequence:\n{seq}")
+        apply_checked(env, d, cmds, done, seed)
     assert node_runs(port, "northd", "incremental") > inc_before  # port changes stayed incremental
     checks = metric(port, "ovn_northd_py_incremental_checks_total")
     assert checks >= len(done) // 2, f"only {checks} checks for {len(done)} transactions"

@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
-import json
 import random
 import subprocess
 
 import pytest
 from test_incremental import MIXED
 
-from ovn_northd_py.devtools.servers import OurNorthd
-from ovn_northd_py.devtools.testing import free_port, metric, mismatches, node_runs, run_batch
+from ovn_northd_py.devtools.testing import (
+    apply_checked,
+    metric,
+    mismatches,
+    node_runs,
+    run_batch,
+    start_checked_daemon,
+)
 
 
 @pytest.fixture
 def routed(env):
     subprocess.run(["python3", str(MIXED), env.nb.remote, "4", "3", "3"], check=True, capture_output=True)
-    port = free_port()
-    d = OurNorthd(env.workdir, env.nb.remote, env.sb.remote,
-                  extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{port}"]).start()
+    d, port = start_checked_daemon(env)
     try:
         env.sync()
         yield env, d, port
@@ -74,12 +77,6 @@ def test_random_route_changes_incremental_equals_recompute(routed):
     batches = random_route_batches(seed, 150)
     done: list[list[list[str]]] = []
     for batch in batches:
-        run_batch(env, batch)
-        done.append(batch)
-        bad = mismatches(d)
-        if bad:
-            seq = "\n".join(json.dumps(b) for b in done)
-            pytest.fail(f"incremental != recompute after {len(done)} transactions (seed {seed}):\n"
-                        f"{bad[0].get('differences')}\nsequence:\n{seq}")
+        apply_checked(env, d, batch, done, seed)
     assert metric(port, "ovn_northd_py_incremental_checks_total") >= len(batches) // 2
     assert node_runs(port, "northd", "recompute") <= 1

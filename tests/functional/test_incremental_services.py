@@ -12,7 +12,13 @@ import pytest
 from test_incremental import MIXED
 
 from ovn_northd_py.devtools.servers import OurNorthd
-from ovn_northd_py.devtools.testing import free_port, metric, mismatches, node_runs
+from ovn_northd_py.devtools.testing import (
+    apply_checked,
+    free_port,
+    metric,
+    mismatches,
+    node_runs,
+)
 from ovn_northd_py.devtools.testing import run_batch as _run
 
 SWITCHES = ("ls1", "ls2", "ls3")
@@ -174,13 +180,7 @@ def test_random_service_changes_incremental_equals_recompute(services):
     done: list[list[list[str]]] = []
     lflow_inc = node_runs(port, "lflow", "incremental")
     for batch in batches:
-        _run(env, batch)
-        done.append(batch)
-        bad = mismatches(d)
-        if bad:
-            seq = "\n".join(json.dumps(b) for b in done)
-            pytest.fail(f"incremental != recompute after {len(done)} transactions (seed {seed}):\n"
-                        f"{bad[0].get('differences')}\nsequence:\n{seq}")
+        apply_checked(env, d, batch, done, seed)
     assert sum(len(b) for b in batches) >= 400
     checks = metric(port, "ovn_northd_py_incremental_checks_total")
     assert checks >= len(batches) // 2, f"only {checks} checks for {len(batches)} transactions"
