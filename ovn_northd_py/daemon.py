@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,8 @@ from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, check_compatible, fetch_server_schema
 from .sync.globals import nb_global_row, sb_global_row
 from .sync.lflow_desired import desired_changed_flows, desired_flows
-from .sync.lflows import FlowCache, Plan, apply_plan, load_cache, plan_sync, select_ops
-from .sync.load_balancers import desired_sb_lbs
+from .sync.lflows import FlowCache, Plan, WantLb, apply_plan, load_cache, plan_sync, select_ops
+from .sync.load_balancers import desired_sb_lb, desired_sb_lbs
 from .sync.rows import SyncStats
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
@@ -351,12 +352,15 @@ class Daemon:
                 want = desired_flows(lflow.table, nd, dp_uuid)
                 lflow.table.take_changed()  # this plan covers every flow
                 plan = plan_sync(self.flow_cache, want, desired_sb_lbs(nd, dp_uuid))
+                if lflow.fctx is not None:
+                    lflow.fctx.lbs.sb_dirty.clear()  # this plan covers every load balancer
             lflow.full_sync_needed = False
             self.metrics.lflows.set(len(want))
         else:
             # Incremental: compare only the flows that changed since the last sync.
             changed, scope = desired_changed_flows(lflow.table, nd, dp_uuid)
-            plan = plan_sync(self.flow_cache, changed, None, scope)
+            want_lbs, lb_scope = self._changed_lbs(dp_uuid)
+            plan = plan_sync(self.flow_cache, changed, want_lbs, scope, lb_scope=lb_scope)
             self.metrics.lflows.set(len(lflow.table))
         self.flows_dirty = False
         sbg = sb_global_row(self.sb)
@@ -373,6 +377,24 @@ class Daemon:
         if self.flow_req is None:
             self.flows_dirty = True
         self.log.debug("flow sync sent", inserted=plan.inserted, updated=plan.updated, deleted=plan.deleted)
+
+    def _changed_lbs(self, dp_uuid: dict[str, str]) -> tuple[dict[str, WantLb] | None, set[str] | None]:
+        """The SB Load_Balancer rows an incremental flow sync compares: those of the load balancers
+        the handlers marked (``LbIndex.sb_dirty``).  (None, None): none."""
+        assert self.graph is not None and self.nb is not None
+        fctx = self.graph.lflow.fctx
+        if fctx is None or not fctx.lbs.sb_dirty:
+            return None, None
+        idx, nd = fctx.lbs, self.graph.northd.data
+        lb_rows = self.nb.rows("Load_Balancer")
+        want: dict[str, WantLb] = {}
+        for key in idx.sb_dirty:
+            w = desired_sb_lb(lb_rows.get(uuid.UUID(key)), [d.key for d in idx.switches_of(key, nd)], dp_uuid)
+            if w is not None:
+                want[key] = w
+        scope = set(idx.sb_dirty)
+        idx.sb_dirty.clear()
+        return want, scope
 
     def _poll_flows(self) -> None:
         if self.flow_req is None or self.raw is None:

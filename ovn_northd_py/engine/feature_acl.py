@@ -157,6 +157,21 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
             _pg_work(c, h.nb, nd, idx, w)
     for key in w.changed_acls:
         fctx.forget(key)
+    _apply(w, h)
+    return True
+
+
+def refresh_switches(keys: set[str], h: FeatureCtx) -> None:
+    """Switches whose ACL facts may have changed for another reason (e.g. a load balancer with
+    VIPs attached or detached): rebuild what reads the facts, only where they did change."""
+    if h.fctx is not None:
+        _apply(_FlowWork(touched=set(keys)), h)
+
+
+def _apply(w: _FlowWork, h: FeatureCtx) -> None:
+    fctx: FlowCtx = h.fctx
+    nd: Northd = h.nd
+    idx = fctx.acl
     # Switches whose facts changed: datapath flows, and every ACL when statefulness flips.
     for d in w.touched:
         dp = nd.datapaths.get(d)
@@ -179,7 +194,6 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
         acl = _row(acl_rows, a)
         if dp is not None and acl is not None and _applies(a, d, idx):
             build_acl_flows(acl, dp, fctx, h.table)
-    return True
 
 
 # --------------------------------------------------------------------------- SB

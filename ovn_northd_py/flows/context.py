@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 from ..northd.model import Datapath, Northd, Port
 from .acl_index import AclIndex, build_acl_index
 from .lb_health import svc_monitor_src_ips
+from .lb_index import LbIndex, build_lb_index
 
 T = TypeVar("T")
 
@@ -74,6 +75,7 @@ class FlowCtx:
     svc_monitor_mac: str = ""
     default_acl_drop: bool = False
     acl: AclIndex = field(default_factory=AclIndex)
+    lbs: LbIndex = field(default_factory=LbIndex)
     ignore_lsp_down: bool = True
     svc_monitor_ips: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     warn: WarnFn = _no_warn
@@ -121,6 +123,7 @@ def flow_ctx_from_nb(
         svc_monitor_mac=svc_monitor_mac,
         default_acl_drop=default_acl_drop,
         acl=build_acl_index(nd, nb),
+        lbs=build_lb_index(nd),
         ignore_lsp_down=ignore_lsp_down,
         svc_monitor_ips=svc_monitor_src_ips(nb),
         warn=warn,

@@ -420,6 +420,80 @@ def _set_nat_addresses(p: Port) -> None:
     p.nat_addresses = out
 
 
+def refresh_router_derived(router: Datapath) -> set[str]:
+    """Recompute what ``router``'s ports derive from its NAT rules and load balancers (the
+    chassisredirect ports' ``always-redirect``, the peer switch ports' ``nat_addresses``);
+    returns the names of the ports that changed."""
+    changed: set[str] = set()
+    distributed = any(_is_distributed_nat(nat) for nat in router.nb.nat)
+    for p in router.ports:
+        if p.kind == "crp":
+            before = p.options.get("always-redirect")
+            if distributed:
+                p.options.pop("always-redirect", None)
+            else:
+                p.options["always-redirect"] = "true"
+            if p.options.get("always-redirect") != before:
+                changed.add(p.name)
+        elif p.kind == "lrp" and p.peer is not None and p.peer.kind == "lsp" and p.peer.is_router_lsp:
+            q = p.peer
+            before_addrs = list(q.nat_addresses)
+            _set_nat_addresses(q)
+            if q.nat_addresses != before_addrs:
+                changed.add(q.name)
+    return changed
+
+
+RA_ADDRESS_MODES = frozenset({"slaac", "dhcpv6_stateful", "dhcpv6_stateless"})
+
+
+def _cfg_int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _set_ra_options(p: Port) -> None:
+    """Port_Binding ``ipv6_ra_*`` options of a peered router port sending periodic RAs.
+
+    (As observed on the reference.)  Only with ``ipv6_ra_configs:send_periodic`` ``true`` (any
+    case) and a valid ``address_mode``: the mode, ``max_interval`` (default 600, clamped to
+    4..1800), ``min_interval`` (default a third of the maximum, clamped to 3..3/4 of it), a
+    positive ``mtu``, ``prf`` (``router_preference`` HIGH or LOW, else MEDIUM), ``rdnss``,
+    ``dnssl`` and ``route_info`` when present (even empty), the IPv6 prefixes and the port's MAC and link-local
+    address.
+    """
+    cfg = p.nb.ipv6_ra_configs
+    mode = cfg.get("address_mode")
+    if str(cfg.get("send_periodic", "")).lower() != "true" or mode not in RA_ADDRESS_MODES:
+        return
+    try:
+        nets = parse_lrp_networks(p.nb.mac, list(p.nb.networks))
+    except AddressError:
+        return
+    o = p.options
+    o["ipv6_ra_send_periodic"] = "true"
+    o["ipv6_ra_address_mode"] = mode
+    max_i = _cfg_int(cfg.get("max_interval"))
+    max_i = min(max(600 if max_i is None else max_i, 4), 1800)
+    min_i = _cfg_int(cfg.get("min_interval"))
+    min_i = min(max(max_i // 3 if min_i is None else min_i, 3), max_i * 3 // 4)
+    o["ipv6_ra_max_interval"] = str(max_i)
+    o["ipv6_ra_min_interval"] = str(min_i)
+    mtu = _cfg_int(cfg.get("mtu"))
+    if mtu is not None and mtu > 0:
+        o["ipv6_ra_mtu"] = str(mtu)
+    pref = cfg.get("router_preference")
+    o["ipv6_ra_prf"] = pref if pref in ("HIGH", "LOW") else "MEDIUM"
+    for key in ("rdnss", "dnssl", "route_info"):
+        if key in cfg:
+            o[f"ipv6_ra_{key}"] = cfg[key]
+    o["ipv6_ra_prefixes"] = " ".join(f"{n.network_s}/{n.plen}" for n in nets.ipv6[:-1])
+    o["ipv6_ra_src_eth"] = nets.ea_s
+    o["ipv6_ra_src_addr"] = nets.lla.addr_s
+
+
 def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     lrp = p.nb
     gcs = list(lrp.gateway_chassis)

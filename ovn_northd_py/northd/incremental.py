@@ -19,7 +19,7 @@ from typing import Any
 
 from ..engine.features import flow_only_columns, flow_only_tables
 from ..ovsdb.connection import RowChange
-from .build import KeyState, lsp_port, opt
+from .build import KeyState, lsp_port, opt, refresh_router_derived
 from .idpool import IdPoolExhausted
 from .ipam import switch_has_ipam_keys
 from .model import LS, Datapath, Northd, Port
@@ -30,6 +30,8 @@ NB_GLOBAL_COUNTERS = frozenset(
 )
 # NB_Global options northd adds itself when missing.
 NORTHD_OPTIONS = frozenset({"mac_prefix", "svc_monitor_mac", "max_tunid", "northd_internal_version"})
+# Logical_Router columns whose changes alter values derived from the router's NAT / load balancers.
+ROUTER_DERIVED_COLUMNS = frozenset({"nat", "load_balancer", "load_balancer_group"})
 # Logical_Switch_Port columns we write back ourselves, or that change nothing we build.
 LSP_WRITEBACK = frozenset({"up", "dynamic_addresses"})
 # An update touching any of these may change the port's kind or identity: recompute.
@@ -86,6 +88,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
                 lsp_updates[str(c.uuid)] = cols
         elif c.table in flow_only:
             continue  # feeds only flows / derived SB tables: handled by the feature's handlers
+        # (NAT and load-balancer changes also refresh the router ports' derived values below.)
         else:
             return None
 
@@ -191,7 +194,42 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         t.ports_changed.add(p.name)
         t.ports_deleted.pop(p.name, None)
         t.dps_changed.add(dp.key)
+    for router in _nat_lb_routers(nd, nb, changes):
+        t.ports_changed |= refresh_router_derived(router)
     return t
+
+
+def _nat_lb_routers(nd: Northd, nb: Any, changes: list[RowChange]) -> list[Datapath]:
+    """Routers whose NAT rules or load balancers (own, or through a group) changed."""
+    nats: set[str] = set()
+    lbs: set[str] = set()
+    groups: set[str] = set()
+    routers: set[str] = set()
+    for c in changes:
+        if c.table == "NAT":
+            nats.add(str(c.uuid))
+        elif c.table == "Load_Balancer":
+            lbs.add(str(c.uuid))
+        elif c.table == "Load_Balancer_Group":
+            groups.add(str(c.uuid))
+        elif c.table == "Logical_Router" and c.event == "update" and c.columns & ROUTER_DERIVED_COLUMNS:
+            routers.add(str(c.uuid))
+    if not (nats or lbs or groups or routers):
+        return []
+    if lbs:
+        for g in nb.rows("Load_Balancer_Group").values():
+            if any(str(lb.uuid) in lbs for lb in g.load_balancer):
+                groups.add(str(g.uuid))
+    out: list[Datapath] = []
+    for dp in nd.routers():
+        if not any(p.kind == "lrp" and p.peer is not None and p.peer.kind == "lsp" for p in dp.ports):
+            continue  # nothing derived from its NAT / load balancers
+        r = dp.nb
+        if (dp.key in routers or (nats and any(str(n.uuid) in nats for n in r.nat))
+                or (lbs and any(str(lb.uuid) in lbs for lb in r.load_balancer))
+                or (groups and any(str(g.uuid) in groups for g in r.load_balancer_group))):
+            out.append(dp)
+    return out
 
 
 def _up_feeds_flows(nb: Any, lsp: Any) -> bool:

@@ -217,12 +217,14 @@ def plan_sync(
     want_lbs: dict[str, WantLb] | None,
     scope: set[FKey] | None = None,
     compare_hints: bool = True,
+    lb_scope: set[str] | None = None,
 ) -> Plan:
     """The operations that make SB (as cached) hold ``want``.
 
     ``scope``: only these flow identities are compared (an incremental run passes the
     flows that changed; ``want`` then needs to hold only those).  None compares all.
-    ``want_lbs`` None leaves load balancers alone.  ``compare_hints`` False ignores external_ids
+    ``want_lbs`` None leaves load balancers alone; with ``lb_scope`` (NB load-balancer uuids) only
+    those are compared (``want_lbs`` then holds those that should exist).  ``compare_hints`` False ignores external_ids
     (the stage-hint of a flow several entities produce names one of them, depending on history).
     """
     plan = Plan()
@@ -240,8 +242,11 @@ def plan_sync(
             g = cache.flows[u].group
             if g is not None:
                 affected.add(g)
+    def lb_in_scope(key: str) -> bool:
+        return want_lbs is not None and (lb_scope is None or key in lb_scope)
+
     if want_lbs is not None:
-        affected |= {lb.group for lb in cache.lbs.values() if lb.group is not None}
+        affected |= {lb.group for lb in cache.lbs.values() if lb.group is not None and lb_in_scope(lb.key)}
     lb_users: dict[str, list[LbRow]] = {}
     for lb in cache.lbs.values():
         if lb.group is not None:
@@ -260,7 +265,7 @@ def plan_sync(
             if ws is not None:
                 wanted.add(ws)
         for lb in lb_users.get(g, ()):
-            if want_lbs is None:
+            if want_lbs is None or not lb_in_scope(lb.key):
                 wanted.add(cur)
             else:
                 wl = want_lbs.get(lb.key)
@@ -349,6 +354,8 @@ def plan_sync(
     for u, lb in cache.lbs.items():
         lb_by_key.setdefault(lb.key, []).append(u)
     for u, lb in cache.lbs.items():
+        if not lb_in_scope(lb.key):
+            continue
         if lb.key not in want_lbs or lb_by_key[lb.key][0] != u:
             ops.append({"op": "delete", "table": "Load_Balancer", "where": [["_uuid", "==", ["uuid", u]]]})
             plan.actions.append(("delete_lb", u))

@@ -7,6 +7,7 @@ from ``datapath_group`` (written by the lean flow writer, ``sync/lflows.py``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..northd.model import Northd
@@ -25,22 +26,29 @@ def switch_lb_datapaths(nd: Northd) -> dict[str, tuple[Any, set[str]]]:
     return out
 
 
+def desired_sb_lb(lb: Any, switches: Iterable[str], dp_uuid: dict[str, str]) -> WantLb | None:
+    """The SB row of NB load balancer ``lb`` on the switches (NB keys) ``switches``; None: no row."""
+    sb_dps = frozenset(dp_uuid[d] for d in switches if d in dp_uuid)
+    if lb is None or not sb_dps:
+        return None
+    ids = {"lb_id": str(lb.uuid)}  # observed: the NB external_ids are not copied
+    opts = dict(lb.options)
+    opts["hairpin_orig_tuple"] = "true"
+    proto = lb.protocol[0] if lb.protocol else "tcp"
+    cols = {
+        "name": lb.name,
+        "vips": _omap(dict(lb.vips)),
+        "protocol": proto,
+        "options": _omap(opts),
+        "external_ids": _omap(ids),
+    }
+    return WantLb(sb_dps, cols)
+
+
 def desired_sb_lbs(nd: Northd, dp_uuid: dict[str, str]) -> dict[str, WantLb]:
     want: dict[str, WantLb] = {}
     for key, (lb, dps) in switch_lb_datapaths(nd).items():
-        ids = dict(lb.external_ids)
-        ids["lb_id"] = key
-        opts = dict(lb.options)
-        opts["hairpin_orig_tuple"] = "true"
-        proto = lb.protocol[0] if lb.protocol else "tcp"
-        cols = {
-            "name": lb.name,
-            "vips": _omap(dict(lb.vips)),
-            "protocol": proto,
-            "options": _omap(opts),
-            "external_ids": _omap(ids),
-        }
-        sb_dps = frozenset(dp_uuid[d] for d in dps if d in dp_uuid)
-        if sb_dps:
-            want[key] = WantLb(sb_dps, cols)
+        w = desired_sb_lb(lb, dps, dp_uuid)
+        if w is not None:
+            want[key] = w
     return want

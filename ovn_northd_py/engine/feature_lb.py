@@ -1,0 +1,196 @@
+"""Incremental handling of load balancers, load-balancer groups, health checks and NAT rules.
+
+What a change can touch, and what the handler rebuilds (owners in parentheses):
+
+* a switch load balancer's own flows (``("lb", uuid)``, one owner over all its switches): rebuilt
+  for every load balancer whose row changed, that is in a changed group, or that a switch gained
+  or lost; the SB Load_Balancer row of each is compared at the next flow sync
+  (``LbIndex.sb_dirty``);
+* a switch's facts (``has_lb_vip``: stateful pre-LB/ACL flows, hairpin flows): handed to the ACL
+  feature's :func:`~.feature_acl.refresh_switches`, which rebuilds the switch (and its ACLs when
+  its statefulness flips) only when the facts did change;
+* a router using a changed load balancer / group, or whose NAT rules changed: its whole scope
+  -- router-wide flows (``("dp", key)``), per NAT rule / load balancer / route / policy owners,
+  its ports' flows, and the router-type switch ports peering with them (they answer ARP for
+  the router's NAT and VIP addresses).  Proportional to the router, never to the network;
+* health checks (``ip_port_mappings``): the switch ports whose ARP/ND responder answers for a
+  health-check source IP, when that set changes.
+
+The northd model's part (Port_Binding ``nat-addresses`` of router-type ports, ``always-redirect``
+of chassisredirect ports) is refreshed by :mod:`ovn_northd_py.northd.incremental`.
+
+The previous attachments come from :class:`~ovn_northd_py.flows.lb_index.LbIndex` (kept in the
+flow context, rebuilt by every full flow build), so a deleted row's flows are found without it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from ..flows import build_datapath_flows, build_port_flows
+from ..flows.context import FlowCtx, dp_owner, port_owner
+from ..flows.lb_health import svc_monitor_src_ips
+from ..flows.lb_index import LbIndex, group_members
+from ..flows.lr_nat import lb_owner as router_lb_owner
+from ..flows.lr_nat import nat_owner
+from ..flows.lr_pipeline import route_and_policy_owners
+from ..flows.ls_lb import OWNER_LB, build_switch_lb_flows
+from ..northd.model import Datapath, Northd
+from ..ovsdb.connection import RowChange
+from .feature_acl import refresh_switches
+from .features import Feature, FeatureCtx, register
+
+NAME = "lb_nat"
+LB_TABLES = frozenset({"Load_Balancer", "Load_Balancer_Group", "Load_Balancer_Health_Check"})
+NB_TABLES = LB_TABLES | {"NAT"}
+LB_COLUMNS = frozenset({"load_balancer", "load_balancer_group"})
+NB_COLUMNS = {"Logical_Switch": LB_COLUMNS, "Logical_Router": LB_COLUMNS | {"nat"}}
+
+
+def _row(rows: Any, key: str) -> Any:
+    return rows.get(uuid.UUID(key))
+
+
+def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: Any, extra_owners: set[Any]) -> None:
+    """Every flow of ``router`` and of the switch ports peering with it, rebuilt from scratch.
+
+    ``extra_owners``: owners of this router's flows the present NB rows no longer name (deleted
+    NAT rules, load balancers it lost)."""
+    nd = fctx.nd
+    for owner in extra_owners:
+        table.remove_owner(owner)
+    table.remove_owner(dp_owner(router))
+    for owner in route_and_policy_owners(router):
+        table.remove_owner(owner)
+    for n in router.nb.nat:
+        table.remove_owner(nat_owner(str(n.uuid)))
+    for lb in fctx.lbs.dp_lbs.get(router.key, ()):
+        table.remove_owner(router_lb_owner(lb, router.key))
+    fctx.forget(router.key)
+    build_datapath_flows(router, fctx, table)
+    for p in router.ports:
+        table.remove_owner(port_owner(p))
+        build_port_flows(p, fctx, table)
+        q = p.peer
+        if p.kind == "lrp" and q is not None and q.kind == "lsp" and nd.ports.get(q.name) is q:
+            table.remove_owner(port_owner(q))
+            build_port_flows(q, fctx, table)
+
+
+def _health_check_ports(h: FeatureCtx, fctx: FlowCtx) -> set[str]:
+    """Ports whose health-check source IPs changed (their ARP/ND responder flows read them)."""
+    new = svc_monitor_src_ips(h.nb)
+    old = fctx.svc_monitor_ips
+    if new == old:
+        return set()
+    fctx.svc_monitor_ips = new
+    return {p for p in old.keys() | new.keys() if old.get(p) != new.get(p)}
+
+
+def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
+    fctx: FlowCtx | None = h.fctx
+    if fctx is None:
+        return False
+    nd: Northd = h.nd
+    idx: LbIndex = fctx.lbs
+    table = h.table
+    fctx.nd = nd
+    # Validate before changing anything.
+    for c in changes:
+        if c.table in ("Logical_Switch", "Logical_Router") and (
+            c.event != "update" or nd.datapaths.get(str(c.uuid)) is None
+        ):
+            return False
+
+    changed_lbs: set[str] = set()  # load balancers whose own flows / SB row may differ
+    dps: set[str] = set()  # datapaths whose attachments may have changed
+    routers: set[str] = set()  # routers whose NAT rules changed
+    gone_nats: set[str] = set()
+    health = False
+    lb_rows = h.nb.rows("Load_Balancer")
+    grp_rows = h.nb.rows("Load_Balancer_Group")
+    for c in changes:
+        key = str(c.uuid)
+        if c.table == "Load_Balancer":
+            changed_lbs.add(key)
+            row = _row(lb_rows, key)
+            health = health or bool(fctx.svc_monitor_ips) or (row is not None and bool(row.health_check))
+        elif c.table == "Load_Balancer_Group":
+            users = idx.group_dps.get(key)
+            if users:  # a group no datapath uses feeds nothing
+                dps |= users
+                grp = _row(grp_rows, key)
+                new = group_members(grp) if grp is not None else frozenset()
+                changed_lbs |= idx.group_lbs.get(key, frozenset()) ^ new
+                idx.group_lbs[key] = new
+        elif c.table == "Load_Balancer_Health_Check":
+            health = True
+            for lb in lb_rows.values():
+                if any(str(hc.uuid) == key for hc in lb.health_check):
+                    changed_lbs.add(str(lb.uuid))
+        elif c.table == "NAT":
+            r = idx.nat_dp.get(key)  # a new rule is found through its router's ``nat`` column
+            if r is not None:
+                routers.add(r)
+            if c.event == "delete":
+                gone_nats.add(key)
+        else:
+            dps.add(key)
+            if c.table == "Logical_Router" and "nat" in c.columns:
+                routers.add(key)
+    for lb in changed_lbs:
+        dps |= idx.lb_dps.get(lb, set())
+
+    # Attachments: what each datapath gained or lost.
+    switch_lbs: set[str] = set(changed_lbs)
+    touched_switches: set[str] = set()
+    rebuild: dict[str, set[Any]] = {}  # router key -> owners of flows its NB rows no longer name
+    for key in dps | routers:
+        dp = nd.datapaths.get(key)
+        old_lbs = idx.dp_lbs.get(key, frozenset())
+        old_nats = idx.dp_nats.get(key, frozenset())
+        moved = idx.set_dp(dp, key)
+        if dp is None:
+            continue
+        now = idx.dp_lbs.get(key, frozenset())
+        if dp.is_switch:
+            switch_lbs |= moved
+            if moved or changed_lbs & now:
+                touched_switches.add(key)
+        elif key in routers or moved or changed_lbs & (old_lbs | now):
+            owners: set[Any] = {router_lb_owner(lb, key) for lb in old_lbs}
+            owners |= {nat_owner(n) for n in old_nats}
+            rebuild[key] = owners
+    for n in gone_nats:
+        table.remove_owner(nat_owner(n))
+
+    # Switch load balancers: one owner per load balancer, over all its switches.
+    for lb in switch_lbs:
+        table.remove_owner((OWNER_LB, lb))
+        row = _row(lb_rows, lb)
+        if row is not None:
+            for sw in idx.switches_of(lb, nd):
+                build_switch_lb_flows(sw, row, table)
+        idx.sb_dirty.add(lb)
+    if touched_switches:
+        refresh_switches(touched_switches, h)
+    for key, extra in sorted(rebuild.items()):
+        rebuild_router_scope(nd.datapaths[key], fctx, table, extra)
+    if health:
+        for name in _health_check_ports(h, fctx):
+            table.remove_owner(("port", name))
+            p = nd.ports.get(name)
+            if p is not None:
+                build_port_flows(p, fctx, table)
+    return True
+
+
+LB_NAT = register(
+    Feature(
+        NAME,
+        nb_tables=NB_TABLES,
+        on_nb_flows=on_nb_flows,
+        nb_columns=NB_COLUMNS,
+    )
+)

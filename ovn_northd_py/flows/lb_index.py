@@ -1,0 +1,106 @@
+"""Which datapaths use which load balancers and NAT rules, as of the last build.
+
+The incremental load-balancer / NAT handlers (:mod:`ovn_northd_py.engine.feature_lb`) need the
+*previous* attachments: after ``lb-del`` or a group losing a member the NB rows only tell the
+present.  This index is built with every full flow build and updated by the handlers, one
+datapath at a time (:meth:`LbIndex.set_dp`), so it always describes the flows in the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..northd.model import Datapath, Northd
+
+
+def dp_lb_uuids(dp: Datapath) -> frozenset[str]:
+    """The load balancers of a switch or router: its own and its groups'."""
+    nb = dp.nb
+    out = {str(lb.uuid) for lb in nb.load_balancer}
+    for grp in nb.load_balancer_group:
+        out.update(str(lb.uuid) for lb in grp.load_balancer)
+    return frozenset(out)
+
+
+def dp_group_uuids(dp: Datapath) -> frozenset[str]:
+    return frozenset(str(g.uuid) for g in dp.nb.load_balancer_group)
+
+
+def dp_nat_uuids(dp: Datapath) -> frozenset[str]:
+    return frozenset(str(n.uuid) for n in dp.nb.nat) if dp.is_router else frozenset()
+
+
+@dataclass(slots=True)
+class LbIndex:
+    dp_lbs: dict[str, frozenset[str]] = field(default_factory=dict)  # datapath key -> LB uuids
+    lb_dps: dict[str, set[str]] = field(default_factory=dict)  # LB uuid -> datapath keys
+    dp_groups: dict[str, frozenset[str]] = field(default_factory=dict)  # datapath key -> LB group uuids
+    group_dps: dict[str, set[str]] = field(default_factory=dict)  # LB group uuid -> datapath keys
+    group_lbs: dict[str, frozenset[str]] = field(default_factory=dict)  # LB group (in use) -> LB uuids
+    dp_nats: dict[str, frozenset[str]] = field(default_factory=dict)  # router key -> NAT uuids
+    nat_dp: dict[str, str] = field(default_factory=dict)  # NAT uuid -> router key
+    # SB Load_Balancer rows to compare at the next incremental flow sync (LB uuids).
+    sb_dirty: set[str] = field(default_factory=set)
+
+    def set_dp(self, dp: Datapath | None, key: str) -> frozenset[str]:
+        """Record datapath ``key``'s present attachments (``dp`` None: it is gone); returns the
+        load balancers it gained or lost."""
+        lbs = dp_lb_uuids(dp) if dp is not None else frozenset()
+        groups = dp_group_uuids(dp) if dp is not None else frozenset()
+        nats = dp_nat_uuids(dp) if dp is not None else frozenset()
+        old = self.dp_lbs.get(key, frozenset())
+        _move(self.lb_dps, key, old, lbs)
+        _move(self.group_dps, key, self.dp_groups.get(key, frozenset()), groups)
+        if dp is not None:
+            for grp in dp.nb.load_balancer_group:
+                self.group_lbs[str(grp.uuid)] = frozenset(str(lb.uuid) for lb in grp.load_balancer)
+        for g in self.dp_groups.get(key, frozenset()) - groups:
+            if g not in self.group_dps:
+                self.group_lbs.pop(g, None)
+        for n in self.dp_nats.get(key, frozenset()) - nats:
+            if self.nat_dp.get(n) == key:
+                del self.nat_dp[n]
+        for n in nats:
+            self.nat_dp[n] = key
+        _store(self.dp_lbs, key, lbs)
+        _store(self.dp_groups, key, groups)
+        _store(self.dp_nats, key, nats)
+        return old ^ lbs
+
+    def switches_of(self, lb: str, nd: Northd) -> list[Datapath]:
+        out = []
+        for key in sorted(self.lb_dps.get(lb, ())):
+            dp = nd.datapaths.get(key)
+            if dp is not None and dp.is_switch:
+                out.append(dp)
+        return out
+
+
+def _move(index: dict[str, set[str]], key: str, old: frozenset[str], new: frozenset[str]) -> None:
+    for x in old - new:
+        users = index.get(x)
+        if users is not None:
+            users.discard(key)
+            if not users:
+                del index[x]
+    for x in new - old:
+        index.setdefault(x, set()).add(key)
+
+
+def _store(index: dict[str, frozenset[str]], key: str, value: frozenset[str]) -> None:
+    if value:
+        index[key] = value
+    else:
+        index.pop(key, None)
+
+
+def build_lb_index(nd: Northd) -> LbIndex:
+    idx = LbIndex()
+    for dp in nd.by_index:
+        idx.set_dp(dp, dp.key)
+    return idx
+
+
+def group_members(grp: Any) -> frozenset[str]:
+    return frozenset(str(lb.uuid) for lb in grp.load_balancer)
