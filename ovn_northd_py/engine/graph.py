@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ovsdb.connection import DbConnection
-from . import feature_acl, feature_lb, feature_routes, feature_services  # noqa: F401  (register the features first)
+from . import feature_acl, feature_lb, feature_qos, feature_routes, feature_services  # noqa: F401  (register the features first)
 from .engine import Engine
 from .nodes.inputs import DbInput
 from .nodes.lflow import LflowNode

@@ -22,6 +22,11 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
 * each ACL's flows (:mod:`.acl_rules`, owner ``("acl", acl uuid, switch key)``) are
   built by :data:`ROW_BUILDERS`, outside the datapath builders: the ACL feature's
   handlers (:mod:`ovn_northd_py.engine.feature_acl`) rebuild them;
+* each QoS row's flows on a switch (:mod:`.ls_qos`, owner ``("qos", qos uuid, switch key)``)
+  are built by :data:`ROW_BUILDERS`; the QoS feature (:mod:`ovn_northd_py.engine.feature_qos`)
+  rebuilds them;
+* a switch's multicast flows (:mod:`.ls_l2`) read its ports' ``mcast_flood`` options and
+  whether a router-type port connects to a router with ``options:mcast_relay``;
 * ``virtual`` and ``external`` ports' flows read the other ports of their switch
   (virtual parents; localnet and router-type ports): :func:`port_reads_switch`;
   a port's DHCP flows read its DHCP_Options rows, a switch's DNS flows its DNS rows
@@ -58,6 +63,7 @@ from .ls_fwd_group import build_ls_fwd_group_flows
 from .ls_l2 import build_ls_l2_flows, build_lsp_l2_flows
 from .ls_lb import build_all_switch_lb_flows, build_ls_hairpin_flows
 from .ls_port_security import build_ls_port_sec_flows, build_lsp_port_sec_flows
+from .ls_qos import build_all_qos_flows
 
 DpBuilder = Callable[[Datapath, FlowCtx, FlowTable], None]
 PortBuilder = Callable[[Port, FlowCtx, FlowTable], None]
@@ -85,7 +91,7 @@ SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (
 )
 ROUTER_PORT_BUILDERS: tuple[PortBuilder, ...] = (build_lrp_default_flows, *LR_PORT_BUILDERS)
 # Flows owned by NB rows other than datapaths and ports, built once per full build.
-ROW_BUILDERS: tuple[RowBuilder, ...] = (build_all_acl_flows, build_all_switch_lb_flows)
+ROW_BUILDERS: tuple[RowBuilder, ...] = (build_all_acl_flows, build_all_switch_lb_flows, build_all_qos_flows)
 
 
 def datapath_enabled(dp: Datapath) -> bool:

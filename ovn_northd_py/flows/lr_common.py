@@ -93,7 +93,7 @@ class RouterInfo:
     always_learn: bool  # options:always_learn_from_arp_request (default true)
     dynamic_neigh: bool  # options:dynamic_neigh_routers (default false)
     mcast_relay: bool  # options:mcast_relay
-    mcast_flood: bool  # one of its ports has options:mcast_flood
+    mcast_flood: bool  # one of its enabled ports has options:mcast_flood (its _MC_static has a member)
     snat_ips: frozenset[IPAddress]
     lb_vips: frozenset[IPAddress]
     dgps: tuple[Port, ...]  # router ports with a chassisredirect port, in port order
@@ -144,7 +144,7 @@ def _compute_router(router: Datapath) -> RouterInfo:
         dynamic_neigh=smap_bool(options, "dynamic_neigh_routers", False),
         mcast_relay=smap_bool(options, "mcast_relay", False),
         mcast_flood=any(
-            p.kind == "lrp" and smap_bool(p.nb.options, "mcast_flood", False) for p in router.ports
+            p.kind == "lrp" and p.enabled and smap_bool(p.nb.options, "mcast_flood", False) for p in router.ports
         ),
         snat_ips=frozenset(snat),
         lb_vips=frozenset(vips),

@@ -22,24 +22,46 @@ Observed on the reference (the fallbacks at priority 0 are in :mod:`.defaults`):
   - unless the router port is disabled: ARP requests and neighbour solicitations
     for every IP the router port owns -- its networks (IPv6 link-local included),
     the external IPs of the router's dnat and dnat_and_snat rules (on every port
-    of the router) and the router's load-balancer VIPs inside the port's networks
+    of the router, unless also a VIP) and the router's load-balancer VIPs inside the port's networks
     -- go to the router port (80); and when the switch has a port that is not
     a connected router port, also flooded to ``_MC_flood_l2`` (``clone``) and
     the router's own ARP/RARP/NS requests, matched by source MAC (router port
     MAC plus NAT external MACs, printed in OVS string-set order), are flooded
     to ``_MC_flood_l2`` (75, no stage-hint).
+
+IGMP/MLD snooping (``Logical_Switch other_config:mcast_snoop=true``; every boolean option
+below reads like ``smap_get_bool``: case-insensitive ``true``), observed on the reference
+and ``man ovn-northd`` (Ingress Table 25):
+
+* IGMP and MLD go to ovn-controller (``igmp;``, 100); IP multicast to 224.0.0.0/24 is
+  flooded to ``_MC_flood_l2``, IPv6 ``ip6.mcast_flood`` to ``_MC_flood`` (85);
+* unregistered IP multicast (80), unless ``other_config:mcast_flood_unregistered=true``
+  (then no flow: the priority-70 flood applies): to ``_MC_mrouter_flood`` (a ``clone``)
+  when a router-type port (enabled or not) connects to a router with
+  ``options:mcast_relay=true`` (a disabled router does not count), and to
+  ``_MC_static`` when an enabled port has ``options:mcast_flood=true``; with neither
+  it is dropped.  The reference prints ``outport ="_MC_static"`` (one space) and
+  leaves a trailing space after the clone alone;
+* on an interconnect switch (``other_config:interconn-ts`` set), every ``remote`` port
+  (enabled or not) also sends the IGMP/MLD it receives to ovn-controller
+  (``ls_out_pre_lb``, 120, no stage-hint).
+
+The groups (``_MC_static``, ``_MC_mrouter_flood``) are written by
+:mod:`ovn_northd_py.sync.mcast`, with or without snooping.  Groups learnt by
+ovn-controller (SB ``IGMP_Group``) and their priority-90 flows are not built.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..lflow.stages import LS_IN_L2_LKUP, LS_IN_L2_UNKNOWN
+from ..lflow.stages import LS_IN_L2_LKUP, LS_IN_L2_UNKNOWN, LS_OUT_PRE_LB
 from ..lflow.table import FlowTable
-from ..northd.addresses import leading_mac
+from ..northd.addresses import format_ip, leading_mac
 from ..northd.build import opt
-from ..northd.mcast_keys import MC_FLOOD, MC_FLOOD_L2, MC_UNKNOWN
+from ..northd.mcast_keys import MC_FLOOD, MC_FLOOD_L2, MC_MROUTER_FLOOD, MC_STATIC, MC_UNKNOWN
 from ..northd.model import Datapath, Port
+from .acl_index import smap_bool
 from .context import FlowCtx, dp_owner, hint, port_owner
 from .ovs_order import sset_order
 from .registers import FLAGBIT_NOT_VXLAN
@@ -82,6 +104,93 @@ def switch_l2(dp: Datapath, ctx: FlowCtx) -> SwitchL2:
     return ctx.cached("switch_l2", dp.key, lambda: _switch_l2(dp))
 
 
+@dataclass(frozen=True, slots=True)
+class SwitchMcast:
+    """A switch's multicast settings and the facts about its ports its multicast flows read."""
+
+    snoop: bool  # other_config:mcast_snoop
+    flood_unregistered: bool  # other_config:mcast_flood_unregistered
+    interconnect: bool  # other_config:interconn-ts is set
+    relay: bool  # a router-type port connects to an (enabled) router with options:mcast_relay
+    static: bool  # the _MC_static group has a member
+
+
+def in_mc_static(port: Port) -> bool:
+    """A member of the switch's ``_MC_static`` group: an enabled port with ``options:mcast_flood``."""
+    return port.kind == "lsp" and port.enabled and smap_bool(port.nb.options, "mcast_flood", False)
+
+
+def relay_router_port(port: Port) -> bool:
+    """Does the router-type switch port connect to a router with ``options:mcast_relay=true``?"""
+    lrp = peer_router_port(port)
+    return lrp is not None and smap_bool(lrp.dp.nb.options, "mcast_relay", False)
+
+
+def in_mc_mrouter_flood(port: Port) -> bool:
+    """A member of ``_MC_mrouter_flood``: an enabled port with ``options:mcast_flood_reports``, or
+    connected to a relay router."""
+    if port.kind != "lsp" or not port.enabled:
+        return False
+    return smap_bool(port.nb.options, "mcast_flood_reports", False) or relay_router_port(port)
+
+
+def _switch_mcast(dp: Datapath) -> SwitchMcast:
+    cfg = dp.nb.other_config
+    lsps = [p for p in dp.ports if p.kind == "lsp"]
+    return SwitchMcast(
+        snoop=smap_bool(cfg, "mcast_snoop", False),
+        flood_unregistered=smap_bool(cfg, "mcast_flood_unregistered", False),
+        interconnect=cfg.get("interconn-ts") is not None,
+        relay=any(relay_router_port(p) for p in lsps),
+        static=any(in_mc_static(p) for p in lsps),
+    )
+
+
+def switch_mcast(dp: Datapath, ctx: FlowCtx) -> SwitchMcast:
+    return ctx.cached("switch_mcast", dp.key, lambda: _switch_mcast(dp))
+
+
+def unregistered_mcast_action(mc: SwitchMcast) -> str:
+    """What ``ls_in_l2_lkup`` does with unregistered IP multicast on a snooping switch (80)."""
+    to_static = f'outport ="{MC_STATIC}"; output;' if mc.static else ""
+    if mc.relay:
+        return f'clone {{ outport = "{MC_MROUTER_FLOOD}"; output; }}; {to_static}'
+    return to_static or "drop;"
+
+
+def build_ls_mcast_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """The IGMP/MLD snooping flows of a switch with ``other_config:mcast_snoop=true``."""
+    mc = switch_mcast(dp, ctx)
+    if not mc.snoop:
+        return
+    owner = dp_owner(dp)
+    i = dp.index
+    for match in ("igmp", "mldv1 || mldv2"):
+        table.add(i, LS_IN_L2_LKUP, 100, match, "igmp;", owner=owner)
+    table.add(
+        i, LS_IN_L2_LKUP, 85, "ip4.mcast && ip4.dst == 224.0.0.0/24", f'outport = "{MC_FLOOD_L2}"; output;',
+        owner=owner,
+    )
+    table.add(i, LS_IN_L2_LKUP, 85, "ip6.mcast_flood", f'outport = "{MC_FLOOD}"; output;', owner=owner)
+    if not mc.flood_unregistered:
+        table.add(i, LS_IN_L2_LKUP, 80, "ip4.mcast || ip6.mcast", unregistered_mcast_action(mc), owner=owner)
+
+
+def build_lsp_mcast_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """A ``remote`` port of a snooping interconnect switch: its IGMP/MLD go to ovn-controller too."""
+    if port.sb_type != "remote":
+        return
+    mc = switch_mcast(port.dp, ctx)
+    if not (mc.snoop and mc.interconnect):
+        return
+    owner = port_owner(port)
+    for proto in ("igmp", "(mldv1 || mldv2)"):
+        table.add(
+            port.dp.index, LS_OUT_PRE_LB, 120, f'inport == "{port.name}" && {proto}', "clone { igmp; }; next;",
+            owner=owner,
+        )
+
+
 def _output(port: Port) -> str:
     return f'outport = "{port.name}"; output;' if port.enabled else "drop;"
 
@@ -101,6 +210,7 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD}"; output;', owner=owner)
     unknown = f'outport = "{MC_UNKNOWN}"; output;' if switch_l2(dp, ctx).has_unknown else "drop;"
     table.add(i, LS_IN_L2_UNKNOWN, 50, 'outport == "none"', unknown, owner=owner)
+    build_ls_mcast_flows(dp, ctx, table)
 
 
 def port_macs(port: Port) -> list[str]:
@@ -126,6 +236,7 @@ def build_lsp_l2_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """Per-port destination lookup flows of a switch port."""
     if port.kind != "lsp":
         return
+    build_lsp_mcast_flows(port, ctx, table)
     owner = port_owner(port)
     h = hint(port.nb_key)
     i = port.dp.index
@@ -186,7 +297,9 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
         to_router = f'clone {{{to_router} }}; outport = "{MC_FLOOD_L2}"; output;'
     v4 = [n.addr_s for n in nets.ipv4]
     v6 = [n.addr_s for n in nets.ipv6]
-    for ip in (*rtr.nat_ips, *reachable_vips(nets, rtr.lb_vips)):
+    # A NAT IP that is also a load-balancer VIP is announced like a VIP: only inside the port's networks.
+    vips = {format_ip(v) for v in rtr.lb_vips}
+    for ip in (*(n for n in rtr.nat_ips if n not in vips), *reachable_vips(nets, rtr.lb_vips)):
         (v6 if ":" in ip else v4).append(ip)
     for ip in v4:
         match = f"{FLAGBIT_NOT_VXLAN} && arp.op == 1 && arp.tpa == {ip}"

@@ -83,7 +83,7 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
             sb_dp_keys[nbkey] = sbrow.tunnel_key
     dp_pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel keys")
     ents = []
-    for dp in dps:
+    for dp in _key_order(dps):
         req_s = (dp.nb.other_config if dp.kind == LS else dp.nb.options).get("requested-tnl-key")
         req, err = parse_requested_key(req_s, DP_KEY_MIN, max_dp)
         table = "Logical_Switch" if dp.kind == LS else "Logical_Router"
@@ -148,6 +148,10 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
                     w("lrp_missing_peer", "Logical_Router_Port", p.nb.uuid,
                       f"peer {peer_name!r} is not a logical router port", name=p.name)
 
+    for p in lrp_by_name.values():
+        if p.peer is not None:
+            _set_ra_options(p)
+
     # Gateway (chassisredirect) ports.
     for p in list(lrp_by_name.values()):
         _make_crp(p, nd, w)
@@ -204,6 +208,54 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     return nd
 
 
+def _hmap_order(items: Iterable[tuple[int, str]]) -> list[str]:
+    """The iteration order of an OVS hmap after inserting ``(hash, item)`` in turn.
+
+    Bucket ``hash & mask``, buckets walked in index order, newest node first in a bucket; the
+    bucket array grows (mask = smeared ``n / 2``) once ``n / 2 > mask`` and is rebuilt by walking
+    the old buckets in order and pushing every node onto its new bucket's head.
+    """
+    mask = 0
+    buckets: list[list[tuple[int, str]]] = [[]]
+    for n, (h, item) in enumerate(items, 1):
+        buckets[h & mask].insert(0, (h, item))
+        if n // 2 > mask:
+            new_mask = n // 2
+            for shift in (1, 2, 4, 8, 16, 32):
+                new_mask |= new_mask >> shift
+            new_mask |= (new_mask & 1) << 1
+            if new_mask > mask:
+                grown: list[list[tuple[int, str]]] = [[] for _ in range(new_mask + 1)]
+                for bucket in buckets:
+                    for node in bucket:
+                        grown[node[0] & new_mask].insert(0, node)
+                buckets, mask = grown, new_mask
+    return [item for bucket in buckets for _, item in bucket]
+
+
+def idl_row_order(uuids: Iterable[str]) -> list[str]:
+    """The order the reference's NB IDL walks the rows ``uuids`` of one table after a cold start.
+
+    The initial rows arrive as one JSON object per table, parsed into an OVS string hash map
+    (keyed by ``hash_string`` of the uuid text), and are inserted in that map's order into the
+    IDL's row map, keyed by the uuid's first 32 bits.  Checked against the reference's fresh
+    datapath tunnel keys (it numbers switches, then routers, in this order).
+    """
+    from ..flows.ovs_order import ovs_hash_string  # lazy: the flows package imports this module
+
+    by_text = _hmap_order((ovs_hash_string(u), u) for u in sorted(uuids))
+    return _hmap_order((int(u.replace("-", "")[:8], 16), u) for u in by_text)
+
+
+def _key_order(dps: list[Datapath]) -> list[Datapath]:
+    """Datapaths in the order the reference hands out fresh tunnel keys: switches, then routers."""
+    out: list[Datapath] = []
+    for kind in (LS, LR):
+        by_key = {dp.key: dp for dp in dps if dp.kind == kind}
+        out += [by_key[k] for k in idl_row_order(by_key)]
+    return out
+
+
 def _dp_external_ids(dp: Datapath) -> dict[str, str]:
     nb = dp.nb
     ids = {"logical-switch" if dp.kind == LS else "logical-router": dp.key, "name": dp.name}
@@ -218,6 +270,8 @@ def _dp_external_ids(dp: Datapath) -> dict[str, str]:
         n2 = nb.external_ids.get("neutron:router_name")
         if n2:
             ids["name2"] = n2
+        if str(nb.options.get("always_learn_from_arp_request", "")).lower() == "false":
+            ids["always_learn_from_arp_request"] = "false"  # observed: only an explicit false
         z = nb.options.get("snat-ct-zone")
         if z is not None:
             try:
@@ -367,7 +421,8 @@ def _set_nat_addresses(p: Port) -> None:
 
     (As observed on the reference.)  ``nat-addresses=router`` on a port whose peer router is a
     gateway router or has a distributed gateway port (DGP): the peer's MAC with the router's
-    central NAT external IPs and LB VIPs, plus one entry per distributed NAT.  Any other
+    central NAT external IPs (IPv4, in NAT row order, duplicates kept, the peer's own addresses left
+    out) and LB VIPs, plus one entry per distributed IPv4 NAT.  Any other
     ``nat-addresses`` value is copied under the same condition.  Separately, the peer's MAC
     and IPv4 addresses are announced when the peer is a DGP, resides on the redirect chassis
     of the router's only DGP, or is on a gateway router while this switch has a localnet port.
@@ -387,11 +442,14 @@ def _set_nat_addresses(p: Port) -> None:
     if spec == "router":
         if gw_router or dgps:
             central: list[str] = []
+            own_ips = {n.split("/")[0] for n in peer.nb.networks}
             for nat in sorted(router.nb.nat, key=_uuid):
+                if ":" in nat.external_ip:
+                    continue  # GARPs are IPv4 only
                 if dgps and _is_distributed_nat(nat):
                     lport = opt(nat.logical_port)
                     out.append(f'{opt(nat.external_mac)} {nat.external_ip} is_chassis_resident("{lport}")')
-                else:
+                elif nat.external_ip not in own_ips:  # those are announced below
                     central.append(nat.external_ip)
             vips: set[str] = set()
             if p.nb.options.get("exclude-lb-vips-from-garp") != "true":
@@ -420,6 +478,28 @@ def _set_nat_addresses(p: Port) -> None:
     p.nat_addresses = out
 
 
+def update_lrp_in_place(p: Port) -> set[str]:
+    """Re-derive a router port's values from its (updated, still valid) NB row, keeping its
+    identity, tunnel key and links; returns the names of the ports that changed (it, and its
+    chassisredirect port when the MAC moved)."""
+    lrp = p.nb
+    changed = {p.name}
+    p.mac = [" ".join([lrp.mac, *lrp.networks])]
+    p.external_ids = dict(lrp.external_ids)
+    p.enabled = opt(lrp.enabled) is not False
+    for k in [k for k in p.options if k.startswith("ipv6_ra_")]:
+        del p.options[k]
+    if p.peer is not None:
+        _set_ra_options(p)
+    crp = p.crp
+    if crp is not None:
+        before = (dict(crp.options), list(crp.mac), dict(crp.external_ids))
+        _derive_crp(p, crp)
+        if (crp.options, crp.mac, crp.external_ids) != before:
+            changed.add(crp.name)
+    return changed
+
+
 def refresh_router_derived(router: Datapath) -> set[str]:
     """Recompute what ``router``'s ports derive from its NAT rules and load balancers (the
     chassisredirect ports' ``always-redirect``, the peer switch ports' ``nat_addresses``);
@@ -434,7 +514,7 @@ def refresh_router_derived(router: Datapath) -> set[str]:
             else:
                 p.options["always-redirect"] = "true"
             if p.options.get("always-redirect") != before:
-                changed.add(p.name)
+                changed.add(p.name)  # (the only value _derive_crp takes from the router)
         elif p.kind == "lrp" and p.peer is not None and p.peer.kind == "lsp" and p.peer.is_router_lsp:
             q = p.peer
             before_addrs = list(q.nat_addresses)
@@ -494,6 +574,18 @@ def _set_ra_options(p: Port) -> None:
     o["ipv6_ra_src_addr"] = nets.lla.addr_s
 
 
+def _derive_crp(p: Port, crp: Port) -> None:
+    """The chassisredirect port's values derived from its router port (and the router's NAT)."""
+    lrp = p.nb
+    crp.options = {"distributed-port": p.name}
+    if "redirect-type" in lrp.options:
+        crp.options["redirect-type"] = lrp.options["redirect-type"]
+    if not any(_is_distributed_nat(nat) for nat in p.dp.nb.nat):
+        crp.options["always-redirect"] = "true"
+    crp.mac = list(p.mac)
+    crp.external_ids = dict(p.external_ids)
+
+
 def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     lrp = p.nb
     gcs = list(lrp.gateway_chassis)
@@ -510,13 +602,10 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
         return
     crp = Port(name, "crp", p.dp, lrp, p.nb_key)
     crp.sb_type = "chassisredirect"
-    crp.options = {"distributed-port": p.name}
-    if not any(_is_distributed_nat(nat) for nat in p.dp.nb.nat):
-        crp.options["always-redirect"] = "true"
     p.crp = crp
     if p.peer is not None:
         p.options["chassis-redirect-port"] = name
-    crp.mac = list(p.mac)
+    _derive_crp(p, crp)
     crp.ha_group = hag.name if hag is not None else p.name
     nd.ports[name] = crp
     p.dp.ports.append(crp)

@@ -19,7 +19,8 @@ from typing import Any
 
 from ..engine.features import flow_only_columns, flow_only_tables
 from ..ovsdb.connection import RowChange
-from .build import KeyState, lsp_port, opt, refresh_router_derived
+from .addresses import AddressError, parse_lrp_networks
+from .build import KeyState, lsp_port, opt, refresh_router_derived, update_lrp_in_place
 from .idpool import IdPoolExhausted
 from .ipam import switch_has_ipam_keys
 from .model import LS, Datapath, Northd, Port
@@ -32,6 +33,9 @@ NB_GLOBAL_COUNTERS = frozenset(
 NORTHD_OPTIONS = frozenset({"mac_prefix", "svc_monitor_mac", "max_tunid", "northd_internal_version"})
 # Logical_Router columns whose changes alter values derived from the router's NAT / load balancers.
 ROUTER_DERIVED_COLUMNS = frozenset({"nat", "load_balancer", "load_balancer_group"})
+# Logical_Router_Port columns whose updates are applied in place (anything else: recompute).
+LRP_IN_PLACE = frozenset({"mac", "networks", "options", "enabled", "ipv6_ra_configs", "ipv6_prefix",
+                          "external_ids", "status"})
 # Logical_Switch_Port columns we write back ourselves, or that change nothing we build.
 LSP_WRITEBACK = frozenset({"up", "dynamic_addresses"})
 # An update touching any of these may change the port's kind or identity: recompute.
@@ -45,9 +49,12 @@ class Tracked:
     ports_changed: set[str] = field(default_factory=set)  # added or updated, by logical_port
     ports_deleted: dict[str, str] = field(default_factory=dict)  # logical_port -> datapath key
     dps_changed: set[str] = field(default_factory=set)  # switches whose port set or port kinds changed
+    # Routers one of whose ports changed in place (addresses, options): every flow of the router,
+    # of its peers and of the switches it is attached to may read them.
+    routers_changed: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
-        return bool(self.ports_changed or self.ports_deleted or self.dps_changed)
+        return bool(self.ports_changed or self.ports_deleted or self.dps_changed or self.routers_changed)
 
 
 def _is_plain(lsp: Any) -> bool:
@@ -65,6 +72,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     updated: list[tuple[Datapath, Port, Any]] = []
     switch_changes: set[str] = set()
     lsp_updates: dict[str, frozenset[str]] = {}
+    lrp_updates: dict[str, frozenset[str]] = {}
 
     flow_only = flow_only_tables()
     ls_feature_columns = flow_only_columns("Logical_Switch")  # e.g. acls: the features' handlers
@@ -82,6 +90,10 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
             # Only columns that feed registered features (routes, policies) are handled here.
             if c.event != "update" or not c.columns <= lr_feature_columns:
                 return None
+        elif c.table == "Logical_Router_Port":
+            if c.event != "update" or not c.columns <= LRP_IN_PLACE:
+                return None
+            lrp_updates[str(c.uuid)] = lrp_updates.get(str(c.uuid), frozenset()) | c.columns
         elif c.table == "Logical_Switch_Port":
             if c.event == "update":
                 cols = lsp_updates.get(str(c.uuid), frozenset()) | c.columns
@@ -158,6 +170,10 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
             return None
         seen.add(name)
 
+    lrp_ports = _lrp_updates(nd, nb, lrp_updates)
+    if lrp_ports is None:
+        return None
+
     # ---- apply ----
     t = Tracked()
     for dp, p in removed:
@@ -194,9 +210,51 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         t.ports_changed.add(p.name)
         t.ports_deleted.pop(p.name, None)
         t.dps_changed.add(dp.key)
-    for router in _nat_lb_routers(nd, nb, changes):
+    routers = {r.key: r for r in _nat_lb_routers(nd, nb, changes)}
+    for p in lrp_ports:
+        t.ports_changed |= update_lrp_in_place(p)
+        t.routers_changed.add(p.dp.key)
+        # Multicast groups read router ports' enabled / mcast_flood (the router's _MC_static, the
+        # attached switch's _MC_mrouter_flood).
+        t.dps_changed.add(p.dp.key)
+        if p.peer is not None and p.peer.kind == "lsp":
+            t.dps_changed.add(p.peer.dp.key)
+        routers[p.dp.key] = p.dp
+    for router in routers.values():
         t.ports_changed |= refresh_router_derived(router)
     return t
+
+
+def _lrp_updates(nd: Northd, nb: Any, updates: dict[str, frozenset[str]]) -> list[Port] | None:
+    """The router ports whose in-place updates we can apply; None when one needs a recompute
+    (invalid addresses, a requested tunnel key other than its own, a port we do not bind, a
+    switch with IPAM next to it)."""
+    if not updates:
+        return []
+    rows = nb.rows("Logical_Router_Port")
+    out: list[Port] = []
+    for u, cols in updates.items():
+        lrp = rows.get(_as_uuid(u, rows))
+        if lrp is None:
+            return None
+        p = nd.ports.get(lrp.name)
+        if p is None or p.kind != "lrp" or p.nb_key != u:
+            return None
+        req = lrp.options.get("requested-tnl-key")
+        if req is not None and req != str(p.tunnel_key):
+            return None
+        if "mac" in cols or "networks" in cols:
+            try:
+                nets = parse_lrp_networks(lrp.mac, list(lrp.networks))
+            except AddressError:
+                return None
+            if nets.errors or (not nets.ipv4 and len(nets.ipv6) <= 1):
+                return None  # the recompute warns about it and drops the port
+        q = p.peer
+        if q is not None and q.kind == "lsp" and switch_has_ipam_keys(q.dp.nb.other_config):
+            return None
+        out.append(p)
+    return out
 
 
 def _nat_lb_routers(nd: Northd, nb: Any, changes: list[RowChange]) -> list[Datapath]:

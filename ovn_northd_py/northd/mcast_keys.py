@@ -8,18 +8,20 @@ reference ovn-northd 23.03.1 (Debian 12) by building a network that makes each
 one appear and reading ``ovn-sbctl list Multicast_Group``:
 
 ==================  =====  ==============================================
-name                key    members (a group with no member is not written)
+name                key    members (enabled ports only; a group with no
+                           member is not written)
 ==================  =====  ==============================================
 _MC_flood           32768  switch: every port
 _MC_unknown         32769  switch: ports whose addresses include "unknown"
 _MC_mrouter_flood   32770  switch: ports with
-                           options:mcast_flood_reports=true (with or
-                           without mcast_snoop) and router-type ports
-                           whose router has options:mcast_relay=true
-                           (seen with mcast_snoop=true on the switch)
-_MC_static          32771  switch: ports with options:mcast_flood=true;
-                           router with options:mcast_relay=true: router
-                           ports with options:mcast_flood=true
+                           options:mcast_flood_reports=true and
+                           router-type ports whose (enabled) router has
+                           options:mcast_relay=true (with or without
+                           mcast_snoop on the switch)
+_MC_static          32771  switch: ports with options:mcast_flood=true
+                           (any type); router: router ports with
+                           options:mcast_flood=true (with or without
+                           options:mcast_relay)
 _MC_flood_l2        32772  switch: every port except router-type ports
                            (present with or without mcast_snoop)
 ==================  =====  ==============================================

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from ..flows.acl_index import smap_bool
 from ..northd.model import Northd
 from .rows import SyncStats, sync_table
 
@@ -45,31 +46,65 @@ def prune_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats, still_refer
     return waiting
 
 
-def _int(cfg: dict[str, str], key: str, default: int, lo: int, hi: int) -> int:
-    try:
-        v = int(cfg.get(key, default))
-    except ValueError:
+U64 = 1 << 64
+
+
+def smap_ullong(cfg: Any, key: str, default: int) -> int:
+    """``smap_get_ullong``: ``strtoull`` base 10 over the whole value (leading blanks and a sign
+    allowed, a minus wraps modulo 2**64), else ``default``."""
+    text = cfg.get(key)
+    if text is None:
         return default
-    return v if lo <= v <= hi else default
+    body = text.lstrip(" \t\n\v\f\r")
+    sign = 1
+    if body[:1] in ("+", "-"):
+        sign = -1 if body[0] == "-" else 1
+        body = body[1:]
+    if not body or not body.isascii() or not body.isdigit():
+        return default
+    value = int(body)
+    if value >= U64:
+        return default  # ERANGE
+    return (sign * value) % U64
+
+
+def as_int64(value: int) -> int:
+    """An unsigned 64-bit value as the OVSDB integer (int64) it is written as."""
+    return value - U64 if value >= 1 << 63 else value
+
+
+def _clamp(value: int, lo: int, hi: int) -> int:
+    return max(lo, min(hi, value))
+
+
+def ip_multicast_config(cfg: Any) -> dict[str, Any]:
+    """The IP_Multicast columns of a switch with ``other_config`` ``cfg``.
+
+    Observed on the reference: booleans read like ``smap_get_bool`` (``mcast_snoop`` only
+    "true", ``mcast_querier`` anything but "false", case-insensitive); the numbers like
+    ``smap_get_ullong`` (an unparsable value is the default); ``mcast_idle_timeout`` is
+    clamped to 15..3600 and ``mcast_query_interval`` (default half the idle timeout) to
+    1..3600; ``mcast_table_size`` (default 2048) and ``mcast_query_max_response``
+    (default 1) are written as given, even 0 or negative; the source addresses as given.
+    """
+    idle = _clamp(smap_ullong(cfg, "mcast_idle_timeout", 300), 15, 3600)
+    return {
+        "enabled": smap_bool(cfg, "mcast_snoop", False),
+        "querier": smap_bool(cfg, "mcast_querier", True),
+        "eth_src": cfg.get("mcast_eth_src", ""),
+        "ip4_src": cfg.get("mcast_ip4_src", ""),
+        "ip6_src": cfg.get("mcast_ip6_src", ""),
+        "table_size": as_int64(smap_ullong(cfg, "mcast_table_size", 2048)),
+        "idle_timeout": idle,
+        "query_interval": _clamp(smap_ullong(cfg, "mcast_query_interval", idle // 2), 1, 3600),
+        "query_max_resp": as_int64(smap_ullong(cfg, "mcast_query_max_response", 1)),
+    }
 
 
 def sync_ip_multicast(txn: Any, sb: Any, nd: Northd, dps: dict[Hashable, Any], stats: SyncStats) -> None:
     desired: dict[Hashable, dict[str, Any]] = {}
     for dp in nd.switches():
-        cfg = dp.nb.other_config
-        idle = _int(cfg, "mcast_idle_timeout", 300, 15, 3600)
-        desired[dp.key] = {
-            "datapath": dps[dp.key],
-            "enabled": cfg.get("mcast_snoop") == "true",
-            "querier": cfg.get("mcast_querier", "true") == "true",
-            "eth_src": cfg.get("mcast_eth_src", ""),
-            "ip4_src": cfg.get("mcast_ip4_src", ""),
-            "ip6_src": cfg.get("mcast_ip6_src", ""),
-            "table_size": _int(cfg, "mcast_table_size", 2048, 1, 32766),
-            "idle_timeout": idle,
-            "query_interval": _int(cfg, "mcast_query_interval", idle // 2, 1, idle),
-            "query_max_resp": _int(cfg, "mcast_query_max_response", 1, 1, 10),
-        }
+        desired[dp.key] = {"datapath": dps[dp.key], **ip_multicast_config(dp.nb.other_config)}
 
     def key_of(row: Any) -> Hashable | None:
         # An IP_Multicast row whose datapath is gone (weak reference) is stale: key it uniquely.

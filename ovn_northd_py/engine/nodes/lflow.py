@@ -9,6 +9,7 @@ from ...flows.context import OWNER_DP, OWNER_PORT, FlowCtx, flow_ctx_from_nb
 from ...flows.lr_pipeline import attached_router_ports
 from ...lflow.table import FlowTable
 from ..engine import Node
+from ..feature_lb import rebuild_router_scope
 from ..features import FeatureCtx, feature, split_changes
 from .inputs import DbInput
 from .northd import NorthdNode
@@ -71,6 +72,26 @@ class LflowNode(Node):
             # and so do the router ports attached to it (localnet / vtep ports).
             rebuild_ports |= {p.name for p in dp.ports if port_reads_switch(p)}
             rebuild_ports |= {p.name for p in attached_router_ports(dp)}
+        # A router port changed in place: the router's every flow, and the switches it is attached
+        # to (their ports bind its addresses, answer ARP for them); directly peered router ports.
+        for key in t.routers_changed:
+            router = nd.datapaths.get(key)
+            if router is None:
+                continue
+            rebuild_router_scope(router, fctx, table, set())
+            for lrp in router.ports:
+                q = lrp.peer
+                if lrp.kind != "lrp" or q is None:
+                    continue
+                if q.kind == "lrp":
+                    rebuild_ports.add(q.name)
+                    continue
+                sw = q.dp
+                fctx.forget(sw.key)
+                table.remove_owner((OWNER_DP, sw.key))
+                build_datapath_flows(sw, fctx, table)
+                rebuild_ports |= {p.name for p in sw.ports}
+                rebuild_ports |= {p.name for p in attached_router_ports(sw)}
         for name in rebuild_ports:
             table.remove_owner((OWNER_PORT, name))
             p = nd.ports.get(name)

@@ -85,7 +85,7 @@ class SbSyncNode(Node):
         dps = self._dp_rows(sb)
         for key in dp_keys:
             dp = nd.datapaths.get(key)
-            want = desired_groups_of(dp) if dp is not None and dp.is_switch else {}
+            want = desired_groups_of(dp) if dp is not None else {}
             for name in MC_NAMES:
                 row = self.mc_index.get(sb, (key, name))
                 w = want.get((key, name))

@@ -1,0 +1,100 @@
+"""Router port updates (addresses, MAC, options, RA configs, enabled) are applied in place: no
+recompute of the northd or lflow nodes, and incremental always equals recompute."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+
+import pytest
+from test_incremental import MIXED
+
+from ovn_northd_py.devtools.testing import (
+    apply_checked,
+    metric,
+    mismatches,
+    node_runs,
+    run_batch,
+    start_checked_daemon,
+)
+
+# (router port, its router) in mixed.py 3 4 2: lr1-ls1 is on a tenant switch, lr1-join and
+# lrgw1-join on the shared join switch, lrp-lrgw1 is a distributed gateway port.
+PORTS = ("lr1-ls1", "lr2-ls2", "lr1-join", "lrgw1-join", "lrp-lrgw1", "lrp-lrgw2")
+
+
+@pytest.fixture
+def rports(env):
+    subprocess.run(["python3", str(MIXED), env.nb.remote, "3", "4", "2"], check=True, capture_output=True)
+    # Multicast: snooping switches next to a relaying router read its ports' enabled / mcast_flood.
+    env.nbctl("set", "logical_router", "lr1", "options:mcast_relay=true", "--",
+              "set", "logical_switch", "ls1", "other_config:mcast_snoop=true", "--",
+              "set", "logical_switch", "join", "other_config:mcast_snoop=true")
+    d, port = start_checked_daemon(env)
+    try:
+        env.sync()
+        yield env, d, port
+    finally:
+        d.stop()
+
+
+def _set(port: str, *cols: str) -> list[str]:
+    return ["set", "logical_router_port", port, *cols]
+
+
+def random_router_port_batches(seed: int, total: int) -> list[list[list[str]]]:
+    rnd = random.Random(seed)
+    batches: list[list[list[str]]] = []
+    for n in range(1, total + 1):
+        p = rnd.choice(PORTS)
+        k = rnd.random()
+        if k < 0.25:
+            nets = [f'"10.{n % 200}.{n % 7}.1/24"']
+            if rnd.random() < 0.5:
+                nets.append(f'"fd{n % 90:02x}::1/64"')
+            batch = [_set(p, f"networks=[{','.join(nets)}]")]
+        elif k < 0.4:
+            batch = [_set(p, f'mac="02:00:00:{n % 256:02x}:{rnd.randrange(256):02x}:01"')]
+        elif k < 0.55:
+            batch = [_set(p, f"options:gateway_mtu={rnd.choice([1400, 1500, 9000])}")]
+        elif k < 0.6:
+            batch = [["remove", "logical_router_port", p, "options", "gateway_mtu"]]
+        elif k < 0.75:
+            mode = rnd.choice(["slaac", "dhcpv6_stateless", "dhcpv6_stateful"])
+            batch = [_set(p, f'networks=["10.{n % 200}.9.1/24","fd{n % 90:02x}::1/64"]'),
+                     _set(p, f"ipv6_ra_configs:address_mode={mode}",
+                          f"ipv6_ra_configs:send_periodic={rnd.choice(['true', 'false'])}",
+                          f"ipv6_ra_configs:mtu={rnd.choice([1280, 1450])}")]
+        elif k < 0.8:
+            batch = [["clear", "logical_router_port", p, "ipv6_ra_configs"]]
+        elif k < 0.85:
+            batch = [_set(p, f"enabled={rnd.choice(['true', 'false'])}")]
+        elif k < 0.9:
+            batch = [_set(p, f"options:mcast_flood={rnd.choice(['true', 'false'])}")]
+        else:
+            batch = [_set(p, f"external_ids:note=n{n}")]
+        batches.append(batch)
+    return batches
+
+
+def test_router_port_updates_need_no_recompute(rports):
+    env, d, port = rports
+    before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow")}
+    run_batch(env, [_set("lr1-ls1", 'networks=["10.1.0.1/16","fd00:1::1/64"]')])
+    run_batch(env, [_set("lr1-ls1", "ipv6_ra_configs:address_mode=slaac", "ipv6_ra_configs:send_periodic=true")])
+    run_batch(env, [_set("lrp-lrgw1", "options:gateway_mtu=1400")])
+    run_batch(env, [_set("lrgw1-join", 'mac="02:00:00:00:aa:01"')])
+    assert {n: node_runs(port, n, "recompute") for n in before} == before
+    assert not mismatches(d)
+
+
+def test_random_router_port_updates_incremental_equals_recompute(rports):
+    env, d, port = rports
+    seed = int(os.environ.get("OVN_TEST_SEED", "20261130"))
+    done: list[list[list[str]]] = []
+    before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow")}
+    for batch in random_router_port_batches(seed, 120):
+        apply_checked(env, d, batch, done, seed)
+    assert metric(port, "ovn_northd_py_incremental_checks_total") >= len(done) // 2
+    assert {n: node_runs(port, n, "recompute") for n in before} == before
