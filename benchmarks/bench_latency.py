@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Cold sync, RSS and ``ovn-nbctl --wait=sb`` change latency: ours against the reference ovn-northd.
 
-usage: bench_latency.py [--scales 50,200] [--rounds N] [--changes lsp-add,lsp-del]
+usage: bench_latency.py [--workload mixed] [--scales 50,200] [--rounds N] [--changes lsp-add,lsp-del]
                         [--json FILE] [--seed-dir DIR] [--settle S] [--warmup N] [--keep]
 
-For each scale S (``mixed.py NB S 10 S``; ``S:P:G`` gives switches, ports per switch and gateway
-routers) the NB is built once and backed up with ``ovsdb-client backup``.  Then each side in turn
+``--workload`` picks the NB builder (a row of ``WORKLOADS``): ``mixed`` (default; for each scale S
+``mixed.py NB S 10 S``, ``S:P:G`` gives switches, ports per switch and gateway routers) or
+``neutron`` (:mod:`ovn_northd_py.devtools.gen_neutron`; S is the number of tenants,
+``T:N:V:F`` gives tenants, networks per tenant, VMs per network and floating IPs per tenant) or
+``ovnk`` (:mod:`ovn_northd_py.devtools.gen_ovnk`, an ovn-kubernetes-like network; S is the number
+of nodes, ``N:P:S:Q`` gives nodes, pods per node, services and network policies; default 10 50 10).
+For each scale the NB is built once and backed up with ``ovsdb-client backup``.  Then each side in turn
 (reference first, then ours; never both at once) gets an NB server on a copy of that backup and a
 fresh, empty SB server, and:
 
@@ -47,9 +52,12 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from ovn_northd_py.devtools.gen_neutron import build_neutron_nb, neutron_names
+from ovn_northd_py.devtools.gen_ovnk import build_ovnk_nb, ovnk_names
 from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, ReferenceNorthd
 from ovn_northd_py.parity.harness import (
     HarnessError,
+    NbSource,
     build_seed_nb,
     process_gone,
     reference_available,
@@ -117,15 +125,18 @@ CHANGE_KINDS: dict[str, ChangeKind] = {
 }
 
 
-def round_params(i: int) -> dict[str, str]:
+MIXED_NAMES = {"sw": "ls1", "lr": "lr1", "gw": "lrgw1"}
+
+
+def round_params(i: int, names: dict[str, str] | None = None) -> dict[str, str]:
+    """Template values of round ``i``; ``names`` (the workload's ``{sw}``, ``{lr}``, ``{gw}``) override."""
     return {
         "i": str(i),
         "port": f"bench-p{i}",
         "mac": f"0a:00:00:00:{i // 256 % 256:02x}:{i % 256:02x}",
         "ip": f"10.250.{i // 256 % 256}.{i % 256}",
-        "sw": "ls1",
-        "lr": "lr1",
-        "gw": "lrgw1",
+        **MIXED_NAMES,
+        **(names or {}),
     }
 
 
@@ -339,6 +350,7 @@ class RunConfig:
     settle: float
     sync_timeout: float
     change_timeout: int
+    names: dict[str, str] = field(default_factory=dict)  # the workload's {sw}, {lr}, {gw}
 
 
 def run_side(side: Side, cfg: RunConfig) -> SideResult:
@@ -361,12 +373,12 @@ def run_side(side: Side, cfg: RunConfig) -> SideResult:
         for kind in cfg.kinds:
             n = 0
             if kind.prepare:
-                timed_nbctl(side, kind.prepare, round_params(0), cfg.change_timeout)
+                timed_nbctl(side, kind.prepare, round_params(0, cfg.names), cfg.change_timeout)
             per_round = sum(1 for c in (kind.setup, kind.change, kind.undo) if c)
             res.txns[kind.name] = bool(kind.prepare) + per_round * (cfg.warmup + cfg.rounds)
             lat, undo = Latency(), Latency()
             for r in range(cfg.warmup + cfg.rounds):
-                params = round_params(r + 1)
+                params = round_params(r + 1, cfg.names)
                 if kind.setup:
                     timed_nbctl(side, kind.setup, params, cfg.change_timeout)
                 ms = timed_nbctl(side, kind.change, params, cfg.change_timeout)
@@ -402,26 +414,80 @@ def run_side(side: Side, cfg: RunConfig) -> SideResult:
 
 
 @dataclass(frozen=True, slots=True)
+class WorkloadSpec:
+    """An NB builder for ``--workload``: its scale syntax, the NB source of a scale and the rows
+    (``{sw}``, ``{lr}``, ``{gw}``) the change kinds touch."""
+
+    usage: str  # scale syntax, for errors
+    parse: Callable[[list[int]], tuple[int, ...] | None]  # scale numbers -> builder arguments
+    source: Callable[[tuple[int, ...]], NbSource]
+    names: Callable[[], dict[str, str]]
+
+
+def _mixed_args(parts: list[int]) -> tuple[int, ...] | None:
+    if len(parts) == 1:
+        return (parts[0], 10, parts[0])
+    return tuple(parts) if len(parts) == 3 else None
+
+
+def _neutron_args(parts: list[int]) -> tuple[int, ...] | None:
+    return tuple(parts) + (2, 5, 2)[len(parts) - 1:] if 1 <= len(parts) <= 4 else None
+
+
+def _neutron_source(args: tuple[int, ...]) -> NbSource:
+    def build(nb_remote: str) -> None:
+        build_neutron_nb(nb_remote, *args)
+
+    build.__name__ = f"gen_neutron {' '.join(map(str, args))}"
+    return build
+
+
+def _ovnk_args(parts: list[int]) -> tuple[int, ...] | None:
+    return tuple(parts) + (10, 50, 10)[len(parts) - 1:] if 1 <= len(parts) <= 4 else None
+
+
+def _ovnk_source(args: tuple[int, ...]) -> NbSource:
+    def build(nb_remote: str) -> None:
+        build_ovnk_nb(nb_remote, *args)
+
+    build.__name__ = f"gen_ovnk {' '.join(map(str, args))}"
+    return build
+
+
+WORKLOADS: dict[str, WorkloadSpec] = {
+    "mixed": WorkloadSpec(
+        "S or S:PORTS:GATEWAYS", _mixed_args, lambda a: workload("mixed", *a), lambda: dict(MIXED_NAMES)
+    ),
+    "neutron": WorkloadSpec("TENANTS[:NETS[:VMS[:FIPS]]]", _neutron_args, _neutron_source, neutron_names),
+    "ovnk": WorkloadSpec("NODES[:PODS[:SERVICES[:POLICIES]]]", _ovnk_args, _ovnk_source, ovnk_names),
+}
+
+
+@dataclass(frozen=True, slots=True)
 class Scale:
-    switches: int
-    ports: int
-    gateways: int
+    workload: str
+    args: tuple[int, ...]  # the workload builder's arguments
 
     @classmethod
-    def parse(cls, text: str) -> Scale:
-        parts = [int(p) for p in text.split(":")]
-        if len(parts) == 1:
-            return cls(parts[0], 10, parts[0])
-        if len(parts) == 3:
-            return cls(*parts)
-        raise argparse.ArgumentTypeError(f"bad scale {text!r}: S or S:PORTS:GATEWAYS")
+    def parse(cls, text: str, workload_name: str = "mixed") -> Scale:
+        spec = WORKLOADS[workload_name]
+        try:
+            args = spec.parse([int(p) for p in text.split(":")])
+        except ValueError:
+            args = None
+        if args is None:
+            raise argparse.ArgumentTypeError(f"bad {workload_name} scale {text!r}: {spec.usage}")
+        return cls(workload_name, args)
 
     def __str__(self) -> str:
-        return f"{self.switches} {self.ports} {self.gateways}"
+        return " ".join(map(str, self.args))
 
     @property
     def slug(self) -> str:
-        return f"mixed-{self.switches}-{self.ports}-{self.gateways}"
+        return "-".join([self.workload, *map(str, self.args)])
+
+    def source(self) -> NbSource:
+        return WORKLOADS[self.workload].source(self.args)
 
 
 def seed_for(scale: Scale, workdir: Path, seed_dir: Path | None) -> tuple[Path, float | None]:
@@ -430,7 +496,7 @@ def seed_for(scale: Scale, workdir: Path, seed_dir: Path | None) -> tuple[Path, 
     if cached is not None and cached.exists():
         return cached, None
     t0 = time.monotonic()
-    seed = build_seed_nb(workload("mixed", scale.switches, scale.ports, scale.gateways), workdir / "seed")
+    seed = build_seed_nb(scale.source(), workdir / "seed")
     secs = time.monotonic() - t0
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
@@ -467,7 +533,7 @@ def rows_for(
 def print_table(
     scale: Scale, rounds: int, ours: SideResult, ref: SideResult, kinds: list[ChangeKind]
 ) -> None:
-    print(f"\n== mixed {scale}: {rounds} rounds per change kind ==")
+    print(f"\n== {scale.workload} {scale}: {rounds} rounds per change kind ==")
     print(f"{'metric':<24} {'ours':>12} {'reference':>12} {'ours/ref':>9}")
     for label, o, r, fmt in rows_for(ours, ref, kinds):
         print(f"{label:<24} {format(o, fmt):>12} {format(r, fmt):>12} {ratio(o, r):>9.2f}")
@@ -487,7 +553,13 @@ def print_table(
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
-        "--scales", default="50,200", help="comma-separated S or S:PORTS:GATEWAYS (default 50,200)"
+        "--workload", default="mixed", choices=sorted(WORKLOADS), help="the NB builder (default mixed)"
+    )
+    ap.add_argument(
+        "--scales",
+        default="50,200",
+        help="comma-separated scales (default 50,200): "
+        + "; ".join(f"{name} {spec.usage}" for name, spec in WORKLOADS.items()),
     )
     ap.add_argument("--rounds", type=int, default=30, help="timed rounds per change kind (default 30)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed rounds per change kind first (default 1)")
@@ -514,13 +586,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         kinds = [CHANGE_KINDS[name] for name in args.changes.split(",") if name]
-        scales = [Scale.parse(s) for s in args.scales.split(",") if s]
+        scales = [Scale.parse(s, args.workload) for s in args.scales.split(",") if s]
     except (KeyError, argparse.ArgumentTypeError) as exc:
         ap.error(f"bad --changes/--scales: {exc}")
     sides = [s for s in args.sides.split(",") if s]
     if not set(sides) <= {"reference", "ours"}:
         ap.error("--sides: reference and/or ours")
-    cfg = RunConfig(kinds, args.rounds, args.warmup, args.settle, args.sync_timeout, args.change_timeout)
+    cfg = RunConfig(
+        kinds,
+        args.rounds,
+        args.warmup,
+        args.settle,
+        args.sync_timeout,
+        args.change_timeout,
+        WORKLOADS[args.workload].names(),
+    )
 
     wd = Path(tempfile.mkdtemp(prefix="bench-latency-"))
     report: dict[str, Any] = {
@@ -531,7 +611,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for scale in scales:
             swd = wd / scale.slug
-            print(f"mixed {scale}: building the NB ...", flush=True)
+            print(f"{scale.workload} {scale}: building the NB ...", flush=True)
             seed, build_s = seed_for(scale, swd, args.seed_dir)
             print(f"  NB ready ({'reused' if build_s is None else f'built in {build_s:.1f} s'}): {seed}")
             results: dict[str, SideResult] = {}

@@ -30,6 +30,7 @@ from ..flows import build_datapath_flows, build_port_flows
 from ..flows.acl_index import AclIndex, nb_meters, pg_switches, switch_acls
 from ..flows.acl_rules import build_acl_flows, remove_acl_flows
 from ..flows.context import FlowCtx, dp_owner, port_owner
+from ..flows.router_addrs import router_lb_vip_sets
 from ..northd.build import opt
 from ..northd.model import Datapath, Northd
 from ..ovsdb.connection import RowChange
@@ -317,6 +318,17 @@ def _sync_as(h: FeatureCtx, name: str, delete_unknown: bool = True) -> bool:
         return False
     _sync(h, "Address_Set", IDX_ADDRESS_SET, name, None)
     return True
+
+
+def sync_router_lb_sets(h: FeatureCtx, router: Datapath) -> None:
+    """SB ``_rtr_lb_<key>_ip4`` / ``_ip6`` of ``router`` (its load balancers' VIPs inside its
+    networks), after its load balancers or ports changed.  An NB set of that name wins."""
+    want = router_lb_vip_sets(router)
+    for fam in ("_ip4", "_ip6"):
+        name = f"_rtr_lb_{router.tunnel_key}{fam}"
+        if STATE.as_by_name.get(name) is not None:
+            continue
+        _sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, want[name]) if name in want else None)
 
 
 def _sync_meters(h: FeatureCtx) -> None:

@@ -25,7 +25,9 @@ priority-0 drop is in :mod:`.defaults`):
     ``options:dynamic_neigh_routers`` or the router-type switch port of Q, which
     builds them, is disabled;
 * IPs of a router port that are also SNAT external IPs or load-balancer VIPs are
-  dropped (2), one set per port and family.
+  dropped (2), one set per port and family;
+* a distributed gateway port D with ``options:redirect-type=bridged`` (any case): traffic
+  out of D away from its gateway chassis goes to D's own MAC (50).
 """
 
 from __future__ import annotations
@@ -98,6 +100,16 @@ def build_lrp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> N
         return
     owner = port_owner(port)
     h = lrp_hint(port)
+    if port.crp is not None and str(port.nb.options.get("redirect-type", "")).lower() == "bridged":
+        table.add(
+            port.dp.index,
+            LR_IN_ARP_RESOLVE,
+            50,
+            f'outport == "{port.name}" && !is_chassis_resident("{port.crp.name}")',
+            f"eth.dst = {nets.ea_s}; next;",
+            hint=h,
+            owner=owner,
+        )
     excluded = router_info(port.dp, ctx).nat_owned
     for fam, addrs in (("ip4", [n.addr_s for n in nets.ipv4]), ("ip6", [n.addr_s for n in nets.ipv6])):
         owned = [a for a in addrs if parse_ip(a) in excluded]

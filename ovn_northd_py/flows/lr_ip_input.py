@@ -19,12 +19,15 @@ IPv6 addresses (configured, then the link-local one):
   several); ARP requests ``inport == P && arp.tpa == A && arp.spa == S/L``
   (``is_chassis_resident`` as :func:`.lr_common.arp_resident_port`); neighbour
   solicitations per IPv6 address with ``nd_na_router`` (``is_chassis_resident``
-  on a distributed gateway port);
+  on a distributed gateway port); ARP requests / solicitations for the router's
+  ``$_rtr_lb_<key>_ip4`` / ``_ip6`` load-balancer VIP sets (:func:`.router_addrs.router_lb_vip_sets`,
+  ``nd_na``; ``is_chassis_resident`` on a distributed gateway port);
 * 80/70, except on gateway routers and routers with a distributed gateway port:
   per address, TCP reset, SCTP abort, UDP port unreachable (80), protocol /
   address unreachable (70);
 * 60: other traffic to P's addresses is dropped, one set per family, leaving out
-  the router's SNAT external IPs and load-balancer VIPs;
+  the router's SNAT external IPs and load-balancer VIPs (none on a gateway router with
+  ``options:lb_force_snat_ip=router_ip``);
 * 31: ICMP time exceeded per IPv4 network and per configured IPv6 network (with
   ``ip6.src == S/L``), sourced from the network's address, or swapping
   source/destination on a distributed gateway port;
@@ -54,6 +57,8 @@ from .lr_common import (
     port_nets,
     router_info,
 )
+from .lr_lb import force_snat_router_ip
+from .router_addrs import router_lb_vip_set_names
 
 MARTIANS = (
     "ip4.src_mcast ||ip4.src == 255.255.255.255 || ip4.src == 127.0.0.0/8 || ip4.dst == 127.0.0.0/8 "
@@ -65,6 +70,10 @@ ARP_REPLY = (
 )
 NA_REPLY = (
     "nd_na_router { eth.src = xreg0[0..47]; ip6.src = nd.target; nd.tll = xreg0[0..47]; "
+    "outport = inport; flags.loopback = 1; output; };"
+)
+LB_NA_REPLY = (
+    "nd_na { eth.src = xreg0[0..47]; ip6.src = nd.target; nd.tll = xreg0[0..47]; "
     "outport = inport; flags.loopback = 1; output; };"
 )
 ECHO4 = "ip4.dst <-> ip4.src; ip.ttl = 255; icmp4.type = 0; flags.loopback = 1; next; "
@@ -151,6 +160,12 @@ def build_lrp_ip_input_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         a = n6.addr_s
         match = f'inport == "{name}" && ip6.dst == {{{a}, {n6.sn_addr_s}}} && nd_ns && nd.target == {a}'
         add(90, match + nd_suffix, NA_REPLY)
+    # The router's load-balancer VIPs inside its networks ($_rtr_lb_<key>_ip4/ip6), on every port.
+    for set_name in sorted(router_lb_vip_set_names(port.dp, ctx)):
+        if set_name.endswith("_ip4"):
+            add(90, f'inport == "{name}" && arp.op == 1 && arp.tpa == ${set_name}{nd_suffix}', ARP_REPLY)
+        else:
+            add(90, f'inport == "{name}" && nd_ns && nd.target == ${set_name}{nd_suffix}', LB_NA_REPLY)
 
     if not (info.is_gateway or info.has_dgp):
         for fam, addrs in (("ip4", v4), ("ip6", v6)):
@@ -159,8 +174,10 @@ def build_lrp_ip_input_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
                     add(priority, match, actions)
 
     excluded = info.nat_owned
+    # A gateway router with lb_force_snat_ip=router_ip SNATs to its port addresses: none is dropped.
+    snat_to_router_ip = force_snat_router_ip(port.dp, ctx)
     for fam, addrs in (("ip4", v4), ("ip6", v6)):
-        kept = [a for a in addrs if parse_ip(a) not in excluded]
+        kept = [] if snat_to_router_ip else [a for a in addrs if parse_ip(a) not in excluded]
         if kept:
             add(60, f"{fam}.dst == {braces(kept)}", "drop;")
 

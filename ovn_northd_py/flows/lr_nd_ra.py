@@ -4,8 +4,9 @@ Observed on the reference (priority-0 fallbacks in :mod:`.defaults`): a router p
 P with a peer, at least one configured IPv6 network and
 ``ipv6_ra_configs:address_mode`` one of ``slaac``, ``dhcpv6_stateful``,
 ``dhcpv6_stateless`` answers router solicitations sent to ``ff02::2`` (50):
-``put_nd_ra_opts`` with the address mode, P's MAC, then when configured ``mtu``,
-``router_preference`` (HIGH or LOW), ``rdnss``, ``dnssl`` and ``route_info``, and
+``put_nd_ra_opts`` with the address mode, P's MAC, then a positive ``mtu``,
+``router_preference`` unless absent or ``MEDIUM`` (any other value as is), ``rdnss``,
+``dnssl`` and ``route_info`` when present (even empty), and
 one ``prefix`` per configured IPv6 network; the response stage sends the
 advertisement back from P's MAC and link-local address (50).
 """
@@ -21,6 +22,13 @@ from .lr_common import lrp_hint, net_s, port_nets
 ADDRESS_MODES = frozenset({"slaac", "dhcpv6_stateful", "dhcpv6_stateless"})
 
 
+def _int_or_none(text: str | None) -> int | None:
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
 def build_lrp_nd_ra_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     if port.kind != "lrp" or port.peer is None:
         return
@@ -30,15 +38,15 @@ def build_lrp_nd_ra_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     if mode not in ADDRESS_MODES or nets is None or len(nets.ipv6) < 2:
         return
     opts = [f'addr_mode = "{mode}"', f"slla = {nets.ea_s}"]
-    mtu = cfg.get("mtu")
-    if mtu is not None and mtu.isdigit() and int(mtu) > 0:
-        opts.append(f"mtu = {int(mtu)}")
+    mtu = _int_or_none(cfg.get("mtu"))
+    if mtu is not None and mtu > 0:
+        opts.append(f"mtu = {mtu}")
     pref = cfg.get("router_preference", "MEDIUM")
-    if pref in ("HIGH", "LOW"):
+    if pref != "MEDIUM":
         opts.append(f'router_preference = "{pref}"')
     for key, quoted in (("rdnss", False), ("dnssl", True), ("route_info", True)):
         value = cfg.get(key)
-        if value:
+        if value is not None:
             opts.append(f'{key} = "{value}"' if quoted else f"{key} = {value}")
     opts += [f"prefix = {net_s(n)}" for n in nets.ipv6[:-1]]
     owner = port_owner(port)

@@ -219,7 +219,7 @@ def build_switch_lb_flows(dp: Datapath, lb: Any, table: FlowTable) -> None:
                   f"{_load_vip(v)}ct_lb_mark;", hint=h, owner=owner)
         prio = LB_IP_PRIORITY if v.vip.port is None else LB_PORT_PRIORITY
         table.add(i, LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto), hint=h, owner=owner)
-        if timeout > 0 and v.backends:
+        if timeout > 0:
             _add_affinity(dp, lb, v, proto, timeout, table)
 
 

@@ -120,3 +120,39 @@ def reachable_vips(nets: LrpNetworks, vips: tuple[IPAddress, ...]) -> list[str]:
         elif isinstance(vip, IPv6Address) and any(n.contains(vip) for n in nets.ipv6):
             out.append(format_ip(vip))
     return out
+
+
+def router_lb_vip_sets(router: Datapath) -> dict[str, list[str]]:
+    """The router's SB address sets ``_rtr_lb_<datapath tunnel key>_ip4`` / ``_ip6`` (observed).
+
+    They hold the VIPs of the router's load balancers (its own and its groups', with backends or
+    not) that fall inside one of its ports' networks; an empty set is not written.  Every port of
+    the router answers ARP / neighbour solicitations for them (:mod:`.lr_ip_input`).
+    """
+    lbs = list(router.nb.load_balancer)
+    for group in router.nb.load_balancer_group:
+        lbs += list(group.load_balancer)
+    if not lbs:
+        return {}
+    vips: dict[IPAddress, None] = {}
+    for lb in lbs:
+        for key in lb.vips:
+            addr = parse_vip_address(key)
+            if addr is not None:
+                vips[addr] = None
+    nets = [n for n in (lrp_networks(p) for p in router.ports if p.kind == "lrp") if n is not None]
+    v4 = sorted({format_ip(v) for v in vips if isinstance(v, IPv4Address)
+                 and any(n.contains(v) for ns in nets for n in ns.ipv4)})
+    v6 = sorted({format_ip(v) for v in vips if isinstance(v, IPv6Address)
+                 and any(n.contains(v) for ns in nets for n in ns.ipv6)})
+    out: dict[str, list[str]] = {}
+    if v4:
+        out[f"_rtr_lb_{router.tunnel_key}_ip4"] = v4
+    if v6:
+        out[f"_rtr_lb_{router.tunnel_key}_ip6"] = v6
+    return out
+
+
+def router_lb_vip_set_names(router: Datapath, ctx: FlowCtx) -> frozenset[str]:
+    """The names of :func:`router_lb_vip_sets` (memoised under the router's key)."""
+    return ctx.cached("rtr_lb_sets", router.key, lambda: frozenset(router_lb_vip_sets(router)))

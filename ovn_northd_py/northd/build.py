@@ -478,6 +478,25 @@ def _set_nat_addresses(p: Port) -> None:
     p.nat_addresses = out
 
 
+def resolve_lrp_peer(nd: Northd, p: Port, w: Any) -> None:
+    """A router port's router-to-router ``peer`` (unless a switch port links to it), as a full
+    build resolves it."""
+    if p.peer is not None and p.peer.kind == "lsp":
+        return
+    p.peer = None
+    p.options.pop("peer", None)
+    peer_name = opt(p.nb.peer)
+    if not peer_name:
+        return
+    other = nd.ports.get(peer_name)
+    if other is not None and other.kind == "lrp":
+        p.peer = other
+        p.options["peer"] = peer_name
+    else:
+        w("lrp_missing_peer", "Logical_Router_Port", p.nb.uuid,
+          f"peer {peer_name!r} is not a logical router port", name=p.name)
+
+
 def update_lrp_in_place(p: Port) -> set[str]:
     """Re-derive a router port's values from its (updated, still valid) NB row, keeping its
     identity, tunnel key and links; returns the names of the ports that changed (it, and its
@@ -493,6 +512,10 @@ def update_lrp_in_place(p: Port) -> set[str]:
         _set_ra_options(p)
     crp = p.crp
     if crp is not None:
+        if p.peer is not None:
+            p.options["chassis-redirect-port"] = crp.name
+        else:
+            p.options.pop("chassis-redirect-port", None)
         before = (dict(crp.options), list(crp.mac), dict(crp.external_ids))
         _derive_crp(p, crp)
         if (crp.options, crp.mac, crp.external_ids) != before:

@@ -20,10 +20,11 @@ from typing import Any
 from ..engine.features import flow_only_columns, flow_only_tables
 from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
-from .build import KeyState, lsp_port, opt, refresh_router_derived, update_lrp_in_place
+from .build import KeyState, lsp_port, opt, refresh_router_derived, resolve_lrp_peer, update_lrp_in_place
 from .idpool import IdPoolExhausted
 from .ipam import switch_has_ipam_keys
 from .model import LS, Datapath, Northd, Port
+from .router_ports import apply_router_ports, plan_router_ports
 
 # NB_Global columns that change on every `ovn-nbctl --wait` or that we write ourselves.
 NB_GLOBAL_COUNTERS = frozenset(
@@ -35,7 +36,7 @@ NORTHD_OPTIONS = frozenset({"mac_prefix", "svc_monitor_mac", "max_tunid", "north
 ROUTER_DERIVED_COLUMNS = frozenset({"nat", "load_balancer", "load_balancer_group"})
 # Logical_Router_Port columns whose updates are applied in place (anything else: recompute).
 LRP_IN_PLACE = frozenset({"mac", "networks", "options", "enabled", "ipv6_ra_configs", "ipv6_prefix",
-                          "external_ids", "status"})
+                          "external_ids", "status", "peer"})
 # Logical_Switch_Port columns we write back ourselves, or that change nothing we build.
 LSP_WRITEBACK = frozenset({"up", "dynamic_addresses"})
 # An update touching any of these may change the port's kind or identity: recompute.
@@ -52,9 +53,15 @@ class Tracked:
     # Routers one of whose ports changed in place (addresses, options): every flow of the router,
     # of its peers and of the switches it is attached to may read them.
     routers_changed: set[str] = field(default_factory=set)
+    # Switches a router port was attached to or detached from: every port of theirs binds the
+    # attached routers' addresses (and they bind its own).
+    attach_changed: set[str] = field(default_factory=set)
+    # Routers whose NAT rules or load balancers changed (SB address sets derived from their VIPs).
+    lb_routers: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
-        return bool(self.ports_changed or self.ports_deleted or self.dps_changed or self.routers_changed)
+        return bool(self.ports_changed or self.ports_deleted or self.dps_changed or self.routers_changed
+                    or self.attach_changed or self.lb_routers)
 
 
 def _is_plain(lsp: Any) -> bool:
@@ -73,6 +80,9 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     switch_changes: set[str] = set()
     lsp_updates: dict[str, frozenset[str]] = {}
     lrp_updates: dict[str, frozenset[str]] = {}
+    router_port_changes: set[str] = set()
+    rlsp_added: list[tuple[Datapath, Any]] = []
+    rlsp_removed: list[Port] = []
 
     flow_only = flow_only_tables()
     ls_feature_columns = flow_only_columns("Logical_Switch")  # e.g. acls: the features' handlers
@@ -87,11 +97,15 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
             if "ports" in c.columns:
                 switch_changes.add(str(c.uuid))
         elif c.table == "Logical_Router":
-            # Only columns that feed registered features (routes, policies) are handled here.
-            if c.event != "update" or not c.columns <= lr_feature_columns:
+            # Columns that feed registered features (routes, policies, NAT, ...) and its port set.
+            if c.event != "update" or not c.columns <= lr_feature_columns | {"ports"}:
                 return None
+            if "ports" in c.columns:
+                router_port_changes.add(str(c.uuid))
         elif c.table == "Logical_Router_Port":
-            if c.event != "update" or not c.columns <= LRP_IN_PLACE:
+            if c.event != "update":
+                continue  # an added / removed row: seen through its router's ``ports``
+            if not c.columns <= LRP_IN_PLACE:
                 return None
             lrp_updates[str(c.uuid)] = lrp_updates.get(str(c.uuid), frozenset()) | c.columns
         elif c.table == "Logical_Switch_Port":
@@ -116,16 +130,20 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         for u, p in have.items():
             if u not in now:
                 if p.is_router_lsp:
-                    return None
-                removed.append((dp, p))
+                    rlsp_removed.append(p)
+                else:
+                    removed.append((dp, p))
         for u, lsp in now.items():
             if u in claimed:
                 return None  # one row in two switches: let the recompute arbitrate
             claimed[u] = key
             if u not in have:
-                if not _is_plain(lsp):
+                if lsp.type == "router" and not lsp.ha_chassis_group:
+                    rlsp_added.append((dp, lsp))
+                elif not _is_plain(lsp):
                     return None
-                added.append((dp, lsp))
+                else:
+                    added.append((dp, lsp))
 
     # Updates of ports that stay where they are.
     for u, cols in lsp_updates.items():
@@ -140,8 +158,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         if lsp is None:
             continue  # deleted in the same batch: handled as a removal
         bound = nd.ports.get(lsp.name)
-        if bound is None:
-            if any(a[1] is lsp for a in added):
+        if bound is None or any(a[1] is lsp for a in rlsp_added):
+            if any(a[1] is lsp for a in added) or any(a[1] is lsp for a in rlsp_added):
                 continue
             return None  # not bound (e.g. it lost a name conflict): recompute
         p = bound
@@ -170,6 +188,12 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
             return None
         seen.add(name)
 
+    rplan = plan_router_ports(nd, keys, nb.rows("Logical_Router"), router_port_changes, rlsp_added, rlsp_removed,
+                              {lsp.name for _, lsp in added}, removed_names)
+    if rplan is None:
+        return None
+    for u in rplan.added_lrp_uuids:
+        lrp_updates.pop(u, None)  # built from its present row anyway
     lrp_ports = _lrp_updates(nd, nb, lrp_updates)
     if lrp_ports is None:
         return None
@@ -210,8 +234,18 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         t.ports_changed.add(p.name)
         t.ports_deleted.pop(p.name, None)
         t.dps_changed.add(dp.key)
+    if rplan:
+        apply_router_ports(nd, keys, rplan, t, warn)
     routers = {r.key: r for r in _nat_lb_routers(nd, nb, changes)}
+    t.lb_routers |= set(routers)
     for p in lrp_ports:
+        if "peer" in lrp_updates.get(p.nb_key, ()):
+            old_peer = p.peer
+            resolve_lrp_peer(nd, p, warn)
+            if old_peer is not None and old_peer.kind == "lrp":
+                t.routers_changed.add(old_peer.dp.key)
+            if p.peer is not None:
+                t.routers_changed.add(p.peer.dp.key)
         t.ports_changed |= update_lrp_in_place(p)
         t.routers_changed.add(p.dp.key)
         # Multicast groups read router ports' enabled / mcast_flood (the router's _MC_static, the
@@ -280,8 +314,6 @@ def _nat_lb_routers(nd: Northd, nb: Any, changes: list[RowChange]) -> list[Datap
                 groups.add(str(g.uuid))
     out: list[Datapath] = []
     for dp in nd.routers():
-        if not any(p.kind == "lrp" and p.peer is not None and p.peer.kind == "lsp" for p in dp.ports):
-            continue  # nothing derived from its NAT / load balancers
         r = dp.nb
         if (dp.key in routers or (nats and any(str(n.uuid) in nats for n in r.nat))
                 or (lbs and any(str(lb.uuid) in lbs for lb in r.load_balancer))

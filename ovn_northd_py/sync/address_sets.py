@@ -1,8 +1,9 @@
 """SB Address_Set: NB address sets plus the ones northd defines itself.
 
-Northd's own sets: ``svc_monitor_mac`` and, per NB Port_Group, ``<pg>_ip4`` /
-``<pg>_ip6`` (:mod:`.port_groups`).  NB sets are copied as they are (a NB set
-named like a derived one wins).
+Northd's own sets: ``svc_monitor_mac``, per NB Port_Group ``<pg>_ip4`` /
+``<pg>_ip6`` (:mod:`.port_groups`) and per router with load-balancer VIPs inside its networks
+``_rtr_lb_<key>_ip4`` / ``_ip6`` (:func:`~ovn_northd_py.flows.router_addrs.router_lb_vip_sets`).
+NB sets are copied as they are (a NB set named like a derived one wins).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from ..flows.router_addrs import router_lb_vip_sets
 from ..northd.model import Northd
 from .port_groups import pg_address_sets
 from .rows import SyncStats, sync_table
@@ -21,6 +23,8 @@ def desired_address_sets(nb: Any, svc_monitor_mac: str, nd: Northd | None = None
     if nd is not None:
         for pg in nb.rows("Port_Group").values():
             out.update(pg_address_sets(pg, nd))
+        for router in nd.routers():
+            out.update(router_lb_vip_sets(router))
     for a in nb.rows("Address_Set").values():
         out[a.name] = list(a.addresses)
     return out

@@ -252,32 +252,44 @@ def plan_sync(
         if lb.group is not None:
             lb_users.setdefault(lb.group, []).append(lb)
 
-    set_to_group: dict[frozenset[str], str | list[Any]] = dict(cache.set_index)
+    # Like the reference, flows and load balancers never share a group: a group with flow users
+    # is a flow group (load balancers on it move to a group of their own), one with only load
+    # balancers on it is a load-balancer group.  Each kind is deduplicated by datapath set.
+    set_to_group: dict[frozenset[str], str | list[Any]] = {}
+    lb_set_to_group: dict[frozenset[str], str | list[Any]] = {}
+    for g, dps in cache.groups.items():
+        if cache.group_users.get(g):
+            set_to_group.setdefault(dps, g)
+        elif g in lb_users:
+            lb_set_to_group.setdefault(dps, g)
     resizes: list[tuple[str, frozenset[str]]] = []
     for g in sorted(affected):
         cur = cache.groups.get(g)
         if cur is None:
             continue
         wanted: set[frozenset[str]] = set()
-        for u in cache.group_users.get(g, ()):
-            k = cache.flows[u].key
-            ws = wanted_set(k) if k in keys else cur
-            if ws is not None:
-                wanted.add(ws)
-        for lb in lb_users.get(g, ()):
-            if want_lbs is None or not lb_in_scope(lb.key):
-                wanted.add(cur)
-            else:
-                wl = want_lbs.get(lb.key)
-                if wl is not None:
-                    wanted.add(wl.dps)
+        index = set_to_group if cache.group_users.get(g) else lb_set_to_group
+        if index is set_to_group:
+            for u in cache.group_users.get(g, ()):
+                k = cache.flows[u].key
+                ws = wanted_set(k) if k in keys else cur
+                if ws is not None:
+                    wanted.add(ws)
+        else:
+            for lb in lb_users.get(g, ()):
+                if want_lbs is None or not lb_in_scope(lb.key):
+                    wanted.add(cur)
+                else:
+                    wl = want_lbs.get(lb.key)
+                    if wl is not None:
+                        wanted.add(wl.dps)
         if len(wanted) == 1:
             (new,) = tuple(wanted)
-            if new != cur and new not in set_to_group:
+            if new != cur and new not in index:
                 resizes.append((g, new))
-                if set_to_group.get(cur) == g:
-                    del set_to_group[cur]
-                set_to_group[new] = g
+                if index.get(cur) == g:
+                    del index[cur]
+                index[new] = g
     for g, new in resizes:
         ops.append({"op": "update", "table": "Logical_DP_Group", "where": [["_uuid", "==", ["uuid", g]]],
                     "row": {"datapaths": ["set", [["uuid", d] for d in sorted(new)]]}})
@@ -286,9 +298,9 @@ def plan_sync(
 
     named = 0
 
-    def group_ref(s: frozenset[str]) -> list[Any]:
+    def group_ref(s: frozenset[str], index: dict[frozenset[str], str | list[Any]] = set_to_group) -> list[Any]:
         nonlocal named
-        ref = set_to_group.get(s)
+        ref = index.get(s)
         if ref is None:
             named += 1
             name = f"g{named}"
@@ -297,7 +309,7 @@ def plan_sync(
             plan.actions.append(("insert_group", len(ops) - 1, s))
             plan.inserted += 1
             ref = ["named-uuid", name]
-            set_to_group[s] = ref
+            index[s] = ref
         return ["uuid", ref] if isinstance(ref, str) else ref
 
     def ref_cols(w: WantFlow) -> dict[str, Any]:
@@ -362,7 +374,7 @@ def plan_sync(
             plan.deleted += 1
     for lk, wl in want_lbs.items():
         have_lb = lb_by_key.get(lk)
-        gref = group_ref(wl.dps)
+        gref = group_ref(wl.dps, lb_set_to_group)
         if not have_lb:
             row = dict(wl.cols)
             row["datapath_group"] = gref

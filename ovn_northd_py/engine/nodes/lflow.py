@@ -72,6 +72,13 @@ class LflowNode(Node):
             # and so do the router ports attached to it (localnet / vtep ports).
             rebuild_ports |= {p.name for p in dp.ports if port_reads_switch(p)}
             rebuild_ports |= {p.name for p in attached_router_ports(dp)}
+        # A router port attached to / detached from a switch: every port of the switch binds the
+        # attached routers' addresses on them (and router-type ports the other routers').
+        for key in t.attach_changed:
+            sw = nd.datapaths.get(key)
+            if sw is not None:
+                fctx.forget(key)
+                rebuild_ports |= {p.name for p in sw.ports}
         # A router port changed in place: the router's every flow, and the switches it is attached
         # to (their ports bind its addresses, answer ARP for them); directly peered router ports.
         for key in t.routers_changed:

@@ -27,6 +27,7 @@ from ...sync.ports import (
 )
 from ...sync.rbac import sync_rbac
 from ..engine import Node
+from ..feature_acl import sync_router_lb_sets
 from ..features import FEATURES, FeatureCtx, feature, split_changes
 from .inputs import DbInput
 from .northd import NorthdNode
@@ -112,6 +113,11 @@ class SbSyncNode(Node):
             return False  # nothing was left half-done: recompute redoes every table
         hctx = self._feature_ctx(ctx)
         hctx.tracked = t
+        nd = self.northd.data
+        for key in t.routers_changed | t.lb_routers:
+            router = nd.datapaths.get(key)
+            if router is not None:
+                sync_router_lb_sets(hctx, router)
         for f in FEATURES:
             if f.on_northd_sb is not None and not f.on_northd_sb([], hctx):
                 return False

@@ -1,0 +1,240 @@
+"""Load balancers on logical routers (``man ovn-northd``: UNSNAT, DEFRAG, LB affinity, DNAT, SNAT).
+
+Observed on the reference (23.03).  Every router with load balancers (its own and its groups')
+gets these flows: gateway routers (``options:chassis``), routers with one distributed gateway port
+D (chassisredirect port C) and plain distributed routers alike; only D adds ``is_chassis_resident(C)``
+and unDNAT flows.  Per load balancer (owner ``("lb", uuid, router key)``), protocol P (tcp unless
+udp/sctp), per VIP V (``IP``/``IP:PORT``/``[IP6]:PORT``, no health check) with backends B:
+
+* ``lr_in_defrag`` 100 ``ip && ip4.dst == V`` -> ``ct_dnat;`` (every VIP, backends or not);
+* ``lr_in_unsnat`` 120, on gateway routers and D, when V is the external IP of one of the router's
+  NAT rules: ``ip4 && ip4.dst == V && P[ && P.dst == PORT]`` -> ``next;``;
+* ``lr_in_dnat`` 120 (VIP with a port) / 110 (without): ``ct.new && !ct.rel && ip4 && ip4.dst == V
+  [&& P && P.dst == PORT]`` -> ``ct_lb_mark(backends=B[; hash_fields="..."]);``, prefixed
+  ``flags.skip_snat_for_lb = 1;`` with ``skip_snat`` (``; skip_snat`` inside), else
+  ``flags.force_snat_for_lb = 1;`` on a gateway router with ``options:lb_force_snat_ip``
+  (``; force_snat``).  Without backends: the prefix, then ``reg0 = 0; reject {...};`` with
+  ``options:reject`` (never limited to C) or ``drop;``;
+* on D, ``lr_out_undnat`` 120 per VIP with backends: ``ip4 && ((ip4.src == B && P.src == BP) || ...)
+  && outport == D && is_chassis_resident(C)`` -> ``ct_dnat_in_czone;`` (``flags.skip_snat_for_lb =
+  1; next;`` with ``skip_snat``);
+* ``options:affinity_timeout`` T > 0: ``lr_in_lb_aff_check`` 100 per VIP (backends or not), and per
+  backend ``lr_in_dnat`` 150 (restore the VIP into ``reg0``/``xxreg0``, ``ct_lb_mark`` to that
+  backend; here the router's ``force_snat`` wins over the load balancer's ``skip_snat``) and
+  ``lr_in_lb_aff_learn`` 100 (``commit_lb_aff``);
+* ``skip_snat``: ``lr_out_snat`` 120 ``flags.skip_snat_for_lb == 1 && ip`` -> ``next;``.
+
+Router-wide, gateway routers only (owner ``("dp", key)``, built whether or not the router has load
+balancers): ``options:lb_force_snat_ip=router_ip`` adds, per router port with a peer, its first IPv4
+and first configured IPv6 address A: ``lr_in_unsnat`` 110 ``inport == P && ip4.dst == A`` ->
+``ct_snat;`` and ``lr_out_snat`` 110 ``flags.force_snat_for_lb == 1 && ip4 && outport == P`` ->
+``ct_snat(A);``.  An explicit ``lb_force_snat_ip`` / ``dnat_force_snat_ip`` address X (first per
+family) adds ``lr_in_unsnat`` 110 ``ip4 && ip4.dst == X`` -> ``ct_snat;`` and ``lr_out_snat`` 100
+``flags.force_snat_for_lb == 1 && ip4`` (``force_snat_for_dnat``) -> ``ct_snat(X);``.
+
+The ``$_rtr_lb_<key>_ip4/ip6`` address sets (VIPs inside one of the router's networks) and the
+ARP/ND replies for them are :func:`.router_addrs.router_lb_vip_sets` and :mod:`.lr_ip_input`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ..lflow.stages import (
+    LR_IN_DEFRAG,
+    LR_IN_DNAT,
+    LR_IN_LB_AFF_CHECK,
+    LR_IN_LB_AFF_LEARN,
+    LR_IN_UNSNAT,
+    LR_OUT_SNAT,
+    LR_OUT_UNDNAT,
+)
+from ..lflow.table import FlowTable
+from ..northd.addresses import AddressError, IPAddress, parse_ip
+from ..northd.model import Datapath, Port
+from .context import FlowCtx, dp_owner, hint
+from .lr_common import fmt_ip, parse_ip_strict, port_nets, router_info, smap_bool
+from .ls_lb import Endpoint, Vip, lb_protocol, lb_vips
+
+LB_PORT_PRIORITY = 120
+LB_IP_PRIORITY = 110
+LB_AFF_PRIORITY = 150
+AFF_PRIORITY = 100
+# lr_out_snat's table id: a rejected packet resumes the egress pipeline there.
+REJECT = "reg0 = 0; reject { outport <-> inport; next(pipeline=egress,table=3);};"
+
+
+class LbGateway(Protocol):
+    """What the router LB flows need to know of where a router's NAT happens (:class:`.lr_nat.NatGw`)."""
+
+    @property
+    def dgp(self) -> Port | None: ...
+
+    def resident(self) -> str: ...
+
+
+def lb_owner(lb_key: str, router_key: str) -> tuple[str, str, str]:
+    """Same as :func:`.lr_nat.lb_owner` (the incremental handlers remove flows by that owner)."""
+    return ("lb", lb_key, router_key)
+
+
+def forces_snat_for_lb(router: Datapath, ctx: FlowCtx) -> bool:
+    """A gateway router with ``options:lb_force_snat_ip`` SNATs load-balanced traffic."""
+    return router_info(router, ctx).is_gateway and bool(str(router.nb.options.get("lb_force_snat_ip", "")).strip())
+
+
+def force_snat_router_ip(router: Datapath, ctx: FlowCtx) -> bool:
+    """``options:lb_force_snat_ip=router_ip`` on a gateway router (its port IPs are SNAT addresses)."""
+    return router_info(router, ctx).is_gateway and router.nb.options.get("lb_force_snat_ip") == "router_ip"
+
+
+def nat_external_ips(router: Datapath) -> frozenset[IPAddress]:
+    out: set[IPAddress] = set()
+    for nat in router.nb.nat:
+        try:
+            out.add(parse_ip(nat.external_ip.strip()))
+        except AddressError:
+            pass
+    return frozenset(out)
+
+
+def _fam(e: Endpoint) -> str:
+    return "ip6" if e.v6 else "ip4"
+
+
+def _vip_match(v: Vip, proto: str) -> str:
+    fam = _fam(v.vip)
+    m = f"ct.new && !ct.rel && {fam} && {fam}.dst == {v.vip.ip}"
+    return m if v.vip.port is None else f"{m} && {proto} && {proto}.dst == {v.vip.port}"
+
+
+def _hash_fields(lb: Any, proto: str) -> str:
+    fields = [f.replace("tp_", f"{proto}_") for f in sorted(lb.selection_fields)]
+    return f'; hash_fields="{",".join(fields)}"' if fields else ""
+
+
+def build_router_lb_flows(
+    router: Datapath,
+    gw: LbGateway,
+    lb: Any,
+    table: FlowTable,
+    *,
+    force_snat: bool = False,
+    nat_ips: frozenset[IPAddress] = frozenset(),
+    gateway: bool = True,
+) -> None:
+    """The flows of load balancer ``lb`` on ``router`` (see the module doc).
+
+    ``force_snat``: :func:`forces_snat_for_lb`; ``nat_ips``: :func:`nat_external_ips`; ``gateway``:
+    False for a plain distributed router (no gateway router, no distributed gateway port)."""
+    i, owner, h = router.index, lb_owner(str(lb.uuid), router.key), hint(str(lb.uuid))
+
+    def add(stage: Any, prio: int, match: str, actions: str) -> None:
+        table.add(i, stage, prio, match, actions, hint=h, owner=owner)
+
+    proto = lb_protocol(lb)
+    skip = smap_bool(lb.options, "skip_snat", False)
+    if skip:
+        prefix, suffix = "flags.skip_snat_for_lb = 1; ", "; skip_snat"
+        add(LR_OUT_SNAT, 120, "flags.skip_snat_for_lb == 1 && ip", "next;")
+    elif force_snat:
+        prefix, suffix = "flags.force_snat_for_lb = 1; ", "; force_snat"
+    else:
+        prefix = suffix = ""
+    reject = smap_bool(lb.options, "reject", False)
+    try:
+        timeout = int(lb.options.get("affinity_timeout", "0"))
+    except ValueError:
+        timeout = 0
+    res = gw.resident()
+    dgp = gw.dgp
+    for v in lb_vips(lb):
+        vip, fam = v.vip, _fam(v.vip)
+        add(LR_IN_DEFRAG, 100, f"ip && {fam}.dst == {vip.ip}", "ct_dnat;")
+        if gateway and nat_ips and parse_ip_strict(vip.ip) in nat_ips:
+            port_m = "" if vip.port is None else f" && {proto}.dst == {vip.port}"
+            add(LR_IN_UNSNAT, 120, f"{fam} && {fam}.dst == {vip.ip} && {proto}{port_m}", "next;")
+        match = _vip_match(v, proto)
+        prio = LB_IP_PRIORITY if vip.port is None else LB_PORT_PRIORITY
+        if v.backends:
+            backends = ",".join(b.text() for b in v.backends)
+            add(LR_IN_DNAT, prio, match + res,
+                f"{prefix}ct_lb_mark(backends={backends}{_hash_fields(lb, proto)}{suffix});")
+        elif reject:
+            add(LR_IN_DNAT, prio, match, prefix + REJECT)
+        else:
+            add(LR_IN_DNAT, prio, match + res, prefix + "drop;")
+        if dgp is not None and v.backends:
+            alts = " || ".join(
+                f"({fam}.src == {b.ip})" if b.port is None else f"({fam}.src == {b.ip} && {proto}.src == {b.port})"
+                for b in v.backends
+            )
+            add(LR_OUT_UNDNAT, 120, f'{fam} && ({alts}) && outport == "{dgp.name}"{res}',
+                "flags.skip_snat_for_lb = 1; next;" if skip else "ct_dnat_in_czone;")
+        if timeout > 0:
+            # Observed: the per-backend affinity flows let the router's force_snat win over skip_snat.
+            aff = ("flags.force_snat_for_lb = 1; ", "; force_snat") if force_snat else (prefix, suffix)
+            _add_affinity(v, proto, timeout, *aff, add)
+
+
+def _add_affinity(v: Vip, proto: str, timeout: int, prefix: str, suffix: str, add: Any) -> None:
+    vip, fam = v.vip, _fam(v.vip)
+    vip_reg = "xxreg0" if vip.v6 else "reg0"
+    check = f"{vip_reg} = {fam}.dst; "
+    if vip.port is not None:
+        check += f"reg9[16..31] = {proto}.dst; "
+    add(LR_IN_LB_AFF_CHECK, AFF_PRIORITY, _vip_match(v, proto), check + "reg9[6] = chk_lb_aff(); next;")
+    backend_reg = "xxreg1" if vip.v6 else "reg4"
+    learn_vip = f"reg9[6] == 0 && ct.new && {fam} && {vip_reg} == {vip.ip}"
+    if vip.port is not None:
+        learn_vip += f" && reg9[16..31] == {vip.port}"
+    for b in v.backends:
+        m = f"reg9[6] == 1 && ct.new && {fam} && {backend_reg} == {b.ip}"
+        if b.port is not None:
+            m += f" && reg8[0..15] == {b.port}"
+        add(LR_IN_DNAT, LB_AFF_PRIORITY, m, f"{vip_reg} = {vip.ip}; {prefix}ct_lb_mark(backends={b.text()}{suffix});")
+        learn = f"{learn_vip} && {fam}.dst == {b.ip}"
+        if b.port is not None:
+            learn += f" && {proto}.dst == {b.port}"
+        args = f'vip = "{vip.text()}", backend = "{b.text()}", '
+        if vip.port is not None:
+            args += f"proto = {proto}, "
+        add(LR_IN_LB_AFF_LEARN, AFF_PRIORITY, learn, f"commit_lb_aff({args}timeout = {timeout}); /* drop */")
+
+
+def _first_per_family(text: str) -> list[IPAddress]:
+    out: dict[int, IPAddress] = {}
+    for word in text.split():
+        ip = parse_ip_strict(word)
+        if ip is not None:
+            out.setdefault(ip.version, ip)
+    return [out[v] for v in sorted(out)]
+
+
+def build_lr_force_snat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """The router-wide ``lb_force_snat_ip`` / ``dnat_force_snat_ip`` flows of a gateway router."""
+    if not router_info(router, ctx).is_gateway:
+        return
+    i, owner = router.index, dp_owner(router)
+    opts = router.nb.options
+    if opts.get("lb_force_snat_ip") == "router_ip":
+        for p in router.ports:
+            nets = port_nets(p, ctx) if p.kind == "lrp" and p.peer is not None else None
+            if nets is None:
+                continue
+            firsts = ([("ip4", nets.ipv4[0].addr_s)] if nets.ipv4 else []) + (
+                [("ip6", nets.ipv6[0].addr_s)] if len(nets.ipv6) > 1 else []  # the last one is link-local
+            )
+            for fam, addr in firsts:
+                table.add(i, LR_IN_UNSNAT, 110, f'inport == "{p.name}" && {fam}.dst == {addr}', "ct_snat;",
+                          owner=owner)
+                table.add(i, LR_OUT_SNAT, 110, f'flags.force_snat_for_lb == 1 && {fam} && outport == "{p.name}"',
+                          f"ct_snat({addr});", owner=owner)
+    for option, flag in (("dnat_force_snat_ip", "force_snat_for_dnat"), ("lb_force_snat_ip", "force_snat_for_lb")):
+        text = str(opts.get(option, ""))
+        if text == "router_ip":
+            continue
+        for ip in _first_per_family(text):
+            fam, addr = ("ip6" if ip.version == 6 else "ip4"), fmt_ip(ip)
+            table.add(i, LR_IN_UNSNAT, 110, f"{fam} && {fam}.dst == {addr}", "ct_snat;", owner=owner)
+            table.add(i, LR_OUT_SNAT, 100, f"flags.{flag} == 1 && {fam}", f"ct_snat({addr});", owner=owner)

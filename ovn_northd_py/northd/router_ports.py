@@ -1,0 +1,286 @@
+"""Incremental attach / detach of router ports: Logical_Router_Port rows added to or removed from
+a router, and router-type switch ports added to or removed from a switch.
+
+Handled without a recompute: router ports without gateway chassis / HA chassis group (no
+chassisredirect port to create or drop), their router-type switch peers, and router-to-router
+``peer`` links.  Anything ambiguous (a name in use, two switch ports claiming one router port, a
+router port both named by a switch port and ``peer``-ed to another router port, a switch with
+IPAM, a requested tunnel key) makes :func:`plan_router_ports` return None: the caller recomputes.
+
+Contract (as for the rest of :mod:`.incremental`): planning validates and changes nothing;
+:func:`apply_router_ports` cannot fail.  Tunnel keys of existing ports are never touched; new
+ports get keys from their datapath's pool.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from .addresses import AddressError, parse_lrp_networks
+from .build import (
+    KeyState,
+    _make_lrp,
+    _set_nat_addresses,
+    lsp_port,
+    opt,
+    refresh_router_derived,
+    resolve_lrp_peer,
+    update_lrp_in_place,
+)
+from .idpool import IdPoolExhausted
+from .ipam import switch_has_ipam_keys
+from .model import LR, Datapath, Northd, Port
+
+
+@dataclass(slots=True)
+class RouterPortPlan:
+    lrp_added: list[tuple[Datapath, Any]] = field(default_factory=list)  # (router, LRP row)
+    lrp_removed: list[Port] = field(default_factory=list)
+    rlsp_added: list[tuple[Datapath, Any]] = field(default_factory=list)  # (switch, router-type LSP row)
+    rlsp_removed: list[Port] = field(default_factory=list)
+    relink: list[Port] = field(default_factory=list)  # existing router-type LSPs to rebuild (peer found / lost)
+
+    def __bool__(self) -> bool:
+        return bool(self.lrp_added or self.lrp_removed or self.rlsp_added or self.rlsp_removed)
+
+    @property
+    def added_lrp_uuids(self) -> set[str]:
+        return {str(row.uuid) for _, row in self.lrp_added}
+
+
+def _valid_networks(lrp: Any) -> bool:
+    try:
+        nets = parse_lrp_networks(lrp.mac, list(lrp.networks))
+    except AddressError:
+        return False
+    return not nets.errors and (bool(nets.ipv4) or len(nets.ipv6) > 1)
+
+
+def plan_router_ports(
+    nd: Northd,
+    keys: KeyState,
+    lr_rows: Any,
+    router_keys: set[str],
+    rlsp_added: list[tuple[Datapath, Any]],
+    rlsp_removed: list[Port],
+    other_new_names: set[str],
+    other_removed_names: set[str],
+) -> RouterPortPlan | None:
+    plan = RouterPortPlan(rlsp_added=list(rlsp_added), rlsp_removed=list(rlsp_removed))
+    for key in router_keys:
+        r = nd.datapaths.get(key)
+        row = lr_rows.get(_uuid_of(key))
+        if r is None or row is None or r.kind != LR or r.key not in keys.port_pools:
+            return None
+        now = {str(lrp.uuid): lrp for lrp in row.ports}
+        have = {p.nb_key: p for p in r.ports if p.kind == "lrp"}
+        if len(have) != len([p for p in r.ports if p.kind == "lrp"]):
+            return None
+        for u, p in have.items():
+            if u not in now:
+                if p.crp is not None:
+                    return None
+                plan.lrp_removed.append(p)
+        for u, lrp in now.items():
+            if u in have:
+                continue
+            if list(lrp.gateway_chassis) or opt(lrp.ha_chassis_group) is not None:
+                return None
+            if lrp.options.get("requested-tnl-key") or not _valid_networks(lrp):
+                return None
+            plan.lrp_added.append((r, lrp))
+    if not plan:
+        return plan
+
+    removed_names = {p.name for p in plan.lrp_removed} | {p.name for p in plan.rlsp_removed} | other_removed_names
+    new_names = [row.name for _, row in plan.lrp_added] + [row.name for _, row in plan.rlsp_added]
+    seen = set(other_new_names)
+    for name in new_names:
+        if not name or name in seen:
+            return None
+        seen.add(name)
+        held = nd.ports.get(name)
+        if held is not None and name not in removed_names:
+            return None
+        winner = nd.name_winners.get(name)
+        if held is None and winner is not None:
+            return None  # a row that lost the name to another: let the recompute arbitrate
+    for dp, lsp in plan.rlsp_added:
+        if dp.key not in keys.port_pools or lsp.options.get("requested-tnl-key"):
+            return None
+        if switch_has_ipam_keys(dp.nb.other_config):
+            return None
+    for p in plan.rlsp_removed:
+        if switch_has_ipam_keys(p.dp.nb.other_config):
+            return None
+
+    # Who links to whom afterwards.
+    new_lrps = {row.name: row for _, row in plan.lrp_added}
+    removed_lrps = {p.name for p in plan.lrp_removed}
+    targets: dict[str, str] = {}  # router port name -> the switch port linking to it
+    for _, lsp in plan.rlsp_added:
+        rp = lsp.options.get("router-port")
+        if not rp:
+            continue
+        if rp in targets:
+            return None
+        targets[rp] = lsp.name
+        if rp in new_lrps:
+            if opt(new_lrps[rp].peer):
+                return None
+            continue
+        q = nd.ports.get(rp)
+        if q is None or rp in removed_lrps:
+            continue  # dangling (warned by lsp_port)
+        if q.kind != "lrp" or opt(q.nb.peer):
+            return None
+        if q.peer is not None and q.peer.name not in removed_names:
+            return None
+    if new_lrps:
+        for p in nd.ports.values():
+            if p.is_router_lsp and p.peer is None and p.name not in removed_names:
+                rp = p.nb.options.get("router-port")
+                if rp in new_lrps:
+                    if rp in targets or opt(new_lrps[rp].peer):
+                        return None
+                    targets[rp] = p.name
+                    plan.relink.append(p)
+        for name, row in new_lrps.items():
+            peer = opt(row.peer)
+            if peer and name not in targets:
+                other = nd.ports.get(peer)
+                if other is not None and other.kind == "lrp" and other.peer is not None and other.peer.kind == "lsp":
+                    return None  # keep to simple cases
+    for p in plan.lrp_removed:
+        q = p.peer
+        if q is not None and q.kind == "lsp" and q.name not in removed_names:
+            plan.relink.append(q)
+        if switch_has_ipam_keys(q.dp.nb.other_config) if q is not None and q.kind == "lsp" else False:
+            return None
+    return plan
+
+
+def _uuid_of(key: str) -> Any:
+    return uuid.UUID(key)
+
+
+def _insert_lrp(r: Datapath, p: Port) -> None:
+    """Where a full build puts it: router ports in NB uuid order, chassisredirect ports last."""
+    r.ports.remove(p)
+    i = 0
+    while i < len(r.ports) and r.ports[i].kind == "lrp" and r.ports[i].nb_key < p.nb_key:
+        i += 1
+    r.ports.insert(i, p)
+
+
+def apply_router_ports(nd: Northd, keys: KeyState, plan: RouterPortPlan, t: Any, warn: Any) -> None:
+    """Apply a validated plan; record what changed in ``t`` (an incremental ``Tracked``)."""
+    touched_lrps: set[str] = set()
+    routers: set[str] = set()
+
+    def drop(p: Port) -> None:
+        p.dp.ports.remove(p)
+        if nd.ports.get(p.name) is p:
+            del nd.ports[p.name]
+        nd.name_winners.pop(p.name, None)
+        pool = keys.port_pools.get(p.dp.key)
+        if pool is not None:
+            pool.free(p.tunnel_key)
+        keys.port.pop(p.name, None)
+        t.ports_deleted[p.name] = p.dp.key
+        t.ports_changed.discard(p.name)
+        t.dps_changed.add(p.dp.key)
+
+    def register(p: Port, row: Any, table: str) -> bool:
+        try:
+            p.tunnel_key = keys.port_pools[p.dp.key].allocate()
+        except IdPoolExhausted as e:
+            warn("port_tnl_key_exhausted", table, row.uuid, str(e), name=p.name)
+            return False
+        nd.ports[p.name] = p
+        nd.name_winners[p.name] = (p.dp.key, p.nb_key)
+        keys.port[p.name] = (p.dp.key, p.tunnel_key)
+        t.ports_changed.add(p.name)
+        t.ports_deleted.pop(p.name, None)
+        t.dps_changed.add(p.dp.key)
+        return True
+
+    # 1. Detach.
+    for q in plan.rlsp_removed:
+        lrp = q.peer
+        drop(q)
+        t.attach_changed.add(q.dp.key)
+        if lrp is not None and lrp.kind == "lrp" and lrp.peer is q:
+            lrp.peer = None
+            lrp.options.pop("peer", None)
+            touched_lrps.add(lrp.name)
+    for p in plan.lrp_removed:
+        qq = p.peer
+        drop(p)
+        routers.add(p.dp.key)
+        if qq is not None and qq.kind == "lsp" and qq.peer is p:
+            t.attach_changed.add(qq.dp.key)
+    # 2. New router ports (appended to their router; _make_lrp registers the name).
+    for r, row in plan.lrp_added:
+        is_gw = bool(r.nb.options.get("chassis"))
+        made = _make_lrp(r, row, is_gw, nd, warn)
+        if made is None:
+            continue
+        del nd.ports[made.name]
+        if not register(made, row, "Logical_Router_Port"):
+            r.ports.remove(made)
+            continue
+        _insert_lrp(r, made)
+        touched_lrps.add(made.name)
+        routers.add(r.key)
+    lrps = {p.name: p for p in nd.ports.values() if p.kind == "lrp"}
+    # 3. Switch ports linking to router ports: new ones, and existing ones whose peer appeared or left.
+    for dp, row in plan.rlsp_added:
+        q = lsp_port(dp, row, lrps, warn)
+        dp.ports.append(q)
+        if not register(q, row, "Logical_Switch_Port"):
+            dp.ports.remove(q)
+            continue
+        _set_nat_addresses(q)
+        t.attach_changed.add(dp.key)
+        if q.peer is not None:
+            touched_lrps.add(q.peer.name)
+    for old in plan.relink:
+        if nd.ports.get(old.name) is not old:
+            continue
+        new = lsp_port(old.dp, old.nb, lrps, warn)
+        new.tunnel_key = old.tunnel_key
+        old.dp.ports[old.dp.ports.index(old)] = new
+        nd.ports[new.name] = new
+        _set_nat_addresses(new)
+        t.ports_changed.add(new.name)
+        t.dps_changed.add(new.dp.key)
+        t.attach_changed.add(new.dp.key)
+        if new.peer is not None:
+            touched_lrps.add(new.peer.name)
+    # 4. Router-to-router peers: of the new router ports, and of any router port naming a new
+    #    port or one that left.
+    new_names = {row.name for _, row in plan.lrp_added}
+    gone = {p.name for p in plan.lrp_removed}
+    for q in list(nd.ports.values()):
+        if q.kind != "lrp" or (q.peer is not None and q.peer.kind == "lsp"):
+            continue
+        if q.name in new_names or opt(q.nb.peer) in new_names or (q.peer is not None and q.peer.name in gone):
+            resolve_lrp_peer(nd, q, warn)
+            touched_lrps.add(q.name)
+    # 5. Values derived from the links.
+    for name in touched_lrps:
+        tp = nd.ports.get(name)
+        if tp is None or tp.kind != "lrp":
+            continue
+        t.ports_changed |= update_lrp_in_place(tp)
+        routers.add(tp.dp.key)
+    for key in routers:
+        rd = nd.datapaths.get(key)
+        if rd is None:
+            continue
+        t.ports_changed |= refresh_router_derived(rd)
+        t.routers_changed.add(key)
+        t.dps_changed.add(key)
