@@ -22,7 +22,7 @@ from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
 from .build import KeyState, lsp_port, opt, refresh_router_derived, resolve_lrp_peer, update_lrp_in_place
 from .idpool import IdPoolExhausted
-from .ipam import switch_has_ipam_keys
+from .ipam import switch_has_ipam_keys, uses_dynamic_addresses
 from .model import LS, Datapath, Northd, Port
 from .router_ports import apply_router_ports, plan_router_ports
 
@@ -172,7 +172,10 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     # IPAM: any address change on a switch with IPAM may move other ports' dynamic addresses.
     ipam_touched = [dp for dp, _ in removed] + [dp for dp, _ in added]
     ipam_touched += [dp for dp, _, lsp in updated if "addresses" in lsp_updates.get(str(lsp.uuid), ())]
-    if any(switch_has_ipam_keys(dp.nb.other_config) for dp in ipam_touched):
+    if any(switch_has_ipam_keys(dp.nb.other_config) for dp in ipam_touched) and (
+        uses_dynamic_addresses(nd) or any(_asks_dynamic(lsp) for _, lsp in added)
+        or any(_asks_dynamic(lsp) for _, _, lsp in updated)
+    ):
         return None
 
     # Validate names (and that we have the switch's key pool) before touching anything.
@@ -320,6 +323,10 @@ def _nat_lb_routers(nd: Northd, nb: Any, changes: list[RowChange]) -> list[Datap
                 or (groups and any(str(g.uuid) in groups for g in r.load_balancer_group))):
             out.append(dp)
     return out
+
+
+def _asks_dynamic(lsp: Any) -> bool:
+    return any("dynamic" in a.split() for a in lsp.addresses)
 
 
 def _up_feeds_flows(nb: Any, lsp: Any) -> bool:

@@ -59,7 +59,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv6Address
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from .addresses import (
     AddressError,
@@ -88,6 +88,14 @@ Ipv4Plan = Literal["none", "keep", "request", "allocate"]
 def switch_has_ipam_keys(other_config: Mapping[str, str]) -> bool:
     """Cheap test: may this switch's ports get dynamic addresses?"""
     return not IPAM_KEYS.isdisjoint(other_config)
+
+
+def uses_dynamic_addresses(nd: Any) -> bool:
+    """Does any switch port hold or ask for IPAM addresses?  Without such ports, static addresses
+    (and router ports) on a switch with IPAM keys change no assignment (MACs are allocated
+    network-wide, so every port counts)."""
+    return any(p.kind == "lsp" and (p.dynamic_addresses or any("dynamic" in a.split() for a in p.mac))
+               for p in nd.ports.values())
 
 
 # --------------------------------------------------------------------------- switch configuration

@@ -30,7 +30,7 @@ from .build import (
     update_lrp_in_place,
 )
 from .idpool import IdPoolExhausted
-from .ipam import switch_has_ipam_keys
+from .ipam import switch_has_ipam_keys, uses_dynamic_addresses
 from .model import LR, Datapath, Northd, Port
 
 
@@ -110,10 +110,10 @@ def plan_router_ports(
     for dp, lsp in plan.rlsp_added:
         if dp.key not in keys.port_pools or lsp.options.get("requested-tnl-key"):
             return None
-        if switch_has_ipam_keys(dp.nb.other_config):
+        if switch_has_ipam_keys(dp.nb.other_config) and uses_dynamic_addresses(nd):
             return None
     for p in plan.rlsp_removed:
-        if switch_has_ipam_keys(p.dp.nb.other_config):
+        if switch_has_ipam_keys(p.dp.nb.other_config) and uses_dynamic_addresses(nd):
             return None
 
     # Who links to whom afterwards.
@@ -157,7 +157,8 @@ def plan_router_ports(
         q = p.peer
         if q is not None and q.kind == "lsp" and q.name not in removed_names:
             plan.relink.append(q)
-        if switch_has_ipam_keys(q.dp.nb.other_config) if q is not None and q.kind == "lsp" else False:
+        if q is not None and q.kind == "lsp" and switch_has_ipam_keys(q.dp.nb.other_config) \
+                and uses_dynamic_addresses(nd):
             return None
     return plan
 

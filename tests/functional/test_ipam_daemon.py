@@ -89,3 +89,30 @@ def test_incremental_changes_around_ipam_switches(env, checked):
     assert dyn(env, "d6").split()[1].startswith("10.1.0.")
     assert dyn(env, "x0") == ""
     assert not mismatches(checked)
+
+
+def test_static_ports_on_ipam_switch_stay_incremental_until_a_port_asks_for_dynamic(env):
+    """ovn-k style: switches with other_config:subnet but only static addresses.  Adding and
+    removing such ports changes no IPAM assignment, so it needs no recompute; once a port asks for
+    ``dynamic``, changes on IPAM switches recompute again (and stay equal to a recompute)."""
+    from ovn_northd_py.devtools.testing import free_port, node_runs, run_batch
+
+    port = free_port()
+    d = OurNorthd(env.workdir, env.nb.remote, env.sb.remote,
+                  extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{port}"]).start()
+    try:
+        env.nbctl("ls-add", "node1", "--", "set", "Logical_Switch", "node1", "other_config:subnet=10.244.0.0/24",
+                  wait="sb")
+        before = node_runs(port, "northd", "recompute")
+        for i in range(1, 6):
+            run_batch(env, [["lsp-add", "node1", f"pod{i}"],
+                            ["lsp-set-addresses", f"pod{i}", f"0a:58:0a:f4:00:{i:02x} 10.244.0.{i + 2}"]])
+        run_batch(env, [["lsp-del", "pod2"]])
+        assert node_runs(port, "northd", "recompute") == before
+        run_batch(env, [["lsp-add", "node1", "dyn1"], ["lsp-set-addresses", "dyn1", "dynamic"]])
+        assert node_runs(port, "northd", "recompute") > before
+        assert dyn(env, "dyn1").split()[1] not in {f"10.244.0.{i + 2}" for i in range(1, 6) if i != 2}
+        run_batch(env, [["lsp-add", "node1", "pod9"], ["lsp-set-addresses", "pod9", "0a:58:0a:f4:00:09 10.244.0.50"]])
+        assert not mismatches(d)
+    finally:
+        d.stop()
