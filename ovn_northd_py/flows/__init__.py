@@ -16,9 +16,13 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   ``ctx`` under the router's key: ``ctx.forget(router.key)``);
 * the switch-wide conntrack/ACL flows (:mod:`.ls_acl`) read the switch's ACLs (its
   own and its Port_Groups', ``ctx.acl``), load balancers, router and localnet ports;
-* each switch load balancer's flows (:mod:`.ls_lb`, owner ``("lb", lb uuid)``) are built by
-  :data:`ROW_BUILDERS` (any Load_Balancer / group / ``Logical_Switch.load_balancer*`` change
-  recomputes); the switch-wide hairpin flows read whether the switch has a VIP;
+* each switch load balancer's flows (:mod:`.ls_lb`, owner ``("lb", lb uuid)``, over all its
+  switches) are built by :data:`ROW_BUILDERS`; the switch-wide hairpin and stateful flows read
+  whether the switch has a VIP.  The load-balancer / NAT feature
+  (:mod:`ovn_northd_py.engine.feature_lb`, with the previous attachments in ``ctx.lbs``,
+  :mod:`.lb_index`) rebuilds the load balancers that changed, the switches whose facts changed
+  and the whole scope of every router whose NAT rules or load balancers changed
+  (:func:`~ovn_northd_py.engine.feature_lb.rebuild_router_scope`);
 * each ACL's flows (:mod:`.acl_rules`, owner ``("acl", acl uuid, switch key)``) are
   built by :data:`ROW_BUILDERS`, outside the datapath builders: the ACL feature's
   handlers (:mod:`ovn_northd_py.engine.feature_acl`) rebuild them;
@@ -39,7 +43,10 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   port's flows read its switch's port types (rebuild
   :func:`~.lr_pipeline.attached_router_ports` when they change) and it owns its
   bindings on a directly peered router; static routes and policies are owned by
-  ``("route", uuid)`` / ``("policy", uuid)``.
+  ``("route", uuid)`` / ``("policy", uuid)``;
+* a router port changed in place, attached or detached (:mod:`ovn_northd_py.northd.router_ports`):
+  the lflow node rebuilds the router's whole scope, the attached switches' datapath flows and,
+  on attach/detach, every port of those switches (they bind the routers' addresses).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@
   ``("policy", uuid)`` (:func:`route_and_policy_owners` lists them, to rebuild a
   router's routes and policies with :func:`build_lr_route_and_policy_flows`);
   NAT rules by ``("nat", uuid)`` and load balancers by ``("lb", uuid, router key)``
-  (:func:`.lr_nat.nat_and_lb_owners`; NAT/LB changes take the recompute path);
+  (:func:`.lr_nat.nat_and_lb_owners`; NAT / load-balancer changes rebuild the router's scope,
+  :mod:`ovn_northd_py.engine.feature_lb`);
 * :data:`LR_PORT_BUILDERS` take a router port (owner ``("port", name)``).  Besides
   its router's flows, a port owns the ``lr_in_arp_resolve`` bindings of its
   addresses on a directly peered router.  Its ARP replies and admission read its

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 
@@ -33,20 +34,36 @@ def random_route_batches(seed: int, total: int) -> list[list[list[str]]]:
     rnd = random.Random(seed)
     routers = ["lr1", "lr2", "lr3", "lrgw1", "lrgw2"]
     routes: list[tuple[str, str]] = []
+    nexthops: dict[tuple[str, str], set[str]] = {}
     policies: list[tuple[str, str]] = []
     batches: list[list[list[str]]] = []
+    hops = ["172.16.0.100", "172.16.0.101", "172.16.0.102", "10.0.0.200"]
     n = 0
     while n < total:
         n += 1
         r = rnd.choice(routers)
         k = rnd.random()
-        if k < 0.35 or not routes:
+        if k < 0.3 or not routes:
             prefix = f"10.{100 + n % 100}.{n % 7}.0/24"
-            nexthop = rnd.choice(["172.16.0.100", "172.16.0.101", "10.0.0.200"])
+            nexthop = rnd.choice(hops)
+            if (r, prefix) in nexthops:
+                continue
             routes.append((r, prefix))
-            batches.append([["--may-exist", "lr-route-add", r, prefix, nexthop]])
+            nexthops[(r, prefix)] = {nexthop}
+            policy = ["--policy=src-ip"] if rnd.random() < 0.2 else []
+            batches.append([[*policy, "lr-route-add", r, prefix, nexthop]])
+        elif k < 0.4:
+            # ECMP: one more nexthop for an existing prefix (symmetric reply on the gateway routers).
+            r, prefix = rnd.choice(routes)
+            free = [h for h in hops if h not in nexthops[(r, prefix)]]
+            if not free:
+                continue
+            nexthops[(r, prefix)].add(free[0])
+            sym = ["--ecmp-symmetric-reply"] if r.startswith("lrgw") else ["--ecmp"]
+            batches.append([[*sym, "lr-route-add", r, prefix, free[0]]])
         elif k < 0.55:
             r, prefix = routes.pop(rnd.randrange(len(routes)))
+            del nexthops[(r, prefix)]
             batches.append([["--if-exists", "lr-route-del", r, prefix]])
         elif k < 0.75:
             prio = str(100 + n % 50)
@@ -73,7 +90,7 @@ def test_route_and_policy_changes_need_no_recompute(routed):
 
 def test_random_route_changes_incremental_equals_recompute(routed):
     env, d, port = routed
-    seed = 20261130
+    seed = int(os.environ.get("OVN_TEST_SEED", "20261130"))
     batches = random_route_batches(seed, 150)
     done: list[list[list[str]]] = []
     for batch in batches:
