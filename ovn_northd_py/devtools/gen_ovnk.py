@@ -211,13 +211,20 @@ def _lb(ref: str, name: str, proto: str, vips: dict[str, str], options: dict[str
     return cmd + ["external_ids:k8s.ovn.org/kind=Service", f'external_ids:"k8s.ovn.org/owner"="{name}"']
 
 
-def _services(nodes: list[Node], pods: list[Pod], services: int, rng: random.Random) -> list[Cmd]:
-    c: list[Cmd] = []
-    cluster: list[str] = []
-    switch_only: list[str] = []
-    router_only: list[str] = []
-    per_node: dict[int, tuple[list[str], list[str]]] = {n.i: ([], []) for n in nodes}
+def _services(nodes: list[Node], pods: list[Pod], services: int, rng: random.Random) -> list[list[Cmd]]:
+    """Chunks of commands, each self-contained (its ``@ids`` resolve inside it): first the three
+    groups and their attachment to every node switch and gateway router, then one chunk per
+    service (its load balancers, their groups, the per-node NodePort attachments)."""
+    groups = ("clusterLBGroup", "clusterSwitchLBGroup", "clusterRouterLBGroup")
+    first: list[Cmd] = [["--id=@" + g, "create", "load_balancer_group", f"name={g}"] for g in groups]
+    for n in nodes:
+        first.append(["add", "logical_switch", n.name, "load_balancer_group", "@clusterLBGroup",
+                      "@clusterSwitchLBGroup"])
+        first.append(["add", "logical_router", n.gr, "load_balancer_group", "@clusterLBGroup",
+                      "@clusterRouterLBGroup"])
+    chunks: list[list[Cmd]] = [first]
     for s in range(services):
+        c: list[Cmd] = []
         proto = "udp" if s % 7 == 3 else "tcp"
         name = f"Service_ns{s % NAMESPACES}/svc{s}_{proto.upper()}_cluster"
         cip = f"10.96.{(s + 1) // 256}.{(s + 1) % 256}"
@@ -236,7 +243,8 @@ def _services(nodes: list[Node], pods: list[Pod], services: int, rng: random.Ran
             opts["affinity_timeout"] = "10800"
         ref = f"svc{s}"
         c.append(_lb(ref, name, proto, vips, opts))
-        (switch_only if s % 10 == 7 else router_only if s % 10 == 8 else cluster).append("@" + ref)
+        group = "clusterSwitchLBGroup" if s % 10 == 7 else "clusterRouterLBGroup" if s % 10 == 8 else "clusterLBGroup"
+        c.append(["add", "load_balancer_group", group, "load_balancer", "@" + ref])
         if s % 5 == 0 and backs:  # NodePort
             nodeport = 30000 + s
             for n in nodes:
@@ -246,23 +254,11 @@ def _services(nodes: list[Node], pods: list[Pod], services: int, rng: random.Ran
                 nopts = dict(opts, skip_snat="true") if local else dict(opts)
                 c.append(_lb(nref, f"Service_ns{s % NAMESPACES}/svc{s}_{proto.upper()}_{kind}_{n.name}", proto,
                              {f"{n.node_ip}:{nodeport}": backs}, nopts))
-                per_node[n.i][0].append("@" + nref)
+                c.append(["add", "logical_router", n.gr, "load_balancer", "@" + nref])
                 if not local:
-                    per_node[n.i][1].append("@" + nref)
-    for gname, members in (("clusterLBGroup", cluster), ("clusterSwitchLBGroup", switch_only),
-                           ("clusterRouterLBGroup", router_only)):
-        c.append(["--id=@" + gname, "create", "load_balancer_group", f"name={gname}",
-                  f"load_balancer=[{','.join(members)}]"])
-    for n in nodes:
-        c.append(["add", "logical_switch", n.name, "load_balancer_group", "@clusterLBGroup",
-                  "@clusterSwitchLBGroup"])
-        c.append(["add", "logical_router", n.gr, "load_balancer_group", "@clusterLBGroup", "@clusterRouterLBGroup"])
-        gr_lbs, sw_lbs = per_node[n.i]
-        if gr_lbs:
-            c.append(["add", "logical_router", n.gr, "load_balancer", *gr_lbs])
-        if sw_lbs:
-            c.append(["add", "logical_switch", n.name, "load_balancer", *sw_lbs])
-    return c
+                    c.append(["add", "logical_switch", n.name, "load_balancer", "@" + nref])
+        chunks.append(c)
+    return chunks
 
 
 def _address_set(name: str, ext_name: str, ips: list[str]) -> Cmd:
@@ -351,10 +347,11 @@ def _policies(nodes: list[Node], pods: list[Pod], policies: int, rng: random.Ran
     return c
 
 
-def _run(remote: str, cmds: list[Cmd]) -> None:
-    for start in range(0, len(cmds), BATCH):
+def _run(remote: str, cmds: list[Cmd], split: bool = True) -> None:
+    step = BATCH if split else max(len(cmds), 1)
+    for start in range(0, len(cmds), step):
         args: list[str] = []
-        for i, cmd in enumerate(cmds[start:start + BATCH]):
+        for i, cmd in enumerate(cmds[start:start + step]):
             args += (["--"] if i else []) + cmd
         nbctl(remote, *args, timeout=300)
 
@@ -367,12 +364,15 @@ def build_ovnk_nb(remote: str, nodes: int = 20, pods_per_node: int = 10, service
     _run(remote, _topology(node_list))
     pods, pod_cmds = _pods(node_list, pods_per_node, rng)
     _run(remote, pod_cmds)
-    svc = _services(node_list, pods, services, rng)
-    args: list[str] = []  # one invocation: the @ids must resolve
-    for i, cmd in enumerate(svc):
-        args += (["--"] if i else []) + cmd
-    if svc:
-        nbctl(remote, *args, timeout=300)
+    chunks = _services(node_list, pods, services, rng)
+    batch: list[Cmd] = []
+    for chunk in chunks:  # chunks are never split: their @ids must resolve
+        if batch and len(batch) + len(chunk) > BATCH:
+            _run(remote, batch, split=False)
+            batch = []
+        batch += chunk
+    if batch:
+        _run(remote, batch, split=False)
     _run(remote, _policies(node_list, pods, policies, rng))
 
 
