@@ -47,7 +47,8 @@ SB_TABLES: dict[str, Any] = {
         "SB_Global", "Chassis", "Encap", "Chassis_Private", "Datapath_Binding", "Port_Binding",
         "Multicast_Group", "HA_Chassis_Group", "HA_Chassis", "IP_Multicast", "Address_Set",
         "RBAC_Role", "RBAC_Permission", "DHCP_Options", "DHCPv6_Options", "DNS",
-        "Port_Group", "Meter", "Meter_Band",
+        "Port_Group", "Meter", "Meter_Band", "Static_MAC_Binding",
+        "Chassis_Template_Var", "Mirror", "Service_Monitor",
     )
 }
 

@@ -159,7 +159,23 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
     for key in w.changed_acls:
         fctx.forget(key)
     _apply(w, h)
+    renamed = {str(c.uuid) for c in changes if c.table == "Address_Set" and c.event == "update" and "name" in c.columns}
+    if renamed:
+        _rebuild_nat_routers(renamed, h)
     return True
+
+
+def _rebuild_nat_routers(address_sets: set[str], h: FeatureCtx) -> None:
+    """NAT rules name their ``allowed_ext_ips`` / ``exempted_ext_ips`` address sets in their
+    matches: a renamed set rebuilds the routers of the rules that use it."""
+    from .feature_lb import rebuild_router_scope  # (feature_lb imports this module)
+
+    for router in h.nd.routers():
+        for nat in router.nb.nat:
+            used = {str(a.uuid) for a in (*nat.allowed_ext_ips, *nat.exempted_ext_ips)}
+            if used & address_sets:
+                rebuild_router_scope(router, h.fctx, h.table, set())
+                break
 
 
 def refresh_switches(keys: set[str], h: FeatureCtx) -> None:

@@ -14,7 +14,12 @@ What a change can touch, and what the handler rebuilds (owners in parentheses):
   its ports' flows, and the router-type switch ports peering with them (they answer ARP for
   the router's NAT and VIP addresses).  Proportional to the router, never to the network;
 * health checks (``ip_port_mappings``): the switch ports whose ARP/ND responder answers for a
-  health-check source IP, when that set changes.
+  health-check source IP, when that set changes; the load balancer's monitors
+  (``fctx.health``, :class:`~ovn_northd_py.flows.lb_health.LbHealth`);
+* a checked VIP's backends also read SB Service_Monitor ``status`` / Port_Binding ``up`` and
+  whether the mapped ports exist: :func:`on_health_sb` (the lflow node's SB input) and
+  :func:`on_mapped_ports` (its northd input) rebuild the load balancers whose backends flip.
+  (The SB Service_Monitor rows are :class:`~ovn_northd_py.sync.service_monitor.MonitorSync`'s.)
 
 The northd model's part (Port_Binding ``nat-addresses`` of router-type ports, ``always-redirect``
 of chassisredirect ports) is refreshed by :mod:`ovn_northd_py.northd.incremental`.
@@ -30,7 +35,7 @@ from typing import Any
 
 from ..flows import build_datapath_flows, build_port_flows
 from ..flows.context import FlowCtx, dp_owner, port_owner
-from ..flows.lb_health import svc_monitor_src_ips
+from ..flows.lb_health import pb_up_reader, sb_down_monitors, svc_monitor_src_ips
 from ..flows.lb_index import LbIndex, group_members
 from ..flows.lr_nat import lb_owner as router_lb_owner
 from ..flows.lr_nat import nat_owner
@@ -76,6 +81,61 @@ def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: Any, extra_owne
         if p.kind == "lrp" and q is not None and q.kind == "lsp" and nd.ports.get(q.name) is q:
             table.remove_owner(port_owner(q))
             build_port_flows(q, fctx, table)
+
+
+def _rebuild_switch_lb(lb: str, row: Any, fctx: FlowCtx, table: Any) -> None:
+    table.remove_owner((OWNER_LB, lb))
+    if row is not None:
+        for sw in fctx.lbs.switches_of(lb, fctx.nd):
+            build_switch_lb_flows(sw, row, fctx, table)
+
+
+def rebuild_lbs(lbs: set[str], nb: Any, fctx: FlowCtx, table: Any) -> None:
+    """Rebuild the flows of load balancers ``lbs`` (attachments unchanged) wherever they are."""
+    lb_rows = nb.rows("Load_Balancer")
+    routers: set[str] = set()
+    for lb in lbs:
+        _rebuild_switch_lb(lb, _row(lb_rows, lb), fctx, table)
+        routers |= {k for k in fctx.lbs.lb_dps.get(lb, ()) if (dp := fctx.nd.datapaths.get(k)) and dp.is_router}
+    for key in sorted(routers):
+        rebuild_router_scope(fctx.nd.datapaths[key], fctx, table, set())
+
+
+def on_mapped_ports(names: set[str], nb: Any, fctx: FlowCtx, table: Any) -> bool:
+    """Ports that appeared, changed or went away: rebuild the load balancers whose health checks
+    map one of them (a checked VIP keeps only backends on existing switch ports).  True if any."""
+    lbs = fctx.health.lbs_of_ports(names)
+    if lbs:
+        rebuild_lbs(lbs, nb, fctx, table)
+    return bool(lbs)
+
+
+def on_health_sb(changes: list[RowChange], resynced: bool, sb: Any, nb: Any, fctx: FlowCtx, table: Any,
+                 pb_index: Any = None) -> bool:
+    """SB changes: Service_Monitor rows (ovn-controller's ``status``, our own writes echoing) and
+    Port_Binding ``up`` of monitored ports may put backends in or out of their VIPs.  Rebuilds the
+    load balancers reading a monitor that flipped; True if any."""
+    health = fctx.health
+    ports = health.port_lbs
+    relevant = resynced
+    rows_pb = sb.rows("Port_Binding")
+    for c in changes:
+        if relevant:
+            break
+        if c.table == "Service_Monitor":
+            relevant = True
+        elif c.table == "Port_Binding" and (c.event != "update" or "up" in c.columns):
+            row = rows_pb.get(c.uuid)
+            relevant = row is None or row.logical_port in ports
+    if not relevant:
+        return False
+    down = sb_down_monitors(sb, pb_up_reader(sb, pb_index))
+    flipped = down ^ health.down
+    health.down = down
+    lbs = health.lbs_of_keys(flipped)
+    if lbs:
+        rebuild_lbs(lbs, nb, fctx, table)
+    return bool(lbs)
 
 
 def _health_check_ports(h: FeatureCtx, fctx: FlowCtx) -> set[str]:
@@ -165,13 +225,11 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
     for n in gone_nats:
         table.remove_owner(nat_owner(n))
 
+    for lb in changed_lbs:
+        fctx.health.set_lb(lb, _row(lb_rows, lb))
     # Switch load balancers: one owner per load balancer, over all its switches.
     for lb in switch_lbs:
-        table.remove_owner((OWNER_LB, lb))
-        row = _row(lb_rows, lb)
-        if row is not None:
-            for sw in idx.switches_of(lb, nd):
-                build_switch_lb_flows(sw, row, table)
+        _rebuild_switch_lb(lb, _row(lb_rows, lb), fctx, table)
         idx.sb_dirty.add(lb)
     if touched_switches:
         refresh_switches(touched_switches, h)

@@ -3,6 +3,7 @@
     nb ─┬──────────────► northd ──┬──► sb_sync   (SB tables except flows, through the IDL)
     sb ─┴─(Chassis/Encap)─┘       ├──► nb_sync   (NB_Global cfg/options, LSP.up)
     nb ───────────────────────────┴──► lflow     (FlowTable; written by the lean flow writer)
+    sb ──(Service_Monitor status, Port_Binding up)──► lflow  (health-checked LB backends)
 
 The flow writer (sync/lflows.py) runs after the SB IDL transaction commits,
 because new flows reference the Datapath_Binding rows that transaction creates.
@@ -15,6 +16,9 @@ from dataclasses import dataclass
 from ..ovsdb.connection import DbConnection
 from . import feature_acl, feature_lb, feature_qos, feature_routes, feature_services  # noqa: F401  (register the features first)
 from .engine import Engine
+from .feature_mirror import MIRROR  # noqa: F401  (registers the feature)
+from .feature_static_mac import STATIC_MAC  # noqa: F401  (registers the feature)
+from .feature_template_vars import TEMPLATE_VARS  # noqa: F401  (registers the feature)
 from .nodes.inputs import DbInput
 from .nodes.lflow import LflowNode
 from .nodes.nb_sync import NbSyncNode
@@ -39,6 +43,6 @@ def build_graph(nb: DbConnection, sb: DbConnection, engine_cls: type[Engine] = E
     northd = NorthdNode(nb_in, sb_in)
     sb_sync = SbSyncNode(northd, sb_in, nb_in)
     nb_sync = NbSyncNode(northd, sb_in, nb_in)
-    lflow = LflowNode(northd, nb_in)
+    lflow = LflowNode(northd, nb_in, sb_in)
     engine = engine_cls([nb_in, sb_in, northd, sb_sync, nb_sync, lflow])
     return Graph(engine, nb_in, sb_in, northd, sb_sync, nb_sync, lflow)

@@ -37,6 +37,11 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   (their features, :mod:`ovn_northd_py.engine.feature_services`, rebuild them), and
   a port's ``ls_in_arp_rsp`` flows read the load balancers' health checks
   (``ctx.svc_monitor_ips``) and, with NB_Global ``ignore_lsp_down=false``, its ``up``;
+* a switch's Copp (:mod:`.copp`): the ND-answer, DHCP, DNS, IGMP and service-monitor flows of
+  the switch and its ports carry its meters, read from the switch's ``copp`` row and the set
+  of NB meter names (a Copp or ``copp`` change recomputes; so does a meter appearing or
+  disappearing while a Copp is in use, :mod:`ovn_northd_py.engine.feature_acl`); the
+  ``ls_in_hairpin`` skip for packets from vtep ports is a datapath flow (any ``vtep`` port);
 * the router pipeline (:mod:`.lr_pipeline`): a switch port owns the
   ``lr_in_arp_resolve`` bindings of its addresses on the routers attached to its
   switch (a router-type port: those of the other attached router ports); a router
@@ -46,7 +51,12 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   ``("route", uuid)`` / ``("policy", uuid)``;
 * a router port changed in place, attached or detached (:mod:`ovn_northd_py.northd.router_ports`):
   the lflow node rebuilds the router's whole scope, the attached switches' datapath flows and,
-  on attach/detach, every port of those switches (they bind the routers' addresses).
+  on attach/detach, every port of those switches (they bind the routers' addresses);
+* a router's NAT rules (:mod:`.lr_nat`, owner ``("nat", uuid)``) read the router's ports (which
+  distributed gateway port a rule applies on: ``gateway_port``, else the DGP whose networks hold
+  its external IP), the router's options (``dnat_force_snat_ip``) and the *names* of their
+  ``allowed_ext_ips`` / ``exempted_ext_ips`` address sets (``$name`` in matches; renaming an
+  Address_Set row used by a NAT rule must rebuild that router's scope).
 """
 
 from __future__ import annotations

@@ -54,6 +54,7 @@ from ..northd.build import opt
 from ..northd.model import Datapath, Northd
 from .acl_index import smap_bool, switch_acl_rows, switch_acls
 from .context import FlowCtx, hint
+from .copp import copp_meter
 from .registers import (
     REG_ACL_LABEL,
     REGBIT_ACL_HINT_ALLOW,
@@ -182,15 +183,6 @@ def acl_flows(
             ),
         ]
     return tuple(flows)
-
-
-def copp_meter(dp: Datapath, ctx: FlowCtx, proto: str) -> str | None:
-    """The switch's Copp meter for ``proto`` (e.g. "reject"), if that NB Meter exists."""
-    copp = opt(getattr(dp.nb, "copp", None))
-    if copp is None:
-        return None
-    meter = copp.meters.get(proto)
-    return meter if meter and meter in ctx.acl.meters else None
 
 
 def _flows_for(acl: Any, acl_key: str, stateful: bool, ctx: FlowCtx) -> tuple[AclFlow, ...]:

@@ -20,7 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..northd.model import Datapath, Northd, Port
 from .acl_index import AclIndex, build_acl_index
-from .lb_health import svc_monitor_src_ips
+from .lb_health import LbHealth, build_lb_health, svc_monitor_src_ips
 from .lb_index import LbIndex, build_lb_index
 
 T = TypeVar("T")
@@ -63,7 +63,8 @@ class FlowCtx:
     reach switches through Port_Groups (:mod:`.acl_index`).  ``ignore_lsp_down`` is
     NB_Global ``options:ignore_lsp_down`` (only ``false`` turns it off);
     ``svc_monitor_ips`` maps a port to the load-balancer health-check source IPs its
-    switch answers ARP/ND for, with the load balancer's uuid (:mod:`.lb_health`).
+    switch answers ARP/ND for, with the load balancer's uuid (:mod:`.lb_health`); ``health``
+    which health-checked backends are down (SB Service_Monitor) and which load balancers read them.
 
     ``memo`` caches values derived from one NB entity during a build (e.g. the
     addresses a router owns, read by every switch port attached to it); call
@@ -78,6 +79,7 @@ class FlowCtx:
     lbs: LbIndex = field(default_factory=LbIndex)
     ignore_lsp_down: bool = True
     svc_monitor_ips: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    health: LbHealth = field(default_factory=LbHealth)
     warn: WarnFn = _no_warn
     memo: dict[tuple[str, Hashable], Any] = field(default_factory=dict)
     kinds: set[str] = field(default_factory=set)  # the memo's kinds, so forget() is O(kinds)
@@ -109,8 +111,12 @@ def flow_ctx_from_nb(
     mac_prefix: str = "",
     svc_monitor_mac: str = "",
     warn: WarnFn = _no_warn,
+    sb: Any = None,
+    pb_index: Any = None,
 ) -> FlowCtx:
-    """A :class:`FlowCtx` with the NB-wide inputs read from ``nb`` (anything with ``rows(table)``)."""
+    """A :class:`FlowCtx` with the NB-wide inputs read from ``nb`` (anything with ``rows(table)``)
+    and the Service_Monitor statuses read from ``sb`` (None: none is down; ``pb_index``: an SB
+    ``Port_Binding`` RowIndex by name, to read ``up``)."""
     default_acl_drop = False
     ignore_lsp_down = True
     for row in nb.rows("NB_Global").values():
@@ -126,5 +132,6 @@ def flow_ctx_from_nb(
         lbs=build_lb_index(nd),
         ignore_lsp_down=ignore_lsp_down,
         svc_monitor_ips=svc_monitor_src_ips(nb),
+        health=build_lb_health(nb, sb, pb_index),
         warn=warn,
     )

@@ -15,7 +15,7 @@ priority-0 drop is in :mod:`.defaults`):
     router-type port, one flow per IP of its addresses
     (:func:`.lsp_addrs.lsp_addresses`) in one of Q's networks.  Built with, and
     owned by, the switch port.  A ``virtual`` port with ``virtual-parents`` instead
-    resolves its IPv4 ``virtual-ip`` to 00:00:00:00:00:00 (the parent is not known
+    resolves its ``virtual-ip`` (IPv4: ``reg0``, IPv6: ``xxreg0``) to 00:00:00:00:00:00 (the parent is not known
     to northd), on one router port only: the first attached router port in the
     order of the reference's port hash map (:func:`.lr_common.hmap_bucket`; ties
     and a map grown larger by earlier deletions are not modelled) whose networks
@@ -45,6 +45,7 @@ from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, hint, port_owner
 from .lr_common import (
     braces,
+    fmt_ip,
     hmap_bucket,
     hmap_mask,
     ip_set,
@@ -186,12 +187,14 @@ def _virtual_flows(port: Port, routers: tuple[AttachedRouter, ...], ctx: FlowCtx
     if not port.nb.options.get("virtual-parents"):
         return
     vip = parse_ip_strict(str(port.nb.options.get("virtual-ip", "")))
-    if not isinstance(vip, IPv4Address):
+    if vip is None:
         return
+    v4 = isinstance(vip, IPv4Address)
+    reg = "reg0" if v4 else "xxreg0"
     mask = hmap_mask(len(ctx.nd.ports))
     for ar in sorted(routers, key=lambda r: hmap_bucket(r.lsp.name, mask)):
-        if any(n.contains(vip) for n in ar.nets.ipv4):
-            match = f'outport == "{ar.lrp.name}" && reg0 == {vip}'
+        if any(n.contains(vip) for n in (ar.nets.ipv4 if v4 else ar.nets.ipv6)):  # type: ignore[arg-type]
+            match = f'outport == "{ar.lrp.name}" && {reg} == {fmt_ip(vip)}'
             table.add(
                 ar.lrp.dp.index,
                 LR_IN_ARP_RESOLVE,

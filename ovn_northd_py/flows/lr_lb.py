@@ -202,7 +202,7 @@ def _add_affinity(v: Vip, proto: str, timeout: int, prefix: str, suffix: str, ad
         add(LR_IN_LB_AFF_LEARN, AFF_PRIORITY, learn, f"commit_lb_aff({args}timeout = {timeout}); /* drop */")
 
 
-def _first_per_family(text: str) -> list[IPAddress]:
+def first_per_family(text: str) -> list[IPAddress]:
     out: dict[int, IPAddress] = {}
     for word in text.split():
         ip = parse_ip_strict(word)
@@ -234,7 +234,7 @@ def build_lr_force_snat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) 
         text = str(opts.get(option, ""))
         if text == "router_ip":
             continue
-        for ip in _first_per_family(text):
+        for ip in first_per_family(text):
             fam, addr = ("ip6" if ip.version == 6 else "ip4"), fmt_ip(ip)
             table.add(i, LR_IN_UNSNAT, 110, f"{fam} && {fam}.dst == {addr}", "ct_snat;", owner=owner)
             table.add(i, LR_OUT_SNAT, 100, f"flags.{flag} == 1 && {fam}", f"ct_snat({addr});", owner=owner)

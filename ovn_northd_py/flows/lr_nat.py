@@ -1,11 +1,17 @@
 """Router NAT and load-balancer VIP flows (``man ovn-northd``, checked against the reference's output).
 
-Only gateway routers (``options:chassis``) and routers with exactly one distributed gateway
-port D (chassisredirect port C) get them.  Per NAT rule (owner ``("nat", uuid)``), external
-IP E, logical IP/network L (family ``ip4``/``ip6``):
+Only gateway routers (``options:chassis``) and routers with distributed gateway ports (DGPs) get
+them.  Each NAT rule is applied on one DGP D (chassisredirect port C): the one its ``gateway_port``
+names (a rule naming another port gets only the ARP flow 90), else the router's only DGP, else the
+first DGP (port order) with a network holding the external IP (none: ARP flow 90 only); on a
+gateway router a rule with ``gateway_port`` gets the ARP flow only (:func:`nat_rule_gateway`,
+observed).  Per NAT rule (owner ``("nat", uuid)``), external IP E, logical IP/network L (family
+``ip4``/``ip6``):
 
 * ``lr_in_ip_input``: ARP replies (IPv6: ``nd_na`` replies to solicitations) for E (90); on D
-  also a drop (91) and a reply limited to C (92), and for ``snat`` rules ``inport == D && ip4.src == E`` is let through (120);
+  also a drop (91) and a reply limited to C (92; with one DGP always that DGP, whatever
+  ``gateway_port`` says: :func:`nat_arp_gateway`), and for ``snat`` rules ``inport == D &&
+  ip4.src == E`` is let through (120);
 * ``snat``/``dnat_and_snat``: ``lr_in_unsnat`` (gateway router: 90 ``ct_snat``; D: 100, one
   flow per loopback case) and ``lr_out_snat`` (gateway router: priority ``plen(L) + 1``; D:
   ``plen(L) + 129`` (both families) and one more with ``reg9[4]``);
@@ -22,7 +28,19 @@ packets to E get an ICMP error from M and E (``lr_in_ip_input`` 160).  When any 
 router has ``options:redirect-type=bridged`` (a read of the router's ports), traffic from L out
 of D on P's chassis resolves its next hop dynamically (``lr_in_arp_resolve`` 90).
 
-Router-wide (owner ``("dp", key)``): with NAT rules ``lr_out_chk_dnat_local`` 50; with load
+Rule options (:class:`NatOpts`, observed): ``options:stateless`` on a ``dnat_and_snat`` rule
+rewrites addresses instead of using conntrack (unSNAT ``next;`` in one flow, DNAT ``ip4.dst=L;
+next;``, unDNAT ``next;``, SNAT ``ip4.src=E; next;`` in one flow, no ``ct.trk`` guard);
+``external_port_range`` R is appended to the ct_snat/ct_dnat arguments (``ct_snat(E,R)``, as
+written); ``allowed_ext_ips`` A adds ``&& ip4.src == $A`` to DNAT and ``&& ip4.dst == $A`` to SNAT;
+``exempted_ext_ips`` X adds a ``next;`` bypass two priorities above (DNAT 102, SNAT prio+2); a rule
+with both address sets only gets its ARP flows (90/91/92).  Stateless rules with address sets
+on D steer the remote end in ``lr_in_gw_redirect`` (allowed: 75 ``outport == D && ip4.src == $A``
+to C, 70 ``ip && ip4.dst == E`` drop; exempted: 75 drop).  A gateway router with an address in
+``options:dnat_force_snat_ip`` prefixes its DNAT actions with ``flags.force_snat_for_dnat = 1;``.
+
+Router-wide (owner ``("dp", key)``; routers with several DGPs use the first one, as their load
+balancers do): with NAT rules ``lr_out_chk_dnat_local`` 50; with load
 balancers the established / related ``lr_in_dnat`` flows (50, 70); with either, on gateway
 routers, ``lr_out_undnat`` 50/100 and ``lr_out_post_undnat`` 50.
 
@@ -30,7 +48,10 @@ Per load balancer (owner ``("lb", uuid, router key)``): :mod:`.lr_lb` (also on p
 routers, which get no NAT flows), and the router-wide ``lb_force_snat_ip`` / ``dnat_force_snat_ip``
 flows of gateway routers (:func:`.lr_lb.build_lr_force_snat_flows`).
 
-Incremental processing: NAT, load-balancer and router changes take the recompute path; a
+Inputs besides the router's NAT rows: its ports (DGPs and their networks, ``gateway_port``
+resolution), its options, and the *names* of the NAT rules' address sets.
+
+Incremental processing: NAT, load-balancer and router changes rebuild the router's scope; a
 rebuild must remove :func:`nat_and_lb_owners` and the router's dp owner before calling
 :func:`build_lr_nat_flows` (which reads :func:`.lr_common.router_info`, memoised under the
 router's key: ``ctx.forget(router.key)``).
@@ -60,9 +81,24 @@ from ..northd.addresses import AddressError, format_ipv6, parse_mac, solicited_n
 from ..northd.build import opt
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, hint
-from .lr_common import REGBIT_PKT_LARGER, fmt_ip, gateway_mtu, parse_ip_strict, port_nets, router_info
+from .lr_common import (
+    REGBIT_PKT_LARGER,
+    fmt_ip,
+    gateway_mtu,
+    network_addr_for,
+    parse_ip_strict,
+    port_nets,
+    router_info,
+    smap_bool,
+)
 from .lr_ip_input import ARP_REPLY
-from .lr_lb import build_lr_force_snat_flows, build_router_lb_flows, forces_snat_for_lb, nat_external_ips
+from .lr_lb import (
+    build_lr_force_snat_flows,
+    build_router_lb_flows,
+    first_per_family,
+    forces_snat_for_lb,
+    nat_external_ips,
+)
 
 NatOwner = tuple[str, str]
 LbOwner = tuple[str, str, str]
@@ -101,7 +137,7 @@ def lb_owner(lb_key: str, router_key: str) -> LbOwner:
 
 @dataclass(frozen=True, slots=True)
 class NatGw:
-    """Where a router's NAT happens: a gateway router (``dgp`` None) or its only DGP and its cr port."""
+    """Where NAT happens: a gateway router (``dgp`` None) or a distributed gateway port and its cr port."""
 
     dgp: Port | None
     cr: str | None
@@ -110,14 +146,70 @@ class NatGw:
         return f' && is_chassis_resident("{self.cr}")' if self.cr else ""
 
 
+def _dgp_gw(dgp: Port) -> NatGw:
+    return NatGw(dgp, dgp.crp.name if dgp.crp is not None else None)
+
+
 def nat_gateway(router: Datapath, ctx: FlowCtx) -> NatGw | None:
+    """Where a router's router-wide NAT / load-balancer flows happen: a gateway router, or its
+    first distributed gateway port (port order; the one its load balancers use); None on a plain
+    distributed router."""
     info = router_info(router, ctx)
     if info.is_gateway:
         return NatGw(None, None)
-    if len(info.dgps) == 1:
-        dgp = info.dgps[0]
-        return NatGw(dgp, dgp.crp.name if dgp.crp is not None else None)
+    if info.dgps:
+        return _dgp_gw(info.dgps[0])
     return None
+
+
+def _dgp_for_ip(router: Datapath, ctx: FlowCtx, text: str) -> Port | None:
+    """The first distributed gateway port (port order) with a network holding ``text``."""
+    ip = parse_ip_strict(text.strip())
+    if ip is None:
+        return None
+    for dgp in router_info(router, ctx).dgps:
+        nets = port_nets(dgp, ctx)
+        if nets is not None and network_addr_for(nets, ip) is not None:
+            return dgp
+    return None
+
+
+def _named_dgp(router: Datapath, ctx: FlowCtx, row: Any) -> Port | None:
+    key = str(row.uuid)
+    return next((p for p in router_info(router, ctx).dgps if p.nb_key == key), None)
+
+
+def nat_rule_gateway(router: Datapath, ctx: FlowCtx, nat: Any) -> NatGw | None:
+    """Where one NAT rule is applied (observed; ``man ovn-nb`` NAT ``gateway_port``), or None (no flows).
+
+    A gateway router: there, unless ``gateway_port`` is set.  A router with distributed gateway
+    ports: ``gateway_port`` when it names one of them (else nothing); without it, the only DGP,
+    or with several the first whose networks hold ``external_ip``."""
+    info = router_info(router, ctx)
+    named = opt(nat.gateway_port)
+    if info.is_gateway:
+        return None if named is not None else NatGw(None, None)
+    if not info.dgps:
+        return None
+    if named is not None:
+        dgp = _named_dgp(router, ctx, named)
+    elif len(info.dgps) == 1:
+        dgp = info.dgps[0]
+    else:
+        dgp = _dgp_for_ip(router, ctx, nat.external_ip)
+    return _dgp_gw(dgp) if dgp is not None else None
+
+
+def nat_arp_gateway(router: Datapath, ctx: FlowCtx, nat: Any) -> NatGw | None:
+    """The gateway whose port answers ARP / ND for a NAT rule's external IP (``lr_in_ip_input`` 91/92).
+
+    Observed: the only DGP whatever ``gateway_port`` says; with several, as :func:`nat_rule_gateway`."""
+    info = router_info(router, ctx)
+    if info.is_gateway or not info.dgps:
+        return NatGw(None, None)
+    if len(info.dgps) == 1:
+        return _dgp_gw(info.dgps[0])
+    return nat_rule_gateway(router, ctx, nat)
 
 
 def router_lbs(router: Datapath) -> list[Any]:
@@ -145,7 +237,42 @@ def _logical(text: str) -> tuple[str, int] | None:
     return str(net), net.prefixlen
 
 
-def build_nat_rule_flows(router: Datapath, gw: NatGw, nat: Any, ctx: FlowCtx, table: FlowTable) -> None:
+@dataclass(frozen=True, slots=True)
+class NatOpts:
+    """The per-rule options that shape a NAT rule's flows (``man ovn-nb`` NAT table).
+
+    ``stateless``: ``options:stateless`` on a ``dnat_and_snat`` rule (addresses rewritten, no
+    conntrack); ``allowed`` / ``exempted``: the names of the ``allowed_ext_ips`` /
+    ``exempted_ext_ips`` address sets; ``port_range``: ``external_port_range`` as written
+    (appended to the ct_snat/ct_dnat arguments, not validated: observed)."""
+
+    stateless: bool
+    allowed: str | None
+    exempted: str | None
+    port_range: str
+
+    @staticmethod
+    def of(nat: Any) -> NatOpts:
+        allowed, exempted = opt(nat.allowed_ext_ips), opt(nat.exempted_ext_ips)
+        return NatOpts(
+            stateless=nat.type == "dnat_and_snat" and smap_bool(nat.options, "stateless", False),
+            allowed=str(allowed.name) if allowed is not None else None,
+            exempted=str(exempted.name) if exempted is not None else None,
+            port_range=str(nat.external_port_range or "").strip(),
+        )
+
+    def ct_arg(self, addr: str) -> str:
+        return f"{addr},{self.port_range}" if self.port_range else addr
+
+
+def dnat_forces_snat(router: Datapath, ctx: FlowCtx) -> bool:
+    """A gateway router whose ``options:dnat_force_snat_ip`` holds an address (either family)."""
+    return router_info(router, ctx).is_gateway and bool(
+        first_per_family(str(router.nb.options.get("dnat_force_snat_ip", "")))
+    )
+
+
+def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTable) -> None:
     """The flows of one NAT rule on ``router`` (see the module doc)."""
     ext_ip = parse_ip_strict(nat.external_ip.strip())
     logical = _logical(nat.logical_ip)
@@ -160,23 +287,38 @@ def build_nat_rule_flows(router: Datapath, gw: NatGw, nat: Any, ctx: FlowCtx, ta
     def add(stage: Any, prio: int, match: str, actions: str) -> None:
         table.add(i, stage, prio, match, actions, hint=h, owner=owner)
 
-    dgp, res = gw.dgp, gw.resident()
-    mac = _distributed_mac(nat) if dgp is not None else None
-    # A distributed (floating) IP is handled on its logical port's chassis, with its own MAC.
-    nat_res = f' && is_chassis_resident("{opt(nat.logical_port)}")' if mac else res
-    set_src = f"eth.src = {mac}; " if mac else ""
+    o = NatOpts.of(nat)
+    # ARP / ND replies for the external IP: every rule, on the port resolved for it.
+    arp_gw = nat_arp_gateway(router, ctx, nat)
+    arp_dgp = arp_gw.dgp if arp_gw is not None else None
+    arp_mac = _distributed_mac(nat) if arp_dgp is not None else None
     if v4:
         resolve, resolve_reply = f"arp.op == 1 && arp.tpa == {ext}", ARP_REPLY
     else:
         sn = format_ipv6(solicited_node(IPv6Address(ext_ip)))
         resolve, resolve_reply = f"ip6.dst == {{{ext}, {sn}}} && nd_ns && nd.target == {ext}", NAT_NA_REPLY
     add(LR_IN_IP_INPUT, 90, resolve, resolve_reply)
+    if arp_gw is not None and arp_dgp is not None:
+        inp = f'inport == "{arp_dgp.name}"'
+        arp_res = f' && is_chassis_resident("{opt(nat.logical_port)}")' if arp_mac else arp_gw.resident()
+        add(LR_IN_IP_INPUT, 91, f"{inp} && {resolve}", "drop;")
+        reply = resolve_reply.replace("xreg0[0..47]", arp_mac) if arp_mac else resolve_reply
+        add(LR_IN_IP_INPUT, 92, f"{inp} && {resolve}{arp_res}", reply)
+    gw = nat_rule_gateway(router, ctx, nat)
+    if gw is None or (o.allowed and o.exempted):  # both address sets: the rule is not considered
+        return
+
+    dgp, res = gw.dgp, gw.resident()
+    mac = _distributed_mac(nat) if dgp is not None else None
+    # A distributed (floating) IP is handled on its logical port's chassis, with its own MAC.
+    nat_res = f' && is_chassis_resident("{opt(nat.logical_port)}")' if mac else res
+    set_src = f"eth.src = {mac}; " if mac else ""
+    # allowed_ext_ips / exempted_ext_ips: the remote end (source of DNAT, destination of SNAT).
+    dnat_allow = f" && {fam}.src == ${o.allowed}" if o.allowed else ""
+    snat_allow = f" && {fam}.dst == ${o.allowed}" if o.allowed else ""
     if dgp is not None:
         inp, outp = f'inport == "{dgp.name}"', f'outport == "{dgp.name}"'
         nets = port_nets(dgp, ctx)
-        add(LR_IN_IP_INPUT, 91, f"{inp} && {resolve}", "drop;")
-        reply = resolve_reply.replace("xreg0[0..47]", mac) if mac else resolve_reply
-        add(LR_IN_IP_INPUT, 92, f"{inp} && {resolve}{nat_res}", reply)
         if nat.type == "snat":
             add(LR_IN_IP_INPUT, 120, f"{inp} && {fam}.src == {ext}", "next;")
         if mac:
@@ -204,6 +346,13 @@ def build_nat_rule_flows(router: Datapath, gw: NatGw, nat: Any, ctx: FlowCtx, ta
             if any(_bridged(q) for q in router.ports if q.kind == "lrp"):
                 lookup = "get_arp(outport, reg0)" if v4 else "get_nd(outport, xxreg0)"
                 add(LR_IN_ARP_RESOLVE, 90, f"{outp} && {fam}.src == {log_ip}{nat_res}", f"{lookup}; next;")
+        if o.stateless and gw.cr:
+            # Observed: stateless rules with address sets steer the remote end's traffic.
+            if o.allowed:
+                add(LR_IN_GW_REDIRECT, 75, f"{outp} && {fam}.src == ${o.allowed}", f'outport = "{gw.cr}"; next;')
+                add(LR_IN_GW_REDIRECT, 70, f"ip && {fam}.dst == {ext}", "drop;")
+            elif o.exempted:
+                add(LR_IN_GW_REDIRECT, 75, f"{outp} && {fam}.src == ${o.exempted}", "drop;")
         bound_mac = mac or (nets.ea_s if nets is not None else None)
         if bound_mac is not None:
             reg = "reg0" if v4 else "xxreg0"
@@ -214,36 +363,57 @@ def build_nat_rule_flows(router: Datapath, gw: NatGw, nat: Any, ctx: FlowCtx, ta
     in_res = "" if mac else res  # unSNAT/DNAT of a distributed IP happen wherever the packet is
     if nat.type in SNAT_TYPES:
         if dgp is None:
-            add(LR_IN_UNSNAT, 90, f"ip && {fam}.dst == {ext}", "ct_snat;")
-            add(
-                LR_OUT_SNAT,
-                plen + 1,
-                f"ip && {fam}.src == {log_ip} && (!ct.trk || !ct.rpl)",
-                f"ct_snat({ext});",
-            )
+            add(LR_IN_UNSNAT, 90, f"ip && {fam}.dst == {ext}", "next;" if o.stateless else "ct_snat;")
+            m = f"ip && {fam}.src == {log_ip}{snat_allow}"
+            prio = plen + 1
+            if o.stateless:
+                add(LR_OUT_SNAT, prio, m, f"{fam}.src={ext}; next;")
+            else:
+                add(LR_OUT_SNAT, prio, f"{m} && (!ct.trk || !ct.rpl)", f"ct_snat({o.ct_arg(ext)});")
+            if o.exempted:
+                add(LR_OUT_SNAT, prio + 2, f"ip && {fam}.src == {log_ip} && {fam}.dst == ${o.exempted}", "next;")
         else:
             head = f"ip && {fam}.dst == {ext} && {inp}"
-            add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "ct_snat_in_czone;")
-            add(
-                LR_IN_UNSNAT,
-                100,
-                f"{head} && flags.loopback == 1 && flags.use_snat_zone == 1{in_res}",
-                "ct_snat;",
-            )
+            if o.stateless:
+                add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "next;")
+            else:
+                add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "ct_snat_in_czone;")
+                add(
+                    LR_IN_UNSNAT,
+                    100,
+                    f"{head} && flags.loopback == 1 && flags.use_snat_zone == 1{in_res}",
+                    "ct_snat;",
+                )
             m = f"ip && {fam}.src == {log_ip} && {outp}{nat_res}"
             base = plen + 129
-            add(LR_OUT_SNAT, base, m, f"{set_src}ct_snat_in_czone({ext});")
-            add(LR_OUT_SNAT, base + 1, f"{m} && reg9[4] == 1", f"{set_src}reg9[4] = 0; ct_snat({ext});")
+            if o.stateless:
+                add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{set_src}{fam}.src={ext}; next;")
+            else:
+                arg = o.ct_arg(ext)
+                add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{set_src}ct_snat_in_czone({arg});")
+                add(LR_OUT_SNAT, base + 1, f"{m}{snat_allow} && reg9[4] == 1",
+                    f"{set_src}reg9[4] = 0; ct_snat({arg});")
+            if o.exempted:
+                add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
     if nat.type in DNAT_TYPES:
         if dgp is None:
-            add(LR_IN_DNAT, 100, f"ip && {fam}.dst == {ext}", f"flags.loopback = 1; ct_dnat({log_ip});")
+            m = f"ip && {fam}.dst == {ext}"
+            force = "flags.force_snat_for_dnat = 1; " if dnat_forces_snat(router, ctx) else ""
+            act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat({o.ct_arg(log_ip)});"
+            add(LR_IN_DNAT, 100, f"{m}{dnat_allow}", f"{force}flags.loopback = 1; {act}")
+            if o.exempted:
+                add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
         else:
-            add(LR_IN_DNAT, 100, f"ip && {fam}.dst == {ext} && {inp}{in_res}", f"ct_dnat_in_czone({log_ip});")
+            m = f"ip && {fam}.dst == {ext} && {inp}{in_res}"
+            act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat_in_czone({o.ct_arg(log_ip)});"
+            add(LR_IN_DNAT, 100, f"{m}{dnat_allow}", act)
+            if o.exempted:
+                add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
             add(
                 LR_OUT_UNDNAT,
                 100,
                 f"ip && {fam}.src == {log_ip} && {outp}{in_res}",
-                f"{set_src}ct_dnat_in_czone;",
+                f"{set_src}next;" if o.stateless else f"{set_src}ct_dnat_in_czone;",
             )
 
 
@@ -303,7 +473,7 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
         table.add(i, LR_OUT_UNDNAT, 100, "nd || nd_rs || nd_ra", "next;", owner=owner)
         table.add(i, LR_OUT_POST_UNDNAT, 50, "ip && ct.new", "ct_commit { } ; next; ", owner=owner)
     for nat in sorted(router.nb.nat, key=lambda n: str(n.uuid)):
-        build_nat_rule_flows(router, gw, nat, ctx, table)
+        build_nat_rule_flows(router, nat, ctx, table)
     _build_lbs(router, gw, lbs, ctx, table)
 
 

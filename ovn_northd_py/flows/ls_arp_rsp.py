@@ -35,6 +35,7 @@ from ..northd.addresses import format_ipv6, parse_ipv6, solicited_node
 from ..northd.build import opt
 from ..northd.model import Port
 from .context import FlowCtx, hint, port_owner
+from .copp import copp_meter
 from .ls_l2 import peer_router_port
 from .lsp_addrs import lsp_addresses
 from .router_addrs import lrp_networks
@@ -73,6 +74,7 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     if not _answers_for(port, ctx):
         return
     na = "nd_na_router" if port.is_router_lsp else "nd_na"
+    nd_meter = copp_meter(port.dp, ctx, "nd-na")  # the switch's Copp meter for ND answers
     for entry in lsp_addresses(port):
         mac = entry.ea_s
         for net4 in entry.ipv4:
@@ -83,7 +85,8 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         for net6 in entry.ipv6:
             ip = net6.addr_s
             match = nd_ns_match(ip, net6.sn_addr_s)
-            table.add(i, LS_IN_ARP_RSP, 50, match, _nd_na_action(na, mac, ip), hint=h, owner=owner)
+            table.add(i, LS_IN_ARP_RSP, 50, match, _nd_na_action(na, mac, ip), hint=h, owner=owner,
+                      controller_meter=nd_meter)
             table.add(i, LS_IN_ARP_RSP, 100, f'{match} && inport == "{port.name}"', "next;", hint=h, owner=owner)
     if port.is_router_lsp:
         _arp_proxy_flow(port, table)

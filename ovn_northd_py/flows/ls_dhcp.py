@@ -43,6 +43,7 @@ from ..northd.addresses import (
 from ..northd.build import opt
 from ..northd.model import Port
 from .context import FlowCtx, hint, port_owner
+from .copp import copp_meter
 from .lsp_addrs import lsp_addresses
 
 DHCPV4_MATCH: Final = "udp.src == 68 && udp.dst == 67"
@@ -142,15 +143,17 @@ def build_lsp_dhcp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     if v4 is None and v6 is None:
         return
     entries = lsp_addresses(port)
+    m4, m6 = copp_meter(port.dp, ctx, "dhcpv4-opts"), copp_meter(port.dp, ctx, "dhcpv6-opts")
     for inport, extra in inports:
         for entry in entries:
             if v4 is not None:
-                _dhcp4_flows(port, entry, inport, extra, v4, table)
+                _dhcp4_flows(port, entry, inport, extra, v4, table, m4)
             if v6 is not None:
-                _dhcp6_flows(port, entry, inport, extra, v6, table)
+                _dhcp6_flows(port, entry, inport, extra, v6, table, m6)
 
 
-def _dhcp4_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg: Dhcp4, table: FlowTable) -> None:
+def _dhcp4_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg: Dhcp4, table: FlowTable,
+                 meter: str | None) -> None:
     ip = next((n.addr_s for n in entry.ipv4 if cfg.cidr.contains(n.addr)), None)
     if ip is None:
         return
@@ -159,8 +162,8 @@ def _dhcp4_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg
     action = f"{REGBIT_DHCP_OPTS_RESULT} = put_dhcp_opts({_opts_text([('offerip', ip)], cfg.options)}); next;"
     discover = f"{head} && ip4.src == 0.0.0.0 && ip4.dst == 255.255.255.255 && {DHCPV4_MATCH}{extra}"
     request = f"{head} && ip4.src == {ip} && ip4.dst == {{{cfg.server_id}, 255.255.255.255}} && {DHCPV4_MATCH}{extra}"
-    table.add(i, LS_IN_DHCP_OPTIONS, 100, discover, action, hint=h, owner=owner)
-    table.add(i, LS_IN_DHCP_OPTIONS, 100, request, action, hint=h, owner=owner)
+    table.add(i, LS_IN_DHCP_OPTIONS, 100, discover, action, hint=h, owner=owner, controller_meter=meter)
+    table.add(i, LS_IN_DHCP_OPTIONS, 100, request, action, hint=h, owner=owner, controller_meter=meter)
     response = (
         f"eth.dst = eth.src; eth.src = {cfg.server_mac}; ip4.src = {cfg.server_id}; "
         f"udp.src = 67; udp.dst = 68; {LOCAL_REPLY}"
@@ -169,7 +172,8 @@ def _dhcp4_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg
     table.add(i, LS_IN_DHCP_RESPONSE, 100, match, response, hint=h, owner=owner)
 
 
-def _dhcp6_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg: Dhcp6, table: FlowTable) -> None:
+def _dhcp6_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg: Dhcp6, table: FlowTable,
+                 meter: str | None) -> None:
     ip = next((n.addr_s for n in entry.ipv6 if cfg.cidr.contains(n.addr)), None)
     if ip is None:
         return
@@ -177,7 +181,7 @@ def _dhcp6_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg
     head = f'inport == "{inport}" && eth.src == {entry.ea_s} && {DHCPV6_MATCH}{extra}'
     first = [] if cfg.stateless else [("ia_addr", ip)]
     action = f"{REGBIT_DHCP_OPTS_RESULT} = put_dhcpv6_opts({_opts_text(first, cfg.options)}); next;"
-    table.add(i, LS_IN_DHCP_OPTIONS, 100, head, action, hint=h, owner=owner)
+    table.add(i, LS_IN_DHCP_OPTIONS, 100, head, action, hint=h, owner=owner, controller_meter=meter)
     response = (
         f"eth.dst = eth.src; eth.src = {cfg.server_id}; ip6.dst = ip6.src; ip6.src = {cfg.server_lla}; "
         f"udp.src = 547; udp.dst = 546; {LOCAL_REPLY}"

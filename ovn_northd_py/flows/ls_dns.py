@@ -15,6 +15,7 @@ from ..lflow.stages import LS_IN_DNS_LOOKUP, LS_IN_DNS_RESPONSE
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath
 from .context import FlowCtx, dp_owner
+from .copp import copp_meter
 
 REGBIT_DNS_LOOKUP_RESULT: Final = "reg0[4]"
 
@@ -30,7 +31,8 @@ def build_ls_dns_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     owner = dp_owner(dp)
     i = dp.index
     table.add(
-        i, LS_IN_DNS_LOOKUP, 100, "udp.dst == 53", f"{REGBIT_DNS_LOOKUP_RESULT} = dns_lookup(); next;", owner=owner
+        i, LS_IN_DNS_LOOKUP, 100, "udp.dst == 53", f"{REGBIT_DNS_LOOKUP_RESULT} = dns_lookup(); next;", owner=owner,
+        controller_meter=copp_meter(dp, ctx, "dns"),
     )
     match = f"udp.dst == 53 && {REGBIT_DNS_LOOKUP_RESULT}"
     for ip in ("ip4", "ip6"):

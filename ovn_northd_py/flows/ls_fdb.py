@@ -2,8 +2,9 @@
 
 A port learns MACs when it is a plain VIF (type ``""``, child ports included), has
 ``unknown`` among its addresses and no port_security.  Observed: the flows are
-added for disabled ports too, and not for localnet, localport, vtep, l2gateway,
-virtual or external ports with ``unknown``.
+added for disabled ports too, and not for localport, vtep, l2gateway, virtual or
+external ports with ``unknown``; a localnet port learns under the same conditions when
+its ``options:localnet_learn_fdb`` is true (any case).
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ from .registers import REGBIT_LKUP_FDB
 
 
 def learns_macs(port: Port) -> bool:
-    return port.kind == "lsp" and port.sb_type == "" and port.has_unknown and not port.nb.port_security
+    if port.kind != "lsp" or not port.has_unknown or port.nb.port_security:
+        return False
+    if port.sb_type == "localnet":
+        return str(port.nb.options.get("localnet_learn_fdb", "")).lower() == "true"
+    return port.sb_type == ""
 
 
 def build_lsp_fdb_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

@@ -63,6 +63,7 @@ from ..northd.mcast_keys import MC_FLOOD, MC_FLOOD_L2, MC_MROUTER_FLOOD, MC_STAT
 from ..northd.model import Datapath, Port
 from .acl_index import smap_bool
 from .context import FlowCtx, dp_owner, hint, port_owner
+from .copp import copp_meter
 from .ovs_order import sset_order
 from .registers import FLAGBIT_NOT_VXLAN
 from .router_addrs import lrp_networks, reachable_vips, router_addrs
@@ -165,8 +166,9 @@ def build_ls_mcast_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         return
     owner = dp_owner(dp)
     i = dp.index
+    meter = copp_meter(dp, ctx, "igmp")
     for match in ("igmp", "mldv1 || mldv2"):
-        table.add(i, LS_IN_L2_LKUP, 100, match, "igmp;", owner=owner)
+        table.add(i, LS_IN_L2_LKUP, 100, match, "igmp;", owner=owner, controller_meter=meter)
     table.add(
         i, LS_IN_L2_LKUP, 85, "ip4.mcast && ip4.dst == 224.0.0.0/24", f'outport = "{MC_FLOOD_L2}"; output;',
         owner=owner,
@@ -206,6 +208,7 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         "eth.dst == $svc_monitor_mac && (tcp || icmp || icmp6)",
         "handle_svc_check(inport);",
         owner=owner,
+        controller_meter=copp_meter(dp, ctx, "svc-monitor"),
     )
     table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD}"; output;', owner=owner)
     unknown = f'outport = "{MC_UNKNOWN}"; output;' if switch_l2(dp, ctx).has_unknown else "drop;"

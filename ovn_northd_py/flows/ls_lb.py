@@ -18,14 +18,14 @@ or through a Load_Balancer_Group; owner ``("lb", lb uuid)``), and each of its VI
 
 A switch with a VIP (owner ``("dp", key)``) also gets the hairpin flows:
 ``ls_in_pre_hairpin`` 100, ``ls_in_nat_hairpin`` 100/100/90 and ``ls_in_hairpin`` 1.
-``skip_snat`` and ``hairpin_snat_ip`` change nothing on switches.  VIPs with a health check
-are not built (their backends depend on SB Service_Monitor status).
+``skip_snat`` and ``hairpin_snat_ip`` change nothing on switches.  A VIP with a health check
+balances to its monitored backends that are not down (:mod:`.lb_health`, ``ctx.health``); its
+affinity flows name every backend.
 """
 
 from __future__ import annotations
 
-import ipaddress
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -43,6 +43,7 @@ from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Northd
 from .acl_index import ls_has_lb_vips
 from .context import FlowCtx, Owner, dp_owner, hint
+from .lb_health import Endpoint, Monitored, checked_vips, lb_monitored, lb_protocol, parse_endpoint
 from .registers import REGBIT_CONNTRACK_COMMIT, REGBIT_CONNTRACK_NAT
 
 OWNER_LB: Final = "lb"
@@ -56,7 +57,6 @@ LB_PORT_PRIORITY: Final = 120
 LB_IP_PRIORITY: Final = 110
 LB_AFF_PRIORITY: Final = 150
 AFF_PRIORITY: Final = 100
-PROTOCOLS: Final = ("tcp", "udp", "sctp")
 
 
 def lb_owner(lb: Any) -> Owner:
@@ -64,75 +64,60 @@ def lb_owner(lb: Any) -> Owner:
 
 
 @dataclass(frozen=True, slots=True)
-class Endpoint:
-    ip: str  # normalised text
-    v6: bool
-    port: int | None
-
-    def text(self) -> str:
-        """``IP[:PORT]`` / ``[IP6]:PORT`` / ``IP6``, as the reference prints it."""
-        if self.port is None:
-            return self.ip
-        return f"[{self.ip}]:{self.port}" if self.v6 else f"{self.ip}:{self.port}"
-
-
-def parse_endpoint(text: str) -> Endpoint | None:
-    """``IP``, ``IP:PORT``, ``IP6``, ``[IP6]`` or ``[IP6]:PORT``; None when invalid."""
-    s = text.strip()
-    port: int | None = None
-    if s.startswith("["):
-        host, sep, rest = s[1:].partition("]")
-        if not sep:
-            return None
-        if rest:
-            if not rest.startswith(":") or not rest[1:].isdigit():
-                return None
-            port = int(rest[1:])
-    elif s.count(":") == 1:
-        host, _, p = s.partition(":")
-        if not p.isdigit():
-            return None
-        port = int(p)
-    else:
-        host = s
-    try:
-        addr = ipaddress.ip_address(host)
-    except ValueError:
-        return None
-    if port is not None and not 0 < port <= 65535:
-        return None
-    return Endpoint(str(addr), addr.version == 6, port)
-
-
-@dataclass(frozen=True, slots=True)
 class Vip:
     vip: Endpoint
-    backends: tuple[Endpoint, ...]
+    backends: tuple[Endpoint, ...]  # those ct_lb_mark balances to
     key: str  # the NB vips key
+    # Every backend the NB lists for a checked VIP; None: ``backends``.
+    all_backends: tuple[Endpoint, ...] | None = None
+
+    @property
+    def listed_backends(self) -> tuple[Endpoint, ...]:
+        """The backends whatever their health: affinity flows (switch and router) and the router's
+        ``lr_out_undnat`` name them all (observed)."""
+        return self.backends if self.all_backends is None else self.all_backends
 
 
-def lb_protocol(lb: Any) -> str:
-    proto = lb.protocol[0] if lb.protocol else "tcp"
-    return proto if proto in PROTOCOLS else "tcp"
+def _parse_backends(text: str, v6: bool) -> tuple[Endpoint, ...]:
+    out: list[Endpoint] = []
+    for part in text.split(","):
+        if part.strip():
+            b = parse_endpoint(part)
+            if b is not None and b.v6 == v6:
+                out.append(b)
+    return tuple(out)
 
 
-def lb_vips(lb: Any) -> Iterator[Vip]:
-    """The load balancer's valid VIPs without a health check, in NB key order."""
-    checked = {hc.vip for hc in lb.health_check}
+def _usable(ctx: FlowCtx) -> Callable[[Monitored], bool]:
+    ports, down = ctx.nd.ports, ctx.health.down
+
+    def usable(m: Monitored) -> bool:
+        p = ports.get(m.key[0])
+        return p is not None and p.kind == "lsp" and m.key not in down
+    return usable
+
+
+def lb_vips(lb: Any, ctx: FlowCtx | None = None) -> Iterator[Vip]:
+    """The load balancer's valid VIPs, in NB key order.
+
+    With ``ctx``, a checked VIP (:mod:`.lb_health`) balances to its monitored backends that are not
+    down (``IP:PORT``, port 0 when absent); without, checked VIPs are left out."""
+    checked = checked_vips(lb)
+    usable: dict[str, list[Endpoint]] = {}
+    if checked and ctx is not None:
+        ok = _usable(ctx)
+        for m in lb_monitored(lb):
+            if ok(m):
+                usable.setdefault(m.vip_key, []).append(m.backend)
     for key in sorted(lb.vips):
-        if key in checked:
-            continue
         vip = parse_endpoint(key)
         if vip is None:
             continue
-        backends: list[Endpoint] = []
-        for text in lb.vips[key].split(","):
-            if not text.strip():
-                continue
-            b = parse_endpoint(text)
-            if b is not None and b.v6 == vip.v6:
-                backends.append(b)
-        yield Vip(vip, tuple(backends), key)
+        backends = _parse_backends(lb.vips[key], vip.v6)
+        if key not in checked:
+            yield Vip(vip, backends, key)
+        elif ctx is not None:
+            yield Vip(vip, tuple(usable.get(key, ())), key, backends)
 
 
 def switch_lbs(dp: Datapath) -> list[Any]:
@@ -191,7 +176,7 @@ def _add_affinity(dp: Datapath, lb: Any, v: Vip, proto: str, timeout: int, table
     table.add(i, LS_IN_LB_AFF_CHECK, AFF_PRIORITY, vip_regs, f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;",
               hint=h, owner=owner)
     backend_reg = "xxreg0" if v.vip.v6 else "reg4"
-    for b in v.backends:
+    for b in v.listed_backends:
         m = f"{REGBIT_KNOWN_LB_SESSION} == 1 && ct.new && {fam} && {backend_reg} == {b.ip}"
         if b.port is not None:
             m += f" && {REG_AFF_BACKEND_PORT} == {b.port}"
@@ -208,12 +193,12 @@ def _add_affinity(dp: Datapath, lb: Any, v: Vip, proto: str, timeout: int, table
                   hint=h, owner=owner)
 
 
-def build_switch_lb_flows(dp: Datapath, lb: Any, table: FlowTable) -> None:
+def build_switch_lb_flows(dp: Datapath, lb: Any, ctx: FlowCtx, table: FlowTable) -> None:
     """The flows of load balancer ``lb`` on switch ``dp`` (owner ``("lb", lb uuid)``)."""
     i, owner, h = dp.index, lb_owner(lb), hint(str(lb.uuid))
     proto = lb_protocol(lb)
     timeout = _opt_int(lb, "affinity_timeout")
-    for v in lb_vips(lb):
+    for v in lb_vips(lb, ctx):
         match = _vip_match(v, proto)
         table.add(i, LS_IN_PRE_STATEFUL, PRE_STATEFUL_VIP_PRIORITY, f"{REGBIT_CONNTRACK_NAT} == 1 && {match}",
                   f"{_load_vip(v)}ct_lb_mark;", hint=h, owner=owner)
@@ -228,7 +213,7 @@ def build_all_switch_lb_flows(nd: Northd, ctx: FlowCtx, table: FlowTable) -> Non
     for dp in nd.by_index:
         if dp.is_switch:
             for lb in switch_lbs(dp):
-                build_switch_lb_flows(dp, lb, table)
+                build_switch_lb_flows(dp, lb, ctx, table)
 
 
 def build_ls_hairpin_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

@@ -13,7 +13,8 @@ so the logical flows only set and test ``REGBIT_PORT_SEC_DROP``.  Observed on th
 * a disabled port (any type but ``external``): ``inport == P`` sets the drop bit (100);
 * an enabled ``vtep`` port: skips to ``ls_in_hairpin`` marking the packet as coming from a
   RAMP switch (70) -- the man page says the L2 lookup table, the reference jumps to
-  the hairpin stage;
+  the hairpin stage; a switch with any ``vtep`` port (enabled or not) sends such packets
+  on from ``ls_in_hairpin`` to ``ls_in_l2_lkup`` (1000, a datapath flow: it reads the ports);
 * an enabled port with ``options:qdisc_queue_id`` (copied verbatim, not validated): the
   same flow prefixed with ``set_queue(ID);`` (70; vtep ports get the prefix on their flow);
   on a localnet port also the egress ``outport == P`` -> ``set_queue(ID); output;`` (100).
@@ -25,6 +26,7 @@ from ..lflow.stages import (
     LS_IN_APPLY_PORT_SEC,
     LS_IN_CHECK_PORT_SEC,
     LS_IN_HAIRPIN,
+    LS_IN_L2_LKUP,
     LS_OUT_APPLY_PORT_SEC,
     LS_OUT_CHECK_PORT_SEC,
 )
@@ -47,6 +49,9 @@ def build_ls_port_sec_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> Non
     table.add(i, LS_IN_APPLY_PORT_SEC, 50, f"{REGBIT_PORT_SEC_DROP} == 1", "drop;", owner=owner)
     table.add(i, LS_OUT_CHECK_PORT_SEC, 100, "eth.mcast", f"{REGBIT_PORT_SEC_DROP} = 0; next;", owner=owner)
     table.add(i, LS_OUT_APPLY_PORT_SEC, 50, f"{REGBIT_PORT_SEC_DROP} == 1", "drop;", owner=owner)
+    if any(p.sb_type == "vtep" for p in dp.ports if p.kind == "lsp"):
+        table.add(i, LS_IN_HAIRPIN, 1000, f"{REGBIT_FROM_RAMP} == 1",
+                  f"next(pipeline=ingress, table={LS_IN_L2_LKUP.table_id});", owner=owner)
 
 
 def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -137,6 +138,7 @@ class FlowTable:
         "_reported",
         "_row",
         "_single",
+        "_snap",
         "_stages",
     )
 
@@ -154,6 +156,9 @@ class FlowTable:
         self._ndp = array("i")  # number of datapaths
         self._reported = bytearray()  # 1 once take_changes reported the flow as added
         self._dirty: set[int] = set()
+        # Datapath set of a reported flow when it first became dirty in this batch (a removed and
+        # re-added owner often leaves a flow exactly as it was: take_changed then skips it).
+        self._snap: dict[int, Any] = {}
         self._free: list[int] = []
         self._extra: dict[int, int] = {}  # pair -> references beyond the first
         self._owners: dict[Owner, array[int]] = {}
@@ -289,8 +294,26 @@ class FlowTable:
             log.frombytes(((fid << PAIR_SHIFT) | distinct).astype(np.int64).tobytes())
         return fid
 
+    def _snapshot(self, fid: int) -> None:
+        """Remember a reported flow's datapath set before its first change in this batch."""
+        if fid not in self._dirty and self._reported[fid] and fid not in self._snap:
+            n = self._ndp[fid]
+            self._snap[fid] = self._single[fid] if n == 1 else self._bits.packed(self._row[fid]).tobytes() \
+                if n >= 2 else None
+
+    def _unchanged(self, fid: int) -> bool:
+        """Is a dirty, still existing flow's datapath set the one it had before this batch?"""
+        if fid not in self._snap:
+            return False
+        was = self._snap[fid]
+        n = self._ndp[fid]
+        if n == 1:
+            return was == self._single[fid]
+        return isinstance(was, bytes) and was == self._bits.packed(self._row[fid]).tobytes()
+
     def _link(self, fid: int, dp: int) -> None:
         """One more reference to (fid, dp)."""
+        self._snapshot(fid)
         n = self._ndp[fid]
         if n >= 2:
             if self._bits.set_unchecked(self._row[fid], dp):
@@ -322,6 +345,7 @@ class FlowTable:
 
     def _link_many(self, fid: int, packed: U8Array) -> None:
         """References to (fid, dp) for the two or more datapaths set in ``packed``."""
+        self._snapshot(fid)
         n = self._ndp[fid]
         if n == 0:
             self._row[fid] = self._bits.alloc()
@@ -343,6 +367,7 @@ class FlowTable:
 
     def _unlink(self, fid: int, dp: int) -> None:
         """Drop one reference to (fid, dp)."""
+        self._snapshot(fid)
         k = _pair(fid, dp)
         extra = self._extra.get(k)
         if extra is not None:
@@ -415,6 +440,7 @@ class FlowTable:
                 self._reported[fid] = 1
                 added.append(fid)
         self._dirty.clear()
+        self._snap.clear()
         return Changes(added, modified, removed)
 
     def take_changed(self) -> tuple[list[int], list[tuple[Stage, FlowKey]]]:
@@ -428,10 +454,11 @@ class FlowTable:
                 if self._reported[fid] and key is not None:
                     gone.append((self._stages[key[0]], key))
                 self._release(fid)
-            else:
+            elif not self._unchanged(fid):
                 self._reported[fid] = 1
                 alive.append(fid)
         self._dirty.clear()
+        self._snap.clear()
         return alive, gone
 
     def pending_changes(self) -> int:

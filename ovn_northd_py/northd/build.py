@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..log import WarnOnce
-from .addresses import AddressError, parse_lrp_networks, parse_lsp_address, parse_port_security
+from .addresses import (
+    AddressError,
+    format_ip,
+    parse_ip,
+    parse_lrp_networks,
+    parse_lsp_address,
+    parse_port_security,
+)
 from .idpool import IdPool
 from .ipam import assign_dynamic_addresses
 from .model import LR, LS, Datapath, HaChassis, HaGroup, Northd, Port
@@ -387,6 +394,10 @@ def lsp_port(dp: Datapath, lsp: Any, lrps: dict[str, Port], w: Any) -> Port:
     else:
         p.sb_type = lsp.type
         p.options = dict(lsp.options)
+        # Observed: the switch's other_config:vlan-passthru (true, any case) is copied to every
+        # non-router port's Port_Binding options.
+        if dp.nb.other_config.get("vlan-passthru", "").lower() == "true":
+            p.options["vlan-passthru"] = "true"
         p.parent_port = opt(lsp.parent_name) or None
         p.tag = opt(lsp.tag)
         if p.tag is None and p.parent_port and opt(lsp.tag_request) is not None:
@@ -416,13 +427,65 @@ def _is_distributed_nat(nat: Any) -> bool:
     return nat.type == "dnat_and_snat" and bool(opt(nat.logical_port)) and bool(opt(nat.external_mac))
 
 
+def _nat_dgp(dgps: list[Port], nat: Any) -> Port | None:
+    """The distributed gateway port a NAT rule applies on, of a router with several
+    (``man ovn-nb`` NAT ``gateway_port``: the named one, else the first holding ``external_ip``)."""
+    named = opt(nat.gateway_port)
+    if named is not None:
+        return next((q for q in dgps if q.nb_key == str(named.uuid)), None)
+    ip = nat.external_ip.strip()
+    for q in dgps:
+        try:
+            nets = parse_lrp_networks(q.nb.mac, list(q.nb.networks))
+            addr = parse_ip(ip)
+        except AddressError:
+            continue
+        family = nets.ipv6 if ":" in ip else nets.ipv4
+        if any(n.contains(addr) for n in family):  # type: ignore[arg-type]
+            return q
+    return None
+
+
+def _garp_lb_vips(router: Datapath) -> list[str]:
+    """The router's load-balancer VIPs as ``nat_addresses`` lists them (observed): IPv4 ones, then
+    IPv6 ones, each in the iteration order of an OVS string set filled load balancer by load
+    balancer (own ones, then groups'), each's VIPs in the order of its ``vips`` map."""
+    from ..flows.ovs_order import sset_order
+
+    lbs = list(router.nb.load_balancer)
+    for grp in router.nb.load_balancer_group:
+        lbs.extend(grp.load_balancer)
+    v4: list[str] = []
+    v6: list[str] = []
+    for lb in lbs:
+        for key in sset_order(str(k) for k in lb.vips):
+            addr = _vip_addr(key)
+            if addr is not None:
+                (v6 if ":" in addr else v4).append(addr)
+    return sset_order(v4) + sset_order(v6)
+
+
+def _vip_addr(key: str) -> str | None:
+    """The normalised address of a VIP key (``IP``, ``IP:PORT``, ``[IP6]``, ``[IP6]:PORT``, ``IP6``)."""
+    text = key.strip()
+    if text.startswith("["):
+        text = text[1:].partition("]")[0]
+    elif text.count(":") == 1:
+        text = text.partition(":")[0]
+    try:
+        return format_ip(parse_ip(text))
+    except AddressError:
+        return None
+
+
 def _set_nat_addresses(p: Port) -> None:
     """Port_Binding.nat_addresses of a router-type LSP: what ovn-controller announces with GARPs.
 
     (As observed on the reference.)  ``nat-addresses=router`` on a port whose peer router is a
     gateway router or has a distributed gateway port (DGP): the peer's MAC with the router's
     central NAT external IPs (IPv4, in NAT row order, duplicates kept, the peer's own addresses left
-    out) and LB VIPs, plus one entry per distributed IPv4 NAT.  Any other
+    out) and LB VIPs (:func:`_garp_lb_vips`), plus one entry per distributed IPv4 NAT.  On a router
+    with several DGPs only the NAT rules applied on the peer count (:func:`_nat_dgp`).  Any other
     ``nat-addresses`` value is copied under the same condition.  Separately, the peer's MAC
     and IPv4 addresses are announced when the peer is a DGP, resides on the redirect chassis
     of the router's only DGP, or is on a gateway router while this switch has a localnet port.
@@ -446,23 +509,18 @@ def _set_nat_addresses(p: Port) -> None:
             for nat in sorted(router.nb.nat, key=_uuid):
                 if ":" in nat.external_ip:
                     continue  # GARPs are IPv4 only
+                if len(dgps) > 1 and _nat_dgp(dgps, nat) is not peer:
+                    continue  # several DGPs: each announces the NAT rules applied on it
                 if dgps and _is_distributed_nat(nat):
                     lport = opt(nat.logical_port)
                     out.append(f'{opt(nat.external_mac)} {nat.external_ip} is_chassis_resident("{lport}")')
                 elif nat.external_ip not in own_ips:  # those are announced below
                     central.append(nat.external_ip)
-            vips: set[str] = set()
+            vips: list[str] = []
             if p.nb.options.get("exclude-lb-vips-from-garp") != "true":
-                lbs = list(router.nb.load_balancer)
-                for grp in router.nb.load_balancer_group:
-                    lbs.extend(grp.load_balancer)
-                for lb in lbs:
-                    for vip in lb.vips:
-                        ip = vip.rsplit(":", 1)[0] if vip.count(":") == 1 else vip
-                        if ":" not in ip:
-                            vips.add(ip)
+                vips = _garp_lb_vips(router)
             if central or vips:
-                out.append(" ".join([mac, *central, *sorted(vips)]) + suffix)
+                out.append(" ".join([mac, *central, *vips]) + suffix)
     elif spec and (gw_router or dgps):
         out.append(spec)
     garp = False
@@ -506,7 +564,7 @@ def update_lrp_in_place(p: Port) -> set[str]:
     p.mac = [" ".join([lrp.mac, *lrp.networks])]
     p.external_ids = dict(lrp.external_ids)
     p.enabled = opt(lrp.enabled) is not False
-    for k in [k for k in p.options if k.startswith("ipv6_ra_")]:
+    for k in [k for k in p.options if k.startswith(("ipv6_ra_", "ipv6_prefix"))]:
         del p.options[k]
     if p.peer is not None:
         _set_ra_options(p)
@@ -558,7 +616,8 @@ def _cfg_int(value: str | None) -> int | None:
 
 
 def _set_ra_options(p: Port) -> None:
-    """Port_Binding ``ipv6_ra_*`` options of a peered router port sending periodic RAs.
+    """Port_Binding ``ipv6_ra_*`` options of a peered router port sending periodic RAs (and
+    ``ipv6_prefix_delegation`` / ``ipv6_prefix`` for its ``options:prefix_delegation`` / ``prefix``).
 
     (As observed on the reference.)  Only with ``ipv6_ra_configs:send_periodic`` ``true`` (any
     case) and a valid ``address_mode``: the mode, ``max_interval`` (default 600, clamped to
@@ -567,6 +626,10 @@ def _set_ra_options(p: Port) -> None:
     ``dnssl`` and ``route_info`` when present (even empty), the IPv6 prefixes and the port's MAC and link-local
     address.
     """
+    # Prefix delegation (observed, peered ports only): options:prefix_delegation / options:prefix.
+    for key, sb_key in (("prefix_delegation", "ipv6_prefix_delegation"), ("prefix", "ipv6_prefix")):
+        if str(p.nb.options.get(key, "")).lower() == "true":
+            p.options[sb_key] = "true"
     cfg = p.nb.ipv6_ra_configs
     mode = cfg.get("address_mode")
     if str(cfg.get("send_periodic", "")).lower() != "true" or mode not in RA_ADDRESS_MODES:

@@ -989,10 +989,19 @@ def _settle(daemon: Daemon, nb_remote: str, timeout: float) -> None:
         proc.communicate()
 
 
+# After both sides settled: ``hook(nb_remote, sb_remote)`` run on each side, e.g. ovn-sbctl commands
+# standing in for ovn-controller (Service_Monitor status...); the side then settles again.
+AfterSettle = Callable[[str, str], None]
+
+
 def run_side(
-    label: str, daemon: Daemon, seed: Path, workdir: Path, settle_timeout: float
+    label: str, daemon: Daemon, seed: Path, workdir: Path, settle_timeout: float,
+    after_settle: AfterSettle | None = None,
 ) -> tuple[SideRun, SbDump | None]:
-    """Serve ``seed`` + an empty SB, run ``daemon`` until settled, dump the SB, stop everything."""
+    """Serve ``seed`` + an empty SB, run ``daemon`` until settled, dump the SB, stop everything.
+
+    ``after_settle``: run once settled (on this side's NB and SB), then settle again: the
+    daemon reacts to SB writes without an NB change, so wait a little and sync twice."""
     side = SideRun(label, workdir)
     nb = OvsdbServer(workdir, "nb", NB_SCHEMA, db_file=seed)
     sb = OvsdbServer(workdir, "sb", SB_SCHEMA)
@@ -1006,6 +1015,13 @@ def run_side(
             daemon.start(workdir, nb.remote, sb.remote)
             _settle(daemon, nb.remote, settle_timeout)
             side.settled, side.settle_seconds = True, time.monotonic() - started
+            if after_settle is not None:
+                side.settled = False
+                after_settle(nb.remote, sb.remote)
+                for _ in range(2):
+                    time.sleep(0.3)
+                    _settle(daemon, nb.remote, settle_timeout)
+                side.settled = True
         except (HarnessError, OSError, subprocess.SubprocessError) as exc:
             side.error = str(exc)
         dump = dump_sb(sb.remote)
@@ -1066,6 +1082,7 @@ def run_parity(
     workdir: Path | None = None,
     keep: bool = False,
     settle_timeout: float = 120.0,
+    after_settle: AfterSettle | None = None,
 ) -> ParityResult:
     """Run reference (pair A) and ours (pair B) on copies of one NB and compare their SBs.
 
@@ -1073,6 +1090,7 @@ def run_parity(
     database file.  ``ours`` overrides ``ours_cmd`` (a :class:`CommandDaemon` template);
     ``reference_both`` runs the reference on both sides (self-test).  A given ``workdir`` is
     never deleted; a temporary one is deleted unless ``keep`` and the run failed.
+    ``after_settle(nb_remote, sb_remote)`` runs on both sides once settled (see :func:`run_side`).
     """
     _check_tables(tables)
     own_dir = workdir is None
@@ -1080,7 +1098,8 @@ def run_parity(
     wd.mkdir(parents=True, exist_ok=True)
     ok = False
     try:
-        result = _run(source, _make_ours(ours, ours_cmd, reference_both), tables, wd, settle_timeout)
+        result = _run(source, _make_ours(ours, ours_cmd, reference_both), tables, wd, settle_timeout,
+                      after_settle)
         ok = result.ok
         if not own_dir or keep and not ok:
             result.workdir = wd
@@ -1095,13 +1114,14 @@ def run_parity(
 
 
 def _run(
-    source: NbSource, ours: Daemon, tables: Collection[str] | None, wd: Path, settle_timeout: float
+    source: NbSource, ours: Daemon, tables: Collection[str] | None, wd: Path, settle_timeout: float,
+    after_settle: AfterSettle | None = None,
 ) -> ParityResult:
     seed = build_seed_nb(source, wd)
-    ref_side, ref_dump = run_side("reference", ReferenceDaemon(), seed, wd / "ref", settle_timeout)
+    ref_side, ref_dump = run_side("reference", ReferenceDaemon(), seed, wd / "ref", settle_timeout, after_settle)
     if not ref_side.settled or ref_dump is None:
         raise HarnessError(f"reference ovn-northd did not settle: {ref_side.error}")
-    ours_side, ours_dump = run_side(ours.label, ours, seed, wd / "ours", settle_timeout)
+    ours_side, ours_dump = run_side(ours.label, ours, seed, wd / "ours", settle_timeout, after_settle)
     if ours_dump is None:
         ours_dump = SbDump({}, ref_dump.schema)
     comparison = compare_dumps(ref_dump, ours_dump, tables, random_options=unconfigured_random_options(seed))

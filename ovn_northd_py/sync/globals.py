@@ -68,6 +68,8 @@ def sync_sb_global(txn: Any, sb: Any, nb_global: Any, gopts: GlobalOptions) -> i
     flows (so that `--wait=sb` means the flows are there too).  Returns the NB nb_cfg."""
     opts = dict(nb_global.options) if nb_global is not None else {}
     opts.update(gopts.as_dict())
+    # Observed: NB_Global options:lb_hairpin_use_ct_mark (true or false) is not copied to SB_Global.
+    opts.pop("lb_hairpin_use_ct_mark", None)
     nb_cfg = nb_global.nb_cfg if nb_global is not None else 0
     ipsec = bool(nb_global.ipsec) if nb_global is not None else False
     row = sb_global_row(sb)

@@ -64,7 +64,25 @@ def sync_ha_groups(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> dict[str,
     return out
 
 
-def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassis: dict[str, Any]) -> dict[str, Any]:
+def port_mirror_names(p: Port) -> list[str]:
+    """The names of the NB mirrors a switch port's ``mirror_rules`` names (none for router ports)."""
+    if p.kind != "lsp":
+        return []
+    return sorted({str(m.name) for m in getattr(p.nb, "mirror_rules", ())})
+
+
+def sb_mirror_rows(sb: Any) -> dict[str, Any]:
+    """name -> SB Mirror row (rows inserted by the transaction being built included)."""
+    return {str(r.name): r for r in sb.rows("Mirror").values() if getattr(r, "name", None) is not None}
+
+
+def pb_mirror_rules(p: Port, mirrors: dict[str, Any]) -> list[Any]:
+    """The SB Mirror rows for a port's Port_Binding ``mirror_rules`` (see :mod:`.mirrors`)."""
+    return [mirrors[n] for n in port_mirror_names(p) if n in mirrors]
+
+
+def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassis: dict[str, Any],
+               mirrors: dict[str, Any] | None = None) -> dict[str, Any]:
     rc = chassis.get(p.requested_chassis) if p.requested_chassis else None
     grp = groups.get(p.ha_group) if p.ha_group else None
     return {
@@ -82,6 +100,7 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         "ha_chassis_group": [grp] if grp is not None else [],
         "gateway_chassis": [],
         "requested_chassis": [rc] if rc is not None else [],
+        "mirror_rules": pb_mirror_rules(p, mirrors) if mirrors else [],
     }
 
 
@@ -92,8 +111,9 @@ def sync_port_bindings(
     txn: Any, sb: Any, nd: Northd, dps: dict[Hashable, Any], groups: dict[str, Any], stats: SyncStats
 ) -> dict[Hashable, Any]:
     chassis = chassis_by_name(sb)
+    mirrors = sb_mirror_rows(sb)
     desired: dict[Hashable, dict[str, Any]] = {
-        p.name: desired_pb(p, dps, groups, chassis) for p in nd.ports.values()
+        p.name: desired_pb(p, dps, groups, chassis, mirrors) for p in nd.ports.values()
     }
     return sync_table(
         txn, "Port_Binding", sb.rows("Port_Binding"), lambda r: r.logical_port, desired, stats,

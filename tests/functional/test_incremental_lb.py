@@ -31,6 +31,12 @@ def lb_env(env):
     env.nbctl("lb-add", "lba", "10.0.0.100:80", "10.0.0.2:80,10.0.0.3:80", "--", "ls-lb-add", "ls1", "lba",
               "--", "lb-add", "lbb", "[fd00::100]:443", "[fd00::2]:443", "--", "ls-lb-add", "ls2", "lbb",
               "--", "create", "load_balancer_group", "name=grp")
+    # NAT address sets, and a second distributed gateway port on lrgw1 (NAT rules then go to the DGP
+    # named by gateway_port, or whose network holds their external IP).
+    env.nbctl("create", "address_set", "name=nat_as1", "addresses=10.77.0.1,10.77.0.2",
+              "--", "create", "address_set", "name=nat_as2", "addresses=10.78.0.1",
+              "--", "lrp-add", "lrgw1", "lrgw1-ext2", "00:00:aa:00:00:01", "60.0.0.254/8",
+              "--", "lrp-set-gateway-chassis", "lrgw1-ext2", "hv9", "10")
     d, port = start_checked_daemon(env)
     try:
         env.sync()
@@ -87,14 +93,44 @@ def random_lb_batches(seed: int, total: int) -> list[list[list[str]]]:
                 batch = [["--may-exist", "lr-nat-add", rt, kind, ext, logical, "lsp1-1", f"00:00:00:cc:00:{n % 256:02x}"]]
         elif r < 0.9:
             batch = [["--if-exists", "lr-nat-del", rnd.choice(ROUTERS)]]
-        elif r < 0.95:
+        elif r < 0.93:
+            batch = _nat_option_batch(rnd, n)
+        elif r < 0.96:
             batch = [["--may-exist", "lsp-add", sw, f"p{n}"], ["lsp-set-addresses", f"p{n}",
                                                                f"00:00:00:bb:00:{n % 256:02x} 192.168.9.{n % 250}"]]
-        else:
+        elif r < 0.97:
             batch = [["--if-exists", "lsp-del", f"p{rnd.randrange(1, n + 1)}"]]
+        else:
+            batch = _nat_option_batch(rnd, n)
         batches.append(batch)
         count += len(batch)
     return batches
+
+
+def _nat_option_batch(rnd: random.Random, n: int) -> list[list[str]]:
+    """A NAT rule with options: stateless, external_port_range, allowed/exempted address sets (one, the
+    other or both), gateway_port (a DGP, a non-DGP port of the router, on a gateway-less router)."""
+    rt = rnd.choice(ROUTERS)
+    ext = f"60.{n % 200}.0.{rnd.randrange(4, 8)}"
+    logical = f"192.168.2.{n % 250 + 1}"
+    k = rnd.randrange(5)
+    if k == 0:
+        return [["--may-exist", "--stateless", "lr-nat-add", rt, "dnat_and_snat", ext, logical]]
+    if k == 1:
+        kind = rnd.choice(("snat", "dnat", "dnat_and_snat"))
+        return [["--may-exist", "--portrange", "lr-nat-add", rt, kind, ext,
+                 f"192.{n % 200}.2.0/24" if kind == "snat" else logical, "1000-2000"]]
+    cols = [f"type={rnd.choice(('snat', 'dnat', 'dnat_and_snat'))}", f"external_ip={ext}",
+            f"logical_ip={logical}"]
+    if k == 2:
+        cols += rnd.choice((["allowed_ext_ips=@nat_as1"], ["exempted_ext_ips=@nat_as2"],
+                            ["allowed_ext_ips=@nat_as1", "exempted_ext_ips=@nat_as2"]))
+        if cols[0] == "type=dnat_and_snat" and rnd.random() < 0.5:
+            cols.append("options:stateless=true")
+        return [["--id=@n", "create", "NAT", *cols], ["add", "logical_router", rt, "nat", "@n"]]
+    port = rnd.choice(("lrp-lrgw1", "lrgw1-ext2", "lrgw1-join"))
+    return [["--id=@p", "get", "logical_router_port", port],
+            ["--id=@n", "create", "NAT", *cols, "gateway_port=@p"], ["add", "logical_router", "lrgw1", "nat", "@n"]]
 
 
 def _resolve(env, batch: list[list[str]]) -> list[list[str]]:
@@ -102,7 +138,12 @@ def _resolve(env, batch: list[list[str]]) -> list[list[str]]:
     out: list[list[str]] = []
     for cmd in batch:
         args = list(cmd)
-        if args and args[0] == "add" and args[-1].startswith("@"):
+        for i, a in enumerate(args):
+            if "_ext_ips=@" in a:
+                col, _, name = a.partition("=@")
+                u = env.nbctl("--bare", "--columns=_uuid", "find", "address_set", f"name={name}").strip()
+                args[i] = f"{col}={u}"
+        if args and args[0] == "add" and args[-1][1:] in (*LBS, "grp"):
             table = "load_balancer_group" if args[-1] == "@grp" else "load_balancer"
             u = env.nbctl("--bare", "--columns=_uuid", "find", table, f"name={args[-1][1:]}").strip()
             if not u:
@@ -139,3 +180,40 @@ def test_random_lb_changes_incremental_equals_recompute(lb_env):
     checks = metric(port, "ovn_northd_py_incremental_checks_total")
     assert checks >= len(done) // 2, f"only {checks} checks for {len(done)} transactions"
     assert d.proc is not None and d.proc.poll() is None
+
+
+def test_random_nat_option_changes_incremental_equals_recompute(lb_env):
+    """NAT rules with options (stateless, port ranges, address sets, gateway_port on a router with two
+    DGPs) come and go: incremental equals recompute, without recomputing northd or lflow."""
+    env, d, port = lb_env
+    seed = int(os.environ.get("OVN_TEST_SEED", "20261202"))
+    rnd = random.Random(seed)
+    done: list[list[list[str]]] = []
+    before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow")}
+    env.nbctl("lr-lb-add", "lrgw1", "lba", "--", "lr-lb-add", "lrgw2", "lbb", wait="sb")
+    for n in range(1, 61):
+        if rnd.random() < 0.2:
+            batch = [["--if-exists", "lr-nat-del", rnd.choice(ROUTERS)]]
+        else:
+            batch = _nat_option_batch(rnd, n)
+        cmds = _resolve(env, batch)
+        if cmds:
+            apply_checked(env, d, cmds, done, seed)
+    assert {n: node_runs(port, n, "recompute") for n in before} == before
+    checks = metric(port, "ovn_northd_py_incremental_checks_total")
+    assert len(done) >= 50 and checks >= len(done) // 2, f"only {checks} checks for {len(done)} transactions"
+    assert d.proc is not None and d.proc.poll() is None
+
+
+def test_renaming_an_address_set_used_by_a_nat_rule_rebuilds_its_router(lb_env):
+    """NAT matches embed the allowed_ext_ips set's name: a rename must reach the router's flows."""
+    env, d, port = lb_env
+    u = env.nbctl("--bare", "--columns=_uuid", "find", "address_set", "name=nat_as1").strip()
+    run_batch(env, [["lr-nat-add", "lrgw1", "dnat_and_snat", "60.55.0.1", "192.168.1.55"]])
+    nat = env.nbctl("--bare", "--columns=_uuid", "find", "nat", "external_ip=60.55.0.1").strip()
+    run_batch(env, [["set", "nat", nat, f"allowed_ext_ips={u}"]])
+    before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow")}
+    run_batch(env, [["set", "address_set", u, "name=nat_as1_renamed"]])
+    assert "$nat_as1_renamed" in env.sbctl("lflow-list")
+    assert {n: node_runs(port, n, "recompute") for n in before} == before
+    assert not mismatches(d)

@@ -6,7 +6,7 @@
         result = parity_run(nbctl_commands(["ls-add", "sw0"], ["lsp-add", "sw0", "p0"]))
         assert_parity(result)
 
-``parity_run(source, tables=None, reference_both=None, settle_timeout=60)`` takes any harness
+``parity_run(source, tables=None, reference_both=None, settle_timeout=60, after_settle=None)`` takes any harness
 NB source: a callable taking the NB remote (``nbctl_commands``, ``workload("mixed", 3, 3, 3)``,
 ``script(path, ...)``, your own function) or an NB database file (``Path``).
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from ovn_northd_py.parity.harness import NbSource, ParityResult, reference_available, run_parity
+from ovn_northd_py.parity.harness import AfterSettle, NbSource, ParityResult, reference_available, run_parity
 
 
 def have_our_daemon() -> bool:
@@ -45,6 +45,7 @@ class ParityRunner:
         tables: Collection[str] | None = None,
         reference_both: bool | None = None,
         settle_timeout: float = 60.0,
+        after_settle: AfterSettle | None = None,
     ) -> ParityResult:
         both = (
             os.environ.get("OVN_PARITY_REFERENCE_BOTH") == "1" if reference_both is None else reference_both
@@ -63,6 +64,7 @@ class ParityRunner:
             tables=tables,
             workdir=self.tmp_path / f"parity{self.runs}",
             settle_timeout=settle_timeout,
+            after_settle=after_settle,
         )
 
 

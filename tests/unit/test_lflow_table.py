@@ -462,3 +462,35 @@ def test_clear_forgets_flows_owners_and_pending_changes() -> None:
     acl(t, 1, owner="a")
     t.clear()
     assert len(t) == 0 and not t.has_owner("a") and not t.take_changes() and t.capacity == 8
+
+
+def test_owner_removed_and_rebuilt_identically_reports_no_change() -> None:
+    t = FlowTable(8)
+    t.add(0, LS_IN_ACL, 10, "ip", "next;", owner=("dp", "a"))
+    t.add_many([1, 2, 3], LS_IN_L2_LKUP, 10, "ip", "next;", owner=("dp", "a"))
+    t.take_changed()
+    t.remove_owner(("dp", "a"))
+    t.add(0, LS_IN_ACL, 10, "ip", "next;", owner=("dp", "a"))
+    t.add_many([1, 2, 3], LS_IN_L2_LKUP, 10, "ip", "next;", owner=("dp", "a"))
+    assert t.take_changed() == ([], [])
+
+
+def test_owner_rebuilt_on_other_datapaths_reports_the_flow() -> None:
+    t = FlowTable(8)
+    fid = t.add_many([1, 2, 3], LS_IN_L2_LKUP, 10, "ip", "next;", owner=("dp", "a"))
+    t.take_changed()
+    t.remove_owner(("dp", "a"))
+    t.add_many([1, 2, 4], LS_IN_L2_LKUP, 10, "ip", "next;", owner=("dp", "a"))
+    alive, gone = t.take_changed()
+    assert alive == [fid] and gone == []
+    assert sorted(t.datapaths(fid)) == [1, 2, 4]
+
+
+def test_flow_emptied_then_readded_on_a_new_datapath_is_reported() -> None:
+    t = FlowTable(8)
+    fid = t.add(5, LS_IN_ACL, 10, "ip", "drop;", owner=("p", "x"))
+    t.take_changed()
+    t.remove_owner(("p", "x"))
+    t.add(6, LS_IN_ACL, 10, "ip", "drop;", owner=("p", "x"))
+    alive, _ = t.take_changed()
+    assert alive == [fid]

@@ -9,7 +9,7 @@ from ...flows.context import OWNER_DP, OWNER_PORT, FlowCtx, flow_ctx_from_nb
 from ...flows.lr_pipeline import attached_router_ports
 from ...lflow.table import FlowTable
 from ..engine import Node
-from ..feature_lb import rebuild_router_scope
+from ..feature_lb import on_health_sb, on_mapped_ports, rebuild_router_scope
 from ..features import FeatureCtx, feature, split_changes
 from .inputs import DbInput
 from .northd import NorthdNode
@@ -18,7 +18,7 @@ from .northd import NorthdNode
 class LflowNode(Node):
     name = "lflow"
 
-    def __init__(self, northd: NorthdNode, nb_in: DbInput) -> None:
+    def __init__(self, northd: NorthdNode, nb_in: DbInput, sb_in: DbInput | None = None) -> None:
         super().__init__()
         self.northd = northd
         self.table = FlowTable()
@@ -28,6 +28,19 @@ class LflowNode(Node):
         self.add_input(northd, self._on_northd_change)
         self.nb_in = nb_in
         self.add_input(nb_in, self._on_nb_change)
+        # SB: Service_Monitor status / Port_Binding up of health-checked backends (load-balancer VIPs).
+        self.sb_in = sb_in
+        if sb_in is not None:
+            self.add_input(sb_in, self._on_sb_change)
+
+    def _on_sb_change(self, _node: Node, ctx: Any) -> bool:
+        if self.fctx is None or self.sb_in is None:
+            return False
+        self.fctx.nd = self.northd.data
+        if on_health_sb(self.sb_in.changes, self.sb_in.resynced, ctx.sb, ctx.nb, self.fctx, self.table,
+                        self.sb_in.indexes.get("pb_by_name")):
+            self.changed = True
+        return True
 
     def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
         """NB tables of registered features (ACLs, port groups, ...): their handlers rebuild the
@@ -104,6 +117,7 @@ class LflowNode(Node):
             p = nd.ports.get(name)
             if p is not None:
                 build_port_flows(p, fctx, table)
+        on_mapped_ports(t.ports_changed | set(t.ports_deleted), ctx.nb, fctx, table)  # health-checked backends
         self.changed = True
         return True
 
@@ -112,7 +126,8 @@ class LflowNode(Node):
         gopts = self.northd.gopts
         table = FlowTable(len(nd.by_index))
         fctx = flow_ctx_from_nb(nd, ctx.nb, mac_prefix=gopts.mac_prefix if gopts else "",
-                                svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", warn=ctx.warn.warn)
+                                svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", warn=ctx.warn.warn,
+                                sb=ctx.sb, pb_index=self.sb_in.indexes.get("pb_by_name") if self.sb_in else None)
         build_lflows(nd, fctx, table)
         self.table = table
         self.fctx = fctx

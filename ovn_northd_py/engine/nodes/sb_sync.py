@@ -17,15 +17,19 @@ from ...sync.datapaths import dp_nb_key, prune_datapaths, sync_datapaths, sync_i
 from ...sync.dhcp_codes import sync_dhcp_option_codes
 from ...sync.globals import nb_global_row, sync_sb_global
 from ...sync.mcast import MC_NAMES, desired_groups_of, sync_multicast_groups
+from ...sync.mirrors import sync_sb_mirrors
 from ...sync.ports import (
     PB_ON_INSERT,
     chassis_by_name,
     desired_pb,
+    port_mirror_names,
+    sb_mirror_rows,
     sync_ha_groups,
     sync_one_row,
     sync_port_bindings,
 )
 from ...sync.rbac import sync_rbac
+from ...sync.service_monitor import MonitorSync
 from ..engine import Node
 from ..feature_acl import sync_router_lb_sets
 from ..features import FEATURES, FeatureCtx, feature, split_changes
@@ -33,7 +37,7 @@ from .inputs import DbInput
 from .northd import NorthdNode
 
 # SB changes we can check row by row; a change anywhere else (of a table we own) recomputes.
-_SB_ROW_CHECKED = {"Port_Binding", "Multicast_Group"}
+_SB_ROW_CHECKED = {"Port_Binding", "Multicast_Group", "Service_Monitor"}
 # SB tables we do not own or whose changes need nothing from this node.
 _SB_IGNORED = {"Chassis", "Encap", "Chassis_Private"}
 
@@ -41,6 +45,28 @@ _SB_IGNORED = {"Chassis", "Encap", "Chassis_Private"}
 def _mc_key(row: Any) -> Any:
     k = dp_nb_key(row.datapath)
     return (k, row.name) if k else None
+
+
+class _DpRows:
+    """A read-only ``{NB datapath key: SB Datapath_Binding row}`` view over the SB row index."""
+
+    __slots__ = ("index", "sb")
+
+    def __init__(self, index: Any, sb: Any) -> None:
+        self.index, self.sb = index, sb
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        row = self.index.get(self.sb, key)
+        return row if row is not None and row._data is not None else default
+
+    def __getitem__(self, key: Any) -> Any:
+        row = self.get(key)
+        if row is None:
+            raise KeyError(key)
+        return row
+
+    def __contains__(self, key: Any) -> bool:
+        return self.get(key) is not None
 
 
 class SbSyncNode(Node):
@@ -51,7 +77,9 @@ class SbSyncNode(Node):
         self.northd = northd
         self.sb_in = sb_in
         self.pb_index = sb_in.add_index("pb_by_name", "Port_Binding", lambda r: r.logical_port)
+        self.dp_index = sb_in.add_index("dp_by_nb_key", "Datapath_Binding", dp_nb_key)
         self.mc_index = sb_in.add_index("mc_by_key", "Multicast_Group", _mc_key)
+        self.monitors = MonitorSync(sb_in)  # Service_Monitor (load-balancer health checks)
         for f in FEATURES:
             for name, (table, key_of) in f.sb_indexes.items():
                 sb_in.add_index(name, table, key_of)
@@ -61,21 +89,25 @@ class SbSyncNode(Node):
         self.add_input(nb_in, self._on_nb_change)
 
     # ---- incremental ----
-    def _dp_rows(self, sb: Any) -> dict[Any, Any]:
-        return {k: r for r in sb.rows("Datapath_Binding").values() if (k := dp_nb_key(r)) and r._data is not None}
+    def _dp_rows(self, sb: Any) -> Any:
+        """NB datapath key -> SB Datapath_Binding row, looked up through the index (no table scan:
+        this runs on every incremental change)."""
+        return _DpRows(self.dp_index, sb)
 
     def _sync_ports(self, ctx: Any, names: set[str]) -> dict[str, Any]:
         sb, nd = ctx.sb, self.northd.data
         dps = self._dp_rows(sb)
         chassis = chassis_by_name(sb) if any(
             (p := nd.ports.get(n)) is not None and p.requested_chassis for n in names) else {}
+        mirrors = sb_mirror_rows(sb) if any(
+            (p := nd.ports.get(n)) is not None and port_mirror_names(p) for n in names) else {}
         out: dict[str, Any] = {}
         for name in names:
             p = nd.ports.get(name)
             row = self.pb_index.get(sb, name)
             if p is not None and (p.ha_group or p.dp.key not in dps):
                 raise _Unhandled
-            want = desired_pb(p, dps, {}, chassis) if p is not None else None
+            want = desired_pb(p, dps, {}, chassis, mirrors) if p is not None else None
             r = sync_one_row(ctx.sb_txn, "Port_Binding", row, want, ctx.stats, PB_ON_INSERT)
             if r is not None:
                 out[name] = r
@@ -121,7 +153,10 @@ class SbSyncNode(Node):
         for f in FEATURES:
             if f.on_northd_sb is not None and not f.on_northd_sb([], hctx):
                 return False
-        return True
+        return self.monitors.on_ports(ctx, nd, self._svc_mac(), t.ports_changed | set(t.ports_deleted))
+
+    def _svc_mac(self) -> str:
+        return self.northd.gopts.svc_monitor_mac if self.northd.gopts else ""
 
     def _feature_ctx(self, ctx: Any) -> FeatureCtx:
         return FeatureCtx(ctx.nb, ctx.sb, self.northd.data, sb_txn=ctx.sb_txn, stats=ctx.stats,
@@ -142,6 +177,7 @@ class SbSyncNode(Node):
             if c.table == "SB_Global" and (c.event != "update" or not c.columns <= {"nb_cfg"}):
                 return False
         names: set[str] = set()
+        up_ports: set[str] = set()  # Port_Binding.up may have changed (Service_Monitor status)
         dps: set[str] = set()
         rows_pb = ctx.sb.rows("Port_Binding")
         for c in self.sb_in.changes:
@@ -150,6 +186,8 @@ class SbSyncNode(Node):
                 name = row.logical_port if row is not None else self.pb_index.key_of_uuid(c.uuid)
                 if not isinstance(name, str):
                     return False
+                if c.event != "update" or "up" in c.columns:
+                    up_ports.add(name)
                 # Columns ovn-controller owns change all the time: nothing for us to check.
                 if c.event == "update" and not c.columns & _PB_OWNED:
                     continue
@@ -166,6 +204,8 @@ class SbSyncNode(Node):
                 self._sync_groups(ctx, dps, new_pbs)
         except _Unhandled:
             return False
+        if not self.monitors.on_sb(ctx, self.sb_in.changes, up_ports):
+            return False
         hctx = self._feature_ctx(ctx)
         for name, changes in by_feature.items():
             on_sb = feature(name).on_sb
@@ -181,6 +221,10 @@ class SbSyncNode(Node):
         by_feature = split_changes(self.nb_in.changes)
         if not by_feature:
             return True
+        lb_changes = by_feature.get("lb_nat", [])
+        if lb_changes and not self.monitors.on_nb(ctx, self.northd.data, self._svc_mac(),
+                                                  {c.table for c in lb_changes}):
+            return False
         hctx = self._feature_ctx(ctx)
         for name, changes in by_feature.items():
             f = feature(name)
@@ -199,12 +243,14 @@ class SbSyncNode(Node):
         sync_sb_global(txn, sb, nb_global_row(nb), gopts)
         dps = sync_datapaths(txn, sb, nd, stats)
         groups = sync_ha_groups(txn, sb, nd, stats)
+        sync_sb_mirrors(txn, nb, sb, stats)  # before the port bindings, which name the rows
         pbs = sync_port_bindings(txn, sb, nd, dps, groups, stats)
         sync_multicast_groups(txn, sb, nd, dps, pbs, stats)
         sync_ip_multicast(txn, sb, nd, dps, stats)
         sync_address_sets(txn, sb, desired_address_sets(nb, gopts.svc_monitor_mac, nd), stats)
         sync_rbac(txn, sb, stats)
         sync_dhcp_option_codes(txn, sb, stats)
+        self.monitors.full(txn, sb, nb, nd, gopts.svc_monitor_mac, stats)
         hctx = FeatureCtx(nb, sb, nd, sb_txn=txn, stats=stats, sb_indexes=self.sb_in.indexes)
         for f in FEATURES:
             if f.sync_sb is not None:
@@ -215,7 +261,7 @@ class SbSyncNode(Node):
 # Port_Binding columns northd writes (the others belong to ovn-controller).
 _PB_OWNED = frozenset({
     "logical_port", "datapath", "tunnel_key", "type", "options", "mac", "port_security", "parent_port", "tag",
-    "external_ids", "nat_addresses", "ha_chassis_group", "gateway_chassis", "requested_chassis",
+    "external_ids", "nat_addresses", "ha_chassis_group", "gateway_chassis", "requested_chassis", "mirror_rules",
 })
 
 

@@ -1,0 +1,121 @@
+"""Port mirroring: NB ``Mirror`` and ``Logical_Switch_Port.mirror_rules`` -> SB ``Mirror`` and
+``Port_Binding.mirror_rules`` (no flows: ovn-controller reads the SB rows).
+
+Neither recomputes the northd or lflow node:
+
+* NB (:func:`on_nb_sb`): the SB mirrors named by the changed NB mirrors' old and new names
+  are synced (old names from a uuid -> name map kept here), then the ``mirror_rules`` of
+  the ports naming them and of the ports whose ``mirror_rules`` changed are rewritten; a
+  port whose Port_Binding is not committed yet (created in the same transaction as its
+  mirror) makes sb_sync recompute;
+* SB (:func:`on_sb`): changed SB Mirror rows are repaired (Port_Binding.mirror_rules is one of
+  the Port_Binding columns sb_sync checks).
+
+The full sync runs in :meth:`SbSyncNode.recompute` before the port bindings, which name the
+rows; ``sync_sb`` here only refreshes the uuid -> name map.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ovsdb.connection import RowChange
+from ..sync.mirrors import NB_TABLE, TABLE, mirror_key, sync_sb_mirrors_of
+from ..sync.ports import pb_mirror_rules, port_mirror_names, sb_mirror_rows
+from ..sync.rows import update_row
+from .features import Feature, FeatureCtx, register
+
+IDX = "mirror_by_name"
+PB_INDEX = "pb_by_name"  # sb_sync's Port_Binding index
+_NAMES: dict[Any, str] = {}  # NB Mirror uuid -> its name at the last sync
+
+
+def _sync(h: FeatureCtx) -> None:
+    _NAMES.clear()
+    _NAMES.update((u, mirror_key(r)) for u, r in h.nb.rows(NB_TABLE).items())
+
+
+def on_nb_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
+    nb_rows = h.nb.rows(NB_TABLE)
+    lsp_rows = h.nb.rows("Logical_Switch_Port")
+    names: set[str] = set()
+    ports: set[str] = set()
+    for c in changes:
+        if c.table == NB_TABLE:
+            old = _NAMES.pop(c.uuid, None)
+            if old is not None:
+                names.add(old)
+            row = nb_rows.get(c.uuid)
+            if row is not None and c.event != "delete":
+                _NAMES[c.uuid] = n = mirror_key(row)
+                names.add(n)
+        elif (lsp := lsp_rows.get(c.uuid)) is not None:
+            ports.add(str(lsp.name))
+    if names:
+        ports |= {p.name for p in h.nd.ports.values() if set(port_mirror_names(p)) & names}
+    pb_index = h.sb_indexes[PB_INDEX]
+    pbs: list[tuple[Any, Any]] = []
+    for name in ports:
+        p = h.nd.ports.get(name)
+        if p is None:
+            continue  # deleted: its Port_Binding goes with it
+        pb = pb_index.get(h.sb, name)
+        if pb is None:
+            return False  # not committed yet: let the full sync order rows and bindings
+        pbs.append((p, pb))
+    if names:
+        sync_sb_mirrors_of(h.sb_txn, h.nb, h.sb, names, h.stats)
+    mirrors = sb_mirror_rows(h.sb) if pbs else {}
+    for p, pb in pbs:
+        if update_row(pb, {"mirror_rules": pb_mirror_rules(p, mirrors)}):
+            h.stats.bump(h.stats.updated, "Port_Binding")
+    return True
+
+
+def on_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
+    rows, index = h.sb.rows(TABLE), h.sb_indexes[IDX]
+    names: set[str] = set()
+    for c in changes:
+        row = rows.get(c.uuid)
+        k = mirror_key(row) if row is not None else index.key_of_uuid(c.uuid)
+        if not isinstance(k, str):
+            return False
+        names.add(k)
+    sync_sb_mirrors_of(h.sb_txn, h.nb, h.sb, names, h.stats)
+    # A re-created row is a new row: the ports naming it must point at it again.
+    return _refresh_ports(names, h)
+
+
+def _refresh_ports(names: set[str], h: FeatureCtx) -> bool:
+    pb_index = h.sb_indexes[PB_INDEX]
+    mirrors = sb_mirror_rows(h.sb)
+    for p in h.nd.ports.values():
+        if not set(port_mirror_names(p)) & names:
+            continue
+        pb = pb_index.get(h.sb, p.name)
+        if pb is None:
+            return False
+        if update_row(pb, {"mirror_rules": pb_mirror_rules(p, mirrors)}):
+            h.stats.bump(h.stats.updated, "Port_Binding")
+    return True
+
+
+def _no_flows(_changes: list[RowChange], _h: FeatureCtx) -> bool:
+    return True  # mirrors feed no logical flow in 23.03
+
+
+MIRROR = register(
+    Feature(
+        "mirror",
+        nb_tables=frozenset({NB_TABLE}),
+        on_nb_flows=_no_flows,
+        on_nb_sb=on_nb_sb,
+        sync_sb=_sync,
+        nb_columns={"Logical_Switch_Port": frozenset({"mirror_rules"})},
+        sb_tables=frozenset({TABLE}),
+        on_sb=on_sb,
+        sb_indexes={IDX: (TABLE, mirror_key)},
+    )
+)
+
+__all__ = ["MIRROR", "on_nb_sb", "on_sb"]

@@ -1,0 +1,145 @@
+"""SB Service_Monitor: one row per health-checked load-balancer backend (see :mod:`..flows.lb_health`).
+
+Observed on the reference (23.03): a row per ``(logical_port, ip, port, protocol)`` a checked VIP's
+mapped backend names, for load balancers attached anywhere or nowhere, when ``logical_port`` is a
+logical switch port; ``src_ip``, ``src_mac`` (NB_Global ``svc_monitor_mac``) and ``options`` (the
+health check's, verbatim) are kept equal to the NB; ``external_ids`` is never written; ``status``
+belongs to ovn-controller, except that an ``online`` row whose port's Port_Binding is not ``up``
+is set ``offline``.  The table is northd's: a row no health check asks for is deleted, whoever
+wrote it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from typing import Any
+
+from ..flows.lb_health import MonitorKey, desired_monitors, lb_monitored, monitor_key, pb_up_reader
+from ..northd.model import Northd
+from .ports import sync_one_row
+from .rows import SyncStats, sync_table
+
+TABLE = "Service_Monitor"
+
+
+def wanted_monitors(nb: Any, nd: Northd, svc_monitor_mac: str) -> tuple[dict[MonitorKey, dict[str, Any]], set[str]]:
+    """Every Service_Monitor row the NB asks for, by key, and every port name a health check maps
+    (known or not: a port appearing or going away changes the rows)."""
+    def is_switch_port(name: str) -> bool:
+        p = nd.ports.get(name)
+        return p is not None and p.kind == "lsp"
+
+    lbs = [lb for lb in nb.rows("Load_Balancer").values() if lb.health_check]
+    mapped = {m.key[0] for lb in lbs for m in lb_monitored(lb)}
+    return desired_monitors(lbs, is_switch_port, svc_monitor_mac), mapped
+
+
+def reset_status(row: Any, port_up: Callable[[str], bool], stats: SyncStats) -> None:
+    """``online`` on a port that is not up becomes ``offline`` (as the reference does)."""
+    if getattr(row, "status", None) == ["online"] and not port_up(row.logical_port):  # (new rows have none)
+        row.status = ["offline"]
+        stats.bump(stats.updated, TABLE)
+
+
+def sync_service_monitors(
+    txn: Any, sb: Any, want: dict[MonitorKey, dict[str, Any]], port_up: Callable[[str], bool], stats: SyncStats
+) -> None:
+    """Full sync of the table."""
+    rows = sync_table(txn, TABLE, sb.rows(TABLE), monitor_key, want, stats)
+    for key, row in rows.items():
+        if key in want:
+            reset_status(row, port_up, stats)
+
+
+def sync_monitor_rows(
+    txn: Any,
+    sb: Any,
+    keys: Collection[MonitorKey],
+    want: dict[MonitorKey, dict[str, Any]],
+    port_up: Callable[[str], bool],
+    stats: SyncStats,
+    index: Any,
+) -> None:
+    """Sync only the rows of ``keys`` (through ``index``, a RowIndex by :func:`monitor_key`)."""
+    for key in keys:
+        row = index.get(sb, key)
+        r = sync_one_row(txn, TABLE, row, want.get(key), stats)
+        if r is not None:
+            reset_status(r, port_up, stats)
+
+
+def reset_port_statuses(sb: Any, ports: Collection[str], port_up: Callable[[str], bool], stats: SyncStats) -> None:
+    """After ``Port_Binding.up`` changes of ``ports``: their ``online`` rows on a port now down."""
+    for row in sb.rows(TABLE).values():
+        if row.logical_port in ports:
+            reset_status(row, port_up, stats)
+
+
+# NB tables whose changes may change the rows (attachments to datapaths do not).
+NB_TABLES = frozenset({"Load_Balancer", "Load_Balancer_Health_Check"})
+IDX_MONITORS = "sm_by_key"
+KEY_COLUMNS = frozenset({"logical_port", "ip", "port", "protocol"})
+IDX_PORTS = "pb_by_name"
+
+
+class MonitorSync:
+    """The Service_Monitor part of the SB sync node: the full sync and the incremental paths.
+
+    Keeps what the NB asked for at the last sync (``want``), to check SB rows that change
+    (our own writes echoing back, ovn-controller's ``status``, anyone's edits) one by one."""
+
+    def __init__(self, sb_in: Any) -> None:
+        self.index = sb_in.add_index(IDX_MONITORS, TABLE, monitor_key)
+        self.sb_in = sb_in
+        self.want: dict[MonitorKey, dict[str, Any]] | None = None
+        self.mapped: set[str] = set()
+
+    def _port_up(self, sb: Any) -> Callable[[str], bool]:
+        return pb_up_reader(sb, self.sb_in.indexes.get(IDX_PORTS))
+
+    def full(self, txn: Any, sb: Any, nb: Any, nd: Northd, svc_monitor_mac: str, stats: SyncStats) -> None:
+        self.want, self.mapped = wanted_monitors(nb, nd, svc_monitor_mac)
+        sync_service_monitors(txn, sb, self.want, self._port_up(sb), stats)
+
+    def on_nb(self, ctx: Any, nd: Northd, svc_monitor_mac: str, tables: set[str]) -> bool:
+        """NB changes of the load-balancer feature's tables."""
+        if self.want is None:
+            return False
+        if tables & NB_TABLES:
+            self.full(ctx.sb_txn, ctx.sb, ctx.nb, nd, svc_monitor_mac, ctx.stats)
+        return True
+
+    def on_ports(self, ctx: Any, nd: Northd, svc_monitor_mac: str, names: Collection[str]) -> bool:
+        """Ports that appeared, changed or went away (a mapped one adds or removes rows)."""
+        if self.want is None:
+            return False
+        if not self.mapped.isdisjoint(names):
+            self.full(ctx.sb_txn, ctx.sb, ctx.nb, nd, svc_monitor_mac, ctx.stats)
+        return True
+
+    def on_sb(self, ctx: Any, changes: list[Any], up_ports: Collection[str]) -> bool:
+        """Service_Monitor rows that changed, and ports whose Port_Binding ``up`` may have."""
+        if self.want is None:
+            return False
+        sb = ctx.sb
+        rows = sb.rows(TABLE)
+        keys: set[MonitorKey] = set()
+        port_up = self._port_up(sb)
+        for c in changes:
+            if c.table != TABLE:
+                continue
+            if c.event == "update" and c.columns & KEY_COLUMNS:  # its old key is unknown: check them all
+                sync_service_monitors(ctx.sb_txn, sb, self.want, port_up, ctx.stats)
+                keys.clear()
+                break
+            row = rows.get(c.uuid)
+            key = monitor_key(row) if row is not None else self.index.key_of_uuid(c.uuid)
+            if key is None:
+                return False
+            keys.add(key)  # type: ignore[arg-type]
+        if keys:
+            sync_monitor_rows(ctx.sb_txn, sb, keys, self.want, port_up, ctx.stats, self.index)
+        ports = {p for p in up_ports if p in self.mapped}
+        if ports:
+            reset_port_statuses(sb, ports, port_up, ctx.stats)
+        return True

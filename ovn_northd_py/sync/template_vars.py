@@ -1,0 +1,51 @@
+"""SB Chassis_Template_Var: a copy of NB Chassis_Template_Var.
+
+Observed on the reference (23.03): one SB row per NB row, ``chassis`` and ``variables``
+copied as they are (an empty map too), NB ``external_ids`` not copied (the SB table has
+none).  Both tables are keyed by ``chassis``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Hashable
+from typing import Any
+
+from .ports import sync_one_row
+from .rows import SyncStats, sync_table
+
+TABLE = "Chassis_Template_Var"
+NB_TABLE = "Chassis_Template_Var"
+
+
+def ctv_key(row: Any) -> str:
+    return str(row.chassis)
+
+
+def _desired(nb: Any, only: Collection[str] | None = None) -> dict[Hashable, dict[str, Any]]:
+    out: dict[Hashable, dict[str, Any]] = {}
+    for row in nb.rows(NB_TABLE).values():
+        k = ctv_key(row)
+        if (only is None or k in only) and k not in out:
+            out[k] = {"chassis": k, "variables": dict(row.variables)}
+    return out
+
+
+def sync_sb_template_vars(txn: Any, nb: Any, sb: Any, stats: SyncStats) -> None:
+    """Full sync of the SB Chassis_Template_Var table."""
+    sync_table(txn, TABLE, sb.rows(TABLE), ctv_key, _desired(nb), stats)
+
+
+def sync_sb_template_vars_of(txn: Any, nb: Any, sb: Any, keys: Collection[str], stats: SyncStats) -> None:
+    """Sync only the SB rows of the chassis ``keys``."""
+    keys = set(keys)
+    want = _desired(nb, keys)
+    have: dict[str, list[Any]] = {}
+    for row in sb.rows(TABLE).values():
+        k = ctv_key(row)
+        if k in keys:
+            have.setdefault(k, []).append(row)
+    for k in keys:
+        rows = have.get(k, [])
+        for extra in rows[1:]:
+            sync_one_row(txn, TABLE, extra, None, stats)
+        sync_one_row(txn, TABLE, rows[0] if rows else None, want.get(k), stats)
