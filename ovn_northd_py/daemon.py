@@ -48,7 +48,7 @@ SB_TABLES: dict[str, Any] = {
         "Multicast_Group", "HA_Chassis_Group", "HA_Chassis", "IP_Multicast", "Address_Set",
         "RBAC_Role", "RBAC_Permission", "DHCP_Options", "DHCPv6_Options", "DNS",
         "Port_Group", "Meter", "Meter_Band", "Static_MAC_Binding",
-        "Chassis_Template_Var", "Mirror", "Service_Monitor",
+        "Chassis_Template_Var", "Mirror", "Service_Monitor", "BFD",
     )
 }
 

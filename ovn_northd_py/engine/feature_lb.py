@@ -40,7 +40,7 @@ from ..flows.lb_index import LbIndex, group_members
 from ..flows.lr_nat import lb_owner as router_lb_owner
 from ..flows.lr_nat import nat_owner
 from ..flows.lr_pipeline import route_and_policy_owners
-from ..flows.ls_lb import OWNER_LB, build_switch_lb_flows
+from ..flows.ls_lb import OWNER_LB, build_lb_flows_on_switches
 from ..northd.model import Datapath, Northd
 from ..ovsdb.connection import RowChange
 from .feature_acl import refresh_switches
@@ -84,10 +84,12 @@ def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: Any, extra_owne
 
 
 def _rebuild_switch_lb(lb: str, row: Any, fctx: FlowCtx, table: Any) -> None:
+    """Every load balancer whose flows may differ passes here first: its memoised VIPs and switch
+    flows (``ls_lb.cached_vips``, read by routers too) are dropped."""
+    fctx.forget(lb)
     table.remove_owner((OWNER_LB, lb))
     if row is not None:
-        for sw in fctx.lbs.switches_of(lb, fctx.nd):
-            build_switch_lb_flows(sw, row, fctx, table)
+        build_lb_flows_on_switches(fctx.lbs.switches_of(lb, fctx.nd), row, fctx, table)
 
 
 def rebuild_lbs(lbs: set[str], nb: Any, fctx: FlowCtx, table: Any) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..ovsdb.connection import DbConnection
 from . import feature_acl, feature_lb, feature_qos, feature_routes, feature_services  # noqa: F401  (register the features first)
 from .engine import Engine
+from .feature_bfd import BFD  # noqa: F401  (registers the feature)
 from .feature_mirror import MIRROR  # noqa: F401  (registers the feature)
 from .feature_static_mac import STATIC_MAC  # noqa: F401  (registers the feature)
 from .feature_template_vars import TEMPLATE_VARS  # noqa: F401  (registers the feature)

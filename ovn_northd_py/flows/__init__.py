@@ -42,6 +42,15 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   of NB meter names (a Copp or ``copp`` change recomputes; so does a meter appearing or
   disappearing while a Copp is in use, :mod:`ovn_northd_py.engine.feature_acl`); the
   ``ls_in_hairpin`` skip for packets from vtep ports is a datapath flow (any ``vtep`` port);
+* a router's Copp (:mod:`.copp`): its neighbour-learning, ARP/ND-request, ICMP-error, TCP-reset,
+  ND-answer, RA, BFD and load-balancer reject flows carry its meters (a Copp or ``copp`` change
+  recomputes, like a switch's);
+* BFD (:mod:`.lr_bfd`): a router port named by an NB BFD row (``ctx.bfd_ports``) has BFD
+  ``lr_in_ip_input`` flows and BFD copies of its connected routes, and the static routes out of
+  it have BFD copies; a static route reads the NB ``status`` of the BFD row it uses (down: not
+  installed).  The BFD feature (:mod:`ovn_northd_py.engine.feature_bfd`) rebuilds the ports that
+  join or leave ``ctx.bfd_ports``, their routers' route flows and those of the routers whose
+  routes name a changed BFD row;
 * the router pipeline (:mod:`.lr_pipeline`): a switch port owns the
   ``lr_in_arp_resolve`` bindings of its addresses on the routers attached to its
   switch (a router-type port: those of the other attached router ports); a router

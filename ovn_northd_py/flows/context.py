@@ -80,6 +80,8 @@ class FlowCtx:
     ignore_lsp_down: bool = True
     svc_monitor_ips: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     health: LbHealth = field(default_factory=LbHealth)
+    # Router ports named by an NB BFD row (:mod:`.lr_bfd`; the BFD feature keeps it current).
+    bfd_ports: frozenset[str] = frozenset()
     warn: WarnFn = _no_warn
     memo: dict[tuple[str, Hashable], Any] = field(default_factory=dict)
     kinds: set[str] = field(default_factory=set)  # the memo's kinds, so forget() is O(kinds)
@@ -102,6 +104,11 @@ class FlowCtx:
 
 def _truthy(value: Any) -> bool:
     return str(value).lower() == "true"
+
+
+def bfd_ports_of(nb: Any) -> frozenset[str]:
+    """The ports named by NB BFD rows (``lr_in_ip_input`` / ``lr_in_ip_routing`` BFD flows, :mod:`.lr_bfd`)."""
+    return frozenset(str(r.logical_port) for r in nb.rows("BFD").values())
 
 
 def flow_ctx_from_nb(
@@ -133,5 +140,6 @@ def flow_ctx_from_nb(
         ignore_lsp_down=ignore_lsp_down,
         svc_monitor_ips=svc_monitor_src_ips(nb),
         health=build_lb_health(nb, sb, pb_index),
+        bfd_ports=bfd_ports_of(nb),
         warn=warn,
     )

@@ -6,7 +6,14 @@ an NB Meter; flows of that kind carry it as their ``controller_meter`` only whil
 of that name exists.  On a switch: ``nd-na`` meters the ports' ``nd_na`` / ``nd_na_router`` answers (not the
 ARP answers: ``arp`` is a router meter), ``dhcpv4-opts`` / ``dhcpv6-opts`` the ``put_dhcp_opts`` /
 ``put_dhcpv6_opts`` flows, ``dns`` the ``dns_lookup`` flow, ``igmp`` the IGMP/MLD snooping
-flows, ``svc-monitor`` the ``handle_svc_check`` flow, ``reject`` the ACL rejects.
+flows, ``svc-monitor`` the ``handle_svc_check`` flow, ``reject`` the ACL rejects.  On a router:
+``arp`` / ``nd-na`` / ``nd-ns`` the ``lr_in_learn_neighbor`` ``put_arp`` / ``put_nd`` flows,
+``nd-na`` also the ``nd_na_router`` / ``nd_na`` answers (own addresses, load-balancer VIPs),
+``arp-resolve`` / ``nd-ns-resolve`` the ``lr_in_arp_request`` ARP requests and solicitations (the
+static routes' too), ``tcp-reset`` the TCP resets and SCTP aborts, ``icmp4-error`` /
+``icmp6-error`` the other ICMP errors (unreachable, TTL exceeded, too big in ``lr_in_ip_input``
+and ``lr_in_larger_pkts``), ``nd-ra-opts`` ``put_nd_ra_opts``, ``bfd`` ``handle_bfd_msg``,
+``reject`` load balancers' reject VIPs (``event-elb``: ``trigger_event`` flows are not built).
 
 Flows reading it depend on the datapath's ``copp`` and the Copp row (changes recompute) and
 on which NB meters exist (the ACL feature recomputes when that set changes while a Copp is

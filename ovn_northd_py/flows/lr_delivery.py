@@ -31,6 +31,7 @@ from ..lflow.stages import (
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, port_owner
+from .copp import copp_meter
 from .lr_common import first_ipv4, first_ipv6, gateway_mtu, lrp_hint, port_nets, router_info
 from .lr_ip_input import frag_needed_actions
 
@@ -45,6 +46,7 @@ def build_lr_delivery_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         "eth.dst == 00:00:00:00:00:00 && ip4",
         "arp { eth.dst = ff:ff:ff:ff:ff:ff; arp.spa = reg1; arp.tpa = reg0; arp.op = 1; output; };",
         owner=owner,
+        controller_meter=copp_meter(router, ctx, "arp-resolve"),
     )
     table.add(
         i,
@@ -53,6 +55,7 @@ def build_lr_delivery_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         "eth.dst == 00:00:00:00:00:00 && ip6",
         "nd_ns { nd.target = xxreg0; output; };",
         owner=owner,
+        controller_meter=copp_meter(router, ctx, "nd-ns-resolve"),
     )
     table.add(i, LR_OUT_SNAT, 120, "nd_ns", "next;", owner=owner)
 
@@ -107,6 +110,7 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
                 frag_needed_actions("ip4", nets.ea_s, src4, mtu),
                 hint=oh,
                 owner=owner,
+                controller_meter=copp_meter(port.dp, ctx, "icmp4-error"),
             )
         table.add(
             i,
@@ -116,4 +120,5 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
             frag_needed_actions("ip6", nets.ea_s, first_ipv6(nets), mtu),
             hint=oh,
             owner=owner,
+            controller_meter=copp_meter(port.dp, ctx, "icmp6-error"),
         )

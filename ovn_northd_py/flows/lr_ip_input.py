@@ -11,6 +11,9 @@ router port sets ``options:mcast_flood``.
 
 Every router port P (enabled or not), MAC E, IPv4 addresses A (networks S/L) and
 IPv6 addresses (configured, then the link-local one):
+(Copp meters of the router, :mod:`.copp`: ``nd-na`` on the ND answers, ``tcp-reset`` on TCP resets
+and SCTP aborts, ``icmp4-error`` / ``icmp6-error`` on the other ICMP replies, 80/70/31/150; the
+BFD flows of 110 are :mod:`.lr_bfd`)
 
 * 100: packets from P's own addresses or subnet broadcasts (one set per port)
   unless looped back (``reg9[0]``); per IPv6 address, DHCPv6 replies
@@ -45,6 +48,7 @@ from ..lflow.table import FlowTable
 from ..northd.addresses import LrpNetworks, parse_ip
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, port_owner
+from .copp import copp_meter
 from .lr_common import (
     arp_resident_port,
     braces,
@@ -101,7 +105,8 @@ def build_lr_ip_input_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         table.add(i, LR_IN_IP_INPUT, priority, match, actions, owner=owner)
 
 
-def _unreachable_flows(fam: str, addr: str) -> list[tuple[int, str, str]]:
+def _unreachable_flows(fam: str, addr: str) -> list[tuple[int, str, str, str]]:
+    """(priority, match, actions, Copp protocol) of the unreachable replies for one address."""
     head = f"{fam} && {fam}.dst == {addr} && !ip.later_frag"
     swap = f"eth.dst <-> eth.src; {fam}.dst <-> {fam}.src;"
     if fam == "ip4":
@@ -110,11 +115,12 @@ def _unreachable_flows(fam: str, addr: str) -> list[tuple[int, str, str]]:
     else:
         udp = f"icmp6 {{{swap} ip.ttl = 255; icmp6.type = 1; icmp6.code = 4; next; }};"
         other = f"icmp6 {{{swap} ip.ttl = 255; icmp6.type = 1; icmp6.code = 3; next; }};"
+    error = f"icmp{fam[-1]}-error"
     return [
-        (80, f"{head} && sctp", f"sctp_abort {{{swap} next; }};"),
-        (80, f"{head} && tcp", f"tcp_reset {{{swap} next; }};"),
-        (80, f"{head} && udp", udp),
-        (70, head, other),
+        (80, f"{head} && sctp", f"sctp_abort {{{swap} next; }};", "tcp-reset"),
+        (80, f"{head} && tcp", f"tcp_reset {{{swap} next; }};", "tcp-reset"),
+        (80, f"{head} && udp", udp, error),
+        (70, head, other, error),
     ]
 
 
@@ -130,8 +136,10 @@ def build_lrp_ip_input_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     i = port.dp.index
     name = port.name
 
-    def add(priority: int, match: str, actions: str, with_hint: bool = True) -> None:
-        table.add(i, LR_IN_IP_INPUT, priority, match, actions, hint=h if with_hint else None, owner=owner)
+    def add(priority: int, match: str, actions: str, with_hint: bool = True, proto: str | None = None) -> None:
+        meter = copp_meter(port.dp, ctx, proto) if proto else None  # the router's Copp
+        table.add(i, LR_IN_IP_INPUT, priority, match, actions, hint=h if with_hint else None, owner=owner,
+                  controller_meter=meter)
 
     v4 = [n.addr_s for n in nets.ipv4]
     v6 = [n.addr_s for n in nets.ipv6]
@@ -159,19 +167,20 @@ def build_lrp_ip_input_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     for n6 in nets.ipv6:
         a = n6.addr_s
         match = f'inport == "{name}" && ip6.dst == {{{a}, {n6.sn_addr_s}}} && nd_ns && nd.target == {a}'
-        add(90, match + nd_suffix, NA_REPLY)
+        add(90, match + nd_suffix, NA_REPLY, proto="nd-na")
     # The router's load-balancer VIPs inside its networks ($_rtr_lb_<key>_ip4/ip6), on every port.
     for set_name in sorted(router_lb_vip_set_names(port.dp, ctx)):
         if set_name.endswith("_ip4"):
             add(90, f'inport == "{name}" && arp.op == 1 && arp.tpa == ${set_name}{nd_suffix}', ARP_REPLY)
         else:
-            add(90, f'inport == "{name}" && nd_ns && nd.target == ${set_name}{nd_suffix}', LB_NA_REPLY)
+            add(90, f'inport == "{name}" && nd_ns && nd.target == ${set_name}{nd_suffix}', LB_NA_REPLY,
+                proto="nd-na")
 
     if not (info.is_gateway or info.has_dgp):
         for fam, addrs in (("ip4", v4), ("ip6", v6)):
             for a in addrs:
-                for priority, match, actions in _unreachable_flows(fam, a):
-                    add(priority, match, actions)
+                for priority, match, actions, proto in _unreachable_flows(fam, a):
+                    add(priority, match, actions, proto=proto)
 
     excluded = info.nat_owned
     # A gateway router with lb_force_snat_ip=router_ip SNATs to its port addresses: none is dropped.
@@ -195,7 +204,7 @@ def _add_ttl_exceeded(port: Port, nets: LrpNetworks, add: AddFn) -> None:
             f'/* TTL exceeded in transit */ {src}; ip.ttl = 254; outport = "{name}"; flags.loopback = 1; '
             "output; };"
         )
-        add(31, f'inport == "{name}" && ip4 && ip.ttl == {{0, 1}} && !ip.later_frag', actions)
+        add(31, f'inport == "{name}" && ip4 && ip.ttl == {{0, 1}} && !ip.later_frag', actions, proto="icmp4-error")
     for n6 in nets.ipv6[:-1]:
         src = "ip6.dst <-> ip6.src " if dgp else f"ip6.dst = ip6.src; ip6.src = {n6.addr_s} "
         actions = (
@@ -203,7 +212,7 @@ def _add_ttl_exceeded(port: Port, nets: LrpNetworks, add: AddFn) -> None:
             f'icmp6.code = 0; /* TTL exceeded in transit */ outport = "{name}"; flags.loopback = 1; output; }};'
         )
         match = f'inport == "{name}" && ip6 && ip6.src == {net_s(n6)} && ip.ttl == {{0, 1}} && !ip.later_frag'
-        add(31, match, actions)
+        add(31, match, actions, proto="icmp6-error")
 
 
 def frag_needed_actions(fam: str, mac: str, src: str, mtu: int) -> str:
@@ -229,10 +238,12 @@ def _add_gateway_mtu(port: Port, nets: LrpNetworks, add: AddFn) -> None:
     src4 = first_ipv4(nets)
     if src4 is not None:
         add(
-            150, f"{head} && ip4 && reg9[1] && reg9[0] == 0", frag_needed_actions("ip4", nets.ea_s, src4, mtu)
+            150, f"{head} && ip4 && reg9[1] && reg9[0] == 0", frag_needed_actions("ip4", nets.ea_s, src4, mtu),
+            proto="icmp4-error",
         )
     add(
         150,
         f"{head} && ip6 && reg9[1] && reg9[0] == 0",
         frag_needed_actions("ip6", nets.ea_s, first_ipv6(nets), mtu),
+        proto="icmp6-error",
     )

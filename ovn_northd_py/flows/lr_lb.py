@@ -53,8 +53,9 @@ from ..lflow.table import FlowTable
 from ..northd.addresses import AddressError, IPAddress, parse_ip
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, hint
+from .copp import copp_meter
 from .lr_common import fmt_ip, parse_ip_strict, port_nets, router_info, smap_bool
-from .ls_lb import Endpoint, Vip, lb_protocol, lb_vips
+from .ls_lb import Endpoint, Vip, cached_vips, lb_protocol
 
 LB_PORT_PRIORITY = 120
 LB_IP_PRIORITY = 110
@@ -122,6 +123,7 @@ def build_router_lb_flows(
     force_snat: bool = False,
     nat_ips: frozenset[IPAddress] = frozenset(),
     gateway: bool = True,
+    ctx: FlowCtx | None = None,
 ) -> None:
     """The flows of load balancer ``lb`` on ``router`` (see the module doc).
 
@@ -129,8 +131,8 @@ def build_router_lb_flows(
     False for a plain distributed router (no gateway router, no distributed gateway port)."""
     i, owner, h = router.index, lb_owner(str(lb.uuid), router.key), hint(str(lb.uuid))
 
-    def add(stage: Any, prio: int, match: str, actions: str) -> None:
-        table.add(i, stage, prio, match, actions, hint=h, owner=owner)
+    def add(stage: Any, prio: int, match: str, actions: str, meter: str | None = None) -> None:
+        table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter)
 
     proto = lb_protocol(lb)
     skip = smap_bool(lb.options, "skip_snat", False)
@@ -148,7 +150,7 @@ def build_router_lb_flows(
         timeout = 0
     res = gw.resident()
     dgp = gw.dgp
-    for v in lb_vips(lb):
+    for v in cached_vips(lb, ctx):
         vip, fam = v.vip, _fam(v.vip)
         add(LR_IN_DEFRAG, 100, f"ip && {fam}.dst == {vip.ip}", "ct_dnat;")
         if gateway and nat_ips and parse_ip_strict(vip.ip) in nat_ips:
@@ -161,13 +163,13 @@ def build_router_lb_flows(
             add(LR_IN_DNAT, prio, match + res,
                 f"{prefix}ct_lb_mark(backends={backends}{_hash_fields(lb, proto)}{suffix});")
         elif reject:
-            add(LR_IN_DNAT, prio, match, prefix + REJECT)
+            add(LR_IN_DNAT, prio, match, prefix + REJECT, copp_meter(router, ctx, "reject") if ctx else None)
         else:
             add(LR_IN_DNAT, prio, match + res, prefix + "drop;")
-        if dgp is not None and v.backends:
+        if dgp is not None and v.listed_backends:
             alts = " || ".join(
                 f"({fam}.src == {b.ip})" if b.port is None else f"({fam}.src == {b.ip} && {proto}.src == {b.port})"
-                for b in v.backends
+                for b in v.listed_backends
             )
             add(LR_OUT_UNDNAT, 120, f'{fam} && ({alts}) && outport == "{dgp.name}"{res}',
                 "flags.skip_snat_for_lb = 1; next;" if skip else "ct_dnat_in_czone;")
@@ -188,7 +190,7 @@ def _add_affinity(v: Vip, proto: str, timeout: int, prefix: str, suffix: str, ad
     learn_vip = f"reg9[6] == 0 && ct.new && {fam} && {vip_reg} == {vip.ip}"
     if vip.port is not None:
         learn_vip += f" && reg9[16..31] == {vip.port}"
-    for b in v.backends:
+    for b in v.listed_backends:
         m = f"reg9[6] == 1 && ct.new && {fam} && {backend_reg} == {b.ip}"
         if b.port is not None:
             m += f" && reg8[0..15] == {b.port}"

@@ -485,4 +485,4 @@ def _build_lbs(router: Datapath, gw: NatGw, lbs: list[Any], ctx: FlowCtx, table:
             table.add(router.index, LR_IN_DNAT, prio, match, actions, owner=dp_owner(router))
     force, nat_ips = forces_snat_for_lb(router, ctx), nat_external_ips(router)
     for lb in lbs:
-        build_router_lb_flows(router, gw, lb, table, force_snat=force, nat_ips=nat_ips, gateway=gateway)
+        build_router_lb_flows(router, gw, lb, table, force_snat=force, nat_ips=nat_ips, gateway=gateway, ctx=ctx)

@@ -17,6 +17,7 @@ from ..lflow.stages import LR_IN_ND_RA_OPTIONS, LR_IN_ND_RA_RESPONSE
 from ..lflow.table import FlowTable
 from ..northd.model import Port
 from .context import FlowCtx, port_owner
+from .copp import copp_meter
 from .lr_common import lrp_hint, net_s, port_nets
 
 ADDRESS_MODES = frozenset({"slaac", "dhcpv6_stateful", "dhcpv6_stateless"})
@@ -61,6 +62,7 @@ def build_lrp_nd_ra_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         f"reg0[5] = put_nd_ra_opts({', '.join(opts)}); next;",
         hint=h,
         owner=owner,
+        controller_meter=copp_meter(port.dp, ctx, "nd-ra-opts"),
     )
     actions = (
         f"eth.dst = eth.src; eth.src = {nets.ea_s}; ip6.dst = ip6.src; ip6.src = {nets.lla.addr_s}; "

@@ -24,6 +24,7 @@ from ..lflow.stages import LR_IN_LEARN_NEIGHBOR, LR_IN_LOOKUP_NEIGHBOR
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, port_owner
+from .copp import copp_meter
 from .lr_common import lrp_hint, net_s, port_nets, router_info
 
 LOOKUP_ARP = "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
@@ -39,8 +40,9 @@ def build_lr_neighbor_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
     def lookup(priority: int, match: str, actions: str) -> None:
         table.add(i, LR_IN_LOOKUP_NEIGHBOR, priority, match, actions, owner=owner)
 
-    def learn(priority: int, match: str, actions: str) -> None:
-        table.add(i, LR_IN_LEARN_NEIGHBOR, priority, match, actions, owner=owner)
+    def learn(priority: int, match: str, actions: str, proto: str | None = None) -> None:
+        meter = copp_meter(router, ctx, proto) if proto else None
+        table.add(i, LR_IN_LEARN_NEIGHBOR, priority, match, actions, owner=owner, controller_meter=meter)
 
     if always:
         lookup(100, "arp.op == 2", LOOKUP_ARP + "next;")
@@ -57,11 +59,11 @@ def build_lr_neighbor_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
             "reg9[2] = lookup_nd(inport, ip6.src, nd.tll); reg9[3] = lookup_nd_ip(inport, ip6.src); next;",
         )
         learn(100, "reg9[2] == 1 || reg9[3] == 0", "next;")
-    learn(95, "nd_na && nd.tll == 0", "put_nd(inport, nd.target, eth.src); next;")
+    learn(95, "nd_na && nd.tll == 0", "put_nd(inport, nd.target, eth.src); next;", "nd-na")
     learn(95, "nd_ns && (ip6.src == 0 || nd.sll == 0)", "next;")
-    learn(90, "arp", "put_arp(inport, arp.spa, arp.sha); next;")
-    learn(90, "nd_na", "put_nd(inport, nd.target, nd.tll); next;")
-    learn(90, "nd_ns", "put_nd(inport, ip6.src, nd.sll); next;")
+    learn(90, "arp", "put_arp(inport, arp.spa, arp.sha); next;", "arp")
+    learn(90, "nd_na", "put_nd(inport, nd.target, nd.tll); next;", "nd-na")
+    learn(90, "nd_ns", "put_nd(inport, ip6.src, nd.sll); next;", "nd-ns")
 
 
 def build_lrp_neighbor_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

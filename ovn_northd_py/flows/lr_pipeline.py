@@ -31,6 +31,7 @@ from .lr_arp_resolve import (
     build_lrp_arp_resolve_flows,
     build_lsp_arp_resolve_flows,
 )
+from .lr_bfd import build_lrp_bfd_flows
 from .lr_delivery import build_lr_delivery_flows, build_lrp_delivery_flows
 from .lr_ip_input import build_lr_ip_input_flows, build_lrp_ip_input_flows
 from .lr_nat import build_lr_nat_flows
@@ -62,6 +63,7 @@ LR_PORT_BUILDERS: tuple[PortBuilder, ...] = (
     build_lrp_admission_flows,
     build_lrp_neighbor_flows,
     build_lrp_ip_input_flows,
+    build_lrp_bfd_flows,
     build_lrp_nd_ra_flows,
     build_lrp_routing_flows,
     build_lrp_arp_resolve_flows,

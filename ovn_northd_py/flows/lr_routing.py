@@ -34,7 +34,10 @@ Observed on the reference (priority-0 fallbacks in :mod:`.defaults`):
   from P (100); replies are routed back through P (``lr_in_ip_routing`` 10300),
   skip the policies (65535) and take the committed MAC (``lr_in_arp_resolve`` 200);
 * ``lr_in_arp_request``: for every static route whose next hop is an IPv6 address,
-  a priority-200 neighbour solicitation to the next hop's solicited-node address.
+  a priority-200 neighbour solicitation to the next hop's solicited-node address;
+* BFD (:mod:`.lr_bfd`): a static route whose BFD session is down is not installed (nor
+  counted in its ECMP group); a non-ECMP route (connected or static) out of a port named by a
+  BFD row gets a copy one priority higher for ``udp.dst == 3784`` without the TTL decrement.
 
 Owners: connected routes and ``routing_pre`` belong to the router port, each static
 route's flows to ``("route", uuid)`` (an ECMP group's routing flow to its first
@@ -72,6 +75,8 @@ from ..northd.build import opt
 from ..northd.mcast_keys import MC_STATIC
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, hint, port_owner
+from .copp import copp_meter
+from .lr_bfd import BFD_MATCH, route_bfd_down
 from .lr_common import (
     find_lrp_for_ip,
     fmt_ip,
@@ -199,6 +204,12 @@ def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, i
     return Route(uuid, table_id, src, prefix, nexthop, port, addr, info.nets[port.name].ea_s, symmetric)
 
 
+def route_resolves(router: Datapath, ctx: FlowCtx, row: Any) -> bool:
+    """Does the static route ``row`` of ``router`` get flows (BFD aside): a valid prefix and next hop
+    reachable through a router port, or ``discard``?"""
+    return _resolve_route(router, ctx, row, route_table_ids(router, ctx)) is not None
+
+
 def build_lrp_routing_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """Connected routes of one router port and its route-table selection."""
     if port.kind != "lrp":
@@ -221,17 +232,22 @@ def build_lrp_routing_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         for proto in ("igmp", "(mldv1 || mldv2)"):
             table.add(i, LR_IN_IP_ROUTING, 10550, f"eth.src == {mac} && {proto}", "drop;", owner=owner)
     tail = f'eth.src = {mac}; outport = "{name}"; flags.loopback = 1; next;'
+    bfd = name in ctx.bfd_ports
     for n4 in nets.ipv4:
-        actions = f"ip.ttl--; reg8[0..15] = 0; reg0 = ip4.dst; reg1 = {n4.addr_s}; {tail}"
-        table.add(
-            i, LR_IN_IP_ROUTING, n4.plen * 3 + 2, f"ip4.dst == {net_s(n4)}", actions, hint=h, owner=owner
-        )
+        actions = f"reg8[0..15] = 0; reg0 = ip4.dst; reg1 = {n4.addr_s}; {tail}"
+        match, priority = f"ip4.dst == {net_s(n4)}", n4.plen * 3 + 2
+        table.add(i, LR_IN_IP_ROUTING, priority, match, "ip.ttl--; " + actions, hint=h, owner=owner)
+        if bfd:
+            table.add(i, LR_IN_IP_ROUTING, priority + 1, match + BFD_MATCH, actions, hint=h, owner=owner)
     for n6 in nets.ipv6:
-        actions = f"ip.ttl--; reg8[0..15] = 0; xxreg0 = ip6.dst; xxreg1 = {n6.addr_s}; {tail}"
+        actions = f"reg8[0..15] = 0; xxreg0 = ip6.dst; xxreg1 = {n6.addr_s}; {tail}"
         match = f"ip6.dst == {net_s(n6)}"
         if n6 is nets.lla:
             match = f'inport == "{name}" && {match}'
-        table.add(i, LR_IN_IP_ROUTING, n6.plen * 3 + 2, match, actions, hint=h, owner=owner)
+        priority = n6.plen * 3 + 2
+        table.add(i, LR_IN_IP_ROUTING, priority, match, "ip.ttl--; " + actions, hint=h, owner=owner)
+        if bfd:
+            table.add(i, LR_IN_IP_ROUTING, priority + 1, match + BFD_MATCH, actions, hint=h, owner=owner)
 
 
 def build_lr_routing_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
@@ -264,9 +280,9 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
     groups: dict[tuple[int, bool, bool, int, int], list[Route]] = {}
     order: list[list[Route]] = []  # groups in order of creation (second member)
     for row in rows:
-        _add_nd_solicit(router, row, table)
+        _add_nd_solicit(router, row, table, ctx)
         route = _resolve_route(router, ctx, row, tables)
-        if route is None:
+        if route is None or route_bfd_down(row):
             continue
         members = groups.setdefault(route.group_key, [])
         members.append(route)
@@ -274,7 +290,7 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
             order.append(members)
     for members in groups.values():
         if len(members) == 1:
-            _add_unique_route(i, members[0], table)
+            _add_unique_route(i, members[0], table, ctx)
     for gid, members in enumerate(order, start=1):
         first = members[0]
         ids = ", ".join(str(m) for m in range(1, len(members) + 1))
@@ -357,24 +373,18 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None
         )
 
 
-def _add_unique_route(i: int, route: Route, table: FlowTable) -> None:
+def _add_unique_route(i: int, route: Route, table: FlowTable, ctx: FlowCtx) -> None:
+    h, owner = hint(route.uuid), route_owner(route.uuid)
     if route.nexthop is None:
-        actions = "drop;"
-    else:
-        head = "ip.ttl--; reg8[0..15] = 0; "
-        actions = f"{head}{route.next_hop_actions()} flags.loopback = 1; next;"
-    table.add(
-        i,
-        LR_IN_IP_ROUTING,
-        route.priority,
-        route.match,
-        actions,
-        hint=hint(route.uuid),
-        owner=route_owner(route.uuid),
-    )
+        table.add(i, LR_IN_IP_ROUTING, route.priority, route.match, "drop;", hint=h, owner=owner)
+        return
+    actions = f"reg8[0..15] = 0; {route.next_hop_actions()} flags.loopback = 1; next;"
+    table.add(i, LR_IN_IP_ROUTING, route.priority, route.match, "ip.ttl--; " + actions, hint=h, owner=owner)
+    if route.port is not None and route.port.name in ctx.bfd_ports:
+        table.add(i, LR_IN_IP_ROUTING, route.priority + 1, route.match + BFD_MATCH, actions, hint=h, owner=owner)
 
 
-def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable) -> None:
+def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable, ctx: FlowCtx) -> None:
     nexthop = parse_ip_strict(str(row.nexthop))
     if not isinstance(nexthop, IPv6Address):
         return
@@ -384,7 +394,8 @@ def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable) -> None:
     match = f"eth.dst == 00:00:00:00:00:00 && ip6 && xxreg0 == {g}"
     actions = f"nd_ns {{ eth.dst = {mcast}; ip6.dst = {fmt_ip(sn)}; nd.target = {g}; output; }};"
     uuid = str(row.uuid)
-    table.add(router.index, LR_IN_ARP_REQUEST, 200, match, actions, hint=hint(uuid), owner=route_owner(uuid))
+    table.add(router.index, LR_IN_ARP_REQUEST, 200, match, actions, hint=hint(uuid), owner=route_owner(uuid),
+              controller_meter=copp_meter(router, ctx, "nd-ns-resolve"))
 
 
 __all__ = [
@@ -393,6 +404,7 @@ __all__ = [
     "build_lr_static_route_flows",
     "build_lrp_routing_flows",
     "route_owner",
+    "route_resolves",
     "route_table_ids",
     "static_routes",
 ]

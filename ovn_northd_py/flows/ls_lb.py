@@ -167,53 +167,94 @@ def _vip_action(lb: Any, v: Vip, proto: str) -> str:
     return f"{REGBIT_CONNTRACK_COMMIT} = 0; ct_lb_mark(backends={backends}{_hash_fields(lb, proto)});"
 
 
-def _add_affinity(dp: Datapath, lb: Any, v: Vip, proto: str, timeout: int, table: FlowTable) -> None:
-    i, owner, h = dp.index, lb_owner(lb), hint(str(lb.uuid))
+FlowSpec = tuple[Any, int, str, str]  # (stage, priority, match, actions)
+
+
+def _affinity_specs(v: Vip, proto: str, timeout: int) -> list[FlowSpec]:
+    out: list[FlowSpec] = []
     fam, reg = _regs(v)
     vip_regs = f"ct.new && {fam} && {reg} == {v.vip.ip}"
     if v.vip.port is not None:
         vip_regs += f" && {REG_ORIG_PORT} == {v.vip.port}"
-    table.add(i, LS_IN_LB_AFF_CHECK, AFF_PRIORITY, vip_regs, f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;",
-              hint=h, owner=owner)
+    out.append((LS_IN_LB_AFF_CHECK, AFF_PRIORITY, vip_regs, f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;"))
     backend_reg = "xxreg0" if v.vip.v6 else "reg4"
     for b in v.listed_backends:
         m = f"{REGBIT_KNOWN_LB_SESSION} == 1 && ct.new && {fam} && {backend_reg} == {b.ip}"
         if b.port is not None:
             m += f" && {REG_AFF_BACKEND_PORT} == {b.port}"
-        table.add(i, LS_IN_LB, LB_AFF_PRIORITY, m,
-                  f"{REGBIT_CONNTRACK_COMMIT} = 0; {_load_vip(v)}ct_lb_mark(backends={b.text()});", hint=h,
-                  owner=owner)
+        out.append((LS_IN_LB, LB_AFF_PRIORITY, m,
+                    f"{REGBIT_CONNTRACK_COMMIT} = 0; {_load_vip(v)}ct_lb_mark(backends={b.text()});"))
         learn = f"{REGBIT_KNOWN_LB_SESSION} == 0 && {vip_regs} && {fam}.dst == {b.ip}"
         args = f'vip = "{v.vip.text()}", backend = "{b.text()}", '
         if b.port is not None:
             learn += f" && {proto}.dst == {b.port}"
         if v.vip.port is not None:
             args += f"proto = {proto}, "
-        table.add(i, LS_IN_LB_AFF_LEARN, AFF_PRIORITY, learn, f"commit_lb_aff({args}timeout = {timeout}); /* drop */",
-                  hint=h, owner=owner)
+        out.append((LS_IN_LB_AFF_LEARN, AFF_PRIORITY, learn, f"commit_lb_aff({args}timeout = {timeout}); /* drop */"))
+    return out
+
+
+def cached_vips(lb: Any, ctx: FlowCtx | None) -> tuple[Vip, ...]:
+    """:func:`lb_vips`, parsed once per build for every switch and router using ``lb`` (memoised
+    under the load balancer's uuid: whoever changes what it reads calls ``ctx.forget(uuid)``)."""
+    if ctx is None:
+        return tuple(lb_vips(lb))
+    return ctx.cached("lb_vips", str(lb.uuid), lambda: tuple(lb_vips(lb, ctx)))
+
+
+def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
+    """The flows load balancer ``lb`` gives every switch it is on (the same on each)."""
+
+    def compute() -> list[FlowSpec]:
+        out: list[FlowSpec] = []
+        proto = lb_protocol(lb)
+        timeout = _opt_int(lb, "affinity_timeout")
+        for v in cached_vips(lb, ctx):
+            match = _vip_match(v, proto)
+            out.append((LS_IN_PRE_STATEFUL, PRE_STATEFUL_VIP_PRIORITY, f"{REGBIT_CONNTRACK_NAT} == 1 && {match}",
+                        f"{_load_vip(v)}ct_lb_mark;"))
+            prio = LB_IP_PRIORITY if v.vip.port is None else LB_PORT_PRIORITY
+            out.append((LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto)))
+            if timeout > 0:
+                out += _affinity_specs(v, proto, timeout)
+        return out
+
+    if ctx is None:
+        return compute()
+    return ctx.cached("ls_lb_flows", str(lb.uuid), compute)
+
+
+def build_lb_flows_on_switches(dps: list[Datapath], lb: Any, ctx: FlowCtx | None, table: FlowTable) -> None:
+    """The flows of load balancer ``lb`` on switches ``dps`` (owner ``("lb", lb uuid)``), each flow
+    added once over all of them."""
+    if not dps:
+        return
+    owner, h = lb_owner(lb), hint(str(lb.uuid))
+    indices = [dp.index for dp in dps]
+    for stage, prio, match, actions in switch_lb_specs(lb, ctx):
+        if len(indices) == 1:
+            table.add(indices[0], stage, prio, match, actions, hint=h, owner=owner)
+        else:
+            table.add_many(indices, stage, prio, match, actions, hint=h, owner=owner)
 
 
 def build_switch_lb_flows(dp: Datapath, lb: Any, ctx: FlowCtx, table: FlowTable) -> None:
     """The flows of load balancer ``lb`` on switch ``dp`` (owner ``("lb", lb uuid)``)."""
-    i, owner, h = dp.index, lb_owner(lb), hint(str(lb.uuid))
-    proto = lb_protocol(lb)
-    timeout = _opt_int(lb, "affinity_timeout")
-    for v in lb_vips(lb, ctx):
-        match = _vip_match(v, proto)
-        table.add(i, LS_IN_PRE_STATEFUL, PRE_STATEFUL_VIP_PRIORITY, f"{REGBIT_CONNTRACK_NAT} == 1 && {match}",
-                  f"{_load_vip(v)}ct_lb_mark;", hint=h, owner=owner)
-        prio = LB_IP_PRIORITY if v.vip.port is None else LB_PORT_PRIORITY
-        table.add(i, LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto), hint=h, owner=owner)
-        if timeout > 0:
-            _add_affinity(dp, lb, v, proto, timeout, table)
+    build_lb_flows_on_switches([dp], lb, ctx, table)
 
 
 def build_all_switch_lb_flows(nd: Northd, ctx: FlowCtx, table: FlowTable) -> None:
     """Every switch load balancer's flows (a full build)."""
+    rows: dict[str, Any] = {}
+    users: dict[str, list[Datapath]] = {}
     for dp in nd.by_index:
         if dp.is_switch:
             for lb in switch_lbs(dp):
-                build_switch_lb_flows(dp, lb, ctx, table)
+                key = str(lb.uuid)
+                rows.setdefault(key, lb)
+                users.setdefault(key, []).append(dp)
+    for key, dps in users.items():
+        build_lb_flows_on_switches(dps, rows[key], ctx, table)
 
 
 def build_ls_hairpin_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

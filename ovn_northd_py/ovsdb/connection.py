@@ -18,7 +18,10 @@ import ovs.db.idl
 import ovs.db.types
 import ovs.vlog
 
+from . import fastrow
 from .aiopoll import AsyncPoller
+
+fastrow.install()
 
 # python-ovs logs through its own vlog to stderr; keep only its warnings.
 ovs.vlog.Vlog.init(None)
@@ -47,6 +50,8 @@ class _TrackingIdl(ovs.db.idl.Idl):  # type: ignore[misc]
         super().__init__(remote, helper, **kw)
 
     def notify(self, event: str, row: Any, updates: Any = None) -> None:
+        if event != ovs.db.idl.ROW_CREATE:
+            fastrow.invalidate(row)
         if not self.track:
             return
         cols: frozenset[str] = frozenset(updates._data.keys()) if updates is not None else frozenset()
@@ -93,7 +98,8 @@ class DbConnection:
     # --- loop integration ---
     def run(self) -> bool:
         """Process what the server sent.  True if the contents (or lock state) changed."""
-        self.idl.run()
+        with fastrow.busy():
+            self.idl.run()
         seq = self.idl._session.get_seqno()
         if seq != self._last_session_seqno:
             # (Re)connected or disconnected: the IDL will repopulate from scratch.

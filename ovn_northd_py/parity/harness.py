@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -216,6 +217,9 @@ def dump_sb(remote: str, schema_path: Path = SB_SCHEMA, timeout: int = 120) -> S
 # --------------------------------------------------------------------------- stable keys
 
 
+_RTR_LB_NAME = re.compile(r"_rtr_lb_\d+_")
+
+
 def _datapath_key(row: Row) -> str:
     ext = row["external_ids"].as_dict()
     for kind in ("logical-switch", "logical-router"):
@@ -240,10 +244,14 @@ class Resolver:
     _ref_cache: dict[tuple[str, str], Hashable] = field(default_factory=dict)
     _substitutions: list[tuple[str, str]] = field(default_factory=list)
     _dp_by_tunnel_key: dict[int, str] = field(default_factory=dict)
+    _rtr_lb_names: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for row in self.dump.rows("Datapath_Binding").values():
             self._dp_by_tunnel_key[row["tunnel_key"]] = _datapath_key(row)
+        # Router load-balancer address sets are named after the router's tunnel key, which (like
+        # the tunnel_key columns, not compared) is an allocation detail: compared by datapath.
+        self._rtr_lb_names = {f"_rtr_lb_{key}_": f"_rtr_lb_<{dp}>_" for key, dp in self._dp_by_tunnel_key.items()}
         for row in self.dump.rows("SB_Global").values():
             options = row["options"].as_dict()
             if "svc_monitor_mac" in self.random_options and options.get("svc_monitor_mac"):
@@ -282,6 +290,8 @@ class Resolver:
         if cols is None:
             return None
         values = tuple(_scalar(self._resolve(table, c, row[c])) for c in cols)
+        if table == "Address_Set":
+            values = tuple(self.mask(v) if isinstance(v, str) else v for v in values)
         return values[0] if len(values) == 1 else values
 
     def content(self, table: str, row: Row) -> Hashable:
@@ -293,7 +303,7 @@ class Resolver:
         fixup = _FIXUPS.get(table)
         if fixup is not None:
             fixup(self, row, out)
-        if self._substitutions:
+        if self._substitutions or self._rtr_lb_names:
             out = {c: self._mask_value(v) for c, v in out.items()}
         return out
 
@@ -325,6 +335,8 @@ class Resolver:
         for value, placeholder in self._substitutions:
             if value in text:
                 text = text.replace(value, placeholder)
+        if "_rtr_lb_" in text:
+            text = _RTR_LB_NAME.sub(lambda m: self._rtr_lb_names.get(m.group(0), m.group(0)), text)
         return text
 
     def _mask_value(self, value: Any) -> Any:

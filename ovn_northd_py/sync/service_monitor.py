@@ -22,16 +22,19 @@ from .rows import SyncStats, sync_table
 TABLE = "Service_Monitor"
 
 
-def wanted_monitors(nb: Any, nd: Northd, svc_monitor_mac: str) -> tuple[dict[MonitorKey, dict[str, Any]], set[str]]:
-    """Every Service_Monitor row the NB asks for, by key, and every port name a health check maps
-    (known or not: a port appearing or going away changes the rows)."""
+def wanted_monitors(
+    nb: Any, nd: Northd, svc_monitor_mac: str
+) -> tuple[dict[MonitorKey, dict[str, Any]], set[str], set[str]]:
+    """Every Service_Monitor row the NB asks for, by key; every port name a health check maps
+    (known or not: a port appearing or going away changes the rows); the load balancers with
+    health checks (uuids)."""
     def is_switch_port(name: str) -> bool:
         p = nd.ports.get(name)
         return p is not None and p.kind == "lsp"
 
     lbs = [lb for lb in nb.rows("Load_Balancer").values() if lb.health_check]
     mapped = {m.key[0] for lb in lbs for m in lb_monitored(lb)}
-    return desired_monitors(lbs, is_switch_port, svc_monitor_mac), mapped
+    return desired_monitors(lbs, is_switch_port, svc_monitor_mac), mapped, {str(lb.uuid) for lb in lbs}
 
 
 def reset_status(row: Any, port_up: Callable[[str], bool], stats: SyncStats) -> None:
@@ -75,8 +78,6 @@ def reset_port_statuses(sb: Any, ports: Collection[str], port_up: Callable[[str]
             reset_status(row, port_up, stats)
 
 
-# NB tables whose changes may change the rows (attachments to datapaths do not).
-NB_TABLES = frozenset({"Load_Balancer", "Load_Balancer_Health_Check"})
 IDX_MONITORS = "sm_by_key"
 KEY_COLUMNS = frozenset({"logical_port", "ip", "port", "protocol"})
 IDX_PORTS = "pb_by_name"
@@ -93,20 +94,27 @@ class MonitorSync:
         self.sb_in = sb_in
         self.want: dict[MonitorKey, dict[str, Any]] | None = None
         self.mapped: set[str] = set()
+        self.checked_lbs: set[str] = set()  # load balancers with health checks at the last full sync
 
     def _port_up(self, sb: Any) -> Callable[[str], bool]:
         return pb_up_reader(sb, self.sb_in.indexes.get(IDX_PORTS))
 
     def full(self, txn: Any, sb: Any, nb: Any, nd: Northd, svc_monitor_mac: str, stats: SyncStats) -> None:
-        self.want, self.mapped = wanted_monitors(nb, nd, svc_monitor_mac)
+        self.want, self.mapped, self.checked_lbs = wanted_monitors(nb, nd, svc_monitor_mac)
         sync_service_monitors(txn, sb, self.want, self._port_up(sb), stats)
 
-    def on_nb(self, ctx: Any, nd: Northd, svc_monitor_mac: str, tables: set[str]) -> bool:
-        """NB changes of the load-balancer feature's tables."""
+    def on_nb(self, ctx: Any, nd: Northd, svc_monitor_mac: str, changes: list[Any]) -> bool:
+        """NB changes of the load-balancer feature's tables: a health check, or a load balancer that
+        has or had one, re-syncs the (small) table."""
         if self.want is None:
             return False
-        if tables & NB_TABLES:
-            self.full(ctx.sb_txn, ctx.sb, ctx.nb, nd, svc_monitor_mac, ctx.stats)
+        lbs = ctx.nb.rows("Load_Balancer")
+        for c in changes:
+            if c.table == "Load_Balancer_Health_Check" or c.table == "Load_Balancer" and (
+                str(c.uuid) in self.checked_lbs or ((row := lbs.get(c.uuid)) is not None and row.health_check)
+            ):
+                self.full(ctx.sb_txn, ctx.sb, ctx.nb, nd, svc_monitor_mac, ctx.stats)
+                break
         return True
 
     def on_ports(self, ctx: Any, nd: Northd, svc_monitor_mac: str, names: Collection[str]) -> bool:

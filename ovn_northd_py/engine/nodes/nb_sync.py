@@ -1,10 +1,12 @@
-"""Writes back into NB: NB_Global options and cfg counters, Logical_Switch_Port up/tag/dynamic_addresses."""
+"""Writes back into NB: NB_Global options and cfg counters, Logical_Switch_Port up/tag/dynamic_addresses,
+BFD status (a full pass on every run, nothing without BFD rows: :func:`~ovn_northd_py.sync.bfd.sync_nb_bfd_status`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ...northd.model import Port
+from ...sync.bfd import sync_nb_bfd_status
 from ...sync.globals import hv_cfg, sb_global_row, sync_nb_global
 from ..engine import Node
 from .inputs import DbInput
@@ -31,6 +33,7 @@ class NbSyncNode(Node):
         sb_cfg = sbg.nb_cfg if sbg is not None else None
         hv = hv_cfg(ctx.sb, sb_cfg) if sb_cfg is not None else None
         sync_nb_global(ctx.nb_txn, ctx.nb, gopts, sb_cfg, hv)
+        sync_nb_bfd_status(ctx.nb, ctx.sb, self.northd.data)  # every incremental handler comes here
 
     def _sync_port(self, ctx: Any, name: str) -> None:
         p = self.northd.data.ports.get(name)
@@ -80,6 +83,7 @@ class NbSyncNode(Node):
         sb_cfg = sbg.nb_cfg if sbg is not None else None
         hv = hv_cfg(sb, sb_cfg) if sb_cfg is not None else None
         sync_nb_global(txn, nb, gopts, sb_cfg, hv)
+        sync_nb_bfd_status(nb, sb, self.northd.data)
         self._sync_lsp_up(nb, sb)
         self._sync_lsp_tags()
         for p in self.northd.data.ports.values():

@@ -221,9 +221,10 @@ class SbSyncNode(Node):
         by_feature = split_changes(self.nb_in.changes)
         if not by_feature:
             return True
+        if "routes" in by_feature:  # routes decide which BFD sessions are used (their status)
+            by_feature.setdefault("bfd", [])
         lb_changes = by_feature.get("lb_nat", [])
-        if lb_changes and not self.monitors.on_nb(ctx, self.northd.data, self._svc_mac(),
-                                                  {c.table for c in lb_changes}):
+        if lb_changes and not self.monitors.on_nb(ctx, self.northd.data, self._svc_mac(), lb_changes):
             return False
         hctx = self._feature_ctx(ctx)
         for name, changes in by_feature.items():

@@ -1,0 +1,75 @@
+"""A read cache for python-ovs IDL row columns.
+
+``ovs.db.idl.Row.__getattr__`` converts the stored datum to a Python value on every read, and for
+set and map columns it first rebuilds the datum (``Datum.from_python`` with constraint checks)
+and sorts referenced rows: reading a load-balancer group's ``load_balancer`` column for every
+router that uses the group dominated a cold sync.  We keep the converted value per (row, column)
+and hand out a shallow copy (so callers may still modify what they get).
+
+Invalidation: the IDL updates a datum *in place* for update2 diffs, so the cache cannot key on
+the datum object.  Instead every row the IDL reports as changed or deleted (our ``notify``
+override in :mod:`.connection`) drops its cache, and nothing is cached while the IDL is
+processing a server message (a referencing row may be read before a row it references is
+created) or for a column with pending local changes in a transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ovs.db.idl
+
+_ORIG_GETATTR = ovs.db.idl.Row.__getattr__
+_CACHE_ATTR = "_npy_cache"
+_state = {"busy": 0, "installed": False}
+
+
+def _fast_getattr(self: Any, name: str) -> Any:
+    d = self.__dict__
+    if _state["busy"] or name.startswith("_"):
+        return _ORIG_GETATTR(self, name)
+    data = d.get("_data")
+    changes = d.get("_changes")
+    mutations = d.get("_mutations")
+    if data is None or name not in data or (changes and name in changes):
+        return _ORIG_GETATTR(self, name)
+    if mutations:
+        for kind in ("_inserts", "_removes"):
+            m = mutations.get(kind)
+            if m and name in m:
+                return _ORIG_GETATTR(self, name)
+    cache = d.get(_CACHE_ATTR)
+    if cache is None:
+        cache = d[_CACHE_ATTR] = {}
+    try:
+        value = cache[name]
+    except KeyError:
+        value = cache[name] = _ORIG_GETATTR(self, name)
+    t = type(value)
+    if t is list:
+        return list(value)
+    if t is dict:
+        return dict(value)
+    return value
+
+
+def invalidate(row: Any) -> None:
+    """Forget the cached columns of ``row`` (it changed, or was deleted)."""
+    row.__dict__.pop(_CACHE_ATTR, None)
+
+
+class busy:
+    """Context manager: no caching while the IDL processes server messages."""
+
+    def __enter__(self) -> None:
+        _state["busy"] += 1
+
+    def __exit__(self, *_exc: object) -> None:
+        _state["busy"] -= 1
+
+
+def install() -> None:
+    """Patch ``ovs.db.idl.Row`` (idempotent)."""
+    if not _state["installed"]:
+        ovs.db.idl.Row.__getattr__ = _fast_getattr
+        _state["installed"] = True
