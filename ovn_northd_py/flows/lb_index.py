@@ -8,18 +8,22 @@ datapath at a time (:meth:`LbIndex.set_dp`), so it always describes the flows in
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..northd.model import Datapath, Northd
 
+# uuid -> its text, remembered (the same rows' uuids are turned into text over and over).
+_text = functools.lru_cache(maxsize=1 << 18)(str)
+
 
 def dp_lb_uuids(dp: Datapath) -> frozenset[str]:
     """The load balancers of a switch or router: its own and its groups'."""
     nb = dp.nb
-    out = {str(lb.uuid) for lb in nb.load_balancer}
+    out = {_text(lb.uuid) for lb in nb.load_balancer}
     for grp in nb.load_balancer_group:
-        out.update(str(lb.uuid) for lb in grp.load_balancer)
+        out.update(group_members(grp))
     return frozenset(out)
 
 
@@ -54,7 +58,7 @@ class LbIndex:
         _move(self.group_dps, key, self.dp_groups.get(key, frozenset()), groups)
         if dp is not None:
             for grp in dp.nb.load_balancer_group:
-                self.group_lbs[str(grp.uuid)] = frozenset(str(lb.uuid) for lb in grp.load_balancer)
+                self.group_lbs[str(grp.uuid)] = group_members(grp)
         for g in self.dp_groups.get(key, frozenset()) - groups:
             if g not in self.group_dps:
                 self.group_lbs.pop(g, None)
@@ -103,4 +107,4 @@ def build_lb_index(nd: Northd) -> LbIndex:
 
 
 def group_members(grp: Any) -> frozenset[str]:
-    return frozenset(str(lb.uuid) for lb in grp.load_balancer)
+    return frozenset(_text(lb.uuid) for lb in grp.load_balancer)

@@ -295,32 +295,35 @@ def _lrp_updates(nd: Northd, nb: Any, updates: dict[str, frozenset[str]]) -> lis
 
 
 def _nat_lb_routers(nd: Northd, nb: Any, changes: list[RowChange]) -> list[Datapath]:
-    """Routers whose NAT rules or load balancers (own, or through a group) changed."""
-    nats: set[str] = set()
-    lbs: set[str] = set()
-    groups: set[str] = set()
+    """Routers whose NAT rules or load balancers (own, or through a group) changed.
+
+    (Compared as uuid objects: this runs for every load-balancer change, over every group's
+    members and every router.)"""
+    nats: set[Any] = set()
+    lbs: set[Any] = set()
+    groups: set[Any] = set()
     routers: set[str] = set()
     for c in changes:
         if c.table == "NAT":
-            nats.add(str(c.uuid))
+            nats.add(c.uuid)
         elif c.table == "Load_Balancer":
-            lbs.add(str(c.uuid))
+            lbs.add(c.uuid)
         elif c.table == "Load_Balancer_Group":
-            groups.add(str(c.uuid))
+            groups.add(c.uuid)
         elif c.table == "Logical_Router" and c.event == "update" and c.columns & ROUTER_DERIVED_COLUMNS:
             routers.add(str(c.uuid))
     if not (nats or lbs or groups or routers):
         return []
     if lbs:
         for g in nb.rows("Load_Balancer_Group").values():
-            if any(str(lb.uuid) in lbs for lb in g.load_balancer):
-                groups.add(str(g.uuid))
+            if not lbs.isdisjoint(lb.uuid for lb in g.load_balancer):
+                groups.add(g.uuid)
     out: list[Datapath] = []
     for dp in nd.routers():
         r = dp.nb
-        if (dp.key in routers or (nats and any(str(n.uuid) in nats for n in r.nat))
-                or (lbs and any(str(lb.uuid) in lbs for lb in r.load_balancer))
-                or (groups and any(str(g.uuid) in groups for g in r.load_balancer_group))):
+        if (dp.key in routers or (nats and not nats.isdisjoint(n.uuid for n in r.nat))
+                or (lbs and not lbs.isdisjoint(lb.uuid for lb in r.load_balancer))
+                or (groups and not groups.isdisjoint(g.uuid for g in r.load_balancer_group))):
             out.append(dp)
     return out
 
