@@ -144,7 +144,7 @@ def build_lsp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> N
     if not routers:
         return
     if port.is_router_lsp:
-        _router_lsp_flows(port, routers, table)
+        _router_lsp_flows(port, routers, ctx, table)
         return
     if not port.enabled:
         return
@@ -207,7 +207,7 @@ def _virtual_flows(port: Port, routers: tuple[AttachedRouter, ...], ctx: FlowCtx
             return
 
 
-def _router_lsp_flows(port: Port, routers: tuple[AttachedRouter, ...], table: FlowTable) -> None:
+def _router_lsp_flows(port: Port, routers: tuple[AttachedRouter, ...], ctx: FlowCtx, table: FlowTable) -> None:
     me = next((ar for ar in routers if ar.lsp is port), None)
     if me is None or me.dynamic_neigh or not port.enabled:
         return
@@ -215,12 +215,26 @@ def _router_lsp_flows(port: Port, routers: tuple[AttachedRouter, ...], table: Fl
     h = hint(port.nb_key)
     out = f'outport == "{me.lrp.name}"'
     i = me.lrp.dp.index
-    for other in routers:
+    for other, actions, v4, v6 in _binding_texts(port.dp.key, routers, ctx):
         if other is me or other.lrp is me.lrp:
             continue
-        actions = f"eth.dst = {other.nets.ea_s}; next;"
-        if other.nets.ipv4:
-            match = f"{out} && reg0 == {ip_set([n.addr_s for n in other.nets.ipv4])}"
-            table.add(i, LR_IN_ARP_RESOLVE, 100, match, actions, hint=h, owner=owner)
-        match = f"{out} && xxreg0 == {ip_set([n.addr_s for n in other.nets.ipv6])}"
-        table.add(i, LR_IN_ARP_RESOLVE, 100, match, actions, hint=h, owner=owner)
+        if v4 is not None:
+            table.add(i, LR_IN_ARP_RESOLVE, 100, f"{out} && reg0 == {v4}", actions, hint=h, owner=owner)
+        table.add(i, LR_IN_ARP_RESOLVE, 100, f"{out} && xxreg0 == {v6}", actions, hint=h, owner=owner)
+
+
+def _binding_texts(sw_key: str, routers: tuple[AttachedRouter, ...], ctx: FlowCtx
+                   ) -> list[tuple[AttachedRouter, str, str | None, str]]:
+    """Per attached router port: its binding action and address sets as text (the same for every
+    other router port of the switch, so built once per switch: a join switch with N routers has N²
+    bindings).  Memoised under the switch's key, like :func:`attached_routers`."""
+
+    def compute() -> list[tuple[AttachedRouter, str, str | None, str]]:
+        out = []
+        for other in routers:
+            v4 = ip_set([n.addr_s for n in other.nets.ipv4]) if other.nets.ipv4 else None
+            out.append((other, f"eth.dst = {other.nets.ea_s}; next;", v4,
+                        ip_set([n.addr_s for n in other.nets.ipv6])))
+        return out
+
+    return ctx.cached("lr_attached_texts", sw_key, compute)

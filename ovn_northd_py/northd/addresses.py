@@ -32,6 +32,7 @@ empty prefix (``10.9.0.6/``) or ``/+24`` is accepted, MAC bytes may carry a
 from __future__ import annotations
 
 import enum
+import functools
 import ipaddress
 import re
 import socket
@@ -70,6 +71,7 @@ def parse_mac(s: str) -> int:
     return value
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def format_mac(value: int) -> str:
     if not 0 <= value <= _MAC_MAX:
         raise AddressError(f"MAC value out of range: {value!r}")
