@@ -56,6 +56,35 @@ class KeyState:
     max_port: int = PORT_KEY_MAX
 
 
+def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: Any) -> list[Datapath]:
+    """Register datapaths created since the last build (incremental): tunnel keys as a full build
+    would hand them out (the others keep theirs), the next dense indexes, an empty port-key pool
+    each.  Returns those that got a key (a full pool is warned about and leaves one out)."""
+    max_dp = DP_KEY_MAX_VXLAN if vxlan_mode(sb) else DP_KEY_MAX_GENEVE
+    pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel keys")
+    new_keys = {dp.key for dp in new}
+    ents: list[tuple[str, object, str, int | None, int | None, int | None]] = []
+    for dp in _key_order([*nd.by_index, *new]):
+        table = "Logical_Switch" if dp.kind == LS else "Logical_Router"
+        prev = None if dp.key in new_keys else dp.tunnel_key
+        ents.append((dp.key, dp.nb.uuid, table, None, None, prev))
+    assigned = KeyAssigner(pool, w, "datapath").assign(ents)
+    out: list[Datapath] = []
+    for dp in new:
+        k = assigned.get(dp.key)
+        if k is None:
+            continue
+        dp.tunnel_key = k
+        dp.index = len(nd.by_index)
+        nd.by_index.append(dp)
+        nd.datapaths[dp.key] = dp
+        dp.external_ids = _dp_external_ids(dp)
+        keys.dp[dp.key] = k
+        keys.port_pools[dp.key] = IdPool(PORT_KEY_MIN, keys.max_port, f"port tunnel keys of {dp.name}")
+        out.append(dp)
+    return out
+
+
 def vxlan_mode(sb: Any) -> bool:
     """True when a chassis uses VXLAN: keys must then fit VXLAN's narrower VNI space."""
     for ch in sb.rows("Chassis").values():

@@ -20,10 +20,18 @@ from typing import Any
 from ..engine.features import flow_only_columns, flow_only_tables
 from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
-from .build import KeyState, lsp_port, opt, refresh_router_derived, resolve_lrp_peer, update_lrp_in_place
+from .build import (
+    KeyState,
+    add_datapaths,
+    lsp_port,
+    opt,
+    refresh_router_derived,
+    resolve_lrp_peer,
+    update_lrp_in_place,
+)
 from .idpool import IdPoolExhausted
 from .ipam import switch_has_ipam_keys, uses_dynamic_addresses
-from .model import LS, Datapath, Northd, Port
+from .model import LR, LS, Datapath, Northd, Port
 from .router_ports import apply_router_ports, plan_router_ports
 
 # NB_Global columns that change on every `ovn-nbctl --wait` or that we write ourselves.
@@ -58,10 +66,13 @@ class Tracked:
     attach_changed: set[str] = field(default_factory=set)
     # Routers whose NAT rules or load balancers changed (SB address sets derived from their VIPs).
     lb_routers: set[str] = field(default_factory=set)
+    # Datapaths created (switches / routers added to NB): their SB rows are inserted, and every
+    # registered feature sees them as an update of all its columns.
+    dps_added: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
         return bool(self.ports_changed or self.ports_deleted or self.dps_changed or self.routers_changed
-                    or self.attach_changed or self.lb_routers)
+                    or self.attach_changed or self.lb_routers or self.dps_added)
 
 
 def _is_plain(lsp: Any) -> bool:
@@ -70,7 +81,8 @@ def _is_plain(lsp: Any) -> bool:
     )
 
 
-def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], warn: Any) -> Tracked | None:
+def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], warn: Any,
+                     sb: Any = None) -> Tracked | None:
     """Apply NB row changes to the model incrementally; None when a recompute is needed."""
     ls_rows = nb.rows("Logical_Switch")
     lsp_rows = nb.rows("Logical_Switch_Port")
@@ -83,6 +95,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     router_port_changes: set[str] = set()
     rlsp_added: list[tuple[Datapath, Any]] = []
     rlsp_removed: list[Port] = []
+    created: dict[str, str] = {}  # NB uuid of a new switch / router -> its table
 
     flow_only = flow_only_tables()
     ls_feature_columns = flow_only_columns("Logical_Switch")  # e.g. acls: the features' handlers
@@ -91,6 +104,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         if c.table == "NB_Global":
             if c.event != "update" or not _nb_global_change_is_ours(c, nb):
                 return None
+        elif c.table in ("Logical_Switch", "Logical_Router") and c.event == "create":
+            created[str(c.uuid)] = c.table
         elif c.table == "Logical_Switch":
             if c.event != "update" or not c.columns <= {"ports"} | ls_feature_columns:
                 return None
@@ -118,13 +133,20 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         else:
             return None
 
+    new_dps = _new_datapaths(nd, nb, created)
+    if new_dps is None or (new_dps and sb is None):
+        return None
+    for key, dp in new_dps.items():
+        (switch_changes if dp.kind == LS else router_port_changes).add(key)
+
     # Port membership of the switches whose `ports` changed.
     claimed: dict[str, str] = {}  # lsp uuid -> switch key, for rows now in some changed switch
     for key in switch_changes:
-        dp = nd.datapaths.get(key)
+        sdp = nd.datapaths.get(key) or new_dps.get(key)
         row = ls_rows.get(_as_uuid(key, ls_rows))
-        if dp is None or row is None or dp.kind != LS:
+        if sdp is None or row is None or sdp.kind != LS:
             return None
+        dp = sdp
         now = {str(lsp.uuid): lsp for lsp in row.ports}
         have = {p.nb_key: p for p in dp.ports if p.kind == "lsp"}
         for u, p in have.items():
@@ -182,7 +204,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     removed_names = {p.name for _, p in removed}
     seen: set[str] = set()
     for dp, lsp in added:
-        if dp.key not in keys.port_pools:
+        if dp.key not in keys.port_pools and dp.key not in new_dps:
             return None
         name = lsp.name
         if not name or name in seen or (name in nd.ports and name not in removed_names):
@@ -192,7 +214,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         seen.add(name)
 
     rplan = plan_router_ports(nd, keys, nb.rows("Logical_Router"), router_port_changes, rlsp_added, rlsp_removed,
-                              {lsp.name for _, lsp in added}, removed_names)
+                              {lsp.name for _, lsp in added}, removed_names, new_dps)
     if rplan is None:
         return None
     for u in rplan.added_lrp_uuids:
@@ -203,6 +225,21 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
 
     # ---- apply ----
     t = Tracked()
+    preassigned: dict[str, int] = {}  # NB port uuid -> tunnel key, for the ports of new datapaths
+    if new_dps:
+        for dp in add_datapaths(nd, keys, sb, list(new_dps.values()), warn):
+            t.dps_added.add(dp.key)
+            t.dps_changed.add(dp.key)
+            if dp.kind == LR:
+                t.routers_changed.add(dp.key)
+            # A full build numbers a new datapath's ports in NB uuid order (switch ports, router
+            # ports); the add paths below take these keys.
+            rows = sorted(dp.nb.ports, key=lambda r: str(r.uuid))
+            new_pool = keys.port_pools[dp.key]
+            for r in rows:
+                preassigned[str(r.uuid)] = new_pool.allocate()
+        missing = set(new_dps) - t.dps_added
+        added = [(dp, lsp) for dp, lsp in added if dp.key not in missing]
     for dp, p in removed:
         dp.ports.remove(p)
         if nd.ports.get(p.name) is p:
@@ -226,7 +263,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         p = lsp_port(dp, lsp, {}, warn)
         pool = keys.port_pools[dp.key]
         try:
-            p.tunnel_key = pool.allocate()
+            p.tunnel_key = preassigned.pop(p.nb_key) if p.nb_key in preassigned else pool.allocate()
         except IdPoolExhausted as e:
             warn("port_tnl_key_exhausted", "Logical_Switch_Port", lsp.uuid, str(e), name=lsp.name)
             continue
@@ -238,7 +275,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         t.ports_deleted.pop(p.name, None)
         t.dps_changed.add(dp.key)
     if rplan:
-        apply_router_ports(nd, keys, rplan, t, warn)
+        apply_router_ports(nd, keys, rplan, t, warn, preassigned)
     routers = {r.key: r for r in _nat_lb_routers(nd, nb, changes)}
     t.lb_routers |= set(routers)
     for p in lrp_ports:
@@ -291,6 +328,28 @@ def _lrp_updates(nd: Northd, nb: Any, updates: dict[str, frozenset[str]]) -> lis
         if q is not None and q.kind == "lsp" and switch_has_ipam_keys(q.dp.nb.other_config):
             return None
         out.append(p)
+    return out
+
+
+def _new_datapaths(nd: Northd, nb: Any, created: dict[str, str]) -> dict[str, Datapath] | None:
+    """Datapaths for the switches and routers created in this batch (not registered yet); None
+    when one needs a recompute (a requested tunnel key, a disabled router, a row already gone)."""
+    out: dict[str, Datapath] = {}
+    for key, table in created.items():
+        if key in nd.datapaths:
+            return None
+        rows = nb.rows(table)
+        row = rows.get(_as_uuid(key, rows))
+        if row is None:
+            return None
+        if table == "Logical_Switch":
+            if row.other_config.get("requested-tnl-key"):
+                return None
+            out[key] = Datapath(key, LS, row.name, row)
+        else:
+            if opt(row.enabled) is False or row.options.get("requested-tnl-key"):
+                return None
+            out[key] = Datapath(key, LR, row.name, row)
     return out
 
 

@@ -67,12 +67,15 @@ def plan_router_ports(
     rlsp_removed: list[Port],
     other_new_names: set[str],
     other_removed_names: set[str],
+    new_dps: dict[str, Datapath] | None = None,
 ) -> RouterPortPlan | None:
+    """``new_dps``: datapaths created in this batch (not registered yet; their pools come later)."""
+    new_dps = new_dps or {}
     plan = RouterPortPlan(rlsp_added=list(rlsp_added), rlsp_removed=list(rlsp_removed))
     for key in router_keys:
-        r = nd.datapaths.get(key)
+        r = nd.datapaths.get(key) or new_dps.get(key)
         row = lr_rows.get(_uuid_of(key))
-        if r is None or row is None or r.kind != LR or r.key not in keys.port_pools:
+        if r is None or row is None or r.kind != LR or (r.key not in keys.port_pools and key not in new_dps):
             return None
         now = {str(lrp.uuid): lrp for lrp in row.ports}
         have = {p.nb_key: p for p in r.ports if p.kind == "lrp"}
@@ -108,7 +111,7 @@ def plan_router_ports(
         if held is None and winner is not None:
             return None  # a row that lost the name to another: let the recompute arbitrate
     for dp, lsp in plan.rlsp_added:
-        if dp.key not in keys.port_pools or lsp.options.get("requested-tnl-key"):
+        if (dp.key not in keys.port_pools and dp.key not in new_dps) or lsp.options.get("requested-tnl-key"):
             return None
         if switch_has_ipam_keys(dp.nb.other_config) and uses_dynamic_addresses(nd):
             return None
@@ -176,8 +179,12 @@ def _insert_lrp(r: Datapath, p: Port) -> None:
     r.ports.insert(i, p)
 
 
-def apply_router_ports(nd: Northd, keys: KeyState, plan: RouterPortPlan, t: Any, warn: Any) -> None:
-    """Apply a validated plan; record what changed in ``t`` (an incremental ``Tracked``)."""
+def apply_router_ports(nd: Northd, keys: KeyState, plan: RouterPortPlan, t: Any, warn: Any,
+                       preassigned: dict[str, int] | None = None) -> None:
+    """Apply a validated plan; record what changed in ``t`` (an incremental ``Tracked``).
+    ``preassigned``: NB port uuid -> tunnel key already taken from its datapath's pool (the ports
+    of a datapath created in the same batch, numbered as a full build would)."""
+    preassigned = preassigned if preassigned is not None else {}
     touched_lrps: set[str] = set()
     routers: set[str] = set()
 
@@ -196,7 +203,8 @@ def apply_router_ports(nd: Northd, keys: KeyState, plan: RouterPortPlan, t: Any,
 
     def register(p: Port, row: Any, table: str) -> bool:
         try:
-            p.tunnel_key = keys.port_pools[p.dp.key].allocate()
+            k = preassigned.pop(p.nb_key, None)
+            p.tunnel_key = k if k is not None else keys.port_pools[p.dp.key].allocate()
         except IdPoolExhausted as e:
             warn("port_tnl_key_exhausted", table, row.uuid, str(e), name=p.name)
             return False

@@ -8,9 +8,10 @@ from ...flows import build_datapath_flows, build_lflows, build_port_flows, port_
 from ...flows.context import OWNER_DP, OWNER_PORT, FlowCtx, flow_ctx_from_nb
 from ...flows.lr_pipeline import attached_router_ports
 from ...lflow.table import FlowTable
+from ...ovsdb.connection import RowChange
 from ..engine import Node
 from ..feature_lb import on_health_sb, on_mapped_ports, rebuild_router_scope
-from ..features import FeatureCtx, feature, split_changes
+from ..features import FeatureCtx, feature, flow_only_columns, split_changes
 from .inputs import DbInput
 from .northd import NorthdNode
 
@@ -47,7 +48,17 @@ class LflowNode(Node):
         flows of the changed entities.  Other NB changes reach us through the northd node."""
         if self.nb_in.resynced:
             return False
-        by_feature = split_changes(self.nb_in.changes)
+        changes = self.nb_in.changes
+        t = self.northd.tracked
+        if t is not None and t.dps_added:
+            # A new switch or router: to the features it is an update of every column they read.
+            nd = self.northd.data
+            for key in sorted(t.dps_added):
+                dp = nd.datapaths.get(key)
+                if dp is not None:
+                    table = "Logical_Switch" if dp.is_switch else "Logical_Router"
+                    changes = [*changes, RowChange("update", table, dp.nb.uuid, flow_only_columns(table))]
+        by_feature = split_changes(changes)
         if not by_feature:
             return True
         if self.fctx is None:
@@ -71,6 +82,7 @@ class LflowNode(Node):
             return False
         nd, table, fctx = self.northd.data, self.table, self.fctx
         fctx.nd = nd
+        table.ensure_capacity(len(nd.by_index))  # new datapaths take the next indexes
         for name in t.ports_deleted:
             table.remove_owner((OWNER_PORT, name))
         rebuild_ports: set[str] = set(t.ports_changed)

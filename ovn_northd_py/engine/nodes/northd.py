@@ -32,7 +32,7 @@ class NorthdNode(Node):
     def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
         if self.nb_in.resynced or self.gopts is None:
             return False
-        t = apply_nb_changes(self.data, self.keys, ctx.nb, self.nb_in.changes, ctx.warn.warn)
+        t = apply_nb_changes(self.data, self.keys, ctx.nb, self.nb_in.changes, ctx.warn.warn, sb=ctx.sb)
         if t is None:
             return False
         if t:

@@ -136,8 +136,8 @@ class SbSyncNode(Node):
 
     def _on_northd_change(self, _node: Node, ctx: Any) -> bool:
         t = self.northd.tracked
-        if t is None:
-            return False
+        if t is None or t.dps_added:
+            return False  # (a new datapath: its SB rows come with a full SB sync; flows stay incremental)
         try:
             new_pbs = self._sync_ports(ctx, t.ports_changed | set(t.ports_deleted))
             self._sync_groups(ctx, t.dps_changed, new_pbs)
