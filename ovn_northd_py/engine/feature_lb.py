@@ -12,7 +12,13 @@ What a change can touch, and what the handler rebuilds (owners in parentheses):
 * a router using a changed load balancer / group, or whose NAT rules changed: its whole scope
   -- router-wide flows (``("dp", key)``), per NAT rule / load balancer / route / policy owners,
   its ports' flows, and the router-type switch ports peering with them (they answer ARP for
-  the router's NAT and VIP addresses).  Proportional to the router, never to the network;
+  the router's NAT and VIP addresses, and own the ``add_route`` routes / bindings of its NAT
+  rules on the neighbour routers: :func:`rebuild_router_scope`).  Proportional to the router
+  and its DGPs' switches, never to the network;
+* a load balancer's flows read its row only (template or not, ``options:event``), ``ctx.health``
+  for checked VIPs, the switches' / routers' Copp meters (a Copp change recomputes) and NB_Global
+  ``controller_event`` (``ctx.controller_event``; an NB_Global option change recomputes): whatever
+  else changes, :func:`_rebuild_switch_lb` forgets the memo first;
 * health checks (``ip_port_mappings``): the switch ports whose ARP/ND responder answers for a
   health-check source IP, when that set changes; the load balancer's monitors
   (``fctx.health``, :class:`~ovn_northd_py.flows.lb_health.LbHealth`);
@@ -61,7 +67,18 @@ def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: Any, extra_owne
     """Every flow of ``router`` and of the switch ports peering with it, rebuilt from scratch.
 
     ``extra_owners``: owners of this router's flows the present NB rows no longer name (deleted
-    NAT rules, load balancers it lost)."""
+    NAT rules, load balancers it lost).
+
+    NAT ``options:add_route`` puts flows on *other* routers (the neighbours on the switch of the
+    rule's distributed gateway port: /32 routes, and ARP bindings on gateway routers).  They are
+    owned by the router-type switch port peering with that DGP
+    (:func:`~ovn_northd_py.flows.lr_nat.build_lsp_nat_add_route_flows`), which this function
+    rebuilds below with the router's other peer ports: a NAT change on the router therefore needs
+    no rebuild of the neighbour routers themselves.  The reverse direction is covered by the
+    router-port handling (:mod:`ovn_northd_py.engine.nodes.lflow`): a neighbour attaching to,
+    detaching from or changing its port on that switch in place rebuilds every port of the switch;
+    a neighbour's ``options:chassis`` (gateway or not: bindings or not) is a router option, which
+    recomputes."""
     nd = fctx.nd
     for owner in extra_owners:
         table.remove_owner(owner)

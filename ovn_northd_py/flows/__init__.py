@@ -65,7 +65,12 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   distributed gateway port a rule applies on: ``gateway_port``, else the DGP whose networks hold
   its external IP), the router's options (``dnat_force_snat_ip``) and the *names* of their
   ``allowed_ext_ips`` / ``exempted_ext_ips`` address sets (``$name`` in matches; renaming an
-  Address_Set row used by a NAT rule must rebuild that router's scope).
+  Address_Set row used by a NAT rule must rebuild that router's scope);
+* NAT ``options:add_route`` (:func:`.lr_nat.build_lsp_nat_add_route_flows`): the routes and bindings
+  of a DGP's NAT addresses on the other routers of the DGP's switch are owned by the router-type
+  switch port peering with the DGP; they read the router's NAT rules and DGP (rebuilt with the
+  router's scope) and the switch's other router ports (every port of the switch is rebuilt when a
+  router attaches, detaches or changes a port in place).
 """
 
 from __future__ import annotations
@@ -78,6 +83,7 @@ from ..northd.model import Datapath, Northd, Port
 from .acl_rules import build_all_acl_flows
 from .context import FlowCtx, WarnFn, dp_owner, flow_ctx_from_nb, hint, port_owner
 from .defaults import build_lr_default_flows, build_lrp_default_flows, build_ls_default_flows
+from .lr_nat import build_lsp_nat_add_route_flows
 from .lr_pipeline import LR_DP_BUILDERS, LR_PORT_BUILDERS, LSP_ROUTER_BUILDERS
 from .ls_acl import build_ls_acl_flows, build_lsp_dhcp_reply_flows
 from .ls_arp_rsp import build_lsp_arp_rsp_flows
@@ -114,6 +120,7 @@ SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (
     build_lsp_dhcp_flows,
     build_lsp_external_port_flows,
     *LSP_ROUTER_BUILDERS,
+    build_lsp_nat_add_route_flows,
 )
 ROUTER_PORT_BUILDERS: tuple[PortBuilder, ...] = (build_lrp_default_flows, *LR_PORT_BUILDERS)
 # Flows owned by NB rows other than datapaths and ports, built once per full build.

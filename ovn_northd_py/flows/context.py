@@ -80,6 +80,10 @@ class FlowCtx:
     ignore_lsp_down: bool = True
     svc_monitor_ips: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     health: LbHealth = field(default_factory=LbHealth)
+    # NB_Global ``options:controller_event=true``: every load-balancer VIP without backends (not
+    # ``reject``) raises ``empty_lb_backends`` events (:mod:`.ls_lb`, :mod:`.lr_lb`).  Read by the
+    # per-load-balancer memo (``ls_lb.switch_lb_specs``): an NB_Global change recomputes.
+    controller_event: bool = False
     # Router ports named by an NB BFD row (:mod:`.lr_bfd`; the BFD feature keeps it current).
     bfd_ports: frozenset[str] = frozenset()
     warn: WarnFn = _no_warn
@@ -126,7 +130,9 @@ def flow_ctx_from_nb(
     ``Port_Binding`` RowIndex by name, to read ``up``)."""
     default_acl_drop = False
     ignore_lsp_down = True
+    controller_event = False
     for row in nb.rows("NB_Global").values():
+        controller_event = _truthy(row.options.get("controller_event", "false"))
         default_acl_drop = _truthy(row.options.get("default_acl_drop", "false"))
         ignore_lsp_down = row.options.get("ignore_lsp_down", "true").lower() != "false"
         break
@@ -138,6 +144,7 @@ def flow_ctx_from_nb(
         acl=build_acl_index(nd, nb),
         lbs=build_lb_index(nd),
         ignore_lsp_down=ignore_lsp_down,
+        controller_event=controller_event,
         svc_monitor_ips=svc_monitor_src_ips(nb),
         health=build_lb_health(nb, sb, pb_index),
         bfd_ports=bfd_ports_of(nb),

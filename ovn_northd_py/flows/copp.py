@@ -13,7 +13,8 @@ flows, ``svc-monitor`` the ``handle_svc_check`` flow, ``reject`` the ACL rejects
 static routes' too), ``tcp-reset`` the TCP resets and SCTP aborts, ``icmp4-error`` /
 ``icmp6-error`` the other ICMP errors (unreachable, TTL exceeded, too big in ``lr_in_ip_input``
 and ``lr_in_larger_pkts``), ``nd-ra-opts`` ``put_nd_ra_opts``, ``bfd`` ``handle_bfd_msg``,
-``reject`` load balancers' reject VIPs (``event-elb``: ``trigger_event`` flows are not built).
+``reject`` load balancers' reject VIPs (switches and routers), ``event-elb`` the load balancers'
+``trigger_event`` flows (``ls_in_pre_lb`` / ``lr_in_dnat`` 130, :func:`.ls_lb.raises_event`).
 
 Flows reading it depend on the datapath's ``copp`` and the Copp row (changes recompute) and
 on which NB meters exist (the ACL feature recomputes when that set changes while a Copp is

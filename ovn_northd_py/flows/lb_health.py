@@ -12,7 +12,8 @@ backend ``B`` of a checked VIP (``IP[:PORT]`` / ``[IP6][:PORT]``, port 0 when ab
   ``src_mac`` = NB_Global ``svc_monitor_mac``, ``options`` = the health check's options verbatim,
   ``external_ids`` never written, ``status`` left to ovn-controller -- except that northd turns
   ``online`` into ``offline`` while the port's Port_Binding is not ``up`` (:func:`status_down`
-  counts such a row as down already);
+  counts such a row as down already); a VIP with a malformed backend has none
+  (:func:`explicit_backends`);
 * the checked VIP's ``ct_lb_mark`` backends are the monitored backends whose status is empty
   or ``online`` (``offline`` / ``error`` drop them), written ``IP:PORT`` / ``[IP6]:PORT`` even
   for port 0; unmapped backends, bad mappings and unknown ports are dropped; no backend left
@@ -41,15 +42,19 @@ MonitorKey = tuple[str, str, int, str]
 
 @dataclass(frozen=True, slots=True)
 class Endpoint:
-    ip: str  # normalised text
+    """An IP (normalised text) and port; in a template load balancer (:mod:`.ls_lb`) either may be a
+    ``^VAR`` token (the port then a ``str``) and ``raw`` backends print unbracketed (observed)."""
+
+    ip: str
     v6: bool
-    port: int | None
+    port: int | str | None
+    raw: bool = False
 
     def text(self) -> str:
         """``IP[:PORT]`` / ``[IP6]:PORT`` / ``IP6``, as the reference prints it."""
         if self.port is None:
             return self.ip
-        return f"[{self.ip}]:{self.port}" if self.v6 else f"{self.ip}:{self.port}"
+        return f"[{self.ip}]:{self.port}" if self.v6 and not self.raw else f"{self.ip}:{self.port}"
 
     def with_port(self) -> Endpoint:
         """The endpoint with port 0 when it has none (checked VIPs' backends)."""
@@ -111,19 +116,35 @@ def parse_mapping(value: str) -> tuple[str, str] | None:
         return None
 
 
+def is_template_lb(lb: Any) -> bool:
+    """``options:template=true``: VIPs and backends may name Chassis_Template_Var variables (``^VAR``)."""
+    options = getattr(lb, "options", None) or {}
+    return str(options.get("template", "")).lower() == "true"
+
+
 def checked_vips(lb: Any) -> dict[str, Any]:
-    """VIP key -> its Load_Balancer_Health_Check row, for a load balancer whose health checks count."""
-    if not lb.health_check or lb_protocol(lb) not in HEALTH_PROTOCOLS:
+    """VIP key -> its Load_Balancer_Health_Check row, for a load balancer whose health checks count
+    (template load balancers' do not: their VIPs are not addresses)."""
+    if not lb.health_check or lb_protocol(lb) not in HEALTH_PROTOCOLS or is_template_lb(lb):
         return {}
     return {hc.vip: hc for hc in lb.health_check if hc.vip in lb.vips}
 
 
-def _backends(text: str, v6: bool) -> Iterator[Endpoint]:
+def explicit_backends(text: str, v6: bool) -> tuple[Endpoint, ...] | str:
+    """A VIP's backends (``IP[:PORT]``, ``[IP6][:PORT]``), or why the VIP is unusable: observed, one
+    bad backend (address, port, the other family) drops the whole VIP -- its flows, its monitors
+    and the ARP / ND responder for their source IPs."""
+    out: list[Endpoint] = []
     for part in text.split(","):
-        if part.strip():
-            b = parse_endpoint(part)
-            if b is not None and b.v6 == v6:
-                yield b
+        if not part.strip():
+            continue
+        b = parse_endpoint(part)
+        if b is None:
+            return f"bad backend {part.strip()!r}"
+        if b.v6 != v6:
+            return f"backend {part.strip()!r} is not of the VIP's address family"
+        out.append(b)
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,14 +167,15 @@ def lb_monitored(lb: Any) -> Iterator[Monitored]:
     mappings = lb.ip_port_mappings
     for vip_key, hc in sorted(vips.items()):
         vip = parse_endpoint(vip_key)
-        if vip is None:
+        backends = explicit_backends(lb.vips[vip_key], vip.v6) if vip is not None else ""
+        if isinstance(backends, str):
             continue
-        for b in _backends(lb.vips[vip_key], vip.v6):
+        for b in backends:
             m = parse_mapping(mappings.get(b.mapping_key(), ""))
             if m is None:
                 continue
             bp = b.with_port()
-            yield Monitored(vip_key, bp, (m[0], bp.ip, bp.port or 0, proto), m[1], hc)
+            yield Monitored(vip_key, bp, (m[0], bp.ip, int(bp.port or 0), proto), m[1], hc)
 
 
 def desired_monitors(

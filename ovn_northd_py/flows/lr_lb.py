@@ -22,7 +22,10 @@ udp/sctp), per VIP V (``IP``/``IP:PORT``/``[IP6]:PORT``, no health check) with b
   backend ``lr_in_dnat`` 150 (restore the VIP into ``reg0``/``xxreg0``, ``ct_lb_mark`` to that
   backend; here the router's ``force_snat`` wins over the load balancer's ``skip_snat``) and
   ``lr_in_lb_aff_learn`` 100 (``commit_lb_aff``);
-* ``skip_snat``: ``lr_out_snat`` 120 ``flags.skip_snat_for_lb == 1 && ip`` -> ``next;``.
+* ``skip_snat``: ``lr_out_snat`` 120 ``flags.skip_snat_for_lb == 1 && ip`` -> ``next;``;
+* controller events (:func:`.ls_lb.raises_event`, as on switches): ``lr_in_dnat`` 130 with the
+  switch's match and ``trigger_event`` action, on every router with the load balancer (gateway,
+  DGP -- not limited to C -- and plain), metered by the router's Copp ``event-elb``.
 
 Router-wide, gateway routers only (owner ``("dp", key)``, built whether or not the router has load
 balancers): ``options:lb_force_snat_ip=router_ip`` adds, per router port with a peer, its first IPv4
@@ -55,11 +58,12 @@ from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, hint
 from .copp import copp_meter
 from .lr_common import fmt_ip, parse_ip_strict, port_nets, router_info, smap_bool
-from .ls_lb import Endpoint, Vip, cached_vips, lb_protocol
+from .ls_lb import Endpoint, Vip, cached_vips, event_action, event_match, lb_protocol, raises_event
 
 LB_PORT_PRIORITY = 120
 LB_IP_PRIORITY = 110
 LB_AFF_PRIORITY = 150
+EVENT_PRIORITY = 130
 AFF_PRIORITY = 100
 # lr_out_snat's table id: a rejected packet resumes the egress pipeline there.
 REJECT = "reg0 = 0; reject { outport <-> inport; next(pipeline=egress,table=3);};"
@@ -153,6 +157,9 @@ def build_router_lb_flows(
     for v in cached_vips(lb, ctx):
         vip, fam = v.vip, _fam(v.vip)
         add(LR_IN_DEFRAG, 100, f"ip && {fam}.dst == {vip.ip}", "ct_dnat;")
+        if raises_event(lb, v, ctx):
+            add(LR_IN_DNAT, EVENT_PRIORITY, event_match(v, proto), event_action(lb, v, proto),
+                copp_meter(router, ctx, "event-elb") if ctx else None)
         if gateway and nat_ips and parse_ip_strict(vip.ip) in nat_ips:
             port_m = "" if vip.port is None else f" && {proto}.dst == {vip.port}"
             add(LR_IN_UNSNAT, 120, f"{fam} && {fam}.dst == {vip.ip} && {proto}{port_m}", "next;")
@@ -179,13 +186,16 @@ def build_router_lb_flows(
             _add_affinity(v, proto, timeout, *aff, add)
 
 
-def _add_affinity(v: Vip, proto: str, timeout: int, prefix: str, suffix: str, add: Any) -> None:
+def _add_affinity(orig: Vip, proto: str, timeout: int, prefix: str, suffix: str, add: Any) -> None:
+    """Affinity flows; a template VIP's (:meth:`.ls_lb.Vip.affinity`) keep its own family only in
+    the ``lr_in_lb_aff_check`` match (observed)."""
+    v = orig.affinity()
     vip, fam = v.vip, _fam(v.vip)
     vip_reg = "xxreg0" if vip.v6 else "reg0"
     check = f"{vip_reg} = {fam}.dst; "
     if vip.port is not None:
         check += f"reg9[16..31] = {proto}.dst; "
-    add(LR_IN_LB_AFF_CHECK, AFF_PRIORITY, _vip_match(v, proto), check + "reg9[6] = chk_lb_aff(); next;")
+    add(LR_IN_LB_AFF_CHECK, AFF_PRIORITY, _vip_match(orig, proto), check + "reg9[6] = chk_lb_aff(); next;")
     backend_reg = "xxreg1" if vip.v6 else "reg4"
     learn_vip = f"reg9[6] == 0 && ct.new && {fam} && {vip_reg} == {vip.ip}"
     if vip.port is not None:

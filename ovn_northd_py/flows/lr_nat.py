@@ -51,6 +51,24 @@ flows of gateway routers (:func:`.lr_lb.build_lr_force_snat_flows`).
 Inputs besides the router's NAT rows: its ports (DGPs and their networks, ``gateway_port``
 resolution), its options, and the *names* of the NAT rules' address sets.
 
+A rule whose external IP, logical IP/network or type does not parse gets no flows and is warned
+about once (``ctx.warn``, kind ``nat_bad_rule``, naming the NAT row).
+
+``options:add_route=true`` on a ``dnat`` / ``dnat_and_snat`` rule with an IPv4 external IP E applied
+on a DGP D (:func:`build_lsp_nat_add_route_flows`, observed): every other router with a port P on
+D's switch (through a router-type switch port) routes E there -- ``lr_in_ip_routing`` 98 (a
+connected /32 route) ``ip4.dst == E/32`` -> ``ip.ttl--; reg8[0..15] = 0; reg0 = ip4.dst; reg1 =
+<P's first IPv4>; eth.src = <P's MAC>; outport = "P"; flags.loopback = 1; next;`` -- and, on
+gateway routers only, binds those IPs: ``lr_in_arp_resolve`` 100 ``outport == "P" && reg0 ==
+{E1, E2, ...}`` (rules in uuid order, one flow per MAC) -> ``eth.dst = <D's MAC, or the rule's
+external_mac when distributed>; next;``.  IPv6 rules, ``snat`` rules and gateway routers' rules add
+nothing.  With several DGPs, the router's first DGP takes every such rule, another DGP only the
+rules naming it as ``gateway_port`` or, without one, whose external IP is in its networks
+(:func:`_routes_on`).  Those flows belong to the router-type switch port peering with D (owner ``("port",
+name)``): they read the router's NAT rules and D (rebuilt with the router's scope, which rebuilds
+its peer switch ports) and the switch's other router ports (rebuilt when routers attach to or
+detach from the switch or one of their ports changes in place: every port of the switch is).
+
 Incremental processing: NAT, load-balancer and router changes rebuild the router's scope; a
 rebuild must remove :func:`nat_and_lb_owners` and the router's dp owner before calling
 :func:`build_lr_nat_flows` (which reads :func:`.lr_common.router_info`, memoised under the
@@ -69,6 +87,7 @@ from ..lflow.stages import (
     LR_IN_DNAT,
     LR_IN_GW_REDIRECT,
     LR_IN_IP_INPUT,
+    LR_IN_IP_ROUTING,
     LR_IN_UNSNAT,
     LR_OUT_CHK_DNAT_LOCAL,
     LR_OUT_EGR_LOOP,
@@ -80,7 +99,7 @@ from ..lflow.table import FlowTable
 from ..northd.addresses import AddressError, format_ipv6, parse_mac, solicited_node
 from ..northd.build import opt
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, hint
+from .context import FlowCtx, dp_owner, hint, port_owner
 from .lr_common import (
     REGBIT_PKT_LARGER,
     fmt_ip,
@@ -277,6 +296,13 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     ext_ip = parse_ip_strict(nat.external_ip.strip())
     logical = _logical(nat.logical_ip)
     if ext_ip is None or logical is None or nat.type not in SNAT_TYPES | DNAT_TYPES:
+        if ext_ip is None:
+            reason = f"bad external_ip {nat.external_ip!r}"
+        elif logical is None:
+            reason = f"bad logical_ip {nat.logical_ip!r}"
+        else:
+            reason = f"bad type {nat.type!r}"
+        ctx.warn("nat_bad_rule", "NAT", nat.uuid, reason, router=router.name)
         return
     ext = fmt_ip(ext_ip)
     v4 = ext_ip.version == 4
@@ -486,3 +512,63 @@ def _build_lbs(router: Datapath, gw: NatGw, lbs: list[Any], ctx: FlowCtx, table:
     force, nat_ips = forces_snat_for_lb(router, ctx), nat_external_ips(router)
     for lb in lbs:
         build_router_lb_flows(router, gw, lb, table, force_snat=force, nat_ips=nat_ips, gateway=gateway, ctx=ctx)
+
+
+def _routes_on(router: Datapath, ctx: FlowCtx, nat: Any, dgp: Port) -> bool:
+    """Are NAT rule ``nat``'s add_route flows on the switch of DGP ``dgp`` (observed)?  The router's
+    first DGP (the one :func:`nat_gateway` picks; the only one) takes every rule, whatever its
+    ``gateway_port``; another DGP the rules whose ``gateway_port`` names it and, without
+    ``gateway_port``, those whose external IP is in one of its networks."""
+    dgps = router_info(router, ctx).dgps
+    if dgp is dgps[0]:
+        return True
+    named = opt(nat.gateway_port)
+    if named is not None:
+        return dgp.nb_key == str(named.uuid)
+    return _dgp_for_ip(router, ctx, nat.external_ip) is dgp
+
+
+def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """The ``add_route`` flows of the NAT rules applied on the distributed gateway port peering with
+    router-type switch port ``port``, on the other routers attached to its switch (module doc)."""
+    dgp = port.peer
+    if not port.is_router_lsp or dgp is None or dgp.kind != "lrp":
+        return
+    router = dgp.dp
+    if opt(router.nb.enabled) is False or dgp not in router_info(router, ctx).dgps or not router.nb.nat:
+        return
+    dgp_nets = port_nets(dgp, ctx)
+    if dgp_nets is None:
+        return
+    by_mac: dict[str, list[str]] = {}
+    for nat in sorted(router.nb.nat, key=lambda n: str(n.uuid)):
+        if nat.type not in DNAT_TYPES or not smap_bool(nat.options, "add_route", False):
+            continue
+        ext = parse_ip_strict(nat.external_ip.strip())
+        if ext is None or ext.version != 4 or _logical(nat.logical_ip) is None:
+            continue
+        if not _routes_on(router, ctx, nat, dgp):
+            continue
+        by_mac.setdefault(_distributed_mac(nat) or dgp_nets.ea_s, []).append(fmt_ip(ext))
+    if not by_mac:
+        return
+    owner = port_owner(port)
+    for q in port.dp.ports:
+        p = q.peer
+        if q is port or not q.is_router_lsp or p is None or p.kind != "lrp" or p.dp is router:
+            continue
+        if opt(p.dp.nb.enabled) is False:
+            continue
+        nets = port_nets(p, ctx)
+        if nets is None or not nets.ipv4:
+            continue
+        i = p.dp.index
+        tail = (f"reg8[0..15] = 0; reg0 = ip4.dst; reg1 = {nets.ipv4[0].addr_s}; eth.src = {nets.ea_s}; "
+                f'outport = "{p.name}"; flags.loopback = 1; next;')
+        for ips in by_mac.values():
+            for ip in ips:
+                table.add(i, LR_IN_IP_ROUTING, 98, f"ip4.dst == {ip}/32", f"ip.ttl--; {tail}", owner=owner)
+        if router_info(p.dp, ctx).is_gateway:
+            for mac, ips in by_mac.items():
+                table.add(i, LR_IN_ARP_RESOLVE, 100, f'outport == "{p.name}" && reg0 == {{{", ".join(ips)}}}',
+                          f"eth.dst = {mac}; next;", owner=owner)

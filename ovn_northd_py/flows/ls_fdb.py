@@ -1,7 +1,8 @@
 """MAC learning on switch ports: ``ls_in_lookup_fdb`` and ``ls_in_put_fdb``.
 
 A port learns MACs when it is a plain VIF (type ``""``, child ports included), has
-``unknown`` among its addresses and no port_security.  Observed: the flows are
+``unknown`` among its addresses and no usable port_security entry
+(:func:`~.ls_port_security.has_port_security`: ``"bogus"`` or ``""`` alone do not count).  Observed: the flows are
 added for disabled ports too, and not for localport, vtep, l2gateway, virtual or
 external ports with ``unknown``; a localnet port learns under the same conditions when
 its ``options:localnet_learn_fdb`` is true (any case).
@@ -13,11 +14,12 @@ from ..lflow.stages import LS_IN_LOOKUP_FDB, LS_IN_PUT_FDB
 from ..lflow.table import FlowTable
 from ..northd.model import Port
 from .context import FlowCtx, hint, port_owner
+from .ls_port_security import has_port_security
 from .registers import REGBIT_LKUP_FDB
 
 
 def learns_macs(port: Port) -> bool:
-    if port.kind != "lsp" or not port.has_unknown or port.nb.port_security:
+    if port.kind != "lsp" or not port.has_unknown or has_port_security(port):
         return False
     if port.sb_type == "localnet":
         return str(port.nb.options.get("localnet_learn_fdb", "")).lower() == "true"

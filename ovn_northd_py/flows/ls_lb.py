@@ -14,7 +14,26 @@ or through a Load_Balancer_Group; owner ``("lb", lb uuid)``), and each of its VI
   ``ls_in_lb`` 150 (restore the VIP registers, ``ct_lb_mark`` to that backend) and
   ``ls_in_lb_aff_learn`` 100 (``commit_lb_aff``);
 * identical flows of two load balancers on one switch are one flow; different actions for
-  one VIP are both emitted.
+  one VIP are both emitted;
+* controller events (:func:`raises_event`): a VIP for which the NB lists no backend, of a load
+  balancer without ``reject``, with NB_Global ``options:controller_event=true`` or the load
+  balancer's ``options:event=true``: ``ls_in_pre_lb`` 130 ``ip4.dst == VIP && P[ && P.dst == PORT]``
+  -> ``trigger_event(event = "empty_lb_backends", vip = "VIP", protocol = "P", load_balancer =
+  "UUID");`` (its ``drop;`` in ``ls_in_lb`` stays).  It carries the switch's Copp ``event-elb``
+  meter, and a reject VIP its ``reject`` meter (:mod:`.copp`; per switch, so one load balancer's
+  flow may be split over meters).
+
+VIPs and backends (:func:`parse_vip`): a VIP that does not parse, or with one backend that does not
+(bad address or port, the other family), gets no flows at all and is warned about once
+(``ctx.warn``, kind ``lb_bad_vip``, naming the Load_Balancer row).  A *template* load balancer
+(``options:template=true``, ``options:address-family=ipv4|ipv6``) writes its VIPs and backends as
+``HOST[:PORT]`` with ``^VAR`` tokens (resolved per chassis by ovn-controller from
+Chassis_Template_Var; no flow reads the variables' values): the flows keep the tokens
+(``ip4.dst == ^vip && tcp.dst == ^port``, ``ct_lb_mark(backends=^b1:^bp,^b2)``, IPv6 backends
+unbracketed), the affinity flows write the VIP as IPv6 with port-less backends
+(:meth:`Vip.affinity`), the SB row brackets an IPv6 VIP with a port (:func:`sb_vip_key`), and the
+routers neither answer ARP for template VIPs nor list them in ``_rtr_lb`` address sets (literal
+ones with ``neighbor_responder=all``, :mod:`.router_addrs`).  Observed.
 
 A switch with a VIP (owner ``("dp", key)``) also gets the hairpin flows:
 ``ls_in_pre_hairpin`` 100, ``ls_in_nat_hairpin`` 100/100/90 and ``ls_in_hairpin`` 1.
@@ -36,6 +55,7 @@ from ..lflow.stages import (
     LS_IN_LB_AFF_LEARN,
     LS_IN_NAT_HAIRPIN,
     LS_IN_PRE_HAIRPIN,
+    LS_IN_PRE_LB,
     LS_IN_PRE_STATEFUL,
     LS_OUT_QOS_MARK,
 )
@@ -43,7 +63,17 @@ from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Northd
 from .acl_index import ls_has_lb_vips
 from .context import FlowCtx, Owner, dp_owner, hint
-from .lb_health import Endpoint, Monitored, checked_vips, lb_monitored, lb_protocol, parse_endpoint
+from .copp import copp_meter
+from .lb_health import (
+    Endpoint,
+    Monitored,
+    checked_vips,
+    explicit_backends,
+    is_template_lb,
+    lb_monitored,
+    lb_protocol,
+    parse_endpoint,
+)
 from .registers import REGBIT_CONNTRACK_COMMIT, REGBIT_CONNTRACK_NAT
 
 OWNER_LB: Final = "lb"
@@ -57,6 +87,7 @@ LB_PORT_PRIORITY: Final = 120
 LB_IP_PRIORITY: Final = 110
 LB_AFF_PRIORITY: Final = 150
 AFF_PRIORITY: Final = 100
+EVENT_PRIORITY: Final = 130
 
 
 def lb_owner(lb: Any) -> Owner:
@@ -70,6 +101,7 @@ class Vip:
     key: str  # the NB vips key
     # Every backend the NB lists for a checked VIP; None: ``backends``.
     all_backends: tuple[Endpoint, ...] | None = None
+    template: bool = False  # of a template load balancer
 
     @property
     def listed_backends(self) -> tuple[Endpoint, ...]:
@@ -77,15 +109,84 @@ class Vip:
         ``lr_out_undnat`` name them all (observed)."""
         return self.backends if self.all_backends is None else self.all_backends
 
+    def affinity(self) -> Vip:
+        """The VIP as the affinity flows write it.  Observed: a template load balancer's are written
+        as IPv6 (``ip6``, ``xxreg``, ``[VIP]:PORT``) whatever its address family, with port-less
+        backends."""
+        if not self.template:
+            return self
+        v = self.vip
+        backends = tuple(Endpoint(b.ip, True, None) for b in self.listed_backends)
+        return Vip(Endpoint(v.ip, True, v.port), backends, self.key, None, True)
 
-def _parse_backends(text: str, v6: bool) -> tuple[Endpoint, ...]:
+
+def template_v6(lb: Any) -> bool:
+    """A template load balancer's family: ``options:address-family=ipv6``, else IPv4."""
+    return str(lb.options.get("address-family", "ipv4")).lower() == "ipv6"
+
+
+def _template_endpoint(text: str, v6: bool, raw: bool) -> Endpoint | None:
+    """``HOST[:PORT]`` of a template load balancer (observed: HOST is taken as written -- a ``^VAR``
+    or any other word -- and PORT is a ``^VAR`` or a port number; no brackets, one colon at most)."""
+    s = text.strip()
+    parts = s.split(":")
+    if len(parts) > 2 or not all(parts) or any(c in s for c in "[] \t"):
+        return None
+    port: int | str | None = None
+    if len(parts) == 2:
+        p = parts[1]
+        if p.startswith("^") and len(p) > 1:
+            port = p
+        elif p.isdigit() and 0 < int(p) <= 65535:
+            port = int(p)
+        else:
+            return None
+    return Endpoint(parts[0], v6, port, raw)
+
+
+def _template_backends(text: str, v6: bool) -> tuple[Endpoint, ...] | str:
+    """A template load balancer's backends: all in template form, else all explicit (observed)."""
     out: list[Endpoint] = []
     for part in text.split(","):
-        if part.strip():
-            b = parse_endpoint(part)
-            if b is not None and b.v6 == v6:
-                out.append(b)
+        if not part.strip():
+            continue
+        b = _template_endpoint(part, v6, True)
+        if b is None:
+            return explicit_backends(text, v6)
+        out.append(b)
     return tuple(out)
+
+
+def parse_vip(lb: Any, key: str) -> tuple[Endpoint, tuple[Endpoint, ...]] | str:
+    """VIP ``key`` of ``lb`` and its backends, or the reason it is skipped.
+
+    Template load balancers (``options:template=true``, :func:`is_template_lb`) accept ``^VAR``
+    tokens in the VIP (``^VIP[:^PORT|:port]``, in the ``address-family``) and backends; elsewhere a
+    token is a bad address."""
+    text = str(lb.vips[key])
+    if is_template_lb(lb):
+        v6 = template_v6(lb)
+        vip = _template_endpoint(key, v6, False)
+        if vip is None:
+            return f"bad template VIP {key!r} (expected ^VIP_VAR[:^PORT_VAR|:port])"
+        backends = _template_backends(text, v6)
+    else:
+        vip = parse_endpoint(key)
+        if vip is None:
+            return f"bad VIP {key!r} (expected IP[:PORT] or [IP6][:PORT])"
+        backends = explicit_backends(text, vip.v6)
+    if isinstance(backends, str):
+        return f"VIP {key!r}: {backends}"
+    return vip, backends
+
+
+def sb_vip_key(lb: Any, key: str) -> str:
+    """The key of VIP ``key`` in the SB Load_Balancer row (observed: a template load balancer's
+    usable VIPs are rewritten, an IPv6 one with a port as ``[VIP]:PORT``; the rest as written)."""
+    if not is_template_lb(lb):
+        return key
+    parsed = parse_vip(lb, key)
+    return key if isinstance(parsed, str) else parsed[0].text()
 
 
 def _usable(ctx: FlowCtx) -> Callable[[Monitored], bool]:
@@ -101,8 +202,10 @@ def lb_vips(lb: Any, ctx: FlowCtx | None = None) -> Iterator[Vip]:
     """The load balancer's valid VIPs, in NB key order.
 
     With ``ctx``, a checked VIP (:mod:`.lb_health`) balances to its monitored backends that are not
-    down (``IP:PORT``, port 0 when absent); without, checked VIPs are left out."""
+    down (``IP:PORT``, port 0 when absent); without, checked VIPs are left out.  A VIP that does not
+    parse (:func:`parse_vip`) is skipped, warned about once through ``ctx.warn`` (kind ``lb_bad_vip``)."""
     checked = checked_vips(lb)
+    template = is_template_lb(lb)
     usable: dict[str, list[Endpoint]] = {}
     if checked and ctx is not None:
         ok = _usable(ctx)
@@ -110,12 +213,14 @@ def lb_vips(lb: Any, ctx: FlowCtx | None = None) -> Iterator[Vip]:
             if ok(m):
                 usable.setdefault(m.vip_key, []).append(m.backend)
     for key in sorted(lb.vips):
-        vip = parse_endpoint(key)
-        if vip is None:
+        parsed = parse_vip(lb, key)
+        if isinstance(parsed, str):
+            if ctx is not None:
+                ctx.warn("lb_bad_vip", "Load_Balancer", lb.uuid, parsed, name=str(getattr(lb, "name", "")), vip=key)
             continue
-        backends = _parse_backends(lb.vips[key], vip.v6)
+        vip, backends = parsed
         if key not in checked:
-            yield Vip(vip, backends, key)
+            yield Vip(vip, backends, key, None, template)
         elif ctx is not None:
             yield Vip(vip, tuple(usable.get(key, ())), key, backends)
 
@@ -158,16 +263,44 @@ def _load_vip(v: Vip) -> str:
     return out if v.vip.port is None else f"{out}{REG_ORIG_PORT} = {v.vip.port}; "
 
 
+def _rejects(lb: Any) -> bool:
+    return str(lb.options.get("reject", "false")).lower() == "true"
+
+
+def raises_event(lb: Any, v: Vip, ctx: FlowCtx | None) -> bool:
+    """Does VIP ``v`` raise ``empty_lb_backends`` controller events (observed)?  When the NB lists no
+    (valid) backend for it -- a checked VIP whose backends are all down or unmapped does not -- the
+    load balancer does not ``reject``, and NB_Global ``options:controller_event=true`` or the load
+    balancer's ``options:event=true`` (either one suffices; ``event=false`` does not veto)."""
+    if v.listed_backends or _rejects(lb):
+        return False
+    return (ctx is not None and ctx.controller_event) or str(lb.options.get("event", "")).lower() == "true"
+
+
+def event_match(v: Vip, proto: str) -> str:
+    """The match of a VIP's ``trigger_event`` flow (``ls_in_pre_lb`` 130 / ``lr_in_dnat`` 130)."""
+    fam, _ = _regs(v)
+    m = f"{fam}.dst == {v.vip.ip} && {proto}"
+    return m if v.vip.port is None else f"{m} && {proto}.dst == {v.vip.port}"
+
+
+def event_action(lb: Any, v: Vip, proto: str) -> str:
+    return (f'trigger_event(event = "empty_lb_backends", vip = "{v.vip.text()}", protocol = "{proto}", '
+            f'load_balancer = "{lb.uuid}");')
+
+
 def _vip_action(lb: Any, v: Vip, proto: str) -> str:
     if not v.backends:
-        if lb.options.get("reject", "false").lower() == "true":
+        if _rejects(lb):
             return f"reg0 = 0; reject {{ outport <-> inport; next(pipeline=egress,table={LS_OUT_QOS_MARK.table_id});}};"
         return "drop;"
     backends = ",".join(b.text() for b in v.backends)
     return f"{REGBIT_CONNTRACK_COMMIT} = 0; ct_lb_mark(backends={backends}{_hash_fields(lb, proto)});"
 
 
-FlowSpec = tuple[Any, int, str, str]  # (stage, priority, match, actions)
+# (stage, priority, match, actions, Copp protocol of its controller meter or None): the meter
+# itself is each switch's (:func:`.copp.copp_meter`).
+FlowSpec = tuple[Any, int, str, str, str | None]
 
 
 def _affinity_specs(v: Vip, proto: str, timeout: int) -> list[FlowSpec]:
@@ -176,21 +309,23 @@ def _affinity_specs(v: Vip, proto: str, timeout: int) -> list[FlowSpec]:
     vip_regs = f"ct.new && {fam} && {reg} == {v.vip.ip}"
     if v.vip.port is not None:
         vip_regs += f" && {REG_ORIG_PORT} == {v.vip.port}"
-    out.append((LS_IN_LB_AFF_CHECK, AFF_PRIORITY, vip_regs, f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;"))
+    out.append((LS_IN_LB_AFF_CHECK, AFF_PRIORITY, vip_regs, f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;",
+                None))
     backend_reg = "xxreg0" if v.vip.v6 else "reg4"
     for b in v.listed_backends:
         m = f"{REGBIT_KNOWN_LB_SESSION} == 1 && ct.new && {fam} && {backend_reg} == {b.ip}"
         if b.port is not None:
             m += f" && {REG_AFF_BACKEND_PORT} == {b.port}"
         out.append((LS_IN_LB, LB_AFF_PRIORITY, m,
-                    f"{REGBIT_CONNTRACK_COMMIT} = 0; {_load_vip(v)}ct_lb_mark(backends={b.text()});"))
+                    f"{REGBIT_CONNTRACK_COMMIT} = 0; {_load_vip(v)}ct_lb_mark(backends={b.text()});", None))
         learn = f"{REGBIT_KNOWN_LB_SESSION} == 0 && {vip_regs} && {fam}.dst == {b.ip}"
         args = f'vip = "{v.vip.text()}", backend = "{b.text()}", '
         if b.port is not None:
             learn += f" && {proto}.dst == {b.port}"
         if v.vip.port is not None:
             args += f"proto = {proto}, "
-        out.append((LS_IN_LB_AFF_LEARN, AFF_PRIORITY, learn, f"commit_lb_aff({args}timeout = {timeout}); /* drop */"))
+        out.append((LS_IN_LB_AFF_LEARN, AFF_PRIORITY, learn, f"commit_lb_aff({args}timeout = {timeout}); /* drop */",
+                    None))
     return out
 
 
@@ -203,7 +338,8 @@ def cached_vips(lb: Any, ctx: FlowCtx | None) -> tuple[Vip, ...]:
 
 
 def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
-    """The flows load balancer ``lb`` gives every switch it is on (the same on each)."""
+    """The flows load balancer ``lb`` gives every switch it is on (the same on each but for their
+    meters).  Reads the row, ``ctx.health`` and ``ctx.controller_event``."""
 
     def compute() -> list[FlowSpec]:
         out: list[FlowSpec] = []
@@ -212,11 +348,15 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
         for v in cached_vips(lb, ctx):
             match = _vip_match(v, proto)
             out.append((LS_IN_PRE_STATEFUL, PRE_STATEFUL_VIP_PRIORITY, f"{REGBIT_CONNTRACK_NAT} == 1 && {match}",
-                        f"{_load_vip(v)}ct_lb_mark;"))
+                        f"{_load_vip(v)}ct_lb_mark;", None))
             prio = LB_IP_PRIORITY if v.vip.port is None else LB_PORT_PRIORITY
-            out.append((LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto)))
+            rejects = not v.backends and _rejects(lb)
+            out.append((LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto), "reject" if rejects else None))
+            if raises_event(lb, v, ctx):
+                out.append((LS_IN_PRE_LB, EVENT_PRIORITY, event_match(v, proto), event_action(lb, v, proto),
+                            "event-elb"))
             if timeout > 0:
-                out += _affinity_specs(v, proto, timeout)
+                out += _affinity_specs(v.affinity(), proto, timeout)
         return out
 
     if ctx is None:
@@ -231,8 +371,14 @@ def build_lb_flows_on_switches(dps: list[Datapath], lb: Any, ctx: FlowCtx | None
         return
     owner, h = lb_owner(lb), hint(str(lb.uuid))
     indices = [dp.index for dp in dps]
-    for stage, prio, match, actions in switch_lb_specs(lb, ctx):
-        if len(indices) == 1:
+    for stage, prio, match, actions, copp in switch_lb_specs(lb, ctx):
+        if copp is not None and ctx is not None:
+            by_meter: dict[str | None, list[int]] = {}
+            for dp in dps:
+                by_meter.setdefault(copp_meter(dp, ctx, copp), []).append(dp.index)
+            for meter, idx in by_meter.items():
+                table.add_many(idx, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter)
+        elif len(indices) == 1:
             table.add(indices[0], stage, prio, match, actions, hint=h, owner=owner)
         else:
             table.add_many(indices, stage, prio, match, actions, hint=h, owner=owner)

@@ -15,6 +15,10 @@ so the logical flows only set and test ``REGBIT_PORT_SEC_DROP``.  Observed on th
   RAMP switch (70) -- the man page says the L2 lookup table, the reference jumps to
   the hairpin stage; a switch with any ``vtep`` port (enabled or not) sends such packets
   on from ``ls_in_hairpin`` to ``ls_in_l2_lkup`` (1000, a datapath flow: it reads the ports);
+* port security counts (no MAC learning, :mod:`.ls_fdb`) only through entries that begin with a
+  MAC, read as leniently as ``addresses`` (:func:`has_port_security`): a port whose entries are all
+  unusable (``""``, ``"bogus"``) learns MACs like a port without port security, while
+  ``"<mac> foo"`` or ``"<mac> 10.0.0.300"`` count;
 * an enabled port with ``options:qdisc_queue_id`` (copied verbatim, not validated): the
   same flow prefixed with ``set_queue(ID);`` (70; vtep ports get the prefix on their flow);
   on a localnet port also the egress ``outport == P`` -> ``set_queue(ID); output;`` (100).
@@ -31,11 +35,17 @@ from ..lflow.stages import (
     LS_OUT_CHECK_PORT_SEC,
 )
 from ..lflow.table import FlowTable
+from ..northd.addresses import extract_lport_addresses
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, hint, port_owner
 from .registers import REGBIT_FROM_RAMP, REGBIT_PORT_SEC_DROP
 
 CHECK_IN_PORT_SEC = f"{REGBIT_PORT_SEC_DROP} = check_in_port_sec(); next;"
+
+
+def has_port_security(port: Port) -> bool:
+    """Does one of the port's ``port_security`` entries begin with a MAC (the reference skips the others)?"""
+    return any(extract_lport_addresses(entry).addresses is not None for entry in port.nb.port_security)
 
 
 def build_ls_port_sec_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

@@ -24,6 +24,7 @@ from ..northd.addresses import (
 from ..northd.build import opt
 from ..northd.model import Datapath, Port
 from .context import FlowCtx
+from .lb_health import is_template_lb
 
 # NAT types whose external IP the router answers ARP/ND for.
 DNAT_TYPES = frozenset({"dnat", "dnat_and_snat"})
@@ -92,6 +93,8 @@ def _compute(router: Datapath) -> RouterAddrs:
         lbs += list(group.load_balancer)
     vips: dict[IPAddress, None] = {}
     for lb in lbs:
+        if is_template_lb(lb):  # observed: no ARP/ND or address set for template load balancers' VIPs
+            continue
         for key in lb.vips:
             addr = parse_vip_address(key)
             if addr is not None:
@@ -137,16 +140,24 @@ def router_lb_vip_sets(router: Datapath) -> dict[str, list[str]]:
     if not lbs:
         return {}
     vips: dict[IPAddress, None] = {}
+    anywhere: set[IPAddress] = set()  # template load balancers' VIPs, with neighbor_responder=all
     for lb in lbs:
+        # Observed: a template load balancer's (literal) VIPs only with ``neighbor_responder=all``,
+        # then whatever the router's networks.
+        template = is_template_lb(lb)
+        if template and lb.options.get("neighbor_responder") != "all":
+            continue
         for key in lb.vips:
             addr = parse_vip_address(key)
             if addr is not None:
                 vips[addr] = None
+                if template:
+                    anywhere.add(addr)
     nets = [n for n in (lrp_networks(p) for p in router.ports if p.kind == "lrp") if n is not None]
     v4 = sorted({format_ip(v) for v in vips if isinstance(v, IPv4Address)
-                 and any(n.contains(v) for ns in nets for n in ns.ipv4)})
+                 and (v in anywhere or any(n.contains(v) for ns in nets for n in ns.ipv4))})
     v6 = sorted({format_ip(v) for v in vips if isinstance(v, IPv6Address)
-                 and any(n.contains(v) for ns in nets for n in ns.ipv6)})
+                 and (v in anywhere or any(n.contains(v) for ns in nets for n in ns.ipv6))})
     out: dict[str, list[str]] = {}
     if v4:
         out[f"_rtr_lb_{router.tunnel_key}_ip4"] = v4

@@ -478,7 +478,10 @@ def _nat_dgp(dgps: list[Port], nat: Any) -> Port | None:
 def _garp_lb_vips(router: Datapath) -> list[str]:
     """The router's load-balancer VIPs as ``nat_addresses`` lists them (observed): IPv4 ones, then
     IPv6 ones, each in the iteration order of an OVS string set filled load balancer by load
-    balancer (own ones, then groups'), each's VIPs in the order of its ``vips`` map."""
+    balancer (own ones, then groups'), each's VIPs in the order of its ``vips`` map.  A template
+    load balancer's usable VIPs are listed as written (``^VAR``, with the IPv4 ones)."""
+    from ..flows.lb_health import is_template_lb
+    from ..flows.ls_lb import parse_vip
     from ..flows.ovs_order import sset_order
 
     lbs = list(router.nb.load_balancer)
@@ -487,8 +490,13 @@ def _garp_lb_vips(router: Datapath) -> list[str]:
     v4: list[str] = []
     v6: list[str] = []
     for lb in lbs:
+        template = is_template_lb(lb)
         for key in sset_order(str(k) for k in lb.vips):
-            addr = _vip_addr(key)
+            if template:
+                parsed = parse_vip(lb, key)
+                addr = None if isinstance(parsed, str) else parsed[0].ip
+            else:
+                addr = _vip_addr(key)
             if addr is not None:
                 (v6 if ":" in addr else v4).append(addr)
     return sset_order(v4) + sset_order(v6)

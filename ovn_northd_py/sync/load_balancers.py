@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..flows.ls_lb import sb_vip_key
 from ..northd.model import Northd
 from .lflows import WantLb, _omap
 
@@ -37,7 +38,7 @@ def desired_sb_lb(lb: Any, switches: Iterable[str], dp_uuid: dict[str, str]) -> 
     proto = lb.protocol[0] if lb.protocol else "tcp"
     cols = {
         "name": lb.name,
-        "vips": _omap(dict(lb.vips)),
+        "vips": _omap({sb_vip_key(lb, k): v for k, v in lb.vips.items()}),
         "protocol": proto,
         "options": _omap(opts),
         "external_ids": _omap(ids),

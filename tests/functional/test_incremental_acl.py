@@ -94,7 +94,9 @@ def acl_columns(rnd: random.Random, m: Model, tag: str, pg: str | None) -> list[
     direction = rnd.choice(["from-lport", "to-lport"])
     port_match = f"{'inport' if direction == 'from-lport' else 'outport'} == @{pg} && " if pg else ""
     match = port_match + rnd.choice(
-        ["ip4", "tcp.dst == 80", f"ip4.src == ${rnd.choice(sorted(m.sets) or ['as0'])}", "udp", "ip6"]
+        ["ip4", "tcp.dst == 80", f"ip4.src == ${rnd.choice(sorted(m.sets) or ['as0'])}", "udp", "ip6",
+         f"ip4.src == ${rnd.choice(sorted(m.pgs))}_ip4", f"ip6.dst == ${rnd.choice(sorted(m.pgs))}_ip6",
+         "icmp4 || icmp6 || sctp"]
     )
     cols = [f"direction={direction}", f"priority={rnd.randint(0, 32767)}", f'match="{match}"',
             f"action={rnd.choice(ACTIONS)}", f"external_ids:tag={tag}"]
@@ -110,6 +112,8 @@ def acl_columns(rnd: random.Random, m: Model, tag: str, pg: str | None) -> list[
         cols.append("options:apply-after-lb=true")
     if rnd.random() < 0.2:
         cols.append("options:log-related=true")
+        if rnd.random() < 0.5 and "log=true" not in cols:  # the flows log-related adds need log and a label
+            cols += ["log=true", f"label={rnd.randint(1, 5)}"]
     return cols
 
 
@@ -164,7 +168,9 @@ def random_batch(rnd: random.Random, env, m: Model) -> tuple[list[list[str]], in
                 [f"action={rnd.choice(ACTIONS)}"], ['match="tcp || udp"'], ["log=true", "severity=notice"],
                 ["log=false"], [f"label={rnd.randint(0, 3)}"], ["options:apply-after-lb=true"],
                 ["options:apply-after-lb=false"], [f"priority={rnd.randint(0, 32767)}"], ["direction=to-lport"],
-                ["meter=m-fair", "log=true"],
+                ["meter=m-fair", "log=true"], ["options:log-related=true", "log=true", "label=2"],
+                ["options:log-related=false"], ["options={}"], ['name="renamed"', "severity=warning"],
+                ["meter=m-plain"], ["meter=[]"], ["options:apply-after-lb=true", "action=allow-related", "label=4"],
             ])
             batch.append(["set", "ACL", u, *change])
         elif kind == "pg-ports":
@@ -185,7 +191,8 @@ def random_batch(rnd: random.Random, env, m: Model) -> tuple[list[list[str]], in
             batch.append(["pg-del", pg])
         elif kind == "as":
             name = rnd.choice(sorted(m.sets | {f"as{n}"}))
-            addrs = ",".join(f'"10.{rnd.randint(0, 9)}.0.{i}"' for i in range(rnd.randint(0, 3)))
+            addrs = ",".join(rnd.choice([f'"10.{rnd.randint(0, 9)}.0.{i}"', f'"fd00::{i:x}"', f'"10.{i}.0.0/16"',
+                                         f'"fd0{i}::/64"']) for i in range(rnd.randint(0, 3)))
             if name in m.sets:
                 batch.append(["set", "Address_Set", name, f"addresses=[{addrs}]"])
             else:

@@ -37,6 +37,10 @@ def lb_env(env):
               "--", "create", "address_set", "name=nat_as2", "addresses=10.78.0.1",
               "--", "lrp-add", "lrgw1", "lrgw1-ext2", "00:00:aa:00:00:01", "60.0.0.254/8",
               "--", "lrp-set-gateway-chassis", "lrgw1-ext2", "hv9", "10")
+    # A Copp on ls1 and lrgw1 metering controller events and rejects (empty VIPs with options:event).
+    env.nbctl("meter-add", "m-elb", "drop", "10", "pktps", "--", "meter-add", "m-rej", "drop", "10", "pktps")
+    copp = env.nbctl("create", "copp", "name=c1", "meters:event-elb=m-elb", "meters:reject=m-rej").strip()
+    env.nbctl("set", "logical_switch", "ls1", f"copp={copp}", "--", "set", "logical_router", "lrgw1", f"copp={copp}")
     d, port = start_checked_daemon(env)
     try:
         env.sync()
@@ -67,10 +71,19 @@ def random_lb_batches(seed: int, total: int) -> list[list[list[str]]]:
                      ["--may-exist", "ls-lb-add", sw, lb]]
         elif r < 0.55:
             batch = [["--may-exist", "lb-add", lb, "10.1.1.1:8080", "10.1.1.2:80"], ["--if-exists", "ls-lb-del", sw, lb]]
-        elif r < 0.65:
-            key = rnd.choice(("reject=true", "affinity_timeout=30", "skip_snat=true", "reject=false"))
+        elif r < 0.64:
+            key = rnd.choice(("reject=true", "affinity_timeout=30", "skip_snat=true", "reject=false", "event=true",
+                              "event=false"))
             batch = [["--may-exist", "lb-add", lb, "10.1.1.3:81", "10.1.1.4:81"], ["set", "load_balancer", lb,
                                                                                     f"options:{key}"]]
+        elif r < 0.68:
+            # Template load balancers (options:template, address-family, ^VAR VIPs and backends).
+            fam = rnd.choice(("ipv4", "ipv6"))
+            batch = [["--may-exist", "lb-add", lb, "10.1.1.9:84", "10.1.1.10:84"],
+                     ["set", "load_balancer", lb, f'vips:"^v{n % 3}:^p"="^b{n % 2}:^bp,^b9"',
+                      rnd.choice(("options:template=true", "options:template=false")),
+                      f"options:address-family={fam}", rnd.choice(("options:event=true", "options:reject=true",
+                                                                    "options:affinity_timeout=20"))]]
         elif r < 0.72:
             batch = [["--may-exist", "lb-add", lb, "10.1.1.5:82", "10.1.1.6:82"],
                      ["add", "load_balancer_group", "grp", "load_balancer", f"@{lb}"],
@@ -217,3 +230,108 @@ def test_renaming_an_address_set_used_by_a_nat_rule_rebuilds_its_router(lb_env):
     assert "$nat_as1_renamed" in env.sbctl("lflow-list")
     assert {n: node_runs(port, n, "recompute") for n in before} == before
     assert not mismatches(d)
+
+
+def test_random_event_and_template_changes_incremental_equals_recompute(lb_env):
+    """Controller events (options:event, empty VIPs, Copp event-elb on ls1 / lrgw1) and template load
+    balancers (^VAR VIPs, address families, template on and off) attached to switches and routers,
+    with nat-addresses=router on the router-type ports: incremental equals recompute."""
+    env, d, port = lb_env
+    seed = int(os.environ.get("OVN_TEST_SEED", "20261203"))
+    rnd = random.Random(seed)
+    for name in env.nbctl("--bare", "--columns=name", "find", "logical_switch_port", "type=router").split():
+        env.nbctl("set", "logical_switch_port", name, "options:nat-addresses=router")
+    env.nbctl("--may-exist", "lr-lb-add", "lrgw1", "lba", "--", "--may-exist", "lr-lb-add", "lr1", "lba",
+              wait="sb")
+    done: list[list[list[str]]] = []
+    before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow")}
+    for n in range(1, 51):
+        lb = rnd.choice(LBS)
+        k = rnd.randrange(6)
+        if k == 0:
+            batch = [["--may-exist", "lb-add", lb, f"10.3.{n}.1:80", ""],
+                     ["set", "load_balancer", lb, f"options:event={rnd.choice(('true', 'false'))}"]]
+        elif k in (1, 2):
+            fam = rnd.choice(("ipv4", "ipv6"))
+            backends = rnd.choice(("^b1:^bp,^b2", "", "10.0.0.9:80,^b3", "[fd00::9]:80,^b1"))
+            batch = [["--may-exist", "lb-add", lb, "10.1.1.9:84", "10.1.1.10:84"],
+                     ["set", "load_balancer", lb, f'vips:"^v{n % 4}:^p{n % 2}"="{backends}"',
+                      "options:template=true", f"options:address-family={fam}",
+                      rnd.choice(("options:affinity_timeout=20", "options:reject=true", "options:event=true",
+                                  "options:neighbor_responder=all"))]]
+        elif k == 3:
+            batch = [["--may-exist", "lb-add", lb, "10.1.1.9:84", "10.1.1.10:84"],
+                     ["set", "load_balancer", lb, f"options:template={rnd.choice(('true', 'false'))}"]]
+        elif k == 4:
+            target = rnd.choice((("ls-lb-add", rnd.choice(SWITCHES)), ("lr-lb-add", rnd.choice(ROUTERS))))
+            batch = [["--may-exist", "lb-add", lb, "10.1.1.11:85", "10.1.1.12:85"], ["--may-exist", *target, lb]]
+        else:
+            batch = [["--if-exists", "lb-del", lb]]
+        apply_checked(env, d, _resolve(env, batch), done, seed)
+    assert {n: node_runs(port, n, "recompute") for n in before} == before
+    checks = metric(port, "ovn_northd_py_incremental_checks_total")
+    assert checks >= len(done) // 2, f"only {checks} checks for {len(done)} transactions"
+    assert d.proc is not None and d.proc.poll() is None
+
+
+def _rport(sw: str, name: str, lrp: str) -> list[list[str]]:
+    return [["lsp-add", sw, name], ["lsp-set-type", name, "router"], ["lsp-set-addresses", name, "router"],
+            ["lsp-set-options", name, f"router-port={lrp}"]]
+
+
+def test_random_nat_add_route_changes_incremental_equals_recompute(lb_env):
+    """NAT options:add_route on a router with a distributed gateway port: its rules come and go, the
+    neighbour routers on the DGP's switch (a gateway router, a plain one) attach, detach and change
+    their port in place, and the DGP's MAC changes: incremental equals recompute, with no northd or
+    lflow recompute (the neighbours' routes and bindings are owned by the DGP's peer switch port)."""
+    env, d, port = lb_env
+    seed = int(os.environ.get("OVN_TEST_SEED", "20261204"))
+    rnd = random.Random(seed)
+    setup = [["ls-add", "xpub"], ["ls-add", "xint"], ["lsp-add", "xint", "xvm"],
+             ["lsp-set-addresses", "xvm", "00:00:00:00:77:05 10.77.0.5"],
+             ["lr-add", "rd"], ["lrp-add", "rd", "rd-pub", "02:00:00:00:77:01", "172.31.0.1/24"],
+             ["lrp-set-gateway-chassis", "rd-pub", "hv1", "10"],
+             ["lrp-add", "rd", "rd-int", "02:00:00:00:77:02", "10.77.0.1/24"],
+             *_rport("xpub", "xpub-rd", "rd-pub"), *_rport("xint", "xint-rd", "rd-int"),
+             ["lr-add", "ngw"], ["set", "logical_router", "ngw", "options:chassis=hv2"],
+             ["lr-add", "npl"]]
+    env.nbctl(*[a for i, c in enumerate(setup) for a in ((["--"] if i else []) + c)], wait="sb")
+    done: list[list[list[str]]] = []
+    before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow")}
+    for n in range(1, 61):
+        k = rnd.randrange(8)
+        if k <= 2:
+            kind = rnd.choice(("dnat", "dnat_and_snat", "snat"))
+            ext = f"172.31.{rnd.choice((0, 0, 9))}.{n % 250 + 2}"
+            cols = [f"type={kind}", f"external_ip={ext}", f"logical_ip=10.77.0.{n % 250 + 2}",
+                    f"options:add_route={rnd.choice(('true', 'true', 'false'))}"]
+            if kind == "dnat_and_snat" and rnd.random() < 0.3:
+                cols += [f'external_mac="00:00:00:00:ee:{n % 256:02x}"', "logical_port=xvm"]
+            batch = [["--id=@n", "create", "NAT", *cols], ["add", "logical_router", "rd", "nat", "@n"]]
+        elif k == 3:
+            batch = [["--if-exists", "lr-nat-del", "rd", rnd.choice(("dnat", "dnat_and_snat", "snat"))]]
+        elif k == 4:
+            r = rnd.choice(("ngw", "npl"))
+            if env.nbctl("--bare", "--columns=name", "find", "logical_router_port", f"name={r}-pub").strip():
+                continue
+            batch = [["lrp-add", r, f"{r}-pub", f"02:00:00:00:78:{n % 256:02x}", f"172.31.0.{200 + n % 50}/24"],
+                     *_rport("xpub", f"xpub-{r}", f"{r}-pub")]
+        elif k == 5:
+            r = rnd.choice(("ngw", "npl"))
+            batch = [["--if-exists", "lsp-del", f"xpub-{r}"], ["--if-exists", "lrp-del", f"{r}-pub"]]
+        elif k == 6:
+            r = rnd.choice(("ngw", "npl"))
+            if not env.nbctl("--bare", "--columns=name", "find", "logical_router_port", f"name={r}-pub").strip():
+                continue
+            batch = [["set", "logical_router_port", f"{r}-pub",
+                      f'networks=["172.31.0.{100 + n % 50}/24", "10.{n % 200}.0.1/24"]']]
+        else:
+            batch = [["set", "logical_router_port", "rd-pub", f'mac="02:00:00:00:79:{n % 256:02x}"']]
+        apply_checked(env, d, batch, done, seed)
+    assert {n: node_runs(port, n, "recompute") for n in before} == before
+    routes = [line for line in env.sbctl("lflow-list").splitlines() if "priority=98 " in line and "172.31." in line]
+    checks = metric(port, "ovn_northd_py_incremental_checks_total")
+    assert checks >= len(done) // 2, f"only {checks} checks for {len(done)} transactions"
+    assert d.proc is not None and d.proc.poll() is None
+    assert len(done) >= 40, done
+    assert routes or all("add_route=true" not in " ".join(" ".join(c) for c in b) for b in done)

@@ -46,9 +46,11 @@ def test_status_down(status: str | None, up: bool, down: bool) -> None:
 
 
 WEB = _lb(1, {"10.0.0.10:80": "10.0.0.4:8080,10.0.0.5:8080,10.0.0.6:8080", "10.0.0.11": "10.0.0.4,10.0.0.5",
-              "[fd00::10]:80": "[fd00::4]:80,10.0.0.4:80", "10.0.0.12:80": "10.0.0.4:80"},
+              "[fd00::10]:80": "[fd00::4]:80", "10.0.0.12:80": "10.0.0.4:80",
+              "10.0.0.13:80": "10.0.0.4:9090,[fd00::4]:9090"},
           {"10.0.0.4": "p1:10.0.0.2", "10.0.0.5": "gone:10.0.0.2", "[fd00::4]": "p1:[fd00::2]"},
-          {"10.0.0.10:80": {"interval": "5"}, "10.0.0.11": {}, "[fd00::10]:80": {}, "10.0.0.99:80": {}})
+          {"10.0.0.10:80": {"interval": "5"}, "10.0.0.11": {}, "[fd00::10]:80": {}, "10.0.0.99:80": {},
+           "10.0.0.13:80": {}})
 
 
 def test_lb_monitored_keys() -> None:
@@ -63,6 +65,7 @@ def test_lb_monitored_keys() -> None:
 def test_desired_monitors_known_ports_and_last_lb_wins() -> None:
     other = _lb(3, {"10.0.0.20:80": "10.0.0.4:8080"}, {"10.0.0.4": "p1:10.0.0.9"}, {"10.0.0.20:80": {"interval": "9"}})
     want = desired_monitors([other, WEB], lambda name: name == "p1", "0a:00:00:00:00:01")
+    # 10.0.0.13:80 lists an IPv6 backend: the whole VIP is dropped, monitors included (observed).
     assert set(want) == {("p1", "10.0.0.4", 8080, "tcp"), ("p1", "10.0.0.4", 0, "tcp"), ("p1", "fd00::4", 80, "tcp")}
     assert want[("p1", "10.0.0.4", 8080, "tcp")] == {
         "logical_port": "p1", "ip": "10.0.0.4", "port": 8080, "protocol": "tcp", "src_ip": "10.0.0.9",
@@ -71,7 +74,9 @@ def test_desired_monitors_known_ports_and_last_lb_wins() -> None:
 
 def _fctx(down: set, ports: dict[str, str]) -> SimpleNamespace:
     nd = SimpleNamespace(ports={n: SimpleNamespace(kind=k) for n, k in ports.items()})
-    return SimpleNamespace(nd=nd, health=LbHealth(down=down))
+    warned: list[tuple] = []
+    return SimpleNamespace(nd=nd, health=LbHealth(down=down), warned=warned,
+                           warn=lambda kind, table, row, reason, **kw: warned.append((kind, table, row, reason)))
 
 
 def test_checked_vip_backends() -> None:
@@ -83,7 +88,10 @@ def test_checked_vip_backends() -> None:
         "10.0.0.11": ([], ["10.0.0.4", "10.0.0.5"]),
         "10.0.0.12:80": (["10.0.0.4:80"], ["10.0.0.4:80"]),  # not checked: its health check names another VIP
         "[fd00::10]:80": (["[fd00::4]:80"], ["[fd00::4]:80"]),
+        # "10.0.0.13:80" lists an IPv6 backend: dropped (observed on the reference), and warned about.
     }
+    assert [(w[0], w[1], w[2]) for w in ctx.warned] == [("lb_bad_vip", "Load_Balancer", WEB.uuid)]
+    assert "10.0.0.13:80" in ctx.warned[0][3]
     assert [v.key for v in lb_vips(WEB)] == ["10.0.0.12:80"]  # without a context, checked VIPs are left out
 
 
