@@ -329,9 +329,9 @@ def test_random_nat_add_route_changes_incremental_equals_recompute(lb_env):
             batch = [["set", "logical_router_port", "rd-pub", f'mac="02:00:00:00:79:{n % 256:02x}"']]
         apply_checked(env, d, batch, done, seed)
     assert {n: node_runs(port, n, "recompute") for n in before} == before
-    routes = [line for line in env.sbctl("lflow-list").splitlines() if "priority=98 " in line and "172.31." in line]
     checks = metric(port, "ovn_northd_py_incremental_checks_total")
     assert checks >= len(done) // 2, f"only {checks} checks for {len(done)} transactions"
     assert d.proc is not None and d.proc.poll() is None
     assert len(done) >= 40, done
-    assert routes or all("add_route=true" not in " ".join(" ".join(c) for c in b) for b in done)
+    # (Whether add_route routes exist at the end depends on the sequence; the rule itself is
+    # checked against the reference in tests/parity/test_router_nat_add_route.py.)
