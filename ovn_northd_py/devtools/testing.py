@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -81,3 +82,22 @@ def apply_checked(env: Any, daemon: Any, batch: list[list[str]], done: list[list
         seq = "\n".join(json.dumps(b) for b in done)
         raise AssertionError(f"incremental != recompute after {len(done)} transactions (seed {seed}):\n"
                              f"{bad[0].get('differences')}\nsequence:\n{seq}")
+
+
+@contextlib.contextmanager
+def checked_daemon(env: Any) -> Iterator[tuple[Any, Any, int]]:
+    """Our daemon with ``--check-incremental=1`` on ``env``'s databases, synced: ``(env, daemon,
+    metrics port)``; stopped (by PID) on exit.  The random-sequence tests' fixtures use it."""
+    d, port = start_checked_daemon(env)
+    try:
+        env.sync()
+        yield env, d, port
+    finally:
+        d.stop()
+
+
+def build_mixed(env: Any, switches: int, ports: int, gateways: int) -> None:
+    """The shared "mixed" workload (``mixed.py NB S P G``) in ``env``'s NB."""
+    from ..parity.harness import workload
+
+    workload("mixed", switches, ports, gateways)(env.nb.remote)

@@ -4,18 +4,17 @@ NB BFD rows, routes naming them, router ports, and statuses ovn-controller repor
 from __future__ import annotations
 
 import random
-import subprocess
 
 import pytest
-from test_incremental import MIXED
 
 from ovn_northd_py.devtools.testing import (
     apply_checked,
+    build_mixed,
+    checked_daemon,
     metric,
     mismatches,
     node_runs,
     run_batch,
-    start_checked_daemon,
     wait_until,
 )
 
@@ -24,13 +23,9 @@ NODES = ("northd", "lflow", "sb_sync", "nb_sync")
 
 @pytest.fixture
 def mixed(env):
-    subprocess.run(["python3", str(MIXED), env.nb.remote, "3", "2", "2"], check=True, capture_output=True)
-    d, port = start_checked_daemon(env)
-    try:
-        env.sync()
-        yield env, d, port
-    finally:
-        d.stop()
+    build_mixed(env, 3, 2, 2)
+    with checked_daemon(env) as ctx:
+        yield ctx
 
 
 def _uuid(env, table: str, *conds: str) -> str:

@@ -7,33 +7,28 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
 
 import pytest
-from test_incremental import MIXED
 
 from ovn_northd_py.devtools.testing import (
     apply_checked,
+    build_mixed,
+    checked_daemon,
     metric,
     mismatches,
     node_runs,
     run_batch,
-    start_checked_daemon,
 )
 
 
 @pytest.fixture
 def net(env):
-    subprocess.run(["python3", str(MIXED), env.nb.remote, "3", "3", "2"], check=True, capture_output=True)
+    build_mixed(env, 3, 3, 2)
     env.nbctl("lb-add", "lbshared", "10.9.9.9:80", "10.9.9.10:80", "--",
               "create", "address_set", "name=as1", "addresses=10.1.1.1", "--",
               "pg-add", "pg1")
-    d, port = start_checked_daemon(env)
-    try:
-        env.sync()
-        yield env, d, port
-    finally:
-        d.stop()
+    with checked_daemon(env) as ctx:
+        yield ctx
 
 
 def _switch(n: int, ports: int, rnd: random.Random) -> list[list[str]]:

@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
 
 import pytest
-from test_incremental import MIXED
 
 from ovn_northd_py.devtools.testing import (
     apply_checked,
+    build_mixed,
+    checked_daemon,
     metric,
     mismatches,
     node_runs,
     run_batch,
-    start_checked_daemon,
 )
 
 SWITCHES = ("ls1", "ls2", "ls3")
@@ -27,7 +26,7 @@ LBS = ("lba", "lbb", "lbc", "lbd")
 
 @pytest.fixture
 def lb_env(env):
-    subprocess.run(["python3", str(MIXED), env.nb.remote, "3", "4", "2"], check=True, capture_output=True)
+    build_mixed(env, 3, 4, 2)
     env.nbctl("lb-add", "lba", "10.0.0.100:80", "10.0.0.2:80,10.0.0.3:80", "--", "ls-lb-add", "ls1", "lba",
               "--", "lb-add", "lbb", "[fd00::100]:443", "[fd00::2]:443", "--", "ls-lb-add", "ls2", "lbb",
               "--", "create", "load_balancer_group", "name=grp")
@@ -41,12 +40,8 @@ def lb_env(env):
     env.nbctl("meter-add", "m-elb", "drop", "10", "pktps", "--", "meter-add", "m-rej", "drop", "10", "pktps")
     copp = env.nbctl("create", "copp", "name=c1", "meters:event-elb=m-elb", "meters:reject=m-rej").strip()
     env.nbctl("set", "logical_switch", "ls1", f"copp={copp}", "--", "set", "logical_router", "lrgw1", f"copp={copp}")
-    d, port = start_checked_daemon(env)
-    try:
-        env.sync()
-        yield env, d, port
-    finally:
-        d.stop()
+    with checked_daemon(env) as ctx:
+        yield ctx
 
 
 def random_lb_batches(seed: int, total: int) -> list[list[list[str]]]:

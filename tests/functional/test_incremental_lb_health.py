@@ -13,11 +13,11 @@ import pytest
 
 from ovn_northd_py.devtools.testing import (
     apply_checked,
+    checked_daemon,
     metric,
     mismatches,
     node_runs,
     run_batch,
-    start_checked_daemon,
     wait_until,
 )
 
@@ -48,12 +48,8 @@ def hc_env(env):
                   "--", "add", "load_balancer", lb, "health_check", "@hc",
                   "--", "set", "load_balancer", lb, f'ip_port_mappings:"10.1.0.1"="{maps[0]}:10.1.0.200"',
                   f'ip_port_mappings:"10.1.0.2"="{maps[1]}:10.1.0.200"')
-    d, port = start_checked_daemon(env)
-    try:
-        env.sync()
-        yield env, d, port
-    finally:
-        d.stop()
+    with checked_daemon(env) as ctx:
+        yield ctx
 
 
 def _engine_failures(d) -> list[dict]:

@@ -9,10 +9,10 @@ import pytest
 
 from ovn_northd_py.devtools.testing import (
     apply_checked,
+    checked_daemon,
     mismatches,
     node_runs,
     run_batch,
-    start_checked_daemon,
 )
 
 SWITCHES = ["m1", "m2", "m3"]
@@ -31,12 +31,8 @@ def mcast_env(env):
              ["lsp-set-options", "m1-r", "router-port=r-m1"]]
     for c in cmds:
         env.nbctl(*c)
-    d, port = start_checked_daemon(env)
-    try:
-        env.sync()
-        yield env, d, port
-    finally:
-        d.stop()
+    with checked_daemon(env) as ctx:
+        yield ctx
 
 
 def groups(env) -> set[tuple[str, int]]:

@@ -12,7 +12,12 @@ import random
 import pytest
 
 from ovn_northd_py.devtools.gen_ovnk import CLUSTER_SUBNET, Node, build_ovnk_nb, ip_mac
-from ovn_northd_py.devtools.testing import apply_checked, metric, node_runs, start_checked_daemon
+from ovn_northd_py.devtools.testing import (
+    apply_checked,
+    checked_daemon,
+    metric,
+    node_runs,
+)
 
 NODES = 3
 
@@ -20,12 +25,8 @@ NODES = 3
 @pytest.fixture
 def ovnk(env):
     build_ovnk_nb(env.nb.remote, nodes=NODES, pods_per_node=4, services=12, policies=3, seed=5)
-    d, port = start_checked_daemon(env)
-    try:
-        env.sync()
-        yield env, d, port
-    finally:
-        d.stop()
+    with checked_daemon(env) as ctx:
+        yield ctx
 
 
 def _group_uuid(env, name: str) -> str:

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import random
-import subprocess
 
 import pytest
-from test_incremental import MIXED
 
 from ovn_northd_py.devtools.testing import (
     apply_checked,
+    build_mixed,
+    checked_daemon,
     metric,
     mismatches,
     node_runs,
     run_batch,
-    start_checked_daemon,
 )
 
 SWITCHES = ["ls1", "ls2", "ls3", "ls4"]
@@ -23,13 +22,9 @@ NODES = ("northd", "lflow")
 
 @pytest.fixture
 def qos_env(env):
-    subprocess.run(["python3", str(MIXED), env.nb.remote, "4", "3", "3"], check=True, capture_output=True)
-    d, port = start_checked_daemon(env)
-    try:
-        env.sync()
-        yield env, d, port
-    finally:
-        d.stop()
+    build_mixed(env, 4, 3, 3)
+    with checked_daemon(env) as ctx:
+        yield ctx
 
 
 def recomputes(port: int) -> dict[str, float]:

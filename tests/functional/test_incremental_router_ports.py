@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
 
 import pytest
-from test_incremental import MIXED
 
 from ovn_northd_py.devtools.testing import (
     apply_checked,
+    build_mixed,
+    checked_daemon,
     metric,
     mismatches,
     node_runs,
     run_batch,
-    start_checked_daemon,
 )
 
 # (router port, its router) in mixed.py 3 4 2: lr1-ls1 is on a tenant switch, lr1-join and
@@ -26,17 +25,13 @@ PORTS = ("lr1-ls1", "lr2-ls2", "lr1-join", "lrgw1-join", "lrp-lrgw1", "lrp-lrgw2
 
 @pytest.fixture
 def rports(env):
-    subprocess.run(["python3", str(MIXED), env.nb.remote, "3", "4", "2"], check=True, capture_output=True)
+    build_mixed(env, 3, 4, 2)
     # Multicast: snooping switches next to a relaying router read its ports' enabled / mcast_flood.
     env.nbctl("set", "logical_router", "lr1", "options:mcast_relay=true", "--",
               "set", "logical_switch", "ls1", "other_config:mcast_snoop=true", "--",
               "set", "logical_switch", "join", "other_config:mcast_snoop=true")
-    d, port = start_checked_daemon(env)
-    try:
-        env.sync()
-        yield env, d, port
-    finally:
-        d.stop()
+    with checked_daemon(env) as ctx:
+        yield ctx
 
 
 def _set(port: str, *cols: str) -> list[str]:

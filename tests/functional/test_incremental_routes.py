@@ -4,30 +4,25 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
 
 import pytest
-from test_incremental import MIXED
 
 from ovn_northd_py.devtools.testing import (
     apply_checked,
+    build_mixed,
+    checked_daemon,
     metric,
     mismatches,
     node_runs,
     run_batch,
-    start_checked_daemon,
 )
 
 
 @pytest.fixture
 def routed(env):
-    subprocess.run(["python3", str(MIXED), env.nb.remote, "4", "3", "3"], check=True, capture_output=True)
-    d, port = start_checked_daemon(env)
-    try:
-        env.sync()
-        yield env, d, port
-    finally:
-        d.stop()
+    build_mixed(env, 4, 3, 3)
+    with checked_daemon(env) as ctx:
+        yield ctx
 
 
 def random_route_batches(seed: int, total: int) -> list[list[list[str]]]:
