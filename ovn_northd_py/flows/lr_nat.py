@@ -1,7 +1,8 @@
 """Router NAT and load-balancer VIP flows (``man ovn-northd``, checked against the reference's output).
 
 Only gateway routers (``options:chassis``) and routers with distributed gateway ports (DGPs) get
-them.  Each NAT rule is applied on one DGP D (chassisredirect port C): the one its ``gateway_port``
+them; a plain distributed router gets only the ARP / ND replies (90) for its rules' external IPs
+(observed).  Each NAT rule is applied on one DGP D (chassisredirect port C): the one its ``gateway_port``
 names (a rule naming another port gets only the ARP flow 90), else the router's only DGP, else the
 first DGP (port order) with a network holding the external IP (none: ARP flow 90 only); on a
 gateway router a rule with ``gateway_port`` gets the ARP flow only (:func:`nat_rule_gateway`,
@@ -34,7 +35,8 @@ next;``, unDNAT ``next;``, SNAT ``ip4.src=E; next;`` in one flow, no ``ct.trk`` 
 ``external_port_range`` R is appended to the ct_snat/ct_dnat arguments (``ct_snat(E,R)``, as
 written); ``allowed_ext_ips`` A adds ``&& ip4.src == $A`` to DNAT and ``&& ip4.dst == $A`` to SNAT;
 ``exempted_ext_ips`` X adds a ``next;`` bypass two priorities above (DNAT 102, SNAT prio+2); a rule
-with both address sets only gets its ARP flows (90/91/92).  Stateless rules with address sets
+with both address sets only gets its ARP flows (90/91/92), and so does a ``dnat`` / ``dnat_and_snat``
+rule whose logical IP is a network rather than a host (observed).  Stateless rules with address sets
 on D steer the remote end in ``lr_in_gw_redirect`` (allowed: 75 ``outport == D && ip4.src == $A``
 to C, 70 ``ip && ip4.dst == E`` drop; exempted: 75 drop).  A gateway router with an address in
 ``options:dnat_force_snat_ip`` prefixes its DNAT actions with ``flags.force_snat_for_dnat = 1;``.
@@ -96,7 +98,7 @@ from ..lflow.stages import (
     LR_OUT_UNDNAT,
 )
 from ..lflow.table import FlowTable
-from ..northd.addresses import AddressError, format_ipv6, parse_mac, solicited_node
+from ..northd.addresses import AddressError, format_ipv6, format_mac, parse_mac, solicited_node
 from ..northd.build import opt
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, hint, port_owner
@@ -317,7 +319,8 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     # ARP / ND replies for the external IP: every rule, on the port resolved for it.
     arp_gw = nat_arp_gateway(router, ctx, nat)
     arp_dgp = arp_gw.dgp if arp_gw is not None else None
-    arp_mac = _distributed_mac(nat) if arp_dgp is not None else None
+    nat_mac = _nat_mac(nat) if arp_dgp is not None else None  # observed: any type with a logical port
+    arp_mac = nat_mac.raw if nat_mac is not None else None
     if v4:
         resolve, resolve_reply = f"arp.op == 1 && arp.tpa == {ext}", ARP_REPLY
     else:
@@ -331,11 +334,17 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
         reply = resolve_reply.replace("xreg0[0..47]", arp_mac) if arp_mac else resolve_reply
         add(LR_IN_IP_INPUT, 92, f"{inp} && {resolve}{arp_res}", reply)
     gw = nat_rule_gateway(router, ctx, nat)
-    if gw is None or (o.allowed and o.exempted):  # both address sets: the rule is not considered
+    if gw is None or (o.allowed and o.exempted) or _bad_distributed(nat):
+        return  # e.g. both address sets: the rule is not considered
+    if nat.type in DNAT_TYPES and plen != (128 if ":" in log_ip else 32):
+        # Observed: a DNAT rule needs a host logical IP; a network only answers ARP (and warns).
+        ctx.warn("nat_bad_rule", "NAT", nat.uuid, f"bad logical_ip {nat.logical_ip!r} for {nat.type}",
+                 router=router.name)
         return
 
     dgp, res = gw.dgp, gw.resident()
-    mac = _distributed_mac(nat) if dgp is not None else None
+    dmac = _distributed_mac(nat) if dgp is not None else None
+    mac = dmac.norm if dmac is not None else None
     # A distributed (floating) IP is handled on its logical port's chassis, with its own MAC.
     nat_res = f' && is_chassis_resident("{opt(nat.logical_port)}")' if mac else res
     set_src = f"eth.src = {mac}; " if mac else ""
@@ -361,13 +370,13 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
                     LR_IN_IP_INPUT,
                     160,
                     f"{inp} && {REGBIT_PKT_LARGER} && reg9[0] == 0 && {fam} && {fam}.dst == {ext}",
-                    _frag_needed(fam, mac, ext, mtu, dgp.name),
+                    _frag_needed(fam, dmac.raw if dmac else mac, ext, mtu, dgp.name),
                 )
             add(
                 LR_IN_GW_REDIRECT,
                 100,
                 f"{fam}.src == {log_ip} && {outp}{nat_res}",
-                f"eth.src = {mac}; {'reg1' if v4 else 'xxreg1'} = {ext}; next;",
+                f"eth.src = {dmac.raw if dmac else mac}; {'reg1' if v4 else 'xxreg1'} = {ext}; next;",
             )
             if any(_bridged(q) for q in router.ports if q.kind == "lrp"):
                 lookup = "get_arp(outport, reg0)" if v4 else "get_nd(outport, xxreg0)"
@@ -379,7 +388,7 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
                 add(LR_IN_GW_REDIRECT, 70, f"ip && {fam}.dst == {ext}", "drop;")
             elif o.exempted:
                 add(LR_IN_GW_REDIRECT, 75, f"{outp} && {fam}.src == ${o.exempted}", "drop;")
-        bound_mac = mac or (nets.ea_s if nets is not None else None)
+        bound_mac = dmac.raw if dmac else (nets.ea_s if nets is not None else None)
         if bound_mac is not None:
             reg = "reg0" if v4 else "xxreg0"
             add(LR_IN_ARP_RESOLVE, 100, f"{outp} && {reg} == {ext}", f"eth.dst = {bound_mac}; next;")
@@ -463,16 +472,41 @@ def _frag_needed(fam: str, mac: str, ext: str, mtu: int, port: str) -> str:
     )
 
 
-def _distributed_mac(nat: Any) -> str | None:
-    """The external MAC of a distributed ``dnat_and_snat`` rule (with a valid MAC and a logical port)."""
+@dataclass(frozen=True, slots=True)
+class NatMac:
+    """A NAT rule's ``external_mac`` as written (``raw``) and normalised (``norm``).
+
+    Observed: the MAC is valid with leading blanks and 1-digit bytes (``" a:0:0:0:0:aa"``) but not
+    with trailing junk; the ARP reply (92), the ICMP "too big" error (160), the
+    ``lr_in_arp_resolve`` binding and the ``lr_in_gw_redirect`` action use it as written, the other
+    flows (and ``nat_addresses``) normalised."""
+
+    raw: str
+    norm: str
+
+
+def _nat_mac(nat: Any) -> NatMac | None:
+    """The external MAC of a rule with a valid ``external_mac`` and a ``logical_port`` (any type)."""
     mac, lport = opt(nat.external_mac), opt(nat.logical_port)
-    if nat.type != "dnat_and_snat" or not mac or not lport:
+    if not mac or not lport:
         return None
     try:
-        parse_mac(mac)
+        value = parse_mac(str(mac).lstrip())
     except AddressError:
         return None
-    return str(mac).strip()
+    return NatMac(str(mac), format_mac(value))
+
+
+def _distributed_mac(nat: Any) -> NatMac | None:
+    """The external MAC of a distributed ``dnat_and_snat`` rule (with a valid MAC and a logical port)."""
+    return _nat_mac(nat) if nat.type == "dnat_and_snat" else None
+
+
+def _bad_distributed(nat: Any) -> bool:
+    """A ``dnat_and_snat`` rule with a logical port and an unusable ``external_mac`` (observed: only
+    its ARP / ND replies are installed)."""
+    return (nat.type == "dnat_and_snat" and bool(opt(nat.logical_port)) and bool(opt(nat.external_mac))
+            and _nat_mac(nat) is None)
 
 
 def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
@@ -483,6 +517,8 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     if gw is None:
         if lbs and not router_info(router, ctx).dgps:  # a plain distributed router: its LB flows only
             _build_lbs(router, NatGw(None, None), lbs, ctx, table, gateway=False)
+        for nat in router.nb.nat:  # ... and the ARP / ND replies (90) for its NAT rules' external IPs
+            build_nat_rule_flows(router, nat, ctx, table)
         return
     if not (router.nb.nat or lbs):
         return
@@ -549,7 +585,8 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
             continue
         if not _routes_on(router, ctx, nat, dgp):
             continue
-        by_mac.setdefault(_distributed_mac(nat) or dgp_nets.ea_s, []).append(fmt_ip(ext))
+        dmac = _distributed_mac(nat)
+        by_mac.setdefault(dmac.raw if dmac else dgp_nets.ea_s, []).append(fmt_ip(ext))
     if not by_mac:
         return
     owner = port_owner(port)

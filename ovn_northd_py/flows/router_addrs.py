@@ -17,6 +17,7 @@ from ..northd.addresses import (
     IPAddress,
     LrpNetworks,
     format_ip,
+    format_mac,
     parse_ip,
     parse_lrp_networks,
     parse_mac,
@@ -33,8 +34,10 @@ DNAT_TYPES = frozenset({"dnat", "dnat_and_snat"})
 @dataclass(frozen=True, slots=True)
 class RouterAddrs:
     """``nat_ips``: external IPs of dnat / dnat_and_snat rules (text, NAT uuid order).
-    ``nat_macs``: external MACs of NAT rules, as written in the NB, NAT uuid order.
-    ``distributed_nats``: (external MAC, logical port) of dnat_and_snat rules with both.
+    ``nat_macs``: external MACs of dnat / dnat_and_snat rules, as written in the NB (even
+    malformed: observed), NAT uuid order.
+    ``distributed_nats``: (normalised external MAC, logical port) of dnat_and_snat rules with both
+    (a MAC with leading blanks is valid).
     ``lb_vips``: the VIP addresses of the router's load balancers (own and via groups).
     ``dgps``: distributed gateway port name -> its chassisredirect port name.
     """
@@ -83,11 +86,11 @@ def _compute(router: Datapath) -> RouterAddrs:
             except AddressError:
                 pass
         mac = opt(nat.external_mac)
-        if mac and _is_mac(mac):
-            nat_macs.append(mac)
-            lport = opt(nat.logical_port)
-            if lport and nat.type == "dnat_and_snat":
-                distributed.append((mac, lport))
+        if mac and nat.type in DNAT_TYPES:
+            nat_macs.append(str(mac))  # observed: as written, valid or not
+        lport = opt(nat.logical_port)
+        if mac and lport and nat.type == "dnat_and_snat" and _is_mac(str(mac).lstrip()):
+            distributed.append((format_mac(parse_mac(str(mac).lstrip())), lport))
     lbs = list(router.nb.load_balancer)
     for group in router.nb.load_balancer_group:
         lbs += list(group.load_balancer)

@@ -14,9 +14,11 @@ from ..log import WarnOnce
 from .addresses import (
     AddressError,
     format_ip,
+    format_mac,
     parse_ip,
     parse_lrp_networks,
     parse_lsp_address,
+    parse_mac,
     parse_port_security,
 )
 from .idpool import IdPool
@@ -349,11 +351,8 @@ def _make_lrp(dp: Datapath, lrp: Any, is_gw_router: bool, nd: Northd, w: Any) ->
         return None
     for err in nets.errors:
         w("lrp_bad_network", "Logical_Router_Port", lrp.uuid, str(err), name=name)
-    # parse_lrp_networks always appends the EUI-64 link-local address; a port
-    # needs at least one configured network besides it.
-    if not nets.ipv4 and len(nets.ipv6) <= 1:
-        w("lrp_no_networks", "Logical_Router_Port", lrp.uuid, "router port has no valid network", name=name)
-        return None
+    # Observed: a port none of whose networks parses is kept, with only its EUI-64 link-local
+    # address (which parse_lrp_networks always appends).
     p = Port(name, "lrp", dp, lrp, _uuid(lrp))
     p.sb_type = "l3gateway" if is_gw_router else "patch"
     if is_gw_router:
@@ -526,7 +525,8 @@ def _set_nat_addresses(p: Port) -> None:
     ``nat-addresses`` value is copied under the same condition.  Separately, the peer's MAC
     and IPv4 addresses are announced when the peer is a DGP, resides on the redirect chassis
     of the router's only DGP, or is on a gateway router while this switch has a localnet port.
-    On a router with a DGP, entries are limited to the gateway chassis (is_chassis_resident).
+    Entries are limited to the gateway chassis (is_chassis_resident) of the peer when it is a DGP;
+    the peer's own addresses of a non-DGP peer to the router's first DGP's, its NAT / VIP entry not.
     """
     peer = p.peer
     if peer is None or peer.kind != "lrp":
@@ -548,16 +548,25 @@ def _set_nat_addresses(p: Port) -> None:
                     continue  # GARPs are IPv4 only
                 if len(dgps) > 1 and _nat_dgp(dgps, nat) is not peer:
                     continue  # several DGPs: each announces the NAT rules applied on it
+                try:
+                    parse_ip(nat.external_ip)
+                except AddressError:
+                    continue  # observed: a rule with a malformed external IP is not announced
                 if dgps and _is_distributed_nat(nat):
+                    try:  # observed: normalised; a malformed external MAC drops the rule's entry
+                        ext_mac = format_mac(parse_mac(str(opt(nat.external_mac)).lstrip()))
+                    except AddressError:
+                        continue
                     lport = opt(nat.logical_port)
-                    out.append(f'{opt(nat.external_mac)} {nat.external_ip} is_chassis_resident("{lport}")')
+                    out.append(f'{ext_mac} {nat.external_ip} is_chassis_resident("{lport}")')
                 elif nat.external_ip not in own_ips:  # those are announced below
                     central.append(nat.external_ip)
             vips: list[str] = []
             if p.nb.options.get("exclude-lb-vips-from-garp") != "true":
                 vips = _garp_lb_vips(router)
             if central or vips:
-                out.append(" ".join([mac, *central, *vips]) + suffix)
+                # observed: limited to the gateway chassis only when the peer is itself a DGP
+                out.append(" ".join([mac, *central, *vips]) + (suffix if peer in dgps else ""))
     elif spec and (gw_router or dgps):
         out.append(spec)
     garp = False
@@ -623,11 +632,11 @@ def refresh_router_derived(router: Datapath) -> set[str]:
     chassisredirect ports' ``always-redirect``, the peer switch ports' ``nat_addresses``);
     returns the names of the ports that changed."""
     changed: set[str] = set()
-    distributed = any(_is_distributed_nat(nat) for nat in router.nb.nat)
     for p in router.ports:
         if p.kind == "crp":
             before = p.options.get("always-redirect")
-            if distributed:
+            dgp = next((q for q in router.ports if q.kind == "lrp" and q.crp is p), None)
+            if dgp is None or not _always_redirect(dgp):
                 p.options.pop("always-redirect", None)
             else:
                 p.options["always-redirect"] = "true"
@@ -697,13 +706,21 @@ def _set_ra_options(p: Port) -> None:
     o["ipv6_ra_src_addr"] = nets.lla.addr_s
 
 
+def _always_redirect(p: Port) -> bool:
+    """Does DGP ``p``'s chassisredirect port get ``always-redirect`` (observed)?  Unless its router
+    has a distributed NAT rule or ``p`` has ``options:redirect-type=bridged`` (exactly)."""
+    if p.nb.options.get("redirect-type") == "bridged":
+        return False
+    return not any(_is_distributed_nat(nat) for nat in p.dp.nb.nat)
+
+
 def _derive_crp(p: Port, crp: Port) -> None:
     """The chassisredirect port's values derived from its router port (and the router's NAT)."""
     lrp = p.nb
     crp.options = {"distributed-port": p.name}
     if "redirect-type" in lrp.options:
         crp.options["redirect-type"] = lrp.options["redirect-type"]
-    if not any(_is_distributed_nat(nat) for nat in p.dp.nb.nat):
+    if _always_redirect(p):
         crp.options["always-redirect"] = "true"
     crp.mac = list(p.mac)
     crp.external_ids = dict(p.external_ids)

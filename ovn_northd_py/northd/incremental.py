@@ -323,7 +323,7 @@ def _lrp_updates(nd: Northd, nb: Any, updates: dict[str, frozenset[str]]) -> lis
             except AddressError:
                 return None
             if nets.errors or (not nets.ipv4 and len(nets.ipv6) <= 1):
-                return None  # the recompute warns about it and drops the port
+                return None  # the recompute warns about it (and keeps the port, link-local only)
         q = p.peer
         if q is not None and q.kind == "lsp" and switch_has_ipam_keys(q.dp.nb.other_config):
             return None

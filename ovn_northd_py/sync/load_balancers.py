@@ -35,7 +35,8 @@ def desired_sb_lb(lb: Any, switches: Iterable[str], dp_uuid: dict[str, str]) -> 
     ids = {"lb_id": str(lb.uuid)}  # observed: the NB external_ids are not copied
     opts = dict(lb.options)
     opts["hairpin_orig_tuple"] = "true"
-    proto = lb.protocol[0] if lb.protocol else "tcp"
+    # observed: copied as is; an NB row without protocol (the flows read it as tcp) gives none
+    proto: Any = lb.protocol[0] if lb.protocol else ["set", []]
     cols = {
         "name": lb.name,
         "vips": _omap({sb_vip_key(lb, k): v for k, v in lb.vips.items()}),

@@ -7,7 +7,7 @@ Rows for which ``key_of`` returns None are not ours and are never touched.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,3 +93,23 @@ def sync_table(
         stats.bump(stats.inserted, table)
         out[k] = row
     return out
+
+
+def sync_keyed_rows(txn: Any, table: str, rows: Any, key_of: Callable[[Any], Hashable | None],
+                    keys: Collection[Any], want: Mapping[Any, dict[str, Any] | None],
+                    stats: SyncStats) -> None:
+    """Make the SB rows of ``table`` keyed ``keys`` match ``want`` (a missing key: delete), leaving
+    every other row alone; duplicates of a key are deleted.  (The incremental counterpart of
+    :func:`sync_table` for one feature's changed keys.)"""
+    from .ports import sync_one_row  # (ports imports this module)
+
+    have: dict[Hashable, list[Any]] = {}
+    for row in rows.values():
+        k = key_of(row)
+        if k in keys:
+            have.setdefault(k, []).append(row)
+    for k in keys:
+        found = have.get(k, [])
+        for extra in found[1:]:
+            sync_one_row(txn, table, extra, None, stats)
+        sync_one_row(txn, table, found[0] if found else None, want.get(k), stats)

@@ -14,8 +14,7 @@ from typing import Any
 
 from ..northd.model import Northd
 from .datapaths import dp_nb_key
-from .ports import sync_one_row
-from .rows import SyncStats, sync_table
+from .rows import SyncStats, sync_keyed_rows, sync_table
 
 TABLE = "Static_MAC_Binding"
 NB_TABLE = "Static_MAC_Binding"
@@ -62,13 +61,4 @@ def sync_sb_static_mac_bindings_of(txn: Any, nb: Any, sb: Any, nd: Northd, keys:
         k = smb_key(row)
         if k in keys and k not in want and (w := desired_smb(row, nd, dps)) is not None:
             want[k] = w
-    have: dict[tuple[str, str], list[Any]] = {}
-    for row in sb.rows(TABLE).values():
-        k = smb_key(row)
-        if k in keys:
-            have.setdefault(k, []).append(row)
-    for k in keys:
-        rows = have.get(k, [])
-        for extra in rows[1:]:
-            sync_one_row(txn, TABLE, extra, None, stats)
-        sync_one_row(txn, TABLE, rows[0] if rows else None, want.get(k), stats)
+    sync_keyed_rows(txn, TABLE, sb.rows(TABLE), smb_key, keys, want, stats)

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Hashable
 from typing import Any
 
-from .ports import sync_one_row
-from .rows import SyncStats, sync_table
+from .rows import SyncStats, sync_keyed_rows, sync_table
 
 TABLE = "Chassis_Template_Var"
 NB_TABLE = "Chassis_Template_Var"
@@ -39,13 +38,4 @@ def sync_sb_template_vars_of(txn: Any, nb: Any, sb: Any, keys: Collection[str], 
     """Sync only the SB rows of the chassis ``keys``."""
     keys = set(keys)
     want = _desired(nb, keys)
-    have: dict[str, list[Any]] = {}
-    for row in sb.rows(TABLE).values():
-        k = ctv_key(row)
-        if k in keys:
-            have.setdefault(k, []).append(row)
-    for k in keys:
-        rows = have.get(k, [])
-        for extra in rows[1:]:
-            sync_one_row(txn, TABLE, extra, None, stats)
-        sync_one_row(txn, TABLE, rows[0] if rows else None, want.get(k), stats)
+    sync_keyed_rows(txn, TABLE, sb.rows(TABLE), ctv_key, keys, want, stats)

@@ -128,18 +128,20 @@ def test_lsp_malformed_ip_is_warned_once_and_good_entry_kept(env, ours):
 # --------------------------------------------------------------------------- LRP networks / mac
 
 
-def test_lrp_malformed_networks_skips_port_only(env, ours):
+def test_lrp_malformed_networks_keeps_port(env, ours):
+    """Like the reference: a router port none of whose networks parses is still bound (it keeps its
+    link-local address); the bad network is warned about once."""
     env.nbctl("lr-add", "lr0", "--", "lrp-add", "lr0", "lrp-good", "00:00:00:00:ff:01", "10.0.0.1/24", "--",
               "ls-add", "sw0", "--", "lsp-add", "sw0", "p1", wait="sb")
     bad = create_lrp(env, "lr0", "name=lrp-bad", 'mac="00:00:00:00:ff:02"', "networks=foo")
     env.sync()
-    the_warning(ours, "lrp_no_networks", bad, "Logical_Router_Port")
-    assert "lrp-bad" not in pbs(env)
+    the_warning(ours, "lrp_bad_network", bad, "Logical_Router_Port")
+    assert pbs(env)["lrp-bad"]["mac"] == "00:00:00:00:ff:02 foo"
     assert {"lrp-good", "p1"} <= set(pbs(env))
     assert {"lr0", "sw0"} <= set(dp_by_name(env))
     more_runs(env)
-    assert len(warnings(ours, "lrp_no_networks", bad)) == 1
-    assert "lrp-bad" not in pbs(env)
+    assert len(warnings(ours, "lrp_bad_network", bad)) == 1
+    assert "lrp-bad" in pbs(env)
     assert_healthy(env, ours)
 
 
@@ -159,8 +161,8 @@ def test_lrp_fixed_after_bad_networks_gets_bound(env, ours):
     env.nbctl("lr-add", "lr0", wait="sb")
     bad = create_lrp(env, "lr0", "name=lrp1", 'mac="00:00:00:00:ff:02"', "networks=foo")
     env.sync()
-    the_warning(ours, "lrp_no_networks", bad, "Logical_Router_Port")
-    assert "lrp1" not in pbs(env)
+    the_warning(ours, "lrp_bad_network", bad, "Logical_Router_Port")
+    assert pbs(env)["lrp1"]["mac"] == "00:00:00:00:ff:02 foo"
     env.nbctl("set", "logical_router_port", "lrp1", "networks=10.2.0.1/24", wait="sb")
     assert pbs(env)["lrp1"]["mac"] == "00:00:00:00:ff:02 10.2.0.1/24"
     assert_healthy(env, ours)
@@ -471,7 +473,7 @@ def test_many_bad_rows_at_once_do_not_stop_good_ones(env, ours):
     a, b, c, e, d = out  # in the order of the create commands
     env.sync()
     the_warning(ours, "lsp_bad_address", a, "Logical_Switch_Port")
-    the_warning(ours, "lrp_no_networks", b, "Logical_Router_Port")
+    the_warning(ours, "lrp_bad_network", b, "Logical_Router_Port")
     # clash is both an LSP and an LRP: one is bound, the other warned about.
     if pbs(env)["clash"]["type"] == "patch":
         skipped, table = e, "Logical_Switch_Port"
@@ -480,11 +482,11 @@ def test_many_bad_rows_at_once_do_not_stop_good_ones(env, ours):
     the_warning(ours, "duplicate_port_name", skipped, table)
     the_warning(ours, "lsp_missing_router_port", d, "Logical_Switch_Port")
     the_warning(ours, "datapath_bad_requested_tnl_key", uuid_of(env, "logical_switch", "sw1"), "Logical_Switch")
-    assert pb_names(env) == ["bad-addr", "clash", "lr0-ok", "ok0", "ok1", "rtr"]
+    assert pb_names(env) == ["bad-addr", "bad-net", "clash", "lr0-ok", "ok0", "ok1", "rtr"]
     assert dp_keys(env) == keys_before
     assert {n: k for n, k in port_keys(env).items() if n in ports_before} == ports_before
     more_runs(env)
-    for kind, row in (("lsp_bad_address", a), ("lrp_no_networks", b), ("duplicate_port_name", skipped),
+    for kind, row in (("lsp_bad_address", a), ("lrp_bad_network", b), ("duplicate_port_name", skipped),
                       ("lsp_missing_router_port", d)):
         assert len(warnings(ours, kind, row)) == 1, kind
     assert_healthy(env, ours)
