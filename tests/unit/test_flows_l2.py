@@ -180,14 +180,23 @@ class Net:
 
 
 def nat(
-    uid: str, type: str, external_ip: str, mac: str | None = None, lport: str | None = None
+    uid: str, type: str, external_ip: str, mac: str | None = None, lport: str | None = None,
+    logical_ip: str = "192.168.100.10",
 ) -> SimpleNamespace:
+    """A NAT row as the IDL presents it (every column present, optional ones as lists)."""
     return SimpleNamespace(
         uuid=uuid.UUID(uid),
         type=type,
         external_ip=external_ip,
+        logical_ip=logical_ip,
         external_mac=[mac] if mac else [],
         logical_port=[lport] if lport else [],
+        gateway_port=[],
+        allowed_ext_ips=[],
+        exempted_ext_ips=[],
+        external_port_range="",
+        options={},
+        external_ids={},
     )
 
 
