@@ -71,6 +71,13 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   switch port peering with the DGP; they read the router's NAT rules and DGP (rebuilt with the
   router's scope) and the switch's other router ports (every port of the switch is rebuilt when a
   router attaches, detaches or changes a port in place).
+  The same port owns the ``add_route`` flows of the router's load balancers (own and groups',
+  ``options:add_route=true``: their IPv4 VIPs, on the switch of every DGP): they read the router's
+  load balancers, and a load-balancer change rebuilds the scope of every router using it
+  (:func:`~ovn_northd_py.engine.feature_lb.rebuild_router_scope`, which rebuilds the peer ports);
+* the ``nat_addresses`` of a router's peer switch ports (``northd.build``) read its load
+  balancers' parsed VIPs (a VIP with unparsable backends is not announced), refreshed with the
+  router's other derived values when its NAT rules or load balancers change.
 """
 
 from __future__ import annotations

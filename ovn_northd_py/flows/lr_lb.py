@@ -12,12 +12,14 @@ udp/sctp), per VIP V (``IP``/``IP:PORT``/``[IP6]:PORT``, no health check) with b
 * ``lr_in_dnat`` 120 (VIP with a port) / 110 (without): ``ct.new && !ct.rel && ip4 && ip4.dst == V
   [&& P && P.dst == PORT]`` -> ``ct_lb_mark(backends=B[; hash_fields="..."]);``, prefixed
   ``flags.skip_snat_for_lb = 1;`` with ``skip_snat`` (``; skip_snat`` inside), else
-  ``flags.force_snat_for_lb = 1;`` on a gateway router with ``options:lb_force_snat_ip``
-  (``; force_snat``).  Without backends: the prefix, then ``reg0 = 0; reject {...};`` with
-  ``options:reject`` (never limited to C) or ``drop;``;
+  ``flags.force_snat_for_lb = 1;`` (``; force_snat``) when the router forces SNAT for load
+  balancers (:func:`forces_snat_for_lb`: a gateway router with ``options:lb_force_snat_ip``
+  ``router_ip``, any router -- gateway, DGP or plain -- with addresses there; a value with a word
+  that is not an address forces nothing).  Without backends: the prefix, then ``reg0 = 0; reject
+  {...};`` with ``options:reject`` (never limited to C) or ``drop;``;
 * on D, ``lr_out_undnat`` 120 per VIP with backends: ``ip4 && ((ip4.src == B && P.src == BP) || ...)
   && outport == D && is_chassis_resident(C)`` -> ``ct_dnat_in_czone;`` (``flags.skip_snat_for_lb =
-  1; next;`` with ``skip_snat``);
+  1; next;`` with ``skip_snat``, else ``flags.force_snat_for_lb = 1; next;`` when forcing SNAT);
 * ``options:affinity_timeout`` T > 0: ``lr_in_lb_aff_check`` 100 per VIP (backends or not), and per
   backend ``lr_in_dnat`` 150 (restore the VIP into ``reg0``/``xxreg0``, ``ct_lb_mark`` to that
   backend; here the router's ``force_snat`` wins over the load balancer's ``skip_snat``) and
@@ -84,8 +86,13 @@ def lb_owner(lb_key: str, router_key: str) -> tuple[str, str, str]:
 
 
 def forces_snat_for_lb(router: Datapath, ctx: FlowCtx) -> bool:
-    """A gateway router with ``options:lb_force_snat_ip`` SNATs load-balanced traffic."""
-    return router_info(router, ctx).is_gateway and bool(str(router.nb.options.get("lb_force_snat_ip", "")).strip())
+    """Does ``router`` SNAT load-balanced traffic (observed)?  A gateway router with
+    ``options:lb_force_snat_ip=router_ip``, or any router (gateway, with a distributed gateway port
+    or plain) with a valid address list there (:func:`first_per_family`)."""
+    text = str(router.nb.options.get("lb_force_snat_ip", ""))
+    if text == "router_ip":
+        return router_info(router, ctx).is_gateway
+    return bool(first_per_family(text))
 
 
 def force_snat_router_ip(router: Datapath, ctx: FlowCtx) -> bool:
@@ -178,8 +185,12 @@ def build_router_lb_flows(
                 f"({fam}.src == {b.ip})" if b.port is None else f"({fam}.src == {b.ip} && {proto}.src == {b.port})"
                 for b in v.listed_backends
             )
-            add(LR_OUT_UNDNAT, 120, f'{fam} && ({alts}) && outport == "{dgp.name}"{res}',
-                "flags.skip_snat_for_lb = 1; next;" if skip else "ct_dnat_in_czone;")
+            undnat = "ct_dnat_in_czone;"
+            if skip:
+                undnat = "flags.skip_snat_for_lb = 1; next;"
+            elif force_snat:
+                undnat = "flags.force_snat_for_lb = 1; next;"
+            add(LR_OUT_UNDNAT, 120, f'{fam} && ({alts}) && outport == "{dgp.name}"{res}', undnat)
         if timeout > 0:
             # Observed: the per-backend affinity flows let the router's force_snat win over skip_snat.
             aff = ("flags.force_snat_for_lb = 1; ", "; force_snat") if force_snat else (prefix, suffix)
@@ -215,11 +226,14 @@ def _add_affinity(orig: Vip, proto: str, timeout: int, prefix: str, suffix: str,
 
 
 def first_per_family(text: str) -> list[IPAddress]:
+    """The first address of each family of a ``*_force_snat_ip`` option; none at all when any
+    blank-separated word of it is not an IP address (observed: ``bad 172.31.0.9`` forces nothing)."""
     out: dict[int, IPAddress] = {}
     for word in text.split():
         ip = parse_ip_strict(word)
-        if ip is not None:
-            out.setdefault(ip.version, ip)
+        if ip is None:
+            return []
+        out.setdefault(ip.version, ip)
     return [out[v] for v in sorted(out)]
 
 

@@ -27,7 +27,8 @@ chassis directly).  With D's ``options:gateway_mtu`` (a read of D's options) tha
 checks the packet length (``gateway_mtu_bypass``: a 55 copy without the check) and too-big
 packets to E get an ICMP error from M and E (``lr_in_ip_input`` 160).  When any port of the
 router has ``options:redirect-type=bridged`` (a read of the router's ports), traffic from L out
-of D on P's chassis resolves its next hop dynamically (``lr_in_arp_resolve`` 90).
+of D on P's chassis resolves its next hop dynamically (``lr_in_arp_resolve`` 90).  Such a rule with
+a malformed M gets its ARP flows only on D; a gateway router ignores M (valid or not: observed).
 
 Rule options (:class:`NatOpts`, observed): ``options:stateless`` on a ``dnat_and_snat`` rule
 rewrites addresses instead of using conntrack (unSNAT ``next;`` in one flow, DNAT ``ip4.dst=L;
@@ -53,18 +54,25 @@ flows of gateway routers (:func:`.lr_lb.build_lr_force_snat_flows`).
 Inputs besides the router's NAT rows: its ports (DGPs and their networks, ``gateway_port``
 resolution), its options, and the *names* of the NAT rules' address sets.
 
-A rule whose external IP, logical IP/network or type does not parse gets no flows and is warned
-about once (``ctx.warn``, kind ``nat_bad_rule``, naming the NAT row).
+A rule whose external IP or type does not parse gets no flows and is warned about once
+(``ctx.warn``, kind ``nat_bad_rule``, naming the NAT row); one whose logical IP/network does not
+parse (trailing blanks, say) keeps its ARP / ND replies only.  The logical IP/network L is written
+as the NB has it (``10.0.0.12/32``, `` 10.0.0.012``, a dotted mask: observed), its prefix length
+taken from the mask.
 
 ``options:add_route=true`` on a ``dnat`` / ``dnat_and_snat`` rule with an IPv4 external IP E applied
 on a DGP D (:func:`build_lsp_nat_add_route_flows`, observed): every other router with a port P on
 D's switch (through a router-type switch port) routes E there -- ``lr_in_ip_routing`` 98 (a
 connected /32 route) ``ip4.dst == E/32`` -> ``ip.ttl--; reg8[0..15] = 0; reg0 = ip4.dst; reg1 =
 <P's first IPv4>; eth.src = <P's MAC>; outport = "P"; flags.loopback = 1; next;`` -- and, on
-gateway routers only, binds those IPs: ``lr_in_arp_resolve`` 100 ``outport == "P" && reg0 ==
+gateway routers and when P is itself a DGP (not with ``options:dynamic_neigh_routers=true``), binds
+those IPs: ``lr_in_arp_resolve`` 100 ``outport == "P" && reg0 ==
 {E1, E2, ...}`` (rules in uuid order, one flow per MAC) -> ``eth.dst = <D's MAC, or the rule's
 external_mac when distributed>; next;``.  IPv6 rules, ``snat`` rules and gateway routers' rules add
-nothing.  With several DGPs, the router's first DGP takes every such rule, another DGP only the
+nothing.  Load balancers with ``options:add_route=true`` (own and groups') do the same for their
+IPv4 VIPs on the switch of every DGP of the router (:func:`_add_route_vips`): routes 98 per VIP and
+the VIPs appended to the bindings of D's MAC (after the NAT IPs; the order of a large VIP list is
+not pinned down: observed in an OVS string set order that depends on the rows' uuids).  With several DGPs, the router's first DGP takes every such rule, another DGP only the
 rules naming it as ``gateway_port`` or, without one, whose external IP is in its networks
 (:func:`_routes_on`).  Those flows belong to the router-type switch port peering with D (owner ``("port",
 name)``): they read the router's NAT rules and D (rebuilt with the router's scope, which rebuilds
@@ -79,6 +87,7 @@ router's key: ``ctx.forget(router.key)``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from ipaddress import IPv4Network, IPv6Address, IPv6Network, ip_network
 from typing import Any
@@ -102,6 +111,7 @@ from ..northd.addresses import AddressError, format_ipv6, format_mac, parse_mac,
 from ..northd.build import opt
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, hint, port_owner
+from .lb_health import is_template_lb
 from .lr_common import (
     REGBIT_PKT_LARGER,
     fmt_ip,
@@ -120,6 +130,8 @@ from .lr_lb import (
     forces_snat_for_lb,
     nat_external_ips,
 )
+from .ls_lb import parse_vip
+from .ovs_order import sset_order
 
 NatOwner = tuple[str, str]
 LbOwner = tuple[str, str, str]
@@ -247,15 +259,38 @@ def nat_and_lb_owners(router: Datapath) -> list[Any]:
     return owners
 
 
+_V4_LOGICAL = re.compile(r"\s*(\d+)\.(\d+)\.(\d+)\.(\d+)(?:/(.*))?")
+
+
+def _v4_plen(mask: str | None) -> int | None:
+    """The prefix length of an IPv4 logical IP's mask (none: 32; ``/N`` or a dotted CIDR mask)."""
+    if mask is None:
+        return 32
+    if mask.isdigit():
+        return int(mask) if int(mask) <= 32 else None
+    try:
+        return IPv4Network(f"0.0.0.0/{mask}").prefixlen
+    except ValueError:
+        return None
+
+
 def _logical(text: str) -> tuple[str, int] | None:
-    """The logical IP/network as the reference writes it (host address without ``/32``) and its plen."""
+    """The logical IP/network as the reference writes it -- the NB text verbatim (``10.0.0.12/32``,
+    `` 10.0.0.012``, ``10.0.0.0/255.255.255.0``: observed) -- and its prefix length; None when it
+    does not parse (leading blanks and leading zeros are accepted, trailing blanks are not)."""
+    m = _V4_LOGICAL.fullmatch(text)
+    if m is not None:
+        if any(int(b) > 255 for b in m.groups()[:4]):
+            return None
+        plen = _v4_plen(m.group(5))
+        return (text, plen) if plen is not None else None
+    if ":" not in text or text != text.rstrip():
+        return None
     try:
         net: IPv4Network | IPv6Network = ip_network(text.strip(), strict=False)
     except ValueError:
         return None
-    if net.prefixlen == net.max_prefixlen:
-        return str(net.network_address), net.prefixlen
-    return str(net), net.prefixlen
+    return (text, net.prefixlen) if net.version == 6 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,19 +332,13 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     """The flows of one NAT rule on ``router`` (see the module doc)."""
     ext_ip = parse_ip_strict(nat.external_ip.strip())
     logical = _logical(nat.logical_ip)
-    if ext_ip is None or logical is None or nat.type not in SNAT_TYPES | DNAT_TYPES:
-        if ext_ip is None:
-            reason = f"bad external_ip {nat.external_ip!r}"
-        elif logical is None:
-            reason = f"bad logical_ip {nat.logical_ip!r}"
-        else:
-            reason = f"bad type {nat.type!r}"
+    if ext_ip is None or nat.type not in SNAT_TYPES | DNAT_TYPES:
+        reason = f"bad external_ip {nat.external_ip!r}" if ext_ip is None else f"bad type {nat.type!r}"
         ctx.warn("nat_bad_rule", "NAT", nat.uuid, reason, router=router.name)
         return
     ext = fmt_ip(ext_ip)
     v4 = ext_ip.version == 4
     fam = "ip4" if v4 else "ip6"
-    log_ip, plen = logical
     i, owner, h = router.index, nat_owner(str(nat.uuid)), hint(str(nat.uuid))
 
     def add(stage: Any, prio: int, match: str, actions: str) -> None:
@@ -333,8 +362,13 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
         add(LR_IN_IP_INPUT, 91, f"{inp} && {resolve}", "drop;")
         reply = resolve_reply.replace("xreg0[0..47]", arp_mac) if arp_mac else resolve_reply
         add(LR_IN_IP_INPUT, 92, f"{inp} && {resolve}{arp_res}", reply)
+    if logical is None:
+        # Observed: a logical IP that does not parse leaves the rule its ARP / ND replies only.
+        ctx.warn("nat_bad_rule", "NAT", nat.uuid, f"bad logical_ip {nat.logical_ip!r}", router=router.name)
+        return
+    log_ip, plen = logical
     gw = nat_rule_gateway(router, ctx, nat)
-    if gw is None or (o.allowed and o.exempted) or _bad_distributed(nat):
+    if gw is None or (o.allowed and o.exempted) or (gw.dgp is not None and _bad_distributed(nat)):
         return  # e.g. both address sets: the rule is not considered
     if nat.type in DNAT_TYPES and plen != (128 if ":" in log_ip else 32):
         # Observed: a DNAT rule needs a host logical IP; a network only answers ARP (and warns).
@@ -571,7 +605,8 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
     if not port.is_router_lsp or dgp is None or dgp.kind != "lrp":
         return
     router = dgp.dp
-    if opt(router.nb.enabled) is False or dgp not in router_info(router, ctx).dgps or not router.nb.nat:
+    lbs = router_lbs(router)
+    if opt(router.nb.enabled) is False or dgp not in router_info(router, ctx).dgps or not (router.nb.nat or lbs):
         return
     dgp_nets = port_nets(dgp, ctx)
     if dgp_nets is None:
@@ -581,12 +616,16 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
         if nat.type not in DNAT_TYPES or not smap_bool(nat.options, "add_route", False):
             continue
         ext = parse_ip_strict(nat.external_ip.strip())
-        if ext is None or ext.version != 4 or _logical(nat.logical_ip) is None:
-            continue
+        if ext is None or ext.version != 4 or _logical(nat.logical_ip) is None or _bad_distributed(nat):
+            continue  # observed: nor for a distributed rule with a malformed external MAC
         if not _routes_on(router, ctx, nat, dgp):
             continue
         dmac = _distributed_mac(nat)
         by_mac.setdefault(dmac.raw if dmac else dgp_nets.ea_s, []).append(fmt_ip(ext))
+    vips = _add_route_vips(lbs)
+    if vips:
+        own = by_mac.setdefault(dgp_nets.ea_s, [])
+        own += [v for v in vips if v not in own]
     if not by_mac:
         return
     owner = port_owner(port)
@@ -605,7 +644,25 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
         for ips in by_mac.values():
             for ip in ips:
                 table.add(i, LR_IN_IP_ROUTING, 98, f"ip4.dst == {ip}/32", f"ip.ttl--; {tail}", owner=owner)
-        if router_info(p.dp, ctx).is_gateway:
+        info = router_info(p.dp, ctx)
+        # Observed: a neighbour port that is itself a DGP binds too; dynamic_neigh_routers binds nothing.
+        if (info.is_gateway or p in info.dgps) and not smap_bool(p.dp.nb.options, "dynamic_neigh_routers", False):
             for mac, ips in by_mac.items():
                 table.add(i, LR_IN_ARP_RESOLVE, 100, f'outport == "{p.name}" && reg0 == {{{", ".join(ips)}}}',
                           f"eth.dst = {mac}; next;", owner=owner)
+
+
+def _add_route_vips(lbs: list[Any]) -> list[str]:
+    """The IPv4 VIPs of the load balancers with ``options:add_route=true`` (observed): the iteration
+    order of an OVS string set of their VIP addresses (both families; with backends or not), filled
+    load balancer by load balancer, each's VIPs in sorted key order; template load balancers'
+    left out."""
+    ips: list[str] = []
+    for lb in lbs:
+        if not smap_bool(lb.options, "add_route", False) or is_template_lb(lb):
+            continue
+        for key in sorted(str(k) for k in lb.vips):
+            parsed = parse_vip(lb, key)
+            if not isinstance(parsed, str):
+                ips.append(parsed[0].ip)
+    return [ip for ip in sset_order(ips) if ":" not in ip]

@@ -35,7 +35,7 @@ DNAT_TYPES = frozenset({"dnat", "dnat_and_snat"})
 class RouterAddrs:
     """``nat_ips``: external IPs of dnat / dnat_and_snat rules (text, NAT uuid order).
     ``nat_macs``: external MACs of dnat / dnat_and_snat rules, as written in the NB (even
-    malformed: observed), NAT uuid order.
+    malformed: observed), NAT uuid order, of rules whose external IP parses (observed).
     ``distributed_nats``: (normalised external MAC, logical port) of dnat_and_snat rules with both
     (a MAC with leading blanks is valid).
     ``lb_vips``: the VIP addresses of the router's load balancers (own and via groups).
@@ -80,13 +80,14 @@ def _compute(router: Datapath) -> RouterAddrs:
     nat_macs: list[str] = []
     distributed: list[tuple[str, str]] = []
     for nat in _by_uuid(router.nb.nat):
-        if nat.type in DNAT_TYPES:
-            try:
-                nat_ips.append(format_ip(parse_ip(nat.external_ip)))
-            except AddressError:
-                pass
+        try:
+            ext_ip: IPAddress | None = parse_ip(nat.external_ip)
+        except AddressError:
+            ext_ip = None  # observed: neither its IP nor its MAC is announced or flooded
+        if nat.type in DNAT_TYPES and ext_ip is not None:
+            nat_ips.append(format_ip(ext_ip))
         mac = opt(nat.external_mac)
-        if mac and nat.type in DNAT_TYPES:
+        if mac and nat.type in DNAT_TYPES and ext_ip is not None:
             nat_macs.append(str(mac))  # observed: as written, valid or not
         lport = opt(nat.logical_port)
         if mac and lport and nat.type == "dnat_and_snat" and _is_mac(str(mac).lstrip()):
@@ -135,7 +136,9 @@ def router_lb_vip_sets(router: Datapath) -> dict[str, list[str]]:
 
     They hold the VIPs of the router's load balancers (its own and its groups', with backends or
     not) that fall inside one of its ports' networks; an empty set is not written.  Every port of
-    the router answers ARP / neighbour solicitations for them (:mod:`.lr_ip_input`).
+    the router answers ARP / neighbour solicitations for them (:mod:`.lr_ip_input`).  Observed: a
+    load balancer's ``options:neighbor_responder=all`` puts all its VIPs in, whatever the
+    networks, ``none`` none of them (any other value: ``reachable``, the default).
     """
     lbs = list(router.nb.load_balancer)
     for group in router.nb.load_balancer_group:
@@ -143,18 +146,17 @@ def router_lb_vip_sets(router: Datapath) -> dict[str, list[str]]:
     if not lbs:
         return {}
     vips: dict[IPAddress, None] = {}
-    anywhere: set[IPAddress] = set()  # template load balancers' VIPs, with neighbor_responder=all
+    anywhere: set[IPAddress] = set()  # the VIPs of load balancers with neighbor_responder=all
     for lb in lbs:
-        # Observed: a template load balancer's (literal) VIPs only with ``neighbor_responder=all``,
-        # then whatever the router's networks.
-        template = is_template_lb(lb)
-        if template and lb.options.get("neighbor_responder") != "all":
+        # Observed: a template load balancer's (literal) VIPs only with ``neighbor_responder=all``.
+        mode = lb.options.get("neighbor_responder")
+        if mode == "none" or (mode != "all" and is_template_lb(lb)):
             continue
         for key in lb.vips:
             addr = parse_vip_address(key)
             if addr is not None:
                 vips[addr] = None
-                if template:
+                if mode == "all":
                     anywhere.add(addr)
     nets = [n for n in (lrp_networks(p) for p in router.ports if p.kind == "lrp") if n is not None]
     v4 = sorted({format_ip(v) for v in vips if isinstance(v, IPv4Address)

@@ -452,7 +452,15 @@ def _tag_for(dp: Datapath, lsp: Any) -> int | None:
 
 
 def _is_distributed_nat(nat: Any) -> bool:
-    return nat.type == "dnat_and_snat" and bool(opt(nat.logical_port)) and bool(opt(nat.external_mac))
+    """A ``dnat_and_snat`` rule with a logical port and an external MAC (valid or not), whose
+    external IP parses (observed: a rule with a bad external IP does not count)."""
+    if not (nat.type == "dnat_and_snat" and opt(nat.logical_port) and opt(nat.external_mac)):
+        return False
+    try:
+        parse_ip(nat.external_ip.strip())
+    except AddressError:
+        return False
+    return True
 
 
 def _nat_dgp(dgps: list[Port], nat: Any) -> Port | None:
@@ -477,7 +485,8 @@ def _nat_dgp(dgps: list[Port], nat: Any) -> Port | None:
 def _garp_lb_vips(router: Datapath) -> list[str]:
     """The router's load-balancer VIPs as ``nat_addresses`` lists them (observed): IPv4 ones, then
     IPv6 ones, each in the iteration order of an OVS string set filled load balancer by load
-    balancer (own ones, then groups'), each's VIPs in the order of its ``vips`` map.  A template
+    balancer (own ones, then groups'), each's VIPs in the order of its ``vips`` map; only the VIPs
+    the load balancer uses (:func:`~ovn_northd_py.flows.ls_lb.parse_vip`).  A template
     load balancer's usable VIPs are listed as written (``^VAR``, with the IPv4 ones)."""
     from ..flows.lb_health import is_template_lb
     from ..flows.ls_lb import parse_vip
@@ -491,11 +500,10 @@ def _garp_lb_vips(router: Datapath) -> list[str]:
     for lb in lbs:
         template = is_template_lb(lb)
         for key in sset_order(str(k) for k in lb.vips):
-            if template:
-                parsed = parse_vip(lb, key)
-                addr = None if isinstance(parsed, str) else parsed[0].ip
-            else:
-                addr = _vip_addr(key)
+            parsed = parse_vip(lb, key)
+            if isinstance(parsed, str):
+                continue  # observed: a VIP the load balancer skips (a bad backend, say) is not listed
+            addr = parsed[0].ip if template else _vip_addr(key)
             if addr is not None:
                 (v6 if ":" in addr else v4).append(addr)
     return sset_order(v4) + sset_order(v6)
@@ -525,6 +533,7 @@ def _set_nat_addresses(p: Port) -> None:
     ``nat-addresses`` value is copied under the same condition.  Separately, the peer's MAC
     and IPv4 addresses are announced when the peer is a DGP, resides on the redirect chassis
     of the router's only DGP, or is on a gateway router while this switch has a localnet port.
+    (The IPv4 addresses of its valid networks; the MAC alone when it has none.)
     Entries are limited to the gateway chassis (is_chassis_resident) of the peer when it is a DGP;
     the peer's own addresses of a non-DGP peer to the router's first DGP's, its NAT / VIP entry not.
     """
@@ -576,9 +585,13 @@ def _set_nat_addresses(p: Port) -> None:
     elif gw_router and any(q.sb_type == "localnet" for q in p.dp.ports):
         garp = True
     if garp:
-        ipv4 = [n.split("/")[0] for n in peer.nb.networks if ":" not in n]
-        if ipv4:
-            out.append(" ".join([mac, *ipv4]) + suffix)
+        # Observed: the IPv4 addresses of the peer's valid networks; the entry is written even
+        # without any (the MAC alone).
+        try:
+            ipv4 = [n.addr_s for n in parse_lrp_networks(mac, list(peer.nb.networks)).ipv4]
+        except AddressError:
+            ipv4 = []
+        out.append(" ".join([mac, *ipv4]) + suffix)
     p.nat_addresses = out
 
 

@@ -330,3 +330,74 @@ def test_random_nat_add_route_changes_incremental_equals_recompute(lb_env):
     assert len(done) >= 40, done
     # (Whether add_route routes exist at the end depends on the sequence; the rule itself is
     # checked against the reference in tests/parity/test_router_nat_add_route.py.)
+
+
+def test_random_lb_add_route_changes_incremental_equals_recompute(lb_env):
+    """Load balancers with options:add_route on a router with a distributed gateway port (own and
+    through a group): their VIPs, options and attachments change, NAT add_route rules come and go,
+    and neighbour routers on the DGP's switch attach, detach and change their port in place:
+    incremental equals recompute, with no northd or lflow recompute (the neighbours' routes and
+    bindings are owned by the DGP's peer switch port)."""
+    env, d, port = lb_env
+    seed = int(os.environ.get("OVN_TEST_SEED", "20261205"))
+    rnd = random.Random(seed)
+    setup = [["ls-add", "ypub"], ["ls-add", "yint"],
+             ["lr-add", "re"], ["lrp-add", "re", "re-pub", "02:00:00:00:87:01", "172.32.0.1/24"],
+             ["lrp-set-gateway-chassis", "re-pub", "hv1", "10"],
+             ["lrp-add", "re", "re-int", "02:00:00:00:87:02", "10.87.0.1/24"],
+             *_rport("ypub", "ypub-re", "re-pub"), *_rport("yint", "yint-re", "re-int"),
+             ["lr-add", "mgw"], ["set", "logical_router", "mgw", "options:chassis=hv2"],
+             ["lr-add", "mpl"],
+             ["create", "load_balancer_group", "name=ygrp"]]
+    env.nbctl(*[a for i, c in enumerate(setup) for a in ((["--"] if i else []) + c)], wait="sb")
+    grp = env.nbctl("--bare", "--columns=_uuid", "find", "load_balancer_group", "name=ygrp").strip()
+    env.nbctl("add", "logical_router", "re", "load_balancer_group", grp, wait="sb")
+    done: list[list[list[str]]] = []
+    before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow")}
+    for n in range(1, 61):
+        k = rnd.randrange(9)
+        lb = rnd.choice(("yl1", "yl2", "yl3"))
+        exists = bool(env.nbctl("--bare", "--columns=name", "find", "load_balancer", f"name={lb}").strip())
+        if k <= 1:
+            vip = f"172.32.{rnd.choice((0, 5))}.{n % 250 + 2}:{80 + n % 3}"
+            batch = [["--may-exist", "lb-add", lb, vip, rnd.choice(("10.87.0.5:80", "10.87.0.6:80", ""))]]
+            if not exists:
+                batch.append(["set", "load_balancer", lb, "options:add_route=true"])
+        elif k == 2:
+            if not exists:
+                continue
+            batch = [["set", "load_balancer", lb, f"options:add_route={rnd.choice(('true', 'false'))}"]]
+        elif k == 3:
+            if not exists:
+                continue
+            u = env.nbctl("--bare", "--columns=_uuid", "find", "load_balancer", f"name={lb}").strip()
+            batch = [["--may-exist", "lr-lb-add", "re", lb]] if rnd.random() < 0.5 else \
+                [["add", "load_balancer_group", grp, "load_balancer", u]]
+        elif k == 4:
+            batch = [["--if-exists", "lr-lb-del", "re"]] if rnd.random() < 0.5 else [["lb-del", lb]] if exists \
+                else [["clear", "load_balancer_group", grp, "load_balancer"]]
+        elif k == 5:
+            cols = ["type=dnat_and_snat", f"external_ip=172.32.0.{n % 250 + 2}", "logical_ip=10.87.0.5",
+                    "options:add_route=true"]
+            batch = [["--id=@n", "create", "NAT", *cols], ["add", "logical_router", "re", "nat", "@n"]]
+        elif k == 6:
+            r = rnd.choice(("mgw", "mpl"))
+            if env.nbctl("--bare", "--columns=name", "find", "logical_router_port", f"name={r}-pub").strip():
+                batch = [["--if-exists", "lsp-del", f"ypub-{r}"], ["--if-exists", "lrp-del", f"{r}-pub"]]
+            else:
+                batch = [["lrp-add", r, f"{r}-pub", f"02:00:00:00:88:{n % 256:02x}", f"172.32.0.{200 + n % 50}/24"],
+                         *_rport("ypub", f"ypub-{r}", f"{r}-pub")]
+        elif k == 7:
+            r = rnd.choice(("mgw", "mpl"))
+            if not env.nbctl("--bare", "--columns=name", "find", "logical_router_port", f"name={r}-pub").strip():
+                continue
+            batch = [["set", "logical_router_port", f"{r}-pub",
+                      f'networks=["172.32.0.{100 + n % 50}/24", "10.{n % 200}.1.1/24"]']]
+        else:
+            batch = [["set", "logical_router_port", "re-pub", f'mac="02:00:00:00:89:{n % 256:02x}"']]
+        apply_checked(env, d, batch, done, seed)
+    assert {n: node_runs(port, n, "recompute") for n in before} == before
+    checks = metric(port, "ovn_northd_py_incremental_checks_total")
+    assert checks >= len(done) // 2, f"only {checks} checks for {len(done)} transactions"
+    assert d.proc is not None and d.proc.poll() is None
+    assert len(done) >= 40, done
