@@ -57,7 +57,9 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   port's flows read its switch's port types (rebuild
   :func:`~.lr_pipeline.attached_router_ports` when they change) and it owns its
   bindings on a directly peered router; static routes and policies are owned by
-  ``("route", uuid)`` / ``("policy", uuid)``;
+  ``("route", uuid)`` / ``("policy", uuid)``; route table ids read the router's NB port rows,
+  and the router's datapath flows select the table of an NB port left out for its malformed MAC
+  (a router port change rebuilds the router's whole scope);
 * a router port changed in place, attached or detached (:mod:`ovn_northd_py.northd.router_ports`):
   the lflow node rebuilds the router's whole scope, the attached switches' datapath flows and,
   on attach/detach, every port of those switches (they bind the routers' addresses);

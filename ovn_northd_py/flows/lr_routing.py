@@ -2,9 +2,10 @@
 
 Observed on the reference (priority-0 fallbacks in :mod:`.defaults`):
 
-* route tables: every distinct ``options:route_table`` of the router's ports (port
+* route tables: every distinct ``options:route_table`` of the router's NB ports (uuid
   order), then of its static routes (route uuid order) gets an id from 1;
-  ``lr_in_ip_routing_pre`` sets ``reg7`` to the id of the inport's table (100);
+  ``lr_in_ip_routing_pre`` sets ``reg7`` to the id of the inport's table (100), also for
+  a port left out for its malformed MAC (a datapath flow, from the NB rows);
 * multicast (``options:mcast_relay``): IP multicast goes to ``_MC_static`` with a
   TTL decrement (10450; dropped when no port sets ``options:mcast_flood``); with
   such a port IGMP/MLD go there too (10460) except the router's own (10550, per
@@ -21,7 +22,10 @@ Observed on the reference (priority-0 fallbacks in :mod:`.defaults`):
   port none of whose networks holds it).  Without ``output_port`` the first port
   (port order) with a network holding the next hop is used; a route whose next hop
   no port reaches, whose ``output_port`` is not a port of the router or whose
-  prefix and next hop differ in family gets no flow.  ``discard`` routes drop;
+  prefix and next hop differ in family gets no flow.  ``discard`` routes drop; a
+  ``discard`` ECMP member with an ``output_port`` (having an address of the prefix's
+  family) gets an ``lr_in_ip_routing_ecmp`` flow like the others, with ``reg0 = discard``
+  and the port's first address of that family;
 * ECMP: valid routes with the same table, policy and prefix form a group (routes in
   uuid order; group ids from 1 in the order groups get their second member, member
   ids from 1 in route order); the routing flow selects a member
@@ -69,6 +73,7 @@ from ..northd.addresses import (
     Ipv6Net,
     format_mac,
     parse_ip_cidr,
+    parse_lrp_networks,
     solicited_node,
 )
 from ..northd.build import opt
@@ -128,10 +133,11 @@ class Route:
         return f"reg7 == {self.table_id} && {m}"
 
     def next_hop_actions(self) -> str:
-        assert self.nexthop is not None and self.port is not None
+        assert self.port is not None
         r = "xx" if self.v6 else ""
+        nh = "discard" if self.nexthop is None else fmt_ip(self.nexthop)
         return (
-            f"{r}reg0 = {fmt_ip(self.nexthop)}; {r}reg1 = {self.port_addr}; eth.src = {self.mac}; "
+            f"{r}reg0 = {nh}; {r}reg1 = {self.port_addr}; eth.src = {self.mac}; "
             f'outport = "{self.port.name}";'
         )
 
@@ -144,12 +150,21 @@ def _by_uuid(rows: Any) -> list[Any]:
     return sorted(rows, key=lambda r: str(r.uuid))
 
 
+def _bad_mac(lrp: Any) -> bool:
+    try:
+        parse_lrp_networks(lrp.mac, list(lrp.networks))
+    except AddressError:
+        return True
+    return False
+
+
 def route_table_ids(router: Datapath, ctx: FlowCtx) -> dict[str, int]:
     """Route table name -> id (ports first, then static routes)."""
 
     def compute() -> dict[str, int]:
         ids: dict[str, int] = {}
-        names = [p.nb.options.get("route_table", "") for p in router.ports if p.kind == "lrp"]
+        # NB rows: a port left out of the model for its malformed MAC still counts.
+        names = [str(p.options.get("route_table", "")) for p in _by_uuid(router.nb.ports)]
         names += [str(r.route_table) for r in _by_uuid(router.nb.static_routes)]
         for name in names:
             if name and name not in ids:
@@ -177,14 +192,22 @@ def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, i
     table_id = tables.get(str(row.route_table), 0)
     src = opt(row.policy) == "src-ip"
     nexthop_s = str(row.nexthop)
+    info = router_info(router, ctx)
+    out_name = opt(row.output_port)
     if nexthop_s == "discard":
-        return Route(uuid, table_id, src, prefix, None, None, "", "")
+        # With an output port, an ECMP member's flow still names it (``reg0 = discard``).
+        out = next((p for p in router.ports if p.kind == "lrp" and p.name == out_name), None)
+        out_nets = info.nets.get(out_name) if out is not None and out_name else None
+        if out is None or out_nets is None:
+            return Route(uuid, table_id, src, prefix, None, None, "", "")
+        fam = out_nets.ipv6 if isinstance(prefix, Ipv6Net) else out_nets.ipv4
+        if not fam:
+            return Route(uuid, table_id, src, prefix, None, None, "", "")
+        return Route(uuid, table_id, src, prefix, None, out, fam[0].addr_s, out_nets.ea_s)
     nexthop = parse_ip_strict(nexthop_s)
     if nexthop is None or isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net):
         return None
-    info = router_info(router, ctx)
     symmetric = smap_bool(row.options, "ecmp_symmetric_reply", False)
-    out_name = opt(row.output_port)
     if out_name:
         port = next((p for p in router.ports if p.kind == "lrp" and p.name == out_name), None)
         nets = info.nets.get(out_name) if port is not None else None
@@ -256,6 +279,12 @@ def build_lr_routing_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> 
     table.add(router.index, LR_IN_IP_ROUTING, 10550, "nd_rs || nd_ra", "drop;", owner=owner)
     table.add(router.index, LR_IN_IP_ROUTING_ECMP, 150, "reg8[0..15] == 0", "next;", owner=owner)
     table.add(router.index, LR_IN_POLICY_ECMP, 150, "reg8[0..15] == 0", "next;", owner=owner)
+    for lrp in _by_uuid(router.nb.ports):
+        # A port with a malformed MAC has no Port_Binding nor other flows, but selects its table.
+        rtb = str(lrp.options.get("route_table", ""))
+        if rtb and _bad_mac(lrp):
+            actions = f"reg7 = {route_table_ids(router, ctx)[rtb]}; next;"
+            table.add(router.index, LR_IN_IP_ROUTING_PRE, 100, f'inport == "{lrp.name}"', actions, owner=owner)
     info = router_info(router, ctx)
     if info.mcast_relay:
         to_static = f'clone {{ outport = "{MC_STATIC}"; ip.ttl--; next; }};' if info.mcast_flood else "drop;"
@@ -297,7 +326,7 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
         actions = f"ip.ttl--; flags.loopback = 1; reg8[0..15] = {gid}; reg8[16..31] = select({ids});"
         table.add(i, LR_IN_IP_ROUTING, first.priority, first.match, actions, owner=route_owner(first.uuid))
         for mid, route in enumerate(members, start=1):
-            if route.nexthop is None:
+            if route.port is None:
                 continue
             match = f"reg8[0..15] == {gid} && reg8[16..31] == {mid}"
             actions = f"{route.next_hop_actions()} next;"

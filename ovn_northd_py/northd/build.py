@@ -628,11 +628,12 @@ def update_lrp_in_place(p: Port) -> set[str]:
     if p.peer is not None:
         _set_ra_options(p)
     crp = p.crp
-    if crp is not None:
+    if crp is not None or _ignored_gateway(p):
         if p.peer is not None:
-            p.options["chassis-redirect-port"] = crp.name
+            p.options["chassis-redirect-port"] = "cr-" + p.name
         else:
             p.options.pop("chassis-redirect-port", None)
+    if crp is not None:
         before = (dict(crp.options), list(crp.mac), dict(crp.external_ids))
         _derive_crp(p, crp)
         if (crp.options, crp.mac, crp.external_ids) != before:
@@ -739,6 +740,12 @@ def _derive_crp(p: Port, crp: Port) -> None:
     crp.external_ids = dict(p.external_ids)
 
 
+def _ignored_gateway(p: Port) -> bool:
+    """A port of a gateway router with gateway chassis / an HA chassis group: no chassisredirect
+    port, yet (observed) the port still names one (``chassis-redirect-port``) when it has a peer."""
+    return p.sb_type == "l3gateway" and bool(list(p.nb.gateway_chassis) or opt(p.nb.ha_chassis_group))
+
+
 def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     lrp = p.nb
     gcs = list(lrp.gateway_chassis)
@@ -748,6 +755,8 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     if p.sb_type == "l3gateway":
         w("lrp_gateway_on_gateway_router", "Logical_Router_Port", lrp.uuid,
           "gateway chassis on a port of a gateway router is ignored", name=p.name)
+        if p.peer is not None:
+            p.options["chassis-redirect-port"] = "cr-" + p.name
         return
     name = "cr-" + p.name
     if name in nd.ports:

@@ -20,7 +20,13 @@ Each rule was established on the reference with several variants:
   routers only, a value with a non-address word nowhere;
 * ``neighbor_responder`` (all / none / other) decides which VIPs go into the ``_rtr_lb`` sets;
 * a gateway router ignores a NAT rule's external MAC; a rule with a bad external IP floods no MAC
-  (``ls_in_l2_lkup`` 75) and does not count as distributed for ``always-redirect``.
+  (``ls_in_l2_lkup`` 75) and does not count as distributed for ``always-redirect``;
+* a router port with a malformed MAC (no Port_Binding, no other flows) still selects its route
+  table (``lr_in_ip_routing_pre`` 100) and counts when numbering the tables (NB port uuid order);
+* a ``discard`` ECMP member with an ``output_port`` gets an ``lr_in_ip_routing_ecmp`` flow
+  (``reg0 = discard``, the port's first address of the prefix's family);
+* a gateway router's port with gateway chassis or an HA chassis group gets no chassisredirect
+  port, but its Port_Binding still names one (``options:chassis-redirect-port``) when it has a peer.
 """
 
 from __future__ import annotations
@@ -271,3 +277,51 @@ def test_add_route_bindings_and_bad_distributed_mac(parity_run, dynamic):
     ], _nat("dnat_and_snat", "172.16.0.100", "10.0.0.11", "options:add_route=true")
        + _nat("dnat_and_snat", "172.16.0.101", "10.0.0.12", "options:add_route=true", 'external_mac="bad-mac"',
               "logical_port=vm"))
+
+
+@pytest.mark.parametrize("other_table", [False, True])
+def test_route_table_of_port_with_bad_mac(parity_run, other_table):
+    cmds: list[Cmd] = [
+        ["ls-add", "s0"], ["ls-add", "s1"], ["lr-add", "r"],
+        ["--id=@p", "create", "Logical_Router_Port", "name=r-s0", 'mac="02:00:00:00:00"', 'networks="10.0.0.1/24"',
+         "options:route_table=rtb1"],
+        ["add", "Logical_Router", "r", "ports", "@p"],
+        ["lrp-add", "r", "r-s1", "02:00:00:00:01:02", "10.1.0.1/24"],
+        *rport("s0", "s0-r", "r-s0"), *rport("s1", "s1-r", "r-s1"),
+        ["--route-table=rtb1", "lr-route-add", "r", "1.2.3.4", "10.1.0.99"],
+    ]
+    if other_table:
+        cmds.append(["set", "logical_router_port", "r-s1", "options:route_table=rtb2"])
+    _check(parity_run, cmds)
+
+
+@pytest.mark.parametrize("prefix, nexthop", [("192.168.50.0/24", "10.1.0.99"), ("fd99::/64", "fd00::5")])
+def test_discard_ecmp_member_with_output_port(parity_run, prefix, nexthop):
+    cmds: list[Cmd] = [
+        ["ls-add", "s0"], ["ls-add", "s1"], ["lr-add", "r"],
+        ["lrp-add", "r", "r-s0", "02:00:00:00:01:01", "10.0.0.1/24", "fd00::1/64"],
+        ["lrp-add", "r", "r-s1", "02:00:00:00:01:02", "10.1.0.1/24"],
+        *rport("s0", "s0-r", "r-s0"), *rport("s1", "s1-r", "r-s1"),
+    ]
+    for i, (nh, port) in enumerate([(nexthop, None), ("discard", "r-s0"), ("discard", None)]):
+        cols = [f'ip_prefix="{prefix}"', f'nexthop="{nh}"'] + ([f'output_port="{port}"'] if port else [])
+        cmds += [[f"--id=@r{i}", "create", "Logical_Router_Static_Route", *cols],
+                 ["add", "Logical_Router", "r", "static_routes", f"@r{i}"]]
+    _check(parity_run, cmds)
+
+
+@pytest.mark.parametrize("group", [False, True])
+def test_gateway_router_port_with_gateway_chassis(parity_run, group):
+    cmds: list[Cmd] = [
+        ["ls-add", "s0"], ["lr-add", "r"], ["set", "logical_router", "r", "options:chassis=hv1"],
+        ["lrp-add", "r", "r-s0", "02:00:00:00:01:01", "10.0.0.1/24"],
+        ["lrp-add", "r", "r-s1", "02:00:00:00:01:02", "10.1.0.1/24"],
+        *rport("s0", "s0-r", "r-s0"),
+    ]
+    if group:
+        cmds += [["--id=@g", "create", "HA_Chassis_Group", "name=g"],
+                 ["set", "logical_router_port", "r-s0", "ha_chassis_group=@g"],
+                 ["lrp-set-gateway-chassis", "r-s1", "hv1", "20"]]
+    else:
+        cmds += [["lrp-set-gateway-chassis", "r-s0", "hv1", "20"], ["lrp-set-gateway-chassis", "r-s1", "hv1", "20"]]
+    _check(parity_run, cmds)

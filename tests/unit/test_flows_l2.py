@@ -87,6 +87,7 @@ class Net:
             options={"chassis": chassis} if chassis else {},
             static_routes=[],
             policies=[],
+            ports=[],
         )
         return self._dp(LR, name, nb)
 
@@ -151,6 +152,7 @@ class Net:
         )
         p = Port(name, "lrp", dp, nb, str(nb.uuid), sb_type="patch", enabled=enabled)
         dp.ports.append(p)
+        dp.nb.ports.append(nb)
         self.nd.ports[name] = p
         return p
 

@@ -55,7 +55,7 @@ def _uuid(n: int) -> uuid.UUID:
 def _router(routes: list[Any], policies: list[Any]) -> tuple[Northd, Datapath]:
     nd = Northd()
     nb = SimpleNamespace(uuid=_uuid(1), name="r1", nat=[], load_balancer=[], load_balancer_group=[], options={},
-                         static_routes=routes, policies=policies, enabled=[])
+                         static_routes=routes, policies=policies, enabled=[], ports=[])
     r = Datapath(str(nb.uuid), LR, "r1", nb, index=0)
     nd.by_index.append(r)
     nd.datapaths[r.key] = r
@@ -67,6 +67,7 @@ def _router(routes: list[Any], policies: list[Any]) -> tuple[Northd, Datapath]:
                               ipv6_ra_configs={})
         p = Port(name, "lrp", r, lrp, str(lrp.uuid))
         r.ports.append(p)
+        nb.ports.append(lrp)
         nd.ports[name] = p
     return nd, r
 
