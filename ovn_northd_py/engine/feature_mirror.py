@@ -23,7 +23,7 @@ from ..ovsdb.connection import RowChange
 from ..sync.mirrors import NB_TABLE, TABLE, mirror_key, sync_sb_mirrors_of
 from ..sync.ports import pb_mirror_rules, port_mirror_names, sb_mirror_rows
 from ..sync.rows import update_row
-from .features import Feature, FeatureCtx, register
+from .features import Feature, FeatureCtx, no_flows, register
 
 IDX = "mirror_by_name"
 PB_INDEX = "pb_by_name"  # sb_sync's Port_Binding index
@@ -100,15 +100,12 @@ def _refresh_ports(names: set[str], h: FeatureCtx) -> bool:
     return True
 
 
-def _no_flows(_changes: list[RowChange], _h: FeatureCtx) -> bool:
-    return True  # mirrors feed no logical flow in 23.03
-
 
 MIRROR = register(
     Feature(
         "mirror",
         nb_tables=frozenset({NB_TABLE}),
-        on_nb_flows=_no_flows,
+        on_nb_flows=no_flows,  # (ovn-controller reads the SB rows; no logical flow in 23.03)
         on_nb_sb=on_nb_sb,
         sync_sb=_sync,
         nb_columns={"Logical_Switch_Port": frozenset({"mirror_rules"})},

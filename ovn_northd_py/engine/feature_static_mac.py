@@ -23,7 +23,7 @@ from ..sync.static_mac_bindings import (
     sync_sb_static_mac_bindings,
     sync_sb_static_mac_bindings_of,
 )
-from .features import Feature, FeatureCtx, register
+from .features import Feature, FeatureCtx, no_flows, register
 
 IDX = "smb_by_key"
 _KEYS: dict[Any, tuple[str, str]] = {}  # NB row uuid -> its key at the last sync
@@ -79,15 +79,12 @@ def on_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
     return True
 
 
-def _no_flows(_changes: list[RowChange], _h: FeatureCtx) -> bool:
-    return True  # static MAC bindings feed no logical flow (ovn-controller reads the SB table)
-
 
 STATIC_MAC = register(
     Feature(
         "static_mac_binding",
         nb_tables=frozenset({NB_TABLE}),
-        on_nb_flows=_no_flows,
+        on_nb_flows=no_flows,  # (ovn-controller reads the SB rows; no logical flow in 23.03)
         on_nb_sb=on_nb_sb,
         sync_sb=_sync,
         on_northd_sb=on_northd_sb,

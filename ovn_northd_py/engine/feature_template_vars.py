@@ -13,7 +13,7 @@ from typing import Any
 
 from ..ovsdb.connection import RowChange
 from ..sync.template_vars import NB_TABLE, TABLE, ctv_key, sync_sb_template_vars, sync_sb_template_vars_of
-from .features import Feature, FeatureCtx, register
+from .features import Feature, FeatureCtx, no_flows, register
 
 IDX = "ctv_by_chassis"
 _KEYS: dict[Any, str] = {}  # NB row uuid -> its chassis at the last sync
@@ -53,15 +53,12 @@ def on_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
     return True
 
 
-def _no_flows(_changes: list[RowChange], _h: FeatureCtx) -> bool:
-    return True
-
 
 TEMPLATE_VARS = register(
     Feature(
         "chassis_template_var",
         nb_tables=frozenset({NB_TABLE}),
-        on_nb_flows=_no_flows,
+        on_nb_flows=no_flows,  # (ovn-controller reads the SB rows; no logical flow in 23.03)
         on_nb_sb=on_nb_sb,
         sync_sb=_sync,
         sb_tables=frozenset({TABLE}),

@@ -56,6 +56,12 @@ class Feature:
 FEATURES: list[Feature] = []
 
 
+def no_flows(_changes: list[RowChange], _h: Any) -> bool:
+    """``on_nb_flows`` of a feature whose tables feed no logical flow (only SB rows that
+    ovn-controller reads): its changes leave the flow table alone."""
+    return True
+
+
 def register(feature: Feature) -> Feature:
     if any(f.name == feature.name for f in FEATURES):
         raise ValueError(f"feature {feature.name!r} registered twice")
