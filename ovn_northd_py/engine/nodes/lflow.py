@@ -86,7 +86,24 @@ class LflowNode(Node):
         for name in t.ports_deleted:
             table.remove_owner((OWNER_PORT, name))
         rebuild_ports: set[str] = set(t.ports_changed)
-        for key in t.dps_changed:
+        # A router port changed in place, attached or detached: the router's every flow
+        # (rebuild_router_scope, below), the switches it is attached to -- their flows and every
+        # port of theirs bind its addresses and answer ARP for them -- and directly peered ports.
+        routers = [r for k in sorted(t.routers_changed) if (r := nd.datapaths.get(k)) is not None]
+        datapaths = set(t.dps_changed) - {r.key for r in routers}  # (those get their whole scope)
+        all_ports = set(t.attach_changed)
+        for router in routers:
+            fctx.forget(router.key)  # switch flows below read the router's memoised facts
+            for lrp in router.ports:
+                q = lrp.peer
+                if lrp.kind != "lrp" or q is None:
+                    continue
+                if q.kind == "lrp":
+                    rebuild_ports.add(q.name)
+                else:
+                    datapaths.add(q.dp.key)
+                    all_ports.add(q.dp.key)
+        for key in datapaths:
             dp = nd.datapaths.get(key)
             fctx.forget(key)  # values memoised from this switch's ports are stale
             table.remove_owner((OWNER_DP, key))
@@ -97,33 +114,13 @@ class LflowNode(Node):
             # and so do the router ports attached to it (localnet / vtep ports).
             rebuild_ports |= {p.name for p in dp.ports if port_reads_switch(p)}
             rebuild_ports |= {p.name for p in attached_router_ports(dp)}
-        # A router port attached to / detached from a switch: every port of the switch binds the
-        # attached routers' addresses on them (and router-type ports the other routers').
-        for key in t.attach_changed:
+        for key in all_ports:
             sw = nd.datapaths.get(key)
             if sw is not None:
                 fctx.forget(key)
                 rebuild_ports |= {p.name for p in sw.ports}
-        # A router port changed in place: the router's every flow, and the switches it is attached
-        # to (their ports bind its addresses, answer ARP for them); directly peered router ports.
-        for key in t.routers_changed:
-            router = nd.datapaths.get(key)
-            if router is None:
-                continue
+        for router in routers:
             rebuild_router_scope(router, fctx, table, set())
-            for lrp in router.ports:
-                q = lrp.peer
-                if lrp.kind != "lrp" or q is None:
-                    continue
-                if q.kind == "lrp":
-                    rebuild_ports.add(q.name)
-                    continue
-                sw = q.dp
-                fctx.forget(sw.key)
-                table.remove_owner((OWNER_DP, sw.key))
-                build_datapath_flows(sw, fctx, table)
-                rebuild_ports |= {p.name for p in sw.ports}
-                rebuild_ports |= {p.name for p in attached_router_ports(sw)}
         for name in rebuild_ports:
             table.remove_owner((OWNER_PORT, name))
             p = nd.ports.get(name)
