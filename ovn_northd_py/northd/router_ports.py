@@ -74,7 +74,7 @@ def plan_router_ports(
     plan = RouterPortPlan(rlsp_added=list(rlsp_added), rlsp_removed=list(rlsp_removed))
     for key in router_keys:
         r = nd.datapaths.get(key) or new_dps.get(key)
-        row = lr_rows.get(_uuid_of(key))
+        row = lr_rows.get(uuid.UUID(key))
         if r is None or row is None or r.kind != LR or (r.key not in keys.port_pools and key not in new_dps):
             return None
         now = {str(lrp.uuid): lrp for lrp in row.ports}
@@ -164,10 +164,6 @@ def plan_router_ports(
                 and uses_dynamic_addresses(nd):
             return None
     return plan
-
-
-def _uuid_of(key: str) -> Any:
-    return uuid.UUID(key)
 
 
 def _insert_lrp(r: Datapath, p: Port) -> None:
