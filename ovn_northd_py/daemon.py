@@ -112,6 +112,10 @@ class Daemon:
         self.sb_connects_seen = 0
         self.retry_at = 0.0
         self.incremental_since_check = 0
+        # Operator control (ovn_northd_py.control): pause/resume, a wake-up, per-iteration hooks.
+        self.paused = False
+        self.wake_event = asyncio.Event()
+        self.loop_hooks: list[Any] = []
 
     # ---- set-up ----
     async def check_schemas(self) -> None:
@@ -161,8 +165,11 @@ class Daemon:
         try:
             while not self.stop_event.is_set():
                 t0 = time.perf_counter()
+                self.wake_event.clear()
                 self.step()
                 self.metrics.loop_seconds.observe(time.perf_counter() - t0)
+                for hook in self.loop_hooks:
+                    hook()
                 if self.opts.exit_after_sync and self.settled.is_set():
                     break
                 poller = AsyncPoller()
@@ -177,6 +184,7 @@ class Daemon:
                     poller.timer_wait((self.retry_at - time.monotonic()) * 1000)
                 poller.wake_on(self.stop_event)
                 poller.wake_on(self.recompute_event)
+                poller.wake_on(self.wake_event)
                 await poller.block()
         finally:
             self.nb.close()
@@ -210,6 +218,8 @@ class Daemon:
                 self.flow_cache.reset()
                 self.flows_dirty = True
             self.log.info("recompute requested")
+        if self._paused_gate():
+            return
         if not (nb.synced and sb.synced and sb.has_lock):
             return
         self._maybe_check()
@@ -228,6 +238,36 @@ class Daemon:
         if nb.resynced or sb.resynced:
             self.force_recompute = True
         self.run_engine()
+
+    # ---- pause / resume (unixctl `pause`, `resume`, --dry-run) ----
+    def pause(self) -> None:
+        self.paused = True
+        self.wake_event.set()
+
+    def resume(self) -> None:
+        self.paused = False
+        self.wake_event.set()
+
+    def status(self) -> str:
+        """As ovn-northd's `status` command: paused, active (holds the SB lock) or standby."""
+        if self.paused:
+            return "paused"
+        return "active" if self.sb is not None and self.sb.has_lock else "standby"
+
+    def _paused_gate(self) -> bool:
+        """While paused, write nothing and give up the SB lock (as ovn-northd does, so another
+        instance takes over); on resume, ask for the lock again (holding it forces a recompute).
+        The lock changes once no IDL transaction is in flight.  True: skip this run."""
+        assert self.sb is not None
+        idl = self.sb.idl
+        idle = self.sb_txn is None and not idl._outstanding_txns and idl.txn is None
+        if self.paused:
+            if idl.lock_name and idle:
+                idl.set_lock(None)
+            return True
+        if idl.lock_name is None and idle:
+            idl.set_lock(LOCK_NAME)
+        return False
 
     def _maybe_check(self) -> None:
         """--check-incremental: once SB is written, compare incremental state with a recompute."""
@@ -454,7 +494,7 @@ class Daemon:
     def install_signals(self, loop: asyncio.AbstractEventLoop) -> None:
         loop.add_signal_handler(signal.SIGTERM, self.stop_event.set)
         loop.add_signal_handler(signal.SIGINT, self.stop_event.set)
-        loop.add_signal_handler(signal.SIGHUP, self.recompute_event.set)
+        loop.add_signal_handler(signal.SIGHUP, self.stop_event.set)  # as ovn-northd: SIGHUP terminates
         loop.add_signal_handler(signal.SIGUSR1, self.recompute_event.set)
 
 

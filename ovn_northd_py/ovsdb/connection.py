@@ -16,17 +16,13 @@ from typing import Any
 
 import ovs.db.idl
 import ovs.db.types
-import ovs.vlog
 
 from . import fastrow
 from .aiopoll import AsyncPoller
 
 fastrow.install()
 
-# python-ovs logs through its own vlog to stderr; keep only its warnings.
-ovs.vlog.Vlog.init(None)
-ovs.vlog.Vlog.set_levels_from_string("console:warn")
-
+# python-ovs logs through ovs.vlog, which ovn_northd_py.log sets up (destinations and levels).
 
 # Small tables whose handlers need the old values of changed columns.
 OLD_VALUE_TABLES = frozenset({"NB_Global", "SB_Global"})

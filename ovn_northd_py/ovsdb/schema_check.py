@@ -7,9 +7,17 @@ columns they do not know.  A different major version is a hard, clear error.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import ovs.jsonrpc
+import ovs.stream
+
+from .aiopoll import AsyncPoller
 
 
 class SchemaMismatch(RuntimeError):
@@ -53,31 +61,51 @@ def check_compatible(db: str, ours: str, theirs: str) -> None:
 
 
 async def fetch_server_schema(remote: str, db: str, timeout: float = 5.0) -> dict:
-    """One ``get_schema`` call on a fresh connection to ``remote`` (unix:PATH or tcp:HOST:PORT)."""
-    kind, _, addr = remote.partition(":")
-    if kind == "unix":
-        reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(addr), timeout)
-    elif kind == "tcp":
-        host, _, port = addr.rpartition(":")
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host.strip("[]"), int(port)), timeout)
-    else:
-        raise ValueError(f"schema check not supported for remote {remote!r}")
+    """One ``get_schema`` call on a fresh connection to ``remote``: any python-ovs active stream
+    (``unix:``, ``tcp:``, ``ssl:`` with the PKI of ``ovsdb.tls``), driven on the asyncio loop."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+
+    async def wait(arm: Any) -> None:
+        left = deadline - loop.time()
+        if left <= 0:
+            raise TimeoutError(f"{remote}: no answer to get_schema within {timeout:g}s")
+        p = AsyncPoller()
+        arm(p)
+        p.timer_wait(left * 1000)
+        await p.block()
+
+    err, stream = ovs.stream.Stream.open(remote)
+    if err:
+        if err == errno.EAFNOSUPPORT:
+            raise ValueError(f"unsupported remote {remote!r}")
+        raise OSError(err, f"{remote}: {os.strerror(err)}")
     try:
-        writer.write(json.dumps({"method": "get_schema", "params": [db], "id": 0}).encode())
-        await writer.drain()
-        dec = json.JSONDecoder()
-        buf = ""
         while True:
-            chunk = await asyncio.wait_for(reader.read(65536), timeout)
-            if not chunk:
-                raise ConnectionError(f"{remote} closed the connection during get_schema")
-            buf += chunk.decode()
-            try:
-                msg, _ = dec.raw_decode(buf.lstrip())
-            except json.JSONDecodeError:
-                continue
-            if msg.get("error"):
-                raise SchemaMismatch(f"{remote} has no database {db}: {msg['error']}")
-            return msg["result"]
+            err = stream.connect()
+            if err == 0:
+                break
+            if err != errno.EAGAIN:
+                raise OSError(err, f"{remote}: {os.strerror(err)}")
+            await wait(lambda p: (stream.run_wait(p), stream.connect_wait(p)))
+        conn = ovs.jsonrpc.Connection(stream)
+        stream = None  # owned by conn now
+        try:
+            conn.send(ovs.jsonrpc.Message.create_request("get_schema", [db]))
+            while True:
+                conn.run()
+                err, msg = conn.recv()
+                if msg is not None:
+                    if msg.error:
+                        raise SchemaMismatch(f"{remote} has no database {db}: {msg.error}")
+                    return dict(msg.result)
+                if err and err != errno.EAGAIN:
+                    if err == ovs.jsonrpc.EOF:
+                        raise ConnectionError(f"{remote} closed the connection during get_schema")
+                    raise OSError(err, f"{remote}: {os.strerror(err)}")
+                await wait(lambda p: (conn.wait(p), conn.recv_wait(p)))
+        finally:
+            conn.close()
     finally:
-        writer.close()
+        if stream is not None:
+            stream.close()
