@@ -30,6 +30,7 @@ from .daemonize import (
     default_pidfile,
     parse_user,
     rundir,
+    set_process_name,
 )
 from .ovsdb import tls
 
@@ -94,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-h", "--help", action="help", help="display this help message")
     g.add_argument("-o", "--options", action=_Options, nargs=0, help="list available options")
     g.add_argument("-V", "--version", action="version",
-                   version=f"ovn-northd-py {__version__} (ovn-northd 23.03 compatible)\n"
+                   version=f"ovn-northd-py {__version__}, compatible with ovn-northd 23.03.1\n"
                            f"Open vSwitch Library {ovs.version.VERSION}",
                    help="display version information")
 
@@ -258,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
     opts = _options(a)
     ovs.util.PROGRAM_NAME = PROGRAM
+    set_process_name(PROGRAM)
     try:
         logmod.configure(opts.log_format, opts.log_level, opts.log_file, specs=[s or "any:any:dbg" for s in a.verbose],
                          syslog_method=a.syslog_method, syslog_target=a.syslog_target)

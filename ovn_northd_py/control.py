@@ -33,7 +33,10 @@ from . import __version__
 from . import log as logmod
 from .ovsdb.aiopoll import AsyncPoller
 
-VERSION_TEXT = f"ovn-northd-py {__version__} (ovn-northd 23.03 compatible)\nOpen vSwitch Library {ovs.version.VERSION}"
+# The first line ends with the ovn-northd version we are compatible with: ovn-ctl's stop_northd reads it
+# (`ovs-appctl version | awk 'NR==1{print $NF}'`) to decide whether `exit` may be used.
+VERSION_TEXT = (f"ovn-northd-py {__version__}, compatible with ovn-northd 23.03.1\n"
+                f"Open vSwitch Library {ovs.version.VERSION}")
 
 
 # --------------------------------------------------------------------------- stopwatches

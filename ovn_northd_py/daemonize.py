@@ -35,6 +35,18 @@ def abs_path(path: str, base: str) -> str:
     return path if path.startswith("/") else os.path.join(base, path)
 
 
+def set_process_name(name: str) -> None:
+    """/proc/self/comm = name (prctl PR_SET_NAME), as the C daemon's: init scripts check it
+    (ovn-lib's pid_comm_check), and so do pidof and ps -C."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(15, name.encode()[:15], 0, 0, 0)  # PR_SET_NAME
+    except (OSError, AttributeError):
+        pass
+
+
 class UserError(RuntimeError):
     pass
 

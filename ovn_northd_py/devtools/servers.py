@@ -70,6 +70,7 @@ class OvsdbServer:
     name: str  # "nb" or "sb"
     schema: Path
     db_file: Path | None = None  # start from this database file (copied) instead of an empty one
+    extra_args: list[str] = field(default_factory=list)  # e.g. SSL remotes and their PKI
     pid: int | None = field(default=None, init=False)
 
     @property
@@ -111,6 +112,7 @@ class OvsdbServer:
                 f"--remote=punix:{self.sock}",
                 f"--unixctl={self.ctl}",
                 f"--log-file={self.workdir / (self.name + '-ovsdb.log')}",
+                *self.extra_args,
                 str(self.db_path),
             ],
             check=True,
@@ -204,6 +206,7 @@ class OurNorthd:
             f"--ovnnb-db={self.nb_remote}", f"--ovnsb-db={self.sb_remote}",
             f"--log-file={self.log_file}", "--log-format=json",
             f"--pidfile={self.workdir / (self.name + '-northd.pid')}",
+            f"--unixctl={self.ctl}",
             *self.extra_args,
         ]
         with open(self.workdir / f"{self.name}.err", "ab") as err:
@@ -213,6 +216,15 @@ class OurNorthd:
     @property
     def pid(self) -> int | None:
         return self.proc.pid if self.proc is not None else None
+
+    @property
+    def ctl(self) -> Path:
+        """The control socket (ovn-appctl -t CTL ...)."""
+        return self.workdir / f"{self.name}-northd.ctl"
+
+    def appctl(self, *args: str, timeout: int = 10) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["ovn-appctl", "-T", str(timeout), "-t", str(self.ctl), *args],
+                              capture_output=True, text=True, timeout=timeout + 5, check=False)
 
     def stop(self) -> None:
         if self.proc is not None:

@@ -371,15 +371,24 @@ def test_sigterm_while_waiting_for_unreachable_databases_exits_0(tmp_path):
         d.stop()
 
 
-def test_sighup_forces_a_recompute_and_keeps_running(env, ours):
+def test_sigusr1_forces_a_recompute_and_keeps_running(env, ours):
     env.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p1", wait="sb")
     before = pb_keys(env)
-    os.kill(ours.pid, signal.SIGHUP)
+    os.kill(ours.pid, signal.SIGUSR1)
     wait_until(lambda: any(r.get("event") == "recompute requested" for r in ours.log_records()), 5,
                "the recompute to be logged")
     env.nbctl("lsp-add", "sw0", "p2", wait="sb")
     assert_keys_kept(before, pb_keys(env))
     assert ours.proc.poll() is None
+
+
+def test_sighup_terminates_cleanly_as_the_c_daemon_does(env, ours):
+    env.nbctl("ls-add", "sw0", wait="sb")
+    pidfile = env.workdir / "ours-northd.pid"
+    os.kill(ours.pid, signal.SIGHUP)
+    assert ours.proc.wait(timeout=10) == 0
+    assert not pidfile.exists()
+    assert not ours.ctl.exists()
 
 
 def test_help_documents_every_flag():
