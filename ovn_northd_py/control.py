@@ -426,6 +426,11 @@ def plan(d: Any, limit: int = 20) -> str:
     fplan = plan_sync(d.flow_cache, desired_flows(table, shadow, dp_uuid), desired_sb_lbs(shadow, dp_uuid))
     lines = [(f"Logical_Flow/Logical_DP_Group/Load_Balancer: {fplan.inserted} to insert, {fplan.updated} to "
              f"update, {fplan.deleted} to delete")]
+    unbound = {i for i, dp in enumerate(shadow.by_index) if dp.key not in dp_uuid}
+    if unbound:
+        n = sum(1 for f in table.flows() if unbound.intersection(f.datapaths))
+        lines.append(f"  and {n} flows on {len(unbound)} datapaths not yet in SB (written once their "
+                     f"Datapath_Binding exists)")
     for op in fplan.ops[:limit]:
         lines.append("  " + _describe_op(op))
     if len(fplan.ops) > limit:
