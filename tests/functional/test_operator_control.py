@@ -104,10 +104,10 @@ def test_debian_command_line_with_every_no_op_option_settles(env, started):
 
 
 def test_bad_verbose_spec_and_unwritable_log_file_exit_1_with_a_message(tmp_path):
-    r = subprocess.run([*PY, "-vconsole:loud"], capture_output=True, text=True, timeout=30)
+    r = subprocess.run([*PY, "-vconsole:loud"], capture_output=True, text=True, timeout=30, check=False)
     assert r.returncode == 1 and "console:loud" in r.stderr
     r = subprocess.run([*PY, f"--log-file={tmp_path}/no/such/dir/x.log"], capture_output=True, text=True,
-                       timeout=30)
+                       timeout=30, check=False)
     assert r.returncode == 1 and "No such file or directory" in r.stderr
 
 
@@ -118,7 +118,7 @@ def _start_detached(env, *extra: str, name: str = "det") -> subprocess.Completed
     return subprocess.run(
         [*PY, f"--ovnnb-db={env.nb.remote}", f"--ovnsb-db={env.sb.remote}", "--detach", "--no-chdir",
          f"--pidfile={env.workdir}/ovn-northd.pid", f"--log-file={env.workdir}/{name}.log",
-         *extra], capture_output=True, text=True, timeout=60, env=dict(os.environ, OVN_RUNDIR=str(env.workdir)))
+         *extra], capture_output=True, text=True, timeout=60, check=False, env=dict(os.environ, OVN_RUNDIR=str(env.workdir)))
 
 
 def test_detach_returns_and_the_locked_pidfile_refuses_a_second_instance(env):
@@ -133,7 +133,7 @@ def test_detach_returns_and_the_locked_pidfile_refuses_a_second_instance(env):
         ctl = env.workdir / f"ovn-northd.{pid}.ctl"
         assert ctl.exists()
         r2 = subprocess.run(["ovn-appctl", "-t", "ovn-northd", "status"], capture_output=True, text=True,
-                            env=dict(os.environ, OVN_RUNDIR=str(env.workdir)), timeout=15)
+                            env=dict(os.environ, OVN_RUNDIR=str(env.workdir)), timeout=15, check=False)
         assert r2.stdout in ("Status: active\n", "Status: standby\n"), r2
         second = _start_detached(env, name="second")
         assert second.returncode != 0
