@@ -65,4 +65,4 @@ class Metrics:
 
     def serve(self, address: str) -> None:
         host, _, port = address.rpartition(":")
-        start_http_server(int(port), addr=host.strip("[]") or "0.0.0.0", registry=self.registry)
+        start_http_server(int(port), addr=host.strip("[]") or "127.0.0.1", registry=self.registry)
