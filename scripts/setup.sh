@@ -9,11 +9,23 @@ missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ((${#missing[@]})); then
+# For the operator tests, without their recommends: systemd-analyze (verify/security of the unit)
+# and promtool (`promtool check metrics`; the prometheus package, ~19 MB, is not started).
+TOOLS=(systemd prometheus)
+missing_tools=()
+for p in "${TOOLS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing_tools+=("$p")
+done
+if ((${#missing[@]} + ${#missing_tools[@]})); then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-  echo "installing Debian packages: ${missing[*]}" >&2
+  echo "installing Debian packages: ${missing[*]} ${missing_tools[*]}" >&2
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  if ((${#missing[@]})); then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  if ((${#missing_tools[@]})); then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing_tools[@]}" >/dev/null
+  fi
 fi
 if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import ovn_northd_py, numpy, structlog, pytest' 2>/dev/null; then
   /usr/bin/python3 -m venv --system-site-packages .venv
