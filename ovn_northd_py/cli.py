@@ -81,10 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     g = p.add_argument_group("Options")
-    g.add_argument("-D", "--ovnnb-db", default=DEFAULT_NB, metavar="DATABASE",
-                   help=f"connect to ovn-nb database at DATABASE (default: {DEFAULT_NB})")
-    g.add_argument("-d", "--ovnsb-db", default=DEFAULT_SB, metavar="DATABASE",
-                   help=f"connect to ovn-sb database at DATABASE (default: {DEFAULT_SB})")
+    g.add_argument("-D", "--ovnnb-db", default=os.environ.get("OVN_NB_DB") or DEFAULT_NB, metavar="DATABASE",
+                   help=f"connect to ovn-nb database at DATABASE (default: $OVN_NB_DB, else {DEFAULT_NB})")
+    g.add_argument("-d", "--ovnsb-db", default=os.environ.get("OVN_SB_DB") or DEFAULT_SB, metavar="DATABASE",
+                   help=f"connect to ovn-sb database at DATABASE (default: $OVN_SB_DB, else {DEFAULT_SB})")
     g.add_argument("--dry-run", action="store_true",
                    help="start in paused state (do not commit db changes; `ovn-appctl resume` to start)")
     g.add_argument("--n-threads", type=int, default=None, metavar="N",
@@ -141,9 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="list of SSL ciphers to enable (OpenSSL syntax)")
 
     ox = p.add_argument_group("ovn-northd-py options")
-    ox.add_argument("--metrics-address", default=None, metavar="[HOST:]PORT",
+    ox.add_argument("--metrics-address", default=os.environ.get("OVN_NORTHD_METRICS_ADDRESS") or None,
+                    metavar="[HOST:]PORT",
                     help="serve Prometheus metrics at http://HOST:PORT/metrics, and /healthz and /readyz "
-                         "(HOST defaults to 127.0.0.1; default: off)")
+                         "(HOST defaults to 127.0.0.1; default: $OVN_NORTHD_METRICS_ADDRESS, else off)")
     ox.add_argument("--probe-interval", type=int, default=None, metavar="MS",
                     help="inactivity probe interval towards the databases in milliseconds (default: python-ovs')")
     ox.add_argument("--check-incremental", type=int, default=0, metavar="N",
