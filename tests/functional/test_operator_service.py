@@ -179,6 +179,13 @@ def test_operator_metrics_health_and_readiness(env, tmp_path: Path):
             assert _sample(text, "ovn_northd_stopwatch_samples_total") is not None
             assert re.search(r'^ovn_northd_coverage_total\{event="txn_success"\} [1-9]', text, re.MULTILINE)
             assert _sample(text, "ovn_northd_py_sb_lock_held") == 1  # ours are kept
+            # The sample Grafana dashboard only uses names we export.
+            dash = (ROOT / "docs" / "grafana-ovn-northd-py.json").read_text()
+            used = set(re.findall(r"\b(ovn_northd_[a-z_]+)", dash))
+            assert len(used) > 10
+            for name in used:
+                family = re.sub(r"_(total|bucket)$", "", name)
+                assert re.search(rf"^# TYPE ({family}|{name}) ", text, re.MULTILINE), name
             _, tb = _get(pb, "/metrics")
             assert _sample(tb, "ovn_northd_status") == 0
             assert _sample(tb, "ovn_northd_probe_interval") == 7000
