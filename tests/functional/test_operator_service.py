@@ -181,7 +181,7 @@ def test_operator_metrics_health_and_readiness(env, tmp_path: Path):
             assert _sample(text, "ovn_northd_py_sb_lock_held") == 1  # ours are kept
             # The sample Grafana dashboard only uses names we export.
             dash = (ROOT / "docs" / "grafana-ovn-northd-py.json").read_text()
-            used = set(re.findall(r"\b(ovn_northd_[a-z_]+)", dash))
+            used = set(re.findall(r"\b(ovn_northd_[a-z0-9_]+)", dash))
             assert len(used) > 10
             for name in used:
                 family = re.sub(r"_(total|bucket)$", "", name)
