@@ -431,3 +431,19 @@ def test_vlog_reopen_without_a_log_file_says_so(env, started):
     started.append(_P())
     wait_until(ctl.exists, 15, "the control socket")
     assert ok(ctl, "vlog/reopen") == "Logging to file not configured\n"
+
+
+def test_remotes_default_to_ovn_nb_db_and_ovn_sb_db_from_the_environment(env, tmp_path):
+    """As ovn-nbctl does (and the container image relies on): no --ovnnb-db/--ovnsb-db, remotes from
+    OVN_NB_DB / OVN_SB_DB."""
+    ctl = tmp_path / "envd.ctl"
+    e = dict(os.environ, OVN_NB_DB=env.nb.remote, OVN_SB_DB=env.sb.remote)
+    proc = subprocess.Popen([*PY, f"--unixctl={ctl}", "-vconsole:off"], env=e, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        env.nbctl("ls-add", "sw0", wait="sb", timeout=30)
+        assert "sw0" in dp_names(env)
+        assert ok(ctl, "status") == "Status: active\n"
+    finally:
+        stop_pid(proc.pid)
+        proc.wait()
