@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         log_file = work / "ovn-northd-py.log"
         cmd = [sys.executable, "-m", "ovn_northd_py", f"--ovnnb-db={nb.remote}", f"--ovnsb-db={sb.remote}",
                f"--log-file={log_file}", "--log-format=json", f"--metrics-address=127.0.0.1:{port}",
-               f"--pidfile={work / 'ovn-northd-py.pid'}"]
+               f"--pidfile={work / 'ovn-northd-py.pid'}", f"--unixctl={work / 'ovn-northd.ctl'}"]
         t0 = time.monotonic()
         proc = subprocess.Popen(cmd)
         nbctl(nb.remote, "sync", wait="sb", timeout=120)
@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ovn-northd-py settled in {dt:.2f}s (started, connected, took the lock, wrote SB)")
         print(f"work dir: {work}")
         print(f"  NB: {nb.remote}\n  SB: {sb.remote}\n  log: {log_file}")
-        print(f"metrics: http://127.0.0.1:{port}/metrics")
+        print(f"metrics: http://127.0.0.1:{port}/metrics (and /healthz, /readyz)")
+        print(f"control: ovn-appctl -t {work / 'ovn-northd.ctl'} status  (list-commands for more)")
         print("SB rows written:")
         for t in TABLES:
             print(f"  {t:18s} {count_rows(sb.remote, t)}")

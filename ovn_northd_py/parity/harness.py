@@ -42,6 +42,7 @@ WORKLOAD_DIR = Path(
 )
 OURS_CMD_DEFAULT = (
     "{python} -m ovn_northd_py --ovnnb-db={nb} --ovnsb-db={sb} --log-file={log} --pidfile={pidfile}"
+    " --unixctl={unixctl}"
 )
 FLOW_TABLE = "Logical_Flow"
 # NB_Global/SB_Global options northd picks at random when the NB does not set them.  Their SB_Global
