@@ -180,7 +180,7 @@ def configure(fmt: str = "console", level: str = "info", log_file: str | None = 
         # Ours first: ovs.unixctl keeps the first registration of a name.
         ovs.unixctl.command_register("vlog/reopen", "", 0, 0, _reopen, None)
         for d in ("console", "file", "syslog"):
-            V.set_pattern(d, _PATTERN if d != "syslog" else "ovn-northd|%c|%p|%m")
+            V.set_pattern(d, _PATTERN if d != "syslog" else "ovn-northd|%0c|%0p|%0m")
         V.init(log_file)
         for d in ("console", "file"):
             logging.getLogger(d).addFilter(_Bridge())

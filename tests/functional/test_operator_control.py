@@ -447,3 +447,46 @@ def test_remotes_default_to_ovn_nb_db_and_ovn_sb_db_from_the_environment(env, tm
     finally:
         stop_pid(proc.pid)
         proc.wait()
+
+
+def test_syslog_target_and_method_send_to_udp(env, tmp_path):
+    """--syslog-target=HOST:PORT (and --syslog-method=udp:IP:PORT) send the syslog destination's lines
+    over UDP, at the -vsyslog: level."""
+    import socket
+
+    socks = []
+    for _ in range(2):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("127.0.0.1", 0))
+        s.settimeout(0.2)
+        socks.append(s)
+    target, method = (s.getsockname()[1] for s in socks)
+    ctl = tmp_path / "sys.ctl"
+    proc = subprocess.Popen([*PY, f"--ovnnb-db={env.nb.remote}", f"--ovnsb-db={env.sb.remote}", f"--unixctl={ctl}",
+                             "-vconsole:off", "-vsyslog:info", f"--syslog-target=127.0.0.1:{target}",
+                             f"--syslog-method=udp:127.0.0.1:{method}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        env.nbctl("ls-add", "sw0", wait="sb", timeout=30)
+        for s in socks:
+            got = []
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and not any("first sync committed" in g for g in got):
+                try:
+                    got.append(s.recv(65536).decode())
+                except TimeoutError:
+                    pass
+            line = next(g for g in got if "first sync committed" in g)
+            assert "ovn-northd|ovn_northd|INFO|" in line
+        ok(ctl, "vlog/set", "syslog:off")
+        ok(ctl, "pause")
+        time.sleep(0.3)
+        for s in socks:
+            with pytest.raises(TimeoutError):
+                while "paused" not in s.recv(65536).decode():
+                    pass
+    finally:
+        stop_pid(proc.pid)
+        proc.wait()
+        for s in socks:
+            s.close()
