@@ -319,7 +319,7 @@ def test_forced_recompute_on_unchanged_nb_writes_nothing(env, northd):
     commits, recomputes = northd.flow_commits(), northd.recomputes_logged()
 
     with SbWatch(env.sb.remote) as w:
-        os.kill(northd.pid, signal.SIGHUP)
+        os.kill(northd.pid, signal.SIGUSR1)
         wait_until(lambda: northd.recomputes_logged() > recomputes, 10, "the recompute to be logged")
         env.sync()
         w.settle()
@@ -512,7 +512,7 @@ def test_flow_deleted_behind_our_back_is_restored_by_forced_recompute(env, north
     assert victim not in select(env.sb.remote, "Logical_Flow")
 
     recomputes = northd.recomputes_logged()
-    os.kill(northd.pid, signal.SIGHUP)
+    os.kill(northd.pid, signal.SIGUSR1)
     wait_until(lambda: northd.recomputes_logged() > recomputes, 10, "the recompute to be logged")
     env.sync()
     keys = {flow_key(r): u for u, r in select(env.sb.remote, "Logical_Flow").items()}
