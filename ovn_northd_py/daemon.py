@@ -4,6 +4,16 @@ One iteration: let both IDLs process what the servers sent; finish transactions
 in flight; when we hold the SB lock, both databases are in sync and something
 changed, run the engine, which writes into one SB and one NB transaction; then
 sleep until a socket is readable, a timer fires or a stop/recompute is asked.
+
+Write ordering: one engine run is ONE SB transaction.  The IDL changes (address
+sets, port groups, ports, datapaths, ...) and the flow writer's plan for
+Logical_Flow / Logical_DP_Group / Load_Balancer (plus ``Ctx.sb_extra_ops`` and
+SB_Global.nb_cfg) travel in the same ``transact``, so no SB state ever has a flow
+naming a row the run deletes or has yet to insert, and ``nb_cfg`` is written only
+with what it covers.  At most one SB write is in flight; foreign edits of the raw
+tables, reported by the flow writer's monitor, are repaired between writes.  A
+failed write committed nothing: the next run recomputes, after the back-off of
+``txn_failures.TxnFailures``.
 """
 
 from __future__ import annotations

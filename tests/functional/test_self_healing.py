@@ -31,6 +31,11 @@ def _net(env: Any) -> None:
               "--", "acl-add", "sw0", "to-lport", "1001", "ip4.src == $as1 && outport == @pg1", "drop",
               "--", "lb-add", "lb0", "10.0.0.100:80", "10.0.0.1:8080", "tcp",
               "--", "ls-lb-add", "sw0", "lb0", "--", "ls-lb-add", "sw1", "lb0",
+              "--", "meter-add", "m0", "drop", "100", "pktps",
+              "--", "lrp-set-gateway-chassis", "lrp0", "hv1", "10",
+              "--", "--id=@d", "create", "DNS", 'records={"vm1.ovn"="10.0.0.1"}',
+              "--", "add", "Logical_Switch", "sw0", "dns_records", "@d",
+              "--", "set", "Logical_Switch", "sw1", "other_config:mcast_snoop=true",
               wait="sb")
 
 
@@ -137,6 +142,12 @@ def test_load_balancer_deleted_or_modified_is_restored(net: Any) -> None:
     ("Datapath_Binding", ["tunnel_key", "external_ids"], ["set", "Datapath_Binding", "@FIRST",
                                                           "external_ids:name=hijacked"]),
     ("Multicast_Group", ["name", "tunnel_key"], ["destroy", "Multicast_Group", "@FIRST"]),
+    ("IP_Multicast", ["enabled", "querier"], ["set", "IP_Multicast", "@FIRST", "enabled=false"]),
+    ("Meter", ["name", "unit"], ["destroy", "Meter", "@FIRST"]),
+    ("HA_Chassis_Group", ["name"], ["set", "HA_Chassis_Group", "@FIRST", "name=stolen"]),
+    ("DNS", ["records"], ["set", "DNS", "@FIRST", 'records={"vm1.ovn"="6.6.6.6"}']),
+    ("DHCP_Options", ["name", "code", "type"], ["destroy", "DHCP_Options", "@FIRST"]),
+    ("RBAC_Role", ["name"], ["destroy", "RBAC_Role", "@FIRST"]),
 ])
 def test_idl_synced_tables_are_restored(net: Any, table: str, cols: list[str], edit: list[str]) -> None:
     want = _dump(net, table, cols)
