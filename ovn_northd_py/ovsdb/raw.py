@@ -144,12 +144,16 @@ class SessionTap:
         self._s = session
         self.waiting: set[Any] = set()
         self.replies: dict[Any, Any] = {}
+        self.unread: set[Any] = set()  # requests whose replies nobody reads: dropped
         # Set by the caller right before ``Transaction.commit()``; taken by the next transact.
         self.attach_ops: list[dict[str, Any]] | None = None
         self.attached: dict[Any, int] = {}  # IDL request id -> index of the first attached result
         self.attached_results: dict[Any, list[Any] | str] = {}
         self.last_attached_id: Any = None
-        self.monitor_id: str | None = None
+        self.monitor_id: str | None = None  # our current monitor; its updates are kept
+        # Every monitor of ours on this connection: python-ovs' IDL would take any "update" as its
+        # own, so the updates of a replaced monitor (until its cancel is processed) are dropped here.
+        self.monitor_ids: set[str] = set()
         self.updates: list[dict[str, Any]] = []  # table-updates of our monitor, oldest first
 
     def send(self, msg: Any) -> int:
@@ -175,7 +179,10 @@ class SessionTap:
             if msg.type in (_T_REPLY, _T_ERROR):
                 if msg.id in self.waiting:
                     self.waiting.discard(msg.id)
-                    self.replies[msg.id] = msg
+                    if msg.id in self.unread:
+                        self.unread.discard(msg.id)
+                    else:
+                        self.replies[msg.id] = msg
                     continue
                 off = self.attached.pop(msg.id, None)
                 if off is not None:
@@ -184,9 +191,9 @@ class SessionTap:
                     else:
                         self.attached_results[msg.id] = msg.result[off:]
             elif (msg.type == ovs.jsonrpc.Message.T_NOTIFY and msg.method == "update"
-                  and self.monitor_id is not None and isinstance(msg.params, list) and len(msg.params) == 2
-                  and msg.params[0] == self.monitor_id):
-                self.updates.append(msg.params[1])
+                  and isinstance(msg.params, list) and len(msg.params) == 2 and msg.params[0] in self.monitor_ids):
+                if msg.params[0] == self.monitor_id:
+                    self.updates.append(msg.params[1])
                 continue
             return msg
 
@@ -194,10 +201,12 @@ class SessionTap:
         """After a reconnection: requests in flight and our monitor are gone with the old connection."""
         self.waiting.clear()
         self.replies.clear()
+        self.unread.clear()
         self.attach_ops = None
         self.attached.clear()
         self.attached_results.clear()
         self.monitor_id = None
+        self.monitor_ids.clear()
         self.updates.clear()
 
     def __getattr__(self, name: str) -> Any:
@@ -242,7 +251,13 @@ class RawSb:
     def monitor(self, requests: dict[str, Any]) -> RawRequest | None:
         """Start our own ``monitor`` (RFC 7047 v1 updates) on this connection; its updates collect
         in ``tap.updates``.  Sent before a ``select``, so nothing written after the select escapes it."""
+        old = self.tap.monitor_id
+        if old is not None:
+            cancel = self.send([], method="monitor_cancel", params=[old])
+            if cancel is not None:
+                self.tap.unread.add(cancel.id)
         mon_id = f"northd-py-raw-{next(_ids)}"
+        self.tap.monitor_ids.add(mon_id)
         req = self.send([], method="monitor", params=[self.db_name, mon_id, requests])
         if req is not None:
             self.tap.monitor_id = mon_id

@@ -165,3 +165,20 @@ def test_repairs_are_counted_and_nothing_else_moves(net: Any, ours: Any) -> None
     after = {str(r["_uuid"][1]) for r in net.sb_rows("Logical_Flow")}
     assert len(before - after) == 1 and len(after - before) == 1
     assert any(r.get("event", "").startswith("repairing foreign changes") for r in ours.log_records())
+
+
+def test_repairs_go_on_after_a_forced_recompute(net: Any, ours: Any) -> None:
+    """SIGUSR1 re-reads the flow tables under a new monitor; the old monitor's updates must not
+    reach the IDL, and repairs and NB changes go on."""
+    import os
+    import signal
+
+    want = _flows(net)
+    os.kill(ours.pid, signal.SIGUSR1)
+    wait_until(lambda: any(r.get("event") == "recompute requested" for r in ours.log_records()), 10, "recompute")
+    net.sync()
+    net.sbctl("destroy", "Logical_Flow", _flow_uuid(net, "$as1"))
+    _repaired(net, "Logical_Flow", FLOW_COLS, want)
+    net.nbctl("lsp-add", "sw1", "p9", "--", "lsp-set-addresses", "p9", "00:00:00:00:00:09 10.0.1.9", wait="sb")
+    assert any(r["logical_port"] == "p9" for r in net.sb_rows("Port_Binding"))
+    assert not [r for r in ours.log_records() if r.get("level") == "error"]
