@@ -381,7 +381,7 @@ def _busy(d: Any) -> str | None:
         return "the engine has not run yet (standby and paused instances compute nothing)"
     if not d.flow_cache.loaded:
         return "the SB flows have not been read yet"
-    if d.sb_txn is not None or d.nb_txn is not None or d.flow_req is not None:
+    if d._busy():
         return "a transaction is in flight; try again"
     return None
 
@@ -443,7 +443,6 @@ def plan(d: Any, limit: int = 20) -> str:
         sctx = Ctx(nb, sb, d.warn)
         sctx.sb_txn = txn
         sctx.stats = SyncStats()
-        sctx.flow_refs = {r.dp for r in d.flow_cache.flows.values() if r.dp}
         graph.sb_sync.recompute(sctx)
         stats = sctx.stats
         for row in list(txn._txn_rows.values()):
