@@ -233,21 +233,27 @@ async def _amain(a: argparse.Namespace, opts: Any) -> int:
     tick = 5.0
     if notifier.watchdog_interval:
         tick = min(tick, notifier.watchdog_interval / 4)
-    task = asyncio.ensure_future(control.serve(tick)) if control is not None else None
-    if task is not None:
-        task.add_done_callback(_log_task_failure)
+    # The control task also wakes the main loop every `tick` (loop hooks: watchdog, /healthz);
+    # without a control socket, a plain ticker does.
+    task = asyncio.ensure_future(control.serve(tick) if control is not None else _ticker(d, tick))
+    task.add_done_callback(_log_task_failure)
     try:
         await d.run()
     finally:
         notifier.stopping()
         notifier.close()
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
         if http is not None:
             http.shutdown()
     return 0
+
+
+async def _ticker(d: Any, tick: float) -> None:
+    while True:
+        await asyncio.sleep(tick)
+        d.wake_event.set()
 
 
 def _log_task_failure(task: asyncio.Future[Any]) -> None:

@@ -112,3 +112,28 @@ def test_unusable_pki_exits_1_with_a_clear_message(tmp_path: Path, pki: Pki, arg
                        capture_output=True, text=True, timeout=30, check=False)
     assert r.returncode == 1, r
     assert message in r.stderr, r.stderr
+
+
+def test_ssl_protocols_are_applied(ssl_env: SslEnv, pki: Pki, tmp_path: Path):
+    """The servers speak TLSv1.2 only: --ssl-protocols=TLSv1.3 cannot connect (the option reaches the
+    TLS context), TLSv1.2 can."""
+    port = free_port()
+    srv = OvsdbServer(tmp_path / "v12", "sb", SB_SCHEMA, extra_args=[
+        *pki.server, f"--remote=pssl:{port}:127.0.0.1", "--ssl-protocols=TLSv1.2"]).start()
+    try:
+        d13 = OurNorthd(ssl_env.workdir, f"ssl:127.0.0.1:{ssl_env.nb_port}", f"ssl:127.0.0.1:{port}", name="v13",
+                        extra_args=[*pki.client, "--ssl-protocols=TLSv1.3"]).start()
+        try:
+            wait_until(lambda: any(r.get("db") == "sb" and "PROTOCOL_VERSION" in str(r.get("errors"))
+                                   for r in d13.log_records()), 20, "TLSv1.3-only to fail against TLSv1.2")
+            assert d13.appctl("sb-connection-status").stdout == "not connected\n"
+        finally:
+            d13.stop()
+        d12 = OurNorthd(ssl_env.workdir, f"ssl:127.0.0.1:{ssl_env.nb_port}", f"ssl:127.0.0.1:{port}", name="v12",
+                        extra_args=[*pki.client, "--ssl-protocols=TLSv1.2"]).start()
+        try:
+            wait_until(lambda: d12.appctl("status").stdout == "Status: active\n", 20, "TLSv1.2 to connect")
+        finally:
+            d12.stop()
+    finally:
+        srv.stop()
