@@ -222,3 +222,24 @@ def _non_loopback_ip() -> str | None:
             return None if ip.startswith("127.") else ip
     except OSError:
         return None
+
+
+def test_watchdog_keeps_beating_without_a_control_socket(env, tmp_path: Path):
+    """The default control socket cannot be created (no such rundir): a warning, and the main loop is
+    still woken for the watchdog."""
+    n = NotifySocket(tmp_path / "n.sock")
+    e = dict(os.environ, NOTIFY_SOCKET=str(n.path), WATCHDOG_USEC="1000000", OVN_RUNDIR=str(tmp_path / "none"))
+    log = tmp_path / "noctl.log"
+    proc = subprocess.Popen([sys.executable, "-m", "ovn_northd_py", f"--ovnnb-db={env.nb.remote}",
+                             f"--ovnsb-db={env.sb.remote}", f"--log-file={log}", "--log-format=json"], env=e,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: "READY=1" in n.fields(), 20, "READY=1")
+        before = sum(f == "WATCHDOG=1" for f in n.fields())
+        time.sleep(2.5)
+        assert sum(f == "WATCHDOG=1" for f in n.fields()) >= before + 3
+        assert '"event": "no control socket"' in log.read_text()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        n.close()
