@@ -513,13 +513,25 @@ def _describe_owner(d: Any, owner: Any) -> str:
     return f"{owner!r}" + (": " + "; ".join(named) if named else "")
 
 
-def _owners_of(table: Any, fid: int) -> list[Any]:
+def _owners_of(table: Any, fids: list[int]) -> dict[int, list[Any]]:
+    """The owners of each flow in ``fids``: one pass over every owner's references (numpy), so that
+    explaining flows of a large table does not stall the main loop."""
+    import numpy as np
+
     from .lflow.table import PAIR_SHIFT
 
-    return [o for o, log in table._owners.items() if any((p >> PAIR_SHIFT) == fid for p in log)]
+    want = np.array(sorted(set(fids)), dtype=np.int64)
+    out: dict[int, list[Any]] = {f: [] for f in fids}
+    for owner, log in table._owners.items():
+        if not len(log):
+            continue
+        hit = np.intersect1d(np.frombuffer(log, dtype=np.int64) >> PAIR_SHIFT, want)
+        for f in hit.tolist():
+            out[f].append(owner)
+    return out
 
 
-def _explain_flow(d: Any, fid: int, sb_uuid: str | None = None) -> list[str]:
+def _explain_flow(d: Any, fid: int, sb_uuid: str | None = None, owners: list[Any] | None = None) -> list[str]:
     table = d.graph.lflow.table
     f = table.flow(fid)
     nd = d.graph.northd.data
@@ -532,7 +544,8 @@ def _explain_flow(d: Any, fid: int, sb_uuid: str | None = None) -> list[str]:
     out = [f"{head}: stage {f.stage.name} priority {f.priority}",
            f"  match: {f.match}", f"  actions: {f.actions}",
            f"  datapaths ({len(names)}): {', '.join(names[:10])}" + (" ..." if len(names) > 10 else "")]
-    owners = _owners_of(table, fid)
+    if owners is None:
+        owners = _owners_of(table, [fid])[fid]
     if owners:
         out.append("  produced by:")
         out += [f"    {_describe_owner(d, o)}" for o in owners]
@@ -574,8 +587,10 @@ def explain(d: Any, arg: str) -> str:
         owned = [fid for o, _log in table._owners.items() if str(u) in o for fid in _fids_of(table, o)]
         if owned:
             out = [f"{_nb_row_name(d, str(u)) or u} produces {len(set(owned))} logical flows:"]
-            for fid in sorted(set(owned))[:20]:
-                out += _explain_flow(d, fid)
+            first = sorted(set(owned))[:20]
+            owners = _owners_of(table, first)
+            for fid in first:
+                out += _explain_flow(d, fid, owners=owners[fid])
             return "\n".join(out)
         raise _CommandError(f"explain: no SB Logical_Flow, Port_Binding or flow-owning NB row {u}")
     for pb in d.sb.rows("Port_Binding").values():
@@ -586,8 +601,9 @@ def explain(d: Any, arg: str) -> str:
         raise _CommandError(f"explain: no logical flow whose match contains {arg!r} (or in stage {arg!r})")
     out = [f"{len(hits)} logical flows whose match contains {arg!r} (or in stage {arg!r})"
            + (" (first 20)" if len(hits) > 20 else "")]
+    owners = _owners_of(table, hits[:20])
     for fid in hits[:20]:
-        out += _explain_flow(d, fid)
+        out += _explain_flow(d, fid, owners=owners[fid])
     return "\n".join(out)
 
 
