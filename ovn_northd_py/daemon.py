@@ -48,6 +48,8 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 NB_SCHEMA = SCHEMA_DIR / "ovn-nb.ovsschema"
 SB_SCHEMA = SCHEMA_DIR / "ovn-sb.ovsschema"
 LOCK_NAME = "ovn_northd"
+# Engine nodes that write (SB and NB): skipped by a hot standby, recomputed when it takes over.
+WRITER_NODES = frozenset({"sb_sync", "nb_sync"})
 
 # SB tables we read (all columns); Logical_Flow & co. are handled by the flow writer.
 SB_TABLES: dict[str, Any] = {
@@ -76,6 +78,7 @@ class Options:
     probe_interval_ms: int | None = None
     check_incremental: int = 0  # shadow recompute every N incremental runs (0: off)
     exit_after_sync: bool = False  # for tooling: stop after the first settled run
+    hot_standby: bool = True  # without the lock: keep model and flows current, write nothing
 
 
 @dataclass(slots=True)
@@ -125,6 +128,10 @@ class Daemon:
         self.retry_at = 0.0
         self.failures = TxnFailures(self.log, self.metrics)
         self.incremental_since_check = 0
+        # Hot standby: while another northd holds the lock, the computing nodes run (no writes).
+        # ``standby_warm``: their state is current, so taking the lock recomputes only the writers.
+        self.standby_warm = False
+        self.takeover = False
 
     @property
     def flow_cache(self) -> FlowCache:
@@ -219,8 +226,16 @@ class Daemon:
         if sb.has_lock != self.had_lock:
             self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME)
             self.had_lock = sb.has_lock
-            if sb.has_lock:
+            if sb.has_lock and self.standby_warm and not self.force_recompute:
+                self.takeover = True  # the model is current: recompute only what writes
+            elif sb.has_lock:
                 self.force_recompute = True
+            else:
+                # Someone else writes now: our view of the raw tables goes stale.
+                self.raw.cancel_monitor()
+                self.writer.reset()
+                self.load_req = None
+            self.standby_warm = False
         if self.recompute_event.is_set():
             self.recompute_event.clear()
             self.force_recompute = True
@@ -229,7 +244,10 @@ class Daemon:
                 self.writer.reset()
                 self.load_req = None
             self.log.info("recompute requested")
-        if not (nb.synced and sb.synced and sb.has_lock):
+        if not (nb.synced and sb.synced):
+            return
+        if not sb.has_lock:
+            self._standby_step(nb_changed or sb_changed)
             return
         self._maybe_check()
         if self._busy():
@@ -247,6 +265,35 @@ class Daemon:
         if nb.resynced or sb.resynced:
             self.force_recompute = True
         self.run_engine()
+
+    def _standby_step(self, changed: bool) -> None:
+        """Hot standby: run the computing nodes on what changed, write nothing."""
+        assert self.nb is not None and self.sb is not None and self.graph is not None
+        if not self.opts.hot_standby or self._busy():
+            return
+        pending = self.nb.idl.changes or self.sb.idl.changes or self.nb.resynced or self.sb.resynced
+        if not (pending or changed or self.force_recompute or not self.standby_warm):
+            return
+        ctx = Ctx(self.nb, self.sb, self.warn)
+        ctx.sb_txn = Txn(self.sb.idl)
+        ctx.nb_txn = Txn(self.nb.idl)
+        force = self.force_recompute or not self.standby_warm or self.nb.resynced or self.sb.resynced
+        try:
+            with _gc_paused():
+                rep = self.graph.engine.run(ctx, force=force, skip=WRITER_NODES)
+        except Exception:
+            self.log.exception("standby engine run failed; will recompute")
+            self.force_recompute = True
+            self.standby_warm = False
+            return
+        finally:
+            ctx.sb_txn.abort()
+            ctx.nb_txn.abort()
+        self.force_recompute = False
+        self.standby_warm = True
+        self.metrics.runs.labels(kind="standby-recompute" if force else "standby-incremental").inc()
+        self.log.debug("standby engine run", recomputed=rep.recomputed, incremental=rep.incremental,
+                       ms=round(rep.seconds * 1000, 2))
 
     def _busy(self) -> bool:
         """A write or the cache load is in flight."""
@@ -296,10 +343,13 @@ class Daemon:
         ctx.nb_txn = Txn(self.nb.idl)
         force = self.force_recompute
         self.force_recompute = False
+        # Taking over from a warm standby: the writers compare everything with what SB holds.
+        recompute = WRITER_NODES if self.takeover and not force else frozenset()
+        self.takeover = False
         t0 = time.perf_counter()
         try:
             with _gc_paused():
-                rep = self.graph.engine.run(ctx, force=force)
+                rep = self.graph.engine.run(ctx, force=force, recompute=recompute)
                 nbg = nb_global_row(self.nb)
                 self.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
                 if ctx.stats.deleted.get("Datapath_Binding"):
