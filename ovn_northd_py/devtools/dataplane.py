@@ -13,6 +13,7 @@ Traffic only flows between the namespaces created here (and loopback).
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import re
@@ -23,8 +24,19 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ovn_northd_py.devtools.servers import _wait_for, stop_pid
+from ovn_northd_py.devtools.servers import (
+    NB_SCHEMA,
+    SB_SCHEMA,
+    OurNorthd,
+    OvsdbServer,
+    ReferenceNorthd,
+    _wait_for,
+    nbctl,
+    sbctl,
+    stop_pid,
+)
 
 VSWITCH_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
 REQUIRED_BINARIES = (
@@ -61,7 +73,7 @@ def environment_problems() -> list[str]:
 
 def run(cmd: list[str], *, check: bool = True, timeout: float = 30, env: dict[str, str] | None = None,
         input: str | None = None) -> subprocess.CompletedProcess[str]:
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, input=input)
+    p = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout, env=env, input=input)
     if check and p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip() or p.stdout.strip()}")
     return p
@@ -89,10 +101,15 @@ class Cleanup:
 
 # Everything created by this process, undone by ``cleanup_all`` (atexit and the session teardown).
 SESSION_CLEANUP = Cleanup()
+# Every stack started by this process (their logs outlive them until the session ends).
+ALL_STACKS: list[Stack] = []
 
 
 def cleanup_all() -> list[str]:
     return SESSION_CLEANUP.run()
+
+
+atexit.register(cleanup_all)
 
 
 @dataclass
@@ -257,7 +274,12 @@ class Chassis:
         _wait_for(pidfile.exists, 10.0, f"{name} pidfile")
         pid = int(pidfile.read_text().strip())
         self.pids[name] = pid
-        SESSION_CLEANUP.add(f"{name} pid {pid}", lambda: stop_pid(pid))
+        SESSION_CLEANUP.add(f"{name} pid {pid}", lambda: self._stop_daemon(name))
+
+    def _stop_daemon(self, name: str) -> None:
+        pid = self.pids.pop(name, None)  # once only: a PID is never signalled after it was reaped
+        if pid is not None:
+            stop_pid(pid)
 
     def _sb_ready(self) -> bool:
         p = run(["ovn-sbctl", f"--db={self.sb_remote}", "--timeout=5", "--bare", "--columns=options",
@@ -293,9 +315,7 @@ class Chassis:
 
     def stop(self) -> None:
         for name in ("ovn-controller", "ovs-vswitchd", "ovsdb-server"):
-            pid = self.pids.pop(name, None)
-            if pid is not None:
-                stop_pid(pid)
+            self._stop_daemon(name)
         if self.ns is not None:
             self.ns.delete()  # and with it the datapath's persistent taps
 
@@ -357,3 +377,170 @@ def wait_port_up(nbctl: Callable[..., str], ports: Iterable[str], timeout: float
     """Until ovn-controller has claimed every logical switch port (NB ``up=true``)."""
     for p in ports:
         nbctl("wait-until", "Logical_Switch_Port", p, "up=true", timeout=int(timeout))
+
+
+@dataclass
+class Stack:
+    """NB and SB ovsdb-servers, a northd (ours or the C reference) and one chassis."""
+
+    northd_kind: str = "py"  # "py": ovn-northd-py; "c": /usr/bin/ovn-northd
+    system_id: str = "hv1"
+    workdir: Path = field(default_factory=lambda: _short_tmpdir("st"))
+    nb: OvsdbServer | None = None
+    sb: OvsdbServer | None = None
+    northd: OurNorthd | ReferenceNorthd | None = None
+    chassis: Chassis | None = None
+
+    def start(self) -> Stack:
+        ALL_STACKS.append(self)
+        self.nb = OvsdbServer(self.workdir, "nb", NB_SCHEMA).start()
+        SESSION_CLEANUP.add("nb ovsdb-server", self.nb.stop)
+        self.sb = OvsdbServer(self.workdir, "sb", SB_SCHEMA).start()
+        SESSION_CLEANUP.add("sb ovsdb-server", self.sb.stop)
+        if self.northd_kind == "c":
+            self.northd = ReferenceNorthd(self.workdir, self.nb.remote, self.sb.remote).start()
+        else:
+            self.northd = OurNorthd(self.workdir, self.nb.remote, self.sb.remote).start()
+        SESSION_CLEANUP.add("northd", self.northd.stop)
+        self.chassis = Chassis(self.sb.remote, system_id=self.system_id).start()
+        SESSION_CLEANUP.add("chassis", self.chassis.stop)
+        return self
+
+    def stop(self) -> None:
+        for part in (self.chassis, self.northd, self.sb, self.nb):
+            if part is not None:
+                part.stop()
+
+    @property
+    def northd_log(self) -> Path:
+        if isinstance(self.northd, OurNorthd):
+            return self.northd.log_file
+        return self.workdir / "ref-northd.log"
+
+    def nbctl(self, *args: str, wait: str | None = None, timeout: int = 30) -> str:
+        assert self.nb is not None
+        return nbctl(self.nb.remote, *args, wait=wait, timeout=timeout)
+
+    def sbctl(self, *args: str, timeout: int = 30) -> str:
+        assert self.sb is not None
+        return sbctl(self.sb.remote, *args, timeout=timeout)
+
+    def sync_hv(self, timeout: int = 30) -> None:
+        """Until every chassis has installed the current NB state (``ovn-nbctl --wait=hv sync``)."""
+        self.nbctl("sync", wait="hv", timeout=timeout)
+
+    def clear_nb(self, timeout: float = 15) -> bool:
+        """Delete every logical object; True once SB has no datapath left (the daemon follows).
+
+        MAC_Binding rows learned by ovn-controller are flushed first: deleting a router that has
+        some is the subject of its own test (test_lifecycle), other tests must not depend on it.
+        """
+        self.sbctl("--all", "destroy", "MAC_Binding")
+        tables = ("Logical_Router", "Logical_Switch", "Port_Group", "Address_Set", "Load_Balancer",
+                  "Load_Balancer_Group", "DHCP_Options")
+        args: list[str] = []
+        for t in tables:
+            args += ["--", "--all", "destroy", t]
+        self.nbctl(*args)
+        try:
+            _wait_for(lambda: not self.sbctl("--bare", "--columns=_uuid", "list", "Datapath_Binding").strip(),
+                      timeout, "SB datapaths to go")
+        except TimeoutError:
+            return False
+        return True
+
+
+@dataclass
+class VM:
+    """A namespace behind one logical switch port."""
+
+    name: str  # the logical switch port
+    ns: Namespace
+    iface: str
+    mac: str
+    ip4: str | None = None  # without prefix length
+    ip6: str | None = None
+
+    def ping(self, dst: str | VM, **kw: Any) -> bool:
+        if isinstance(dst, VM):
+            addr = dst.ip4
+            assert addr is not None
+            return self.ns.ping(addr, **kw)
+        return self.ns.ping(dst, **kw)
+
+
+class Topology:
+    """Logical objects and VMs of one test; :meth:`destroy` removes them all."""
+
+    def __init__(self, stack: Stack) -> None:
+        self.stack = stack
+        self.vms: dict[str, VM] = {}
+        self._cleanup = Cleanup()
+
+    def nbctl(self, *args: str, wait: str | None = None, timeout: int = 30) -> str:
+        return self.stack.nbctl(*args, wait=wait, timeout=timeout)
+
+    def sbctl(self, *args: str, timeout: int = 30) -> str:
+        return self.stack.sbctl(*args, timeout=timeout)
+
+    def sync(self, timeout: int = 30) -> None:
+        self.stack.sync_hv(timeout)
+
+    def vm(self, switch: str, name: str, mac: str, ip4: str | None = None, ip6: str | None = None, *,
+           gw4: str | None = None, gw6: str | None = None, addresses: str | None = None,
+           port_security: str | None = None, configure: bool = True) -> VM:
+        """A logical switch port on ``switch`` and a namespace bound to it.
+
+        ``ip4``/``ip6`` carry a prefix length ("10.0.0.2/24"); the port's NB addresses are the MAC
+        and the bare IPs unless ``addresses`` is given.  ``configure=False`` leaves the namespace's
+        interface without IP addresses (DHCP, SLAAC).
+        """
+        bare4 = ip4.split("/")[0] if ip4 else None
+        bare6 = ip6.split("/")[0] if ip6 else None
+        if addresses is None:
+            addresses = " ".join(a for a in (mac, bare4, bare6) if a)
+        self.nbctl("lsp-add", switch, name, "--", "lsp-set-addresses", name, addresses)
+        if port_security:
+            self.nbctl("lsp-set-port-security", name, port_security)
+        ns = Namespace.create(name)
+        self._cleanup.add(f"netns {ns.name}", ns.delete)
+        assert self.stack.chassis is not None
+        vif = self.stack.chassis.add_vif(
+            ns, name, mac, ipv4=ip4 if configure else None, ipv6=ip6 if configure else None,
+            gw4=gw4 if configure else None, gw6=gw6 if configure else None,
+        )
+        self._cleanup.add(f"vif {vif.port}", lambda: self.stack.chassis.del_vif(vif) if self.stack.chassis else None)
+        v = VM(name, ns, vif.port, mac, bare4, bare6)
+        self.vms[name] = v
+        return v
+
+    def wait_up(self, *vms: VM, timeout: float = 30) -> None:
+        """Until every VM's port is claimed and every chassis has caught up with NB."""
+        wait_port_up(self.nbctl, [v.name for v in (vms or tuple(self.vms.values()))], timeout)
+        self.sync()
+
+    def destroy(self) -> list[str]:
+        return self._cleanup.run()
+
+    def router_port(self, router: str, switch: str, mac: str, *networks: str, name: str | None = None) -> str:
+        """Connect ``router`` to ``switch`` (a router port with ``networks`` and its switch peer)."""
+        lrp = name or f"{router}-{switch}"
+        lsp = f"{switch}-{router}"
+        self.nbctl(
+            "lrp-add", router, lrp, mac, *networks, "--",
+            "lsp-add", switch, lsp, "--",
+            "lsp-set-type", lsp, "router", "--",
+            "lsp-set-addresses", lsp, "router", "--",
+            "lsp-set-options", lsp, f"router-port={lrp}",
+        )
+        return lrp
+
+    def mac_bindings(self, router: str) -> list[str]:
+        """SB MAC_Binding rows (``ip mac``) of ``router``'s datapath."""
+        dp_uuid = self.sbctl("--bare", "--columns=_uuid", "find", "Datapath_Binding",
+                             f"external_ids:name={router}").strip()
+        if not dp_uuid:
+            return []
+        out = self.sbctl("--bare", "--columns=ip,mac", "find", "MAC_Binding", f"datapath={dp_uuid}")
+        lines = [ln.strip() for ln in out.splitlines() if ln.strip()]
+        return [" ".join(lines[i:i + 2]) for i in range(0, len(lines), 2)]
