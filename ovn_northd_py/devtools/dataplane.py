@@ -194,15 +194,25 @@ class Namespace:
         p = self.popen("tcpdump", "-i", iface, "-nn", "-l", "-e", "--immediate-mode", "-Q", "in", bpf)
         # tcpdump says "listening on" once the filter is installed.
         assert p.stderr is not None
-        line = p.stderr.readline()
-        if "listening on" not in line:
-            raise RuntimeError(f"tcpdump in {self.name} did not start: {line}")
-        return p
+        seen = []
+        for _ in range(5):
+            line = p.stderr.readline()
+            seen.append(line)
+            if "listening on" in line:
+                return p
+            if not line:
+                break
+        raise RuntimeError(f"tcpdump in {self.name} did not start: {''.join(seen)}")
 
     def frames(self, p: subprocess.Popen[str]) -> list[str]:
         time.sleep(0.2)
         out, _ = self.stop(p, signal.SIGINT)
         return [ln for ln in out.splitlines() if ln.strip()]
+
+    def can_connect(self, host: str, port: int, *, timeout: float = 2) -> bool:
+        """A TCP connection to host:port is accepted and the server's greeting arrives."""
+        rc, out, _ = self.tcp_connect(host, port, timeout=timeout)
+        return rc == 0 and bool(out.strip())
 
     def addresses(self, iface: str, family: str = "-6") -> list[str]:
         out = self.exec("ip", "-o", family, "addr", "show", "dev", iface).stdout
