@@ -34,6 +34,7 @@ from ovn_northd_py.devtools.servers import (
     ReferenceNorthd,
     _wait_for,
     nbctl,
+    pid_alive,
     sbctl,
     stop_pid,
 )
@@ -209,7 +210,7 @@ class Namespace:
         out, _ = self.stop(p, signal.SIGINT)
         return [ln for ln in out.splitlines() if ln.strip()]
 
-    def can_connect(self, host: str, port: int, *, timeout: float = 2) -> bool:
+    def can_connect(self, host: str, port: int, *, timeout: float = 1) -> bool:
         """A TCP connection to host:port is accepted and the server's greeting arrives."""
         rc, out, _ = self.tcp_connect(host, port, timeout=timeout)
         return rc == 0 and bool(out.strip())
@@ -328,6 +329,10 @@ class Chassis:
             self._stop_daemon(name)
         if self.ns is not None:
             self.ns.delete()  # and with it the datapath's persistent taps
+
+    def alive(self, daemon: str) -> bool:
+        pid = self.pids.get(daemon)
+        return pid is not None and pid_alive(pid)
 
     def vsctl(self, *args: str, timeout: float = 30) -> str:
         return run(["ovs-vsctl", f"--db=unix:{self.db_sock}", f"--timeout={int(timeout)}", *args],
@@ -526,7 +531,14 @@ class Topology:
 
     def wait_up(self, *vms: VM, timeout: float = 30) -> None:
         """Until every VM's port is claimed and every chassis has caught up with NB."""
-        wait_port_up(self.nbctl, [v.name for v in (vms or tuple(self.vms.values()))], timeout)
+        chassis = self.stack.chassis
+        assert chassis is not None
+        try:
+            wait_port_up(self.nbctl, [v.name for v in (vms or tuple(self.vms.values()))], timeout)
+        finally:
+            dead = [n for n in ("ovn-controller", "ovs-vswitchd") if not chassis.alive(n)]
+            if dead:
+                raise RuntimeError(f"{dead} died on {chassis.system_id} (logs in {chassis.rundir})")
         self.sync()
 
     def destroy(self) -> list[str]:
