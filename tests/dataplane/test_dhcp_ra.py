@@ -51,7 +51,7 @@ def test_dhcpv6_lease(topo: Topology, tmp_path: Path) -> None:
     try:
         wait_until(lambda: lease.exists() and "iaaddr" in lease.read_text(), 20, "a DHCPv6 lease")
     finally:
-        out, err = a.ns.stop(p)
+        _out, err = a.ns.stop(p)
     text = lease.read_text()
     assert re.search(r"iaaddr fd00::11 ", text), f"the port's address is leased: {text}\n{err[-2000:]}"
 
