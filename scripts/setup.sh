@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PKGS=(openvswitch-common ovn-common ovn-central python3-openvswitch python3-venv python3-dev
       # the dataplane suite (tests/dataplane): real OVS + ovn-controller, tools run in netns
       openvswitch-switch ovn-host iproute2 iputils-ping tcpdump busybox netcat-openbsd socat
-      isc-dhcp-client ethtool)
+      isc-dhcp-client ethtool procps)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

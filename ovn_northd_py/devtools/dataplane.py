@@ -42,7 +42,8 @@ from ovn_northd_py.devtools.servers import (
 VSWITCH_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
 REQUIRED_BINARIES = (
     "ovsdb-server", "ovsdb-tool", "ovs-vsctl", "ovs-vswitchd", "ovn-controller", "ovs-appctl",
-    "ip", "ping", "tcpdump", "socat", "nc", "busybox", "dhclient", "ethtool",
+    "ovs-ofctl", "ip", "ss", "ping", "tcpdump", "socat", "nc", "busybox", "dhclient", "ethtool", "sysctl",
+    "python3",
 )
 
 _counter = itertools.count(1)
@@ -448,7 +449,7 @@ class Stack:
         """Delete every logical object; True once SB has no datapath left (the daemon follows).
 
         MAC_Binding rows learned by ovn-controller are flushed first: deleting a router that has
-        some is the subject of its own test (test_lifecycle), other tests must not depend on it.
+        some is the subject of its own test (test_dp_lifecycle), other tests must not depend on it.
         """
         self.sbctl("--all", "destroy", "MAC_Binding")
         tables = ("Logical_Router", "Logical_Switch", "Port_Group", "Address_Set", "Load_Balancer",

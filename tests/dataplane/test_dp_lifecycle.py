@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from topologies import learn_neighbours, routed_vms
+from dp_topologies import learn_neighbours, routed_vms
 
 from ovn_northd_py.devtools.dataplane import Topology
 from ovn_northd_py.devtools.testing import wait_until

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from topologies import two_vms_on_a_switch
+from dp_topologies import two_vms_on_a_switch
 
 from ovn_northd_py.devtools.dataplane import VM, Topology
 

@@ -3,7 +3,7 @@ security."""
 
 from __future__ import annotations
 
-from topologies import two_vms_on_a_switch
+from dp_topologies import two_vms_on_a_switch
 
 from ovn_northd_py.devtools.dataplane import VM, Topology
 

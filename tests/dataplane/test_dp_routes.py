@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from topologies import routed_vms
+from dp_topologies import routed_vms
 
 from ovn_northd_py.devtools.dataplane import Topology
 

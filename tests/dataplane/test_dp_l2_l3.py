@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from topologies import learn_neighbours, routed_vms, two_vms_on_a_switch
+from dp_topologies import learn_neighbours, routed_vms, two_vms_on_a_switch
 
 from ovn_northd_py.devtools.dataplane import Topology
 
