@@ -70,7 +70,58 @@ def environment_problems() -> list[str]:
         problems.append(f"{VSWITCH_SCHEMA} missing (openvswitch-common)")
     if not Path("/dev/net/tun").exists():
         problems.append("/dev/net/tun missing (the netdev datapath's internal ports are taps)")
+    if not problems:
+        probe = f"{_PREFIX}-probe"
+        p = run(["ip", "netns", "add", probe], check=False)
+        if p.returncode != 0:
+            problems.append(f"cannot create a network namespace: {p.stderr.strip()}")
+        else:
+            run(["ip", "netns", "del", probe], check=False)
     return problems
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def reap_stale() -> list[str]:
+    """Undo what an earlier run of this module left behind when it was killed (SIGKILL, OOM).
+
+    Only things named after a process that no longer runs: daemons whose pidfile lies in a
+    ``/tmp/dp<pid>...`` rundir and whose command line names that rundir, then the namespaces
+    ``dp<pid>-...`` and the rundirs themselves.
+    """
+    import shutil
+
+    done = []
+    dead: set[str] = set()
+    for d in Path("/tmp").glob("dp*"):
+        m = re.fullmatch(r"(dp(\d+))(hv|st)-.*", d.name)
+        if not m or not d.is_dir() or m.group(1) == _PREFIX:
+            continue
+        owner = int(m.group(2))
+        if "python" in _cmdline(owner):
+            continue  # maybe a run in progress (a pid % 100000 collision is harmless: skipped)
+        dead.add(m.group(1))
+        for pidfile in d.glob("*.pid"):
+            try:
+                pid = int(pidfile.read_text().strip())
+            except (OSError, ValueError):
+                continue
+            if str(d) in _cmdline(pid):
+                stop_pid(pid)
+                done.append(f"stopped {pid} ({pidfile.name})")
+        shutil.rmtree(d, ignore_errors=True)
+    names = run(["ip", "netns", "list"], check=False).stdout.split()
+    for name in names:
+        m = re.fullmatch(r"(dp\d+)-.*", name)
+        if m and m.group(1) in dead:
+            run(["ip", "netns", "del", name], check=False)
+            done.append(f"deleted netns {name}")
+    return done
 
 
 def run(cmd: list[str], *, check: bool = True, timeout: float = 30, env: dict[str, str] | None = None,

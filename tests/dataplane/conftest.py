@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import warnings
 from collections.abc import Iterator
 
@@ -36,9 +37,19 @@ def dataplane_session() -> Iterator[None]:
     problems = dp.environment_problems()
     if problems:
         pytest.fail("the dataplane suite cannot run here: " + "; ".join(problems), pytrace=False)
+    stale = dp.reap_stale()
+    if stale:
+        warnings.warn(f"cleaned up after an earlier, killed run: {stale}", stacklevel=1)
+
+    # SIGTERM (a CI timeout) unwinds like Ctrl-C, so that the finalizers below still run.
+    def on_term(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, on_term)
     try:
         yield
     finally:
+        signal.signal(signal.SIGTERM, previous)
         errors = dp.cleanup_all()
         if not os.environ.get("DATAPLANE_KEEP"):
             for st in dp.ALL_STACKS:
