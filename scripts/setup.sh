@@ -19,17 +19,13 @@ if ((${#missing[@]})); then
   # openvswitch-switch / ovn-host would start their services on install: forbid that (the tests
   # run their own daemons by PID).  policy-rc.d is removed again whatever happens.
   policy=/usr/sbin/policy-rc.d
-  own_policy=0
   if [ ! -e "$policy" ]; then
+    trap '$SUDO rm -f "$policy"' EXIT
     printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
     $SUDO chmod 755 "$policy"
-    own_policy=1
   fi
-  rc=0
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" \
-    >/dev/null || rc=$?
-  if ((own_policy)); then $SUDO rm -f "$policy"; fi
-  if ((rc)); then exit "$rc"; fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  if trap -p EXIT | grep -q policy; then $SUDO rm -f "$policy"; trap - EXIT; fi
 fi
 if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import ovn_northd_py, numpy, structlog, pytest' 2>/dev/null; then
   /usr/bin/python3 -m venv --system-site-packages .venv
