@@ -309,6 +309,7 @@ class Chassis:
     rundir: Path = field(default_factory=lambda: _short_tmpdir("hv"))
     pids: dict[str, int] = field(default_factory=dict)
     vifs: dict[str, Vif] = field(default_factory=dict)
+    died: list[str] = field(default_factory=list)  # daemons found dead before we stopped them
     # ovs-vswitchd and ovn-controller run in a namespace of their own: the netdev datapath's taps
     # (ovs-netdev, br-int, the VIFs before they move) never collide with anything on the host.
     ns: Namespace | None = None
@@ -377,6 +378,8 @@ class Chassis:
         return self
 
     def stop(self) -> None:
+        # A daemon that is gone before we stop it crashed (ovn-controller dies on some SB contents).
+        self.died += [n for n in self.pids if not self.alive(n)]
         for name in ("ovn-controller", "ovs-vswitchd", "ovsdb-server"):
             self._stop_daemon(name)
         if self.ns is not None:

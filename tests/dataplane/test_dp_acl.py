@@ -119,3 +119,47 @@ def test_port_security_drops_spoofed_mac_and_ip(topo: Topology) -> None:
     assert spoof_reaches(a, b, mac="00:00:00:00:0a:0a") == 0, "spoofed source MAC from a port-secured port"
     assert spoof_reaches(a, b, ip="10.0.0.98") == 0, "spoofed source IP from a port-secured port"
     assert a.ns.ping("10.0.0.12"), "a still works with its own addresses"
+
+
+def test_acl_reject_refuses(topo: Topology) -> None:
+    a, b = two_vms_on_a_switch(topo)
+    b.ns.tcp_server(7000, "hello")
+    topo.nbctl("acl-add", "sw", "to-lport", "1000", 'outport == "b" && tcp.dst == 7000', "reject")
+    topo.sync()
+    rc, text, err = a.ns.tcp_connect("10.0.0.12", 7000, timeout=3)
+    assert rc != 0 and "refused" in err, f"reject answers with a TCP reset: {rc} {text!r} {err!r}"
+    assert a.ns.ping("10.0.0.12"), "only TCP port 7000 is rejected"
+
+
+def test_ipv6_address_set_acl(topo: Topology) -> None:
+    a, _b = two_vms_on_a_switch(topo)
+    topo.nbctl(
+        "create", "Address_Set", "name=as6", 'addresses="fd00::11"', "--",
+        "acl-add", "sw", "to-lport", "1000", 'outport == "b" && ip6.src == $as6 && icmp6', "drop",
+    )
+    topo.sync()
+    assert not a.ns.ping("fd00::12", tries=1), "a's IPv6 address is in as6"
+    assert a.ns.ping("10.0.0.12"), "IPv4 is not matched"
+    topo.nbctl("set", "Address_Set", "as6", 'addresses="fd00::99"')
+    topo.sync()
+    assert a.ns.ping("fd00::12"), "a left as6"
+
+
+def test_port_group_address_set_follows_membership(topo: Topology) -> None:
+    """``$pg_src_ip4``: the address set northd derives from a port group's addresses."""
+    topo.nbctl("ls-add", "sw")
+    a = topo.vm("sw", "a", "00:00:00:00:01:01", "10.0.0.11/24")
+    topo.vm("sw", "b", "00:00:00:00:01:02", "10.0.0.12/24")
+    c = topo.vm("sw", "c", "00:00:00:00:01:03", "10.0.0.13/24")
+    topo.wait_up()
+    topo.nbctl(
+        "pg-add", "pg_src", "a", "--",
+        "acl-add", "sw", "to-lport", "1000", 'outport == "b" && ip4.src == $pg_src_ip4 && icmp4', "drop",
+    )
+    topo.sync()
+    assert not a.ns.ping("10.0.0.12", tries=1), "a is in pg_src"
+    assert c.ns.ping("10.0.0.12"), "c is not"
+    topo.nbctl("pg-set-ports", "pg_src", "c")
+    topo.sync()
+    assert a.ns.ping("10.0.0.12"), "a left pg_src"
+    assert not c.ns.ping("10.0.0.12", tries=1), "c joined pg_src"

@@ -86,3 +86,17 @@ def test_load_balancer_vip_reject_refuses(topo: Topology) -> None:
     took = time.monotonic() - t0
     assert rc != 0 and "refused" in err, f"reject=true answers with a TCP reset: {rc} {text!r} {err!r}"
     assert took < 2.5, f"refused at once, not after a timeout ({took:.1f} s)"
+
+
+def test_switch_load_balancer_ipv6_vip(topo: Topology) -> None:
+    topo.nbctl("ls-add", "s1", "--", "ls-add", "s2", "--", "lr-add", "r")
+    topo.router_port("r", "s1", "00:00:00:00:ff:01", "fd01::1/64")
+    topo.router_port("r", "s2", "00:00:00:00:ff:02", "fd02::1/64")
+    a = topo.vm("s1", "a", "00:00:00:00:01:01", ip6="fd01::11/64", gw6="fd01::1")
+    b = topo.vm("s2", "b", "00:00:00:00:02:01", ip6="fd02::11/64", gw6="fd02::1")
+    topo.wait_up()
+    b.ns.tcp_server(8080, "backend-b6", ipv6=True)
+    topo.nbctl("lb-add", "lb6", "[fd99::1]:80", "[fd02::11]:8080", "tcp", "--", "ls-lb-add", "s1", "lb6")
+    topo.sync()
+    rc, text, err = a.ns.tcp_connect("fd99::1", 80)
+    assert rc == 0 and text.strip() == "backend-b6", (rc, text, err)
