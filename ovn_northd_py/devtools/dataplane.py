@@ -5,10 +5,14 @@ Everything started here is stopped by PID and every namespace created here is de
 :class:`Cleanup` collects what to undo so a test session can undo it even after a failure.
 Traffic only flows between the namespaces created here (and loopback).
 
-    chassis = Chassis(rundir, sb_remote, system_id="hv1").start()
-    ns = Namespace.create("vm1")
-    chassis.add_vif(ns, "lsp1", "00:00:00:00:01:01", ipv4="10.0.0.2/24")
-    ns.ping("10.0.0.3")
+    stack = Stack(northd_kind="py").start()      # NB, SB, northd, chassis "hv1"
+    topo = Topology(stack)
+    topo.nbctl("ls-add", "sw")
+    a = topo.vm("sw", "a", "00:00:00:00:01:01", "10.0.0.11/24")   # port, namespace, VIF
+    b = topo.vm("sw", "b", "00:00:00:00:01:02", "10.0.0.12/24")
+    topo.wait_up()                                 # claimed, and ovn-nbctl --wait=hv sync
+    assert a.ns.ping("10.0.0.12")
+    topo.destroy(); stack.clear_nb(); stack.stop()  # or cleanup_all() for everything
 """
 
 from __future__ import annotations
@@ -47,8 +51,9 @@ REQUIRED_BINARIES = (
 )
 
 _counter = itertools.count(1)
-# One prefix per process: names never collide with another engineer's run on the same machine.
-_PREFIX = f"dp{os.getpid() % 100000}"
+# One prefix per process: names never collide with another run on the same machine, and tell
+# whose they are (reap_stale).
+_PREFIX = f"dp{os.getpid()}"
 
 # ovn-controller log lines that mean a logical flow it received did not parse.
 PARSE_ERROR_RE = re.compile(
@@ -96,16 +101,15 @@ def reap_stale() -> list[str]:
     """
     import shutil
 
+    def dead(prefix: str) -> bool:
+        # the owner is gone (or its PID now belongs to something that is not a test run)
+        return prefix != _PREFIX and "python" not in _cmdline(int(prefix[2:]))
+
     done = []
-    dead: set[str] = set()
     for d in Path("/tmp").glob("dp*"):
-        m = re.fullmatch(r"(dp(\d+))(hv|st)-.*", d.name)
-        if not m or not d.is_dir() or m.group(1) == _PREFIX:
+        m = re.fullmatch(r"(dp\d+)(hv|st)-.*", d.name)
+        if not m or not d.is_dir() or not dead(m.group(1)):
             continue
-        owner = int(m.group(2))
-        if "python" in _cmdline(owner):
-            continue  # maybe a run in progress (a pid % 100000 collision is harmless: skipped)
-        dead.add(m.group(1))
         for pidfile in d.glob("*.pid"):
             try:
                 pid = int(pidfile.read_text().strip())
@@ -118,7 +122,7 @@ def reap_stale() -> list[str]:
     names = run(["ip", "netns", "list"], check=False).stdout.split()
     for name in names:
         m = re.fullmatch(r"(dp\d+)-.*", name)
-        if m and m.group(1) in dead:
+        if m and dead(m.group(1)):
             run(["ip", "netns", "del", name], check=False)
             done.append(f"deleted netns {name}")
     return done
