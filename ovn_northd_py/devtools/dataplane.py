@@ -228,10 +228,17 @@ class Namespace:
                 time.sleep(0.3)
         return False
 
-    def tcp_connect(self, host: str, port: int, *, timeout: float = 2, data: str = "") -> tuple[int, str, str]:
-        """nc to host:port: (exit code, what the server sent, nc's stderr)."""
-        p = self.exec("nc", "-v", "-w", str(int(timeout)), "-N", host, str(port), check=False,
-                      timeout=timeout + 15, input=data)
+    def tcp_connect(self, host: str, port: int, *, timeout: float = 2, data: str = "",
+                    tries: int = 1) -> tuple[int, str, str]:
+        """nc to host:port: (exit code, what the server sent, nc's stderr); ``tries`` attempts
+        until one gets the server's answer."""
+        for i in range(tries):
+            p = self.exec("nc", "-v", "-w", str(max(1, int(timeout))), "-N", host, str(port), check=False,
+                          timeout=timeout + 15, input=data)
+            if p.returncode == 0 and p.stdout.strip():
+                break
+            if i + 1 < tries:
+                time.sleep(0.3)
         return p.returncode, p.stdout, p.stderr
 
     def tcp_server(self, port: int, reply: str = "", *, ipv6: bool = False) -> subprocess.Popen[str]:
@@ -266,10 +273,15 @@ class Namespace:
         out, _ = self.stop(p, signal.SIGINT)
         return [ln for ln in out.splitlines() if ln.strip()]
 
-    def can_connect(self, host: str, port: int, *, timeout: float = 1) -> bool:
+    def can_connect(self, host: str, port: int, *, timeout: float = 2, tries: int = 3) -> bool:
         """A TCP connection to host:port is accepted and the server's greeting arrives."""
-        rc, out, _ = self.tcp_connect(host, port, timeout=timeout)
+        rc, out, _ = self.tcp_connect(host, port, timeout=timeout, tries=tries)
         return rc == 0 and bool(out.strip())
+
+    def cannot_connect(self, host: str, port: int, *, timeout: float = 1) -> bool:
+        """One TCP connection attempt to host:port gets no answer within ``timeout``."""
+        rc, out, _ = self.tcp_connect(host, port, timeout=timeout)
+        return rc != 0 and not out.strip()
 
     def addresses(self, iface: str, family: str = "-6") -> list[str]:
         out = self.exec("ip", "-o", family, "addr", "show", "dev", iface).stdout

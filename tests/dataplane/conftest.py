@@ -32,6 +32,10 @@ def northd_kind(config: pytest.Config) -> str:
     return str(kind)
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"dataplane northd: {northd_kind(config)} (--northd=py|c, DATAPLANE_NORTHD)"
+
+
 @pytest.fixture(scope="session")
 def dataplane_session() -> Iterator[None]:
     problems = dp.environment_problems()

@@ -34,7 +34,7 @@ def test_acl_allow_related(topo: Topology) -> None:
     topo.sync()
     assert a.ns.can_connect("10.0.0.12", 7002), "a's outbound connection and its replies pass"
     assert a.ns.ping("10.0.0.12"), "a's outbound ping and its replies pass"
-    assert not b.ns.can_connect("10.0.0.11", 7001), "a new inbound connection to a is dropped"
+    assert b.ns.cannot_connect("10.0.0.11", 7001), "a new inbound connection to a is dropped"
     assert not b.ns.ping("10.0.0.11", tries=1), "a new inbound ping to a is dropped"
 
 

@@ -41,11 +41,11 @@ def test_router_policy_reroute(topo: Topology) -> None:
         vm.ns.tcp_server(7000, f"server-{vm.name}")
     topo.nbctl("lr-route-add", "r", "192.168.60.0/24", "10.2.0.12")
     topo.sync()
-    assert a.ns.tcp_connect("192.168.60.1", 7000)[1].strip() == "server-c", "the static route goes to c"
+    assert a.ns.tcp_connect("192.168.60.1", 7000, tries=3)[1].strip() == "server-c", "the static route goes to c"
     topo.nbctl("lr-policy-add", "r", "2000", "ip4.src == 10.1.0.11 && ip4.dst == 192.168.60.0/24",
                "reroute", "10.2.0.11")
     topo.sync()
-    assert a.ns.tcp_connect("192.168.60.1", 7000)[1].strip() == "server-b", "the policy reroutes to b"
+    assert a.ns.tcp_connect("192.168.60.1", 7000, tries=3)[1].strip() == "server-b", "the policy reroutes to b"
     topo.nbctl("lr-policy-del", "r", "2000")
     topo.sync()
-    assert a.ns.tcp_connect("192.168.60.1", 7000)[1].strip() == "server-c", "back to the route"
+    assert a.ns.tcp_connect("192.168.60.1", 7000, tries=3)[1].strip() == "server-c", "back to the route"
