@@ -10,9 +10,18 @@ from . import __version__
 from . import log as logmod
 from .daemon import Daemon, Options, remove_pidfile, write_pidfile
 from .metrics import Metrics
+from .release import RELEASES, version_text
 
 DEFAULT_NB = "unix:/var/run/ovn/ovnnb_db.sock"
 DEFAULT_SB = "unix:/var/run/ovn/ovnsb_db.sock"
+
+
+class _VersionAction(argparse.Action):
+    """``--version`` over several lines (argparse's own action reflows them)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"ovn-northd-py {__version__}\n{version_text()}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,12 +54,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check-incremental", type=int, default=0, metavar="N",
                    help="every N incremental runs, run a shadow full recompute and compare; log and repair "
                         "any difference (default: 0, off)")
+    p.add_argument("--ovn-release", default=None, choices=list(RELEASES), metavar="RELEASE",
+                   help="serve this OVN release's flow profile (default: the release whose NB and SB schema "
+                        "versions the databases have; databases of a release without a profile are refused). "
+                        f"Known: {', '.join(RELEASES)}")
     p.add_argument("-v", "--verbose", action="count", default=0,
                    help="more logging (-v: debug)")
     p.add_argument("--detach", action="store_true",
                    help="accepted for compatibility with ovn-northd; ignored (use systemd or a container)")
     p.add_argument("--no-chdir", action="store_true", help="accepted for compatibility; ignored")
-    p.add_argument("--version", action="version", version=f"ovn-northd-py {__version__}")
+    p.add_argument("--version", action=_VersionAction, nargs=0,
+                   help="print the version and the OVN releases this version has flow profiles for, and exit")
     return p
 
 
@@ -67,6 +81,7 @@ def parse_options(argv: list[str] | None = None) -> Options:
         metrics_address=a.metrics_address,
         probe_interval_ms=a.probe_interval,
         check_incremental=a.check_incremental,
+        ovn_release=a.ovn_release,
     )
 
 
