@@ -106,11 +106,10 @@ def select_release(nb: str, sb: str, override: str | None = None) -> Release:
         if r.matches(nb, sb):
             return r
     known = release_of(nb, sb)
-    what = f"OVN {known.name}'s" if known is not None else "an OVN release we do not know"
+    what = f"those of OVN {known.name}" if known is not None else "of no OVN release we know"
     raise SchemaMismatch(
         f"the databases have NB schema {nb} and SB schema {sb} ({what}), but ovn-northd-py has flow "
-        f"profiles only for {_profile_list()}; refusing to write flows for another release "
-        f"(--ovn-release NAME forces a profile)"
+        f"profiles only for {_profile_list()}: refusing to write flows for another release"
     )
 
 
