@@ -3,14 +3,18 @@
 # ovn-northd, ovn-nbctl, ovn-sbctl, ovsdb-client, ovsdb-tool), once per machine:
 #
 #     bash scripts/chroots.sh [bookworm|trixie|sid|23.03|25.03|26.03 ...]   (default: trixie)
+#     bash scripts/chroots.sh --for-tests   # what the test suite needs: trixie, and bookworm when
+#                                           # the host's own OVN is not 23.03
 #
 # bookworm = OVN 23.03, trixie = 25.03, sid = 26.03.  Each goes to $OVN_NORTHD_PY_CHROOTS/SUITE
 # (default /var/cache/ovn-northd-py/chroots/SUITE) and is reused when it is complete: a complete
 # chroot has the file ovn-northd-py.version at its root, holding the exact ovn-central package
 # version (`dpkg-query -W ovn-central` inside it).  Nothing is mounted once the build is over;
 # the reference runs its daemons on unix sockets in a work dir inside the chroot tree
-# (see ovn_northd_py/release.py).  Needs root and debootstrap.
+# (see ovn_northd_py/devtools/tools.py).  Needs root (re-runs itself with sudo) and installs
+# debootstrap when it is missing.
 set -euo pipefail
+[ "$(id -u)" = 0 ] || exec sudo -E bash "$0" "$@"
 
 ROOT="${OVN_NORTHD_PY_CHROOTS:-/var/cache/ovn-northd-py/chroots}"
 VERSION_FILE="ovn-northd-py.version"
@@ -49,8 +53,11 @@ build() {
     echo "chroot $suite: $(cat "$dir/$VERSION_FILE") (cached in $dir)" >&2
     return 0
   fi
-  command -v debootstrap >/dev/null || { echo "debootstrap is not installed" >&2; return 1; }
-  [ "$(id -u)" = 0 ] || { echo "building chroots needs root" >&2; return 1; }
+  if ! command -v debootstrap >/dev/null; then
+    echo "installing debootstrap" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+  fi
   tmp="$ROOT/.$suite.tmp"
   umount_under "$tmp"
   rm -rf "$tmp" "$dir"
@@ -84,8 +91,20 @@ build() {
        "$(du -sh "$dir" | cut -f1)" >&2
 }
 
+for_tests() {
+  # trixie: the release plumbing tests; bookworm: the 23.03 reference unless the host's OVN is 23.03.
+  echo trixie
+  case "$(dpkg-query -W -f='${Version}' ovn-central 2>/dev/null || true)" in
+    23.03.*) ;;
+    *) echo bookworm ;;
+  esac
+}
+
 main() {
   local suites=("$@") s
+  if [ "${1:-}" = --for-tests ]; then
+    mapfile -t suites < <(for_tests)
+  fi
   ((${#suites[@]})) || suites=(trixie)
   mkdir -p "$ROOT"
   # One builder at a time per machine (setup.sh may run from several checkouts at once).
