@@ -33,6 +33,7 @@ from .daemonize import (
     set_process_name,
 )
 from .ovsdb import tls
+from .release import RELEASES, version_text
 
 DEFAULT_NB = "unix:/var/run/ovn/ovnnb_db.sock"
 DEFAULT_SB = "unix:/var/run/ovn/ovnsb_db.sock"
@@ -51,6 +52,16 @@ recompute, plan [N], explain UUID|TEXT.
 Remotes: unix:FILE, tcp:HOST:PORT, ssl:HOST:PORT (needs -p, -c and -C); comma-separated for a
 cluster.  <rundir> is $OVN_RUNDIR or /var/run/ovn; log files default to $OVN_LOGDIR or /var/log/ovn.
 """
+
+
+class _VersionAction(argparse.Action):
+    """-V/--version: the first line ends with the ovn-northd version we are compatible with (as
+    `ovn-northd --version`'s), then our release profiles and python-ovs' version."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_a: Any, **_kw: Any) -> None:
+        print(f"ovn-northd-py {__version__}, compatible with ovn-northd 23.03.1\n{version_text()}\n"
+              f"Open vSwitch Library {ovs.version.VERSION}")
+        parser.exit()
 
 
 class _Options(argparse.Action):
@@ -94,10 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "relative names are relative to <rundir>")
     g.add_argument("-h", "--help", action="help", help="display this help message")
     g.add_argument("-o", "--options", action=_Options, nargs=0, help="list available options")
-    g.add_argument("-V", "--version", action="version",
-                   version=f"ovn-northd-py {__version__}, compatible with ovn-northd 23.03.1\n"
-                           f"Open vSwitch Library {ovs.version.VERSION}",
-                   help="display version information")
+    g.add_argument("-V", "--version", action=_VersionAction, nargs=0,
+                   help="display version information (and the OVN releases this version has flow profiles for)")
 
     dm = p.add_argument_group("Daemon options")
     dm.add_argument("--detach", action="store_true", help="run in background as daemon")
@@ -150,6 +159,14 @@ def build_parser() -> argparse.ArgumentParser:
     ox.add_argument("--check-incremental", type=int, default=0, metavar="N",
                     help="every N incremental runs, run a shadow full recompute and compare; log and repair "
                          "any difference (default: 0, off)")
+    ox.add_argument("--no-hot-standby", dest="hot_standby", action="store_false", default=True,
+                    help="while another northd holds the SB lock, do nothing until it goes away (default: keep "
+                         "the model and logical flows current from NB and SB, read only, so that taking over "
+                         "writes only the difference)")
+    ox.add_argument("--ovn-release", default=None, choices=list(RELEASES), metavar="RELEASE",
+                    help="serve this OVN release's flow profile (default: the release whose NB and SB schema "
+                         "versions the databases have; databases of a release without a profile are refused). "
+                         f"Known: {', '.join(RELEASES)}")
     return p
 
 
@@ -186,6 +203,8 @@ def _options(a: argparse.Namespace) -> Any:
         metrics_address=a.metrics_address,
         probe_interval_ms=a.probe_interval,
         check_incremental=a.check_incremental,
+        hot_standby=a.hot_standby,
+        ovn_release=a.ovn_release,
     )
 
 

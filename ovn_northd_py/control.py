@@ -187,6 +187,7 @@ class Control:
             "unixctl_received": lambda: float(self.received),
         })
         self.server: Any = None
+        self.pending_plans: list[tuple[Any, Any, int]] = []
         self._register()
 
     # ---- set-up ----
@@ -210,7 +211,6 @@ class Control:
             ("coverage/show", "", 0, 0, lambda a: self.coverage.show()),
             ("stopwatch/show", "[NAME]", 0, 1, self._stopwatch_show),
             ("stopwatch/reset", "[NAME]", 0, 1, self._stopwatch_reset),
-            ("plan", "[N]", 0, 1, self._plan),
             ("explain", "UUID|TEXT", 1, 1, lambda a: explain(self.d, a[0])),
             ("list-commands", "", 0, 0, lambda a: self._list()),
             ("parallel-build/get-n-threads", "", 0, 0, lambda a: "1"),
@@ -218,6 +218,8 @@ class Control:
         for name, usage, lo, hi, fn in cmds:
             ovs.unixctl.commands.pop(name, None)  # ours replace python-ovs' defaults (e.g. version)
             ovs.unixctl.command_register(name, usage, lo, hi, self._wrap(fn), None)
+        ovs.unixctl.commands.pop("plan", None)
+        ovs.unixctl.command_register("plan", "[N]", 0, 1, self._plan_cmd, None)
 
     def _wrap(self, fn: Callable[[list[str]], str | None]) -> Callable[[Any, list[str], Any], None]:
         def callback(conn: Any, argv: list[str], _aux: Any) -> None:
@@ -250,6 +252,8 @@ class Control:
         try:
             while True:
                 self.server.run()
+                if self.pending_plans:
+                    self._poll_plans()
                 now = time.monotonic()
                 if now >= next_tick:
                     self.coverage.sample()
@@ -258,6 +262,8 @@ class Control:
                 p = AsyncPoller()
                 self.server.wait(p)
                 p.timer_wait(max(0.0, (next_tick - time.monotonic()) * 1000))
+                if self.pending_plans:
+                    p.timer_wait(20)  # the reply arrives through the daemon's SB connection
                 await p.block()
         finally:
             self.close()
@@ -352,12 +358,52 @@ class Control:
             if not argv or s.name == argv[0]:
                 s.reset()
 
-    def _plan(self, argv: list[str]) -> str:
+    def _plan_cmd(self, conn: Any, argv: list[str], _aux: Any) -> None:
+        """plan [N].  When the daemon has no current copy of SB's flow tables (standby, paused), they
+        are read first with a select on its SB connection, and the reply waits for that read."""
+        self.received += 1
         try:
             limit = int(argv[0]) if argv else 20
-        except ValueError as e:
-            raise _CommandError(f"plan: N must be a number, not {argv[0]!r}") from e
-        return plan(self.d, limit)
+        except ValueError:
+            conn.reply_error(f"plan: N must be a number, not {argv[0]!r}")
+            return
+        d = self.d
+        why = _not_ready(d)
+        if why is None and not d.flow_cache.loaded:
+            from .sync.lflows import select_ops
+
+            req = d.raw.send(select_ops(), with_lock=False) if d.raw is not None else None
+            if req is None:
+                conn.reply_error("plan: SB is not connected")
+                return
+            self.pending_plans.append((conn, req, limit))
+            return
+        self._reply_plan(conn, limit, None)
+
+    def _reply_plan(self, conn: Any, limit: int, cache: Any) -> None:
+        try:
+            conn.reply(plan(self.d, limit, cache))
+        except _CommandError as e:
+            conn.reply_error(str(e))
+        except Exception as e:  # noqa: BLE001  (a bug in a command must not take the daemon down)
+            logmod.get("ovn_northd_py").exception("unixctl command failed", argv=["plan"])
+            conn.reply_error(f"internal error: {e}")
+
+    def _poll_plans(self) -> None:
+        from .sync.lflows import FlowCache, load_cache
+
+        for item in list(self.pending_plans):
+            conn, req, limit = item
+            done, result = self.d.raw.poll(req)
+            if not done:
+                continue
+            self.pending_plans.remove(item)
+            if isinstance(result, str):
+                conn.reply_error(f"plan: reading SB's flow tables failed: {result}")
+                continue
+            cache = FlowCache()
+            load_cache(cache, result)
+            self._reply_plan(conn, limit, cache)
 
     def _list(self) -> str:
         lines = ["The available commands are:"]
@@ -374,27 +420,28 @@ class _CommandError(Exception):
 # --------------------------------------------------------------------------- plan
 
 
-def _busy(d: Any) -> str | None:
+def _not_ready(d: Any) -> str | None:
     if d.graph is None or d.nb is None or d.sb is None:
         return "not connected yet"
-    if getattr(d.graph.northd, "data", None) is None or not d.runs:
-        return "the engine has not run yet (standby and paused instances compute nothing)"
-    if not d.flow_cache.loaded:
-        return "the SB flows have not been read yet"
+    if getattr(d.graph.northd, "data", None) is None:
+        return "the engine has not run yet"
     if d._busy():
         return "a transaction is in flight; try again"
     return None
 
 
-def plan(d: Any, limit: int = 20) -> str:
+def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     """What a full recompute from the current NB would write to SB now (nothing is written).
 
     The same shadow recompute as ``--check-incremental``: the model and the flows are built from
     scratch, the raw tables (Logical_Flow, Logical_DP_Group, Load_Balancer) are diffed against what
     SB holds, and the IDL-written tables are synced in a transaction that is then aborted."""
-    why = _busy(d)
+    why = _not_ready(d)
     if why:
         raise _CommandError(f"plan: {why}")
+    cache = cache if cache is not None else d.flow_cache
+    if not cache.loaded:
+        raise _CommandError("plan: the SB flows have not been read yet")
     import ovs.db.idl
 
     from .daemon import Ctx
@@ -423,7 +470,7 @@ def plan(d: Any, limit: int = 20) -> str:
         k = ids.get("logical-switch") or ids.get("logical-router")
         if k:
             dp_uuid[k] = str(row.uuid)
-    fplan = plan_sync(d.flow_cache, desired_flows(table, shadow, dp_uuid), desired_sb_lbs(shadow, dp_uuid))
+    fplan = plan_sync(cache, desired_flows(table, shadow, dp_uuid), desired_sb_lbs(shadow, dp_uuid))
     lines = [(f"Logical_Flow/Logical_DP_Group/Load_Balancer: {fplan.inserted} to insert, {fplan.updated} to "
              f"update, {fplan.deleted} to delete")]
     unbound = {i for i, dp in enumerate(shadow.by_index) if dp.key not in dp_uuid}
@@ -568,8 +615,8 @@ def _nb_row_name_prefix(d: Any, prefix: str) -> str | None:
 
 
 def explain(d: Any, arg: str) -> str:
-    if d.graph is None or d.sb is None or getattr(d.graph.northd, "data", None) is None or not d.runs:
-        raise _CommandError("explain: the engine has not run yet (standby and paused instances compute nothing)")
+    if d.graph is None or d.sb is None or getattr(d.graph.northd, "data", None) is None:
+        raise _CommandError("explain: the engine has not run yet")
     table = d.graph.lflow.table
     nd = d.graph.northd.data
     u = _parse_uuid(arg)

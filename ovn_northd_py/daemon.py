@@ -37,7 +37,8 @@ from .metrics import Metrics
 from .ovsdb.aiopoll import AsyncPoller
 from .ovsdb.connection import DbConnection
 from .ovsdb.raw import RawRequest, RawSb
-from .ovsdb.schema_check import SchemaMismatch, check_compatible, fetch_server_schema
+from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
+from .release import DEFAULT_RELEASE, Release, select_release
 from .sync.flow_writer import FlowWriter
 from .sync.globals import nb_global_row, sb_global_row
 from .sync.lflows import FlowCache, Plan
@@ -45,9 +46,12 @@ from .sync.rows import SyncStats
 from .txn_failures import TxnFailures
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
-NB_SCHEMA = SCHEMA_DIR / "ovn-nb.ovsschema"
-SB_SCHEMA = SCHEMA_DIR / "ovn-sb.ovsschema"
+# The default release's schemas; the daemon uses those of the release it serves (self.release).
+NB_SCHEMA = DEFAULT_RELEASE.nb_schema
+SB_SCHEMA = DEFAULT_RELEASE.sb_schema
 LOCK_NAME = "ovn_northd"
+# Engine nodes that write (SB and NB): skipped by a hot standby, recomputed when it takes over.
+WRITER_NODES = frozenset({"sb_sync", "nb_sync"})
 
 # SB tables we read (all columns); Logical_Flow & co. are handled by the flow writer.
 SB_TABLES: dict[str, Any] = {
@@ -76,6 +80,8 @@ class Options:
     probe_interval_ms: int | None = None
     check_incremental: int = 0  # shadow recompute every N incremental runs (0: off)
     exit_after_sync: bool = False  # for tooling: stop after the first settled run
+    hot_standby: bool = True  # without the lock: keep model and flows current, write nothing
+    ovn_release: str | None = None  # --ovn-release: the profile to use (default: from the schema versions)
 
 
 @dataclass(slots=True)
@@ -125,6 +131,11 @@ class Daemon:
         self.retry_at = 0.0
         self.failures = TxnFailures(self.log, self.metrics)
         self.incremental_since_check = 0
+        # Hot standby: while another northd holds the lock, the computing nodes run (no writes).
+        # ``standby_warm``: their state is current, so taking the lock recomputes only the writers.
+        self.standby_warm = False
+        self.takeover = False
+        self.release: Release = DEFAULT_RELEASE  # set by check_schemas from the servers' versions
         # Operator control (ovn_northd_py.control): pause/resume, a wake-up, per-iteration hooks.
         self.paused = False
         self.wake_event = asyncio.Event()
@@ -136,6 +147,7 @@ class Daemon:
 
     # ---- set-up ----
     async def check_schemas(self) -> None:
+        versions: dict[str, str] = {}
         for name, remote, path in (("nb", self.opts.nb_remote, NB_SCHEMA), ("sb", self.opts.sb_remote, SB_SCHEMA)):
             ours = json.loads(path.read_text())
             delay = 0.1
@@ -144,7 +156,7 @@ class Daemon:
                 for r in remote.split(","):
                     try:
                         theirs = await fetch_server_schema(r.strip(), ours["name"])
-                        check_compatible(ours["name"], ours["version"], theirs["version"])
+                        versions[name] = theirs["version"]
                         errors = []
                         break
                     except SchemaMismatch:
@@ -156,12 +168,21 @@ class Daemon:
                 self.log.info("waiting for database", db=name, remote=remote, errors=errors)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
+        if len(versions) == 2:
+            self.use_release(select_release(versions["nb"], versions["sb"], self.opts.ovn_release), versions)
+
+    def use_release(self, release: Release, versions: dict[str, str]) -> None:
+        self.release = release
+        self.metrics.release_info.labels(release=release.name).set(1)
+        self.log.info("ovn release profile", release=release.name, nb_schema=versions["nb"],
+                      sb_schema=versions["sb"], chosen_by="--ovn-release" if self.opts.ovn_release else "schemas")
 
     def connect(self) -> None:
-        nb_tables: dict[str, Any] = {t: None for t in json.loads(NB_SCHEMA.read_text())["tables"]}
-        self.nb = DbConnection("nb", self.opts.nb_remote, NB_SCHEMA, nb_tables,
+        nb_schema, sb_schema = self.release.nb_schema, self.release.sb_schema
+        nb_tables: dict[str, Any] = {t: None for t in json.loads(nb_schema.read_text())["tables"]}
+        self.nb = DbConnection("nb", self.opts.nb_remote, nb_schema, nb_tables,
                                probe_interval_ms=self.opts.probe_interval_ms)
-        self.sb = DbConnection("sb", self.opts.sb_remote, SB_SCHEMA, SB_TABLES, lock_name=LOCK_NAME,
+        self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, SB_TABLES, lock_name=LOCK_NAME,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.graph = build_graph(self.nb, self.sb)
         self.graph.engine.on_node = self._on_node
@@ -227,8 +248,16 @@ class Daemon:
         if sb.has_lock != self.had_lock:
             self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME)
             self.had_lock = sb.has_lock
-            if sb.has_lock:
+            if sb.has_lock and self.standby_warm and not self.force_recompute:
+                self.takeover = True  # the model is current: recompute only what writes
+            elif sb.has_lock:
                 self.force_recompute = True
+            else:
+                # Someone else writes now: our view of the raw tables goes stale.
+                self.raw.cancel_monitor()
+                self.writer.reset()
+                self.load_req = None
+            self.standby_warm = False
         if self.recompute_event.is_set():
             self.recompute_event.clear()
             self.force_recompute = True
@@ -238,8 +267,13 @@ class Daemon:
                 self.load_req = None
             self.log.info("recompute requested")
         if self._paused_gate():
+            if nb.synced and sb.synced and not sb.has_lock:  # paused: a hot standby that does not take the lock
+                self._standby_step(nb_changed or sb_changed)
             return
-        if not (nb.synced and sb.synced and sb.has_lock):
+        if not (nb.synced and sb.synced):
+            return
+        if not sb.has_lock:
+            self._standby_step(nb_changed or sb_changed)
             return
         self._maybe_check()
         if self._busy():
@@ -257,6 +291,35 @@ class Daemon:
         if nb.resynced or sb.resynced:
             self.force_recompute = True
         self.run_engine()
+
+    def _standby_step(self, changed: bool) -> None:
+        """Hot standby: run the computing nodes on what changed, write nothing."""
+        assert self.nb is not None and self.sb is not None and self.graph is not None
+        if not self.opts.hot_standby or self._busy():
+            return
+        pending = self.nb.idl.changes or self.sb.idl.changes or self.nb.resynced or self.sb.resynced
+        if not (pending or changed or self.force_recompute or not self.standby_warm):
+            return
+        ctx = Ctx(self.nb, self.sb, self.warn)
+        ctx.sb_txn = Txn(self.sb.idl)
+        ctx.nb_txn = Txn(self.nb.idl)
+        force = self.force_recompute or not self.standby_warm or self.nb.resynced or self.sb.resynced
+        try:
+            with _gc_paused():
+                rep = self.graph.engine.run(ctx, force=force, skip=WRITER_NODES)
+        except Exception:
+            self.log.exception("standby engine run failed; will recompute")
+            self.force_recompute = True
+            self.standby_warm = False
+            return
+        finally:
+            ctx.sb_txn.abort()
+            ctx.nb_txn.abort()
+        self.force_recompute = False
+        self.standby_warm = True
+        self.metrics.runs.labels(kind="standby-recompute" if force else "standby-incremental").inc()
+        self.log.debug("standby engine run", recomputed=rep.recomputed, incremental=rep.incremental,
+                       ms=round(rep.seconds * 1000, 2))
 
     def _busy(self) -> bool:
         """A write or the cache load is in flight."""
@@ -336,10 +399,13 @@ class Daemon:
         ctx.nb_txn = Txn(self.nb.idl)
         force = self.force_recompute
         self.force_recompute = False
+        # Taking over from a warm standby: the writers compare everything with what SB holds.
+        recompute = WRITER_NODES if self.takeover and not force else frozenset()
+        self.takeover = False
         t0 = time.perf_counter()
         try:
             with _gc_paused():
-                rep = self.graph.engine.run(ctx, force=force)
+                rep = self.graph.engine.run(ctx, force=force, recompute=recompute)
                 nbg = nb_global_row(self.nb)
                 self.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
                 if ctx.stats.deleted.get("Datapath_Binding"):

@@ -257,6 +257,10 @@ def test_status_is_active_on_the_lock_holder_and_standby_on_the_other(env, start
     for d in (a, b):
         assert ok(d.ctl, "is-paused") == "false\n"
         assert ok(d.ctl, "nb-connection-status") == "connected\n"
+    # The hot standby's plan (it reads SB's flow tables for it) is empty: the active one wrote it all.
+    wait_until(lambda: ok(b.ctl, "plan").startswith(
+        "Logical_Flow/Logical_DP_Group/Load_Balancer: 0 to insert, 0 to update, 0 to delete\n"
+        "SB tables written through the IDL: 0 to insert, 0 to update, 0 to delete"), 10, "an empty plan on b")
     # Pausing the active one releases the lock: the other takes over (as ovn-northd).
     ok(a.ctl, "pause")
     assert ok(a.ctl, "status") == "Status: paused\n"
