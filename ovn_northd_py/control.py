@@ -359,8 +359,8 @@ class Control:
                 s.reset()
 
     def _plan_cmd(self, conn: Any, argv: list[str], _aux: Any) -> None:
-        """plan [N].  When the daemon has no current copy of SB's flow tables (standby, paused), they
-        are read first with a select on its SB connection, and the reply waits for that read."""
+        """plan [N].  SB's flow tables are read first (a select on the daemon's SB connection, so the
+        plan compares with SB as it is, whatever copy the flow writer keeps); the reply waits for it."""
         self.received += 1
         try:
             limit = int(argv[0]) if argv else 20
@@ -369,7 +369,7 @@ class Control:
             return
         d = self.d
         why = _not_ready(d)
-        if why is None and not d.flow_cache.loaded:
+        if why is None:  # compare with SB as it is now, not with a copy
             from .sync.lflows import select_ops
 
             req = d.raw.send(select_ops(), with_lock=False) if d.raw is not None else None

@@ -284,8 +284,6 @@ class Daemon:
                 self.load_req = None
             self.log.info("recompute requested")
         if self._paused_gate():
-            if nb.synced and sb.synced and not sb.has_lock:  # paused: a hot standby that does not take the lock
-                self._standby_step(nb_changed or sb_changed)
             return
         if not (nb.synced and sb.synced):
             return
@@ -377,7 +375,10 @@ class Daemon:
 
     # ---- pause / resume (unixctl `pause`, `resume`, --dry-run) ----
     def pause(self) -> None:
+        """As ovn-northd paused: the IDLs follow NB and SB, nothing is computed or written.  Nobody may
+        write SB meanwhile, so the hot-standby state is not trusted on resume: a full recompute."""
         self.paused = True
+        self.standby_warm = False
         self.wake_event.set()
 
     def resume(self) -> None:
@@ -391,8 +392,8 @@ class Daemon:
         return "active" if self.sb is not None and self.sb.has_lock else "standby"
 
     def _paused_gate(self) -> bool:
-        """While paused, write nothing and give up the SB lock (as ovn-northd does, so another
-        instance takes over); on resume, ask for the lock again (holding it forces a recompute).
+        """While paused, compute and write nothing and give up the SB lock (as ovn-northd does, so
+        another instance takes over); on resume, ask for the lock again (then a full recompute).
         The lock changes once no IDL transaction is in flight.  True: skip this run."""
         assert self.sb is not None
         idl = self.sb.idl
