@@ -112,6 +112,7 @@ class Daemon:
         self.sb_connects_seen = 0
         self.retry_at = 0.0
         self.incremental_since_check = 0
+        self.txn_errors: dict[str, tuple[str, str]] = {}  # db -> last failure logged (logged once in a row)
 
     # ---- set-up ----
     async def check_schemas(self) -> None:
@@ -198,7 +199,7 @@ class Daemon:
             self.flows_dirty = True
 
         if sb.has_lock != self.had_lock:
-            self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME)
+            self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME, connected=sb.connected)
             self.had_lock = sb.has_lock
             if sb.has_lock:
                 self.force_recompute = True
@@ -317,20 +318,31 @@ class Daemon:
                 self.metrics.commits.labels(status=Txn.status_to_string(st)).inc()
                 self.metrics.commit_seconds.observe(time.perf_counter() - self.sb_txn_started)
                 if st not in (Txn.SUCCESS, Txn.UNCHANGED):
-                    self.log.warning("sb transaction failed", status=Txn.status_to_string(st),
-                                     error=self.sb_txn.get_error())
+                    self._txn_failed("sb", Txn.status_to_string(st), self.sb_txn.get_error())
                     self.force_recompute = True
+                else:
+                    self.txn_errors.pop("sb", None)
                 self.sb_txn = None
                 self._maybe_settled()
         if self.nb_txn is not None:
             st = self.nb_txn.commit()
             if st != Txn.INCOMPLETE:
                 if st not in (Txn.SUCCESS, Txn.UNCHANGED):
-                    self.log.warning("nb transaction failed", status=Txn.status_to_string(st),
-                                     error=self.nb_txn.get_error())
+                    self._txn_failed("nb", Txn.status_to_string(st), self.nb_txn.get_error())
                     self.force_recompute = True
+                else:
+                    self.txn_errors.pop("nb", None)
                 self.nb_txn = None
                 self._maybe_settled()
+
+    def _txn_failed(self, db: str, status: str, error: Any) -> None:
+        """Log a failed transaction once per distinct (status, error) in a row, not once per retry."""
+        key = (status, str(error))
+        if self.txn_errors.get(db) != key:
+            self.txn_errors[db] = key
+            self.log.warning(f"{db} transaction failed", status=status, error=error)
+        else:
+            self.log.debug(f"{db} transaction failed again", status=status, error=error)
 
     # ---- the lean flow writer (Logical_Flow, Logical_DP_Group, Load_Balancer) ----
     def _start_flow_sync(self) -> None:

@@ -126,11 +126,17 @@ class DbConnection:
 
     @property
     def synced(self) -> bool:
-        return bool(self.idl.has_ever_connected()) and self.idl.state == self.idl.IDL_S_MONITORING
+        """Connected and monitoring.  (While the session is down the IDL keeps its last state,
+        MONITORING included, until it reconnects: that is not "synced".)"""
+        return (self.connected and bool(self.idl.has_ever_connected())
+                and self.idl.state == self.idl.IDL_S_MONITORING)
 
     @property
     def has_lock(self) -> bool:
-        return bool(self.idl.has_lock)
+        """Whether we hold the lock *now*.  The IDL keeps ``has_lock`` set across a disconnection
+        until it reconnects and asks again; a lock held on a connection that is gone is not held
+        (the server released it, and another instance may have it)."""
+        return self.connected and bool(self.idl.has_lock)
 
     @property
     def lock_contended(self) -> bool:
