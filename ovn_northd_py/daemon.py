@@ -29,6 +29,7 @@ from .ovsdb.aiopoll import AsyncPoller
 from .ovsdb.connection import DbConnection
 from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, check_compatible, fetch_server_schema
+from .sync.foreign import cleanup_ops, referential_integrity_rows, referrer_cleanup_ops
 from .sync.globals import nb_global_row, sb_global_row
 from .sync.lflow_desired import desired_changed_flows, desired_flows
 from .sync.lflows import FlowCache, Plan, WantLb, apply_plan, load_cache, plan_sync, select_ops
@@ -81,6 +82,9 @@ class Ctx:
     stats: SyncStats = field(default_factory=SyncStats)
     flow_refs: Any = field(default_factory=set)  # Datapath_Binding uuids SB flows still reference (`in`)
     prune_pending: bool = False
+    # Raw OVSDB operations that belong in this run's SB transaction (deletes of others' rows that
+    # reference what the IDL transaction deletes: MAC_Binding, FDB, IGMP_Group).
+    sb_extra_ops: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Daemon:
@@ -113,6 +117,8 @@ class Daemon:
         self.retry_at = 0.0
         self.incremental_since_check = 0
         self.txn_errors: dict[str, tuple[str, str]] = {}  # db -> last failure logged (logged once in a row)
+        self.ri_retry_ops: list[dict[str, Any]] = []  # after a referential-integrity failure: for the retry
+        self.extra_req: RawRequest | None = None  # TEMP until atomic txn
 
     # ---- set-up ----
     async def check_schemas(self) -> None:
@@ -192,6 +198,7 @@ class Daemon:
         self._update_conn_metrics()
         self._poll_txns()
         self._poll_flows()
+        self._poll_extra()  # TEMP until atomic txn
         if sb.connects != self.sb_connects_seen:
             # A (re)connection: our cache of the raw tables may be stale.
             self.sb_connects_seen = sb.connects
@@ -284,6 +291,10 @@ class Daemon:
             self.retry_at = time.monotonic() + 1.0  # don't spin on a persistent failure
             return
         self.metrics.compute_seconds.observe(time.perf_counter() - t0)
+        # Others' rows (MAC_Binding, FDB, IGMP_Group) that name the datapaths and ports deleted here.
+        ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
+        ctx.sb_extra_ops += self.ri_retry_ops
+        self.ri_retry_ops = []
         nbg = nb_global_row(self.nb)
         self.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
         sbg = sb_global_row(self.sb)
@@ -304,6 +315,9 @@ class Daemon:
             self.metrics.bad_rows.labels(kind="any").inc(self.warn.count)
             self.warn.count = 0
         self.sb_txn_started = time.perf_counter()
+        if ctx.sb_extra_ops and self.raw is not None:
+            # TEMP until atomic txn: sent just before the IDL transaction, on the same session.
+            self.extra_req = self.raw.send(ctx.sb_extra_ops)
         self.sb_txn = ctx.sb_txn
         self.nb_txn = ctx.nb_txn
         self._poll_txns()
@@ -318,8 +332,10 @@ class Daemon:
                 self.metrics.commits.labels(status=Txn.status_to_string(st)).inc()
                 self.metrics.commit_seconds.observe(time.perf_counter() - self.sb_txn_started)
                 if st not in (Txn.SUCCESS, Txn.UNCHANGED):
-                    self._txn_failed("sb", Txn.status_to_string(st), self.sb_txn.get_error())
+                    error = self.sb_txn.get_error()
+                    self._txn_failed("sb", Txn.status_to_string(st), error)
                     self.force_recompute = True
+                    self._after_referential_error(error)
                 else:
                     self.txn_errors.pop("sb", None)
                 self.sb_txn = None
@@ -334,6 +350,29 @@ class Daemon:
                     self.txn_errors.pop("nb", None)
                 self.nb_txn = None
                 self._maybe_settled()
+
+    def _after_referential_error(self, error: Any) -> None:
+        """A row we delete is still referenced: the retry also deletes the rows of tables we do not
+        own that reference it strongly, and re-reads the flow tables (a row someone else inserted
+        there, which our flow cache does not know, may be the referrer)."""
+        rows = referential_integrity_rows(error)
+        for table, row_uuid in rows:
+            self.ri_retry_ops += referrer_cleanup_ops(table, row_uuid)
+        if rows and self.flow_req is None:
+            self.flow_cache.reset()
+            self.flows_dirty = True
+
+    def _poll_extra(self) -> None:
+        """TEMP until atomic txn: the reply to the raw transaction of a run's ``sb_extra_ops``."""
+        if self.extra_req is None or self.raw is None:
+            return
+        done, result = self.raw.poll(self.extra_req)
+        if not done:
+            return
+        self.extra_req = None
+        if isinstance(result, str):
+            self._txn_failed("sb-extra", "error", result)
+            self.force_recompute = True
 
     def _txn_failed(self, db: str, status: str, error: Any) -> None:
         """Log a failed transaction once per distinct (status, error) in a row, not once per retry."""
