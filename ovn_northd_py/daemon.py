@@ -30,7 +30,7 @@ from .ovsdb.connection import DbConnection
 from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, check_compatible, fetch_server_schema
 from .sync.foreign import cleanup_ops, referential_integrity_rows, referrer_cleanup_ops
-from .sync.globals import nb_global_row, sb_global_row
+from .sync.globals import nb_global_row, northd_probe_interval, sb_global_row
 from .sync.lflow_desired import desired_changed_flows, desired_flows
 from .sync.lflows import FlowCache, Plan, WantLb, apply_plan, load_cache, plan_sync, select_ops
 from .sync.load_balancers import desired_sb_lb, desired_sb_lbs
@@ -119,6 +119,7 @@ class Daemon:
         self.txn_errors: dict[str, tuple[str, str]] = {}  # db -> last failure logged (logged once in a row)
         self.ri_retry_ops: list[dict[str, Any]] = []  # after a referential-integrity failure: for the retry
         self.extra_req: RawRequest | None = None  # TEMP until atomic txn
+        self.probe_applied: dict[str, int] = {}  # db -> probe interval (ms) we last set
 
     # ---- set-up ----
     async def check_schemas(self) -> None:
@@ -195,6 +196,7 @@ class Daemon:
         assert nb is not None and sb is not None and self.graph is not None
         nb_changed = nb.run()
         sb_changed = sb.run()
+        self._apply_probe_interval()
         self._update_conn_metrics()
         self._poll_txns()
         self._poll_flows()
@@ -490,6 +492,22 @@ class Daemon:
         counts = {t: len(self.sb.rows(t)) for t in ("Datapath_Binding", "Port_Binding", "Multicast_Group")}
         self.log.info("first sync committed", **counts, Logical_Flow=len(self.flow_cache.flows),
                       Logical_DP_Group=len(self.flow_cache.groups), Load_Balancer=len(self.flow_cache.lbs))
+
+    def _apply_probe_interval(self) -> None:
+        """NB_Global options:northd_probe_interval (else --probe-interval, else the default) on
+        both connections, as the reference does.  Read from NB only while NB is in sync."""
+        assert self.nb is not None and self.sb is not None
+        if not self.nb.synced and self.probe_applied:
+            return
+        nbg = nb_global_row(self.nb) if self.nb.synced else None
+        options = nbg.options if nbg is not None else {}
+        for conn in (self.nb, self.sb):
+            want = northd_probe_interval(options, conn.default_probe_interval_ms())
+            if self.probe_applied.get(conn.name) != want:
+                conn.set_probe_interval(want)
+                self.probe_applied[conn.name] = want
+                self.log.info("probe interval", db=conn.name, ms=conn.probe_interval)
+            self.metrics.probe_interval.labels(db=conn.name).set(conn.probe_interval / 1000.0)
 
     def _update_conn_metrics(self) -> None:
         assert self.nb is not None and self.sb is not None
