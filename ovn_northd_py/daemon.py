@@ -24,6 +24,7 @@ import ovs.db.idl
 
 from . import log as logmod
 from .engine.graph import Graph, build_graph
+from .memtrim import MemoryTrimmer, trim_timeout_ms
 from .metrics import Metrics
 from .ovsdb.aiopoll import AsyncPoller
 from .ovsdb.connection import DbConnection
@@ -120,6 +121,7 @@ class Daemon:
         self.ri_retry_ops: list[dict[str, Any]] = []  # after a referential-integrity failure: for the retry
         self.extra_req: RawRequest | None = None  # TEMP until atomic txn
         self.probe_applied: dict[str, int] = {}  # db -> probe interval (ms) we last set
+        self.trimmer = MemoryTrimmer()  # NB_Global options:northd_trim_timeout
 
     # ---- set-up ----
     async def check_schemas(self) -> None:
@@ -176,6 +178,7 @@ class Daemon:
                 poller = AsyncPoller()
                 self.nb.wait(poller)
                 self.sb.wait(poller)
+                self._trim_memory(poller)
                 for txn in (self.sb_txn, self.nb_txn):
                     if txn is not None:
                         txn.wait(poller)
@@ -196,7 +199,7 @@ class Daemon:
         assert nb is not None and sb is not None and self.graph is not None
         nb_changed = nb.run()
         sb_changed = sb.run()
-        self._apply_probe_interval()
+        self._apply_loop_options()
         self._update_conn_metrics()
         self._poll_txns()
         self._poll_flows()
@@ -313,6 +316,7 @@ class Daemon:
                        unhandled=rep.unhandled, ms=round(rep.seconds * 1000, 2))
         self.runs += 1
         self.last_report = rep
+        self.trimmer.active()
         if self.warn.count:
             self.metrics.bad_rows.labels(kind="any").inc(self.warn.count)
             self.warn.count = 0
@@ -493,14 +497,16 @@ class Daemon:
         self.log.info("first sync committed", **counts, Logical_Flow=len(self.flow_cache.flows),
                       Logical_DP_Group=len(self.flow_cache.groups), Load_Balancer=len(self.flow_cache.lbs))
 
-    def _apply_probe_interval(self) -> None:
-        """NB_Global options:northd_probe_interval (else --probe-interval, else the default) on
-        both connections, as the reference does.  Read from NB only while NB is in sync."""
+    def _apply_loop_options(self) -> None:
+        """NB_Global options for the daemon's own loop, as the reference reads them:
+        northd_probe_interval (else --probe-interval, else the default) on both connections, and
+        northd_trim_timeout.  Read from NB only while NB is in sync."""
         assert self.nb is not None and self.sb is not None
         if not self.nb.synced and self.probe_applied:
             return
         nbg = nb_global_row(self.nb) if self.nb.synced else None
         options = nbg.options if nbg is not None else {}
+        self.trimmer.timeout_ms = trim_timeout_ms(options)
         for conn in (self.nb, self.sb):
             want = northd_probe_interval(options, conn.default_probe_interval_ms())
             if self.probe_applied.get(conn.name) != want:
@@ -508,6 +514,15 @@ class Daemon:
                 self.probe_applied[conn.name] = want
                 self.log.info("probe interval", db=conn.name, ms=conn.probe_interval)
             self.metrics.probe_interval.labels(db=conn.name).set(conn.probe_interval / 1000.0)
+
+    def _trim_memory(self, poller: AsyncPoller) -> None:
+        """After northd_trim_timeout ms without an engine run, return freed heap to the system once."""
+        inactive_ms = self.trimmer.maybe_trim()
+        if inactive_ms is not None:
+            self.log.info("trimming memory", inactive_ms=inactive_ms)
+        due = self.trimmer.due_in()
+        if due is not None:
+            poller.timer_wait(due * 1000)
 
     def _update_conn_metrics(self) -> None:
         assert self.nb is not None and self.sb is not None

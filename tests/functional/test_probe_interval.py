@@ -98,3 +98,25 @@ def test_parse_like_the_reference():
     assert northd_probe_interval({"northd_probe_interval": "99999999999"}, 5000) == 5000
     assert northd_probe_interval({"northd_probe_interval": "+1500"}, 0) == 1500
     assert northd_probe_interval({"northd_probe_interval": "2000 "}, 0) == 0  # trailing garbage: default
+
+
+def trims(d: OurNorthd) -> list[dict]:
+    return [r for r in d.log_records() if r.get("event") == "trimming memory"]
+
+
+def test_trim_timeout_option_trims_once_after_a_quiet_spell(env, started):
+    """NB_Global options:northd_trim_timeout (ms, default 30000): the reference trims its heap once
+    after that long without work ("Detected inactivity (last active N ms ago): trimming memory")."""
+    d = OurNorthd(env.workdir, env.nb.remote, env.sb.remote)
+    started.append(d.start())
+    env.nbctl("ls-add", "sw0", wait="sb", timeout=20)
+    time.sleep(2.0)
+    assert trims(d) == []  # the default is 30 s
+    env.nbctl("set", "nb_global", ".", 'options:northd_trim_timeout="500"', wait="sb")
+    env.nbctl("ls-add", "sw1", wait="sb")
+    wait_until(lambda: trims(d), 5, "a trim after 0.5 s of inactivity")
+    assert trims(d)[-1]["inactive_ms"] >= 500
+    time.sleep(1.5)
+    assert len(trims(d)) == 1, trims(d)  # once per quiet spell
+    env.nbctl("ls-add", "sw2", wait="sb")
+    wait_until(lambda: len(trims(d)) == 2, 5, "a second trim after more work")
