@@ -12,12 +12,22 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
-from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, ReferenceNorthd, nbctl
+from ovn_northd_py.devtools.servers import (
+    NB_SCHEMA,
+    SB_SCHEMA,
+    OurNorthd,
+    OvsdbServer,
+    ReferenceNorthd,
+    nbctl,
+    sbctl,
+)
 from ovn_northd_py.devtools.testing import wait_until
 
 
@@ -104,7 +114,6 @@ def test_reference_keeps_the_port_groups_set_too(tmp_path: Path):
         nbctl(nb.remote, "create", "address_set", "name=pgx_ip4", 'addresses="9.9.9.9"')
         wait_until(lambda: "constraint violation" in (tmp_path / "ref-northd.log").read_text(), 10,
                    "the reference's failed transaction")
-        from ovn_northd_py.devtools.servers import sbctl
         got = sbctl(sb.remote, "--bare", "--columns=addresses", "find", "address_set", "name=pgx_ip4").strip()
         assert got == "10.0.0.1"
     finally:
@@ -142,8 +151,6 @@ def test_static_route_with_bad_prefix_is_warned_and_skipped(env, ours, tmp_path)
         nbctl(nb.remote, "--", "--id=@r", "create", "logical_router_static_route", 'ip_prefix="300.0.0.0/33"',
               'nexthop="10.0.0.1"', "--", "add", "logical_router", "lr0", "static_routes", "@r", wait="sb")
         nbctl(nb.remote, "lr-route-add", "lr0", "20.0.0.0/8", "10.0.0.1", wait="sb")
-        import json
-        import subprocess
         out = subprocess.run(["ovsdb-client", "dump", "--format=json", sb.remote, "OVN_Southbound", "Logical_Flow"],
                              check=True, capture_output=True, text=True).stdout
         doc = json.loads(out)

@@ -4,12 +4,14 @@ after the server comes back (issue 10, point 4)."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from ovn_northd_py.devtools.servers import OurNorthd
+from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, nbctl, stop_pid
 from ovn_northd_py.devtools.testing import free_port, metric, wait_until
 
 LOCK_HELD = "ovn_northd_py_sb_lock_held"
@@ -127,3 +129,95 @@ def test_two_instances_neither_claims_the_lock_while_sb_is_down(env, started):
         assert h.count(1) <= 1, h
         time.sleep(0.1)
     env.nbctl("ls-add", "sw1", wait="sb", timeout=20)
+
+
+# --------------------------------------------------------------------------- RAFT failover
+
+
+class SbCluster:
+    """A 3-server RAFT cluster of the SB database, each server stopped by PID."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.dir = workdir
+        self.pids: list[int | None] = [None, None, None]
+        ports = [free_port() for _ in range(3)]
+        subprocess.run(["ovsdb-tool", "create-cluster", str(self.db(0)), str(SB_SCHEMA), f"tcp:127.0.0.1:{ports[0]}"],
+                       check=True, capture_output=True)
+        for i in (1, 2):
+            subprocess.run(["ovsdb-tool", "join-cluster", str(self.db(i)), "OVN_Southbound", f"tcp:127.0.0.1:{ports[i]}",
+                            f"tcp:127.0.0.1:{ports[0]}"], check=True, capture_output=True)
+
+    def db(self, i: int) -> Path:
+        return self.dir / f"sb{i}.db"
+
+    @property
+    def remote(self) -> str:
+        return ",".join(f"unix:{self.dir}/sb{i}.sock" for i in range(3))
+
+    def start(self, i: int) -> None:
+        pidfile, sock = self.dir / f"sb{i}.pid", self.dir / f"sb{i}.sock"
+        pidfile.unlink(missing_ok=True)
+        sock.unlink(missing_ok=True)
+        subprocess.run(["ovsdb-server", "--detach", "--no-chdir", "-vconsole:off", f"--pidfile={pidfile}",
+                        f"--remote=punix:{sock}", f"--unixctl={self.dir}/sb{i}.ctl",
+                        f"--log-file={self.dir}/sb{i}.log", str(self.db(i))], check=True)
+        wait_until(lambda: pidfile.exists() and sock.exists(), 10, f"sb{i} server")
+        self.pids[i] = int(pidfile.read_text())
+
+    def stop(self, i: int) -> None:
+        pid = self.pids[i]
+        if pid is not None:
+            stop_pid(pid)
+            self.pids[i] = None
+
+    def status(self, i: int) -> str:
+        return subprocess.run(["ovs-appctl", "-t", f"{self.dir}/sb{i}.ctl", "cluster/status", "OVN_Southbound"],
+                              check=False, capture_output=True, text=True).stdout
+
+    def leader(self) -> int | None:
+        return next((i for i in range(3) if self.pids[i] is not None and "Role: leader" in self.status(i)), None)
+
+
+def test_raft_leader_failover_never_two_lock_holders(tmp_path, started):
+    """Before the fix, the instance whose server died kept reporting the lock while the other one
+    took it: both reported it in 46 of 56 samples over 6 s."""
+    nb = OvsdbServer(tmp_path, "nb", NB_SCHEMA).start()
+    cluster = SbCluster(tmp_path)
+    try:
+        for i in range(3):
+            cluster.start(i)
+        wait_until(lambda: cluster.leader() is not None
+                   and all("Status: cluster member" in cluster.status(i) for i in range(3)), 20, "a cluster leader")
+        ports = (free_port(), free_port())
+        for name, port in zip("ab", ports):
+            started.append(OurNorthd(tmp_path, nb.remote, cluster.remote, name=name,
+                                     extra_args=[f"--metrics-address=127.0.0.1:{port}"]).start())
+
+        def held() -> tuple[float | None, ...]:
+            return tuple(scrape_or_none(p, LOCK_HELD) for p in ports)
+
+        nbctl(nb.remote, "ls-add", "sw0", wait="sb", timeout=30)
+        wait_until(lambda: sorted(held(), key=str) == [0, 1], 15, "exactly one holder")
+        leader = cluster.leader()
+        assert leader is not None
+        cluster.stop(leader)
+        samples = []
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 5:
+            samples.append(held())
+            time.sleep(0.1)
+        both = [s for s in samples if s == (1, 1)]
+        assert not both, f"both instances claimed the lock in {len(both)} of {len(samples)} samples"
+        cluster.start(leader)
+        nbctl(nb.remote, "ls-add", "sw1", wait="sb", timeout=30)
+        for _ in range(10):
+            assert held().count(1) <= 1, held()
+            time.sleep(0.1)
+        wait_until(lambda: sorted(held(), key=str) == [0, 1], 15, "exactly one holder after the failover")
+    finally:
+        for d in started:
+            d.stop()
+        started.clear()
+        for i in range(3):
+            cluster.stop(i)
+        nb.stop()
