@@ -4,6 +4,16 @@ One iteration: let both IDLs process what the servers sent; finish transactions
 in flight; when we hold the SB lock, both databases are in sync and something
 changed, run the engine, which writes into one SB and one NB transaction; then
 sleep until a socket is readable, a timer fires or a stop/recompute is asked.
+
+Write ordering: one engine run is ONE SB transaction.  The IDL changes (address
+sets, port groups, ports, datapaths, ...) and the flow writer's plan for
+Logical_Flow / Logical_DP_Group / Load_Balancer (plus ``Ctx.sb_extra_ops`` and
+SB_Global.nb_cfg) travel in the same ``transact``, so no SB state ever has a flow
+naming a row the run deletes or has yet to insert, and ``nb_cfg`` is written only
+with what it covers.  At most one SB write is in flight; foreign edits of the raw
+tables, reported by the flow writer's monitor, are repaired between writes.  A
+failed write committed nothing: the next run recomputes, after the back-off of
+``txn_failures.TxnFailures``.
 """
 
 from __future__ import annotations
@@ -15,7 +25,6 @@ import json
 import os
 import signal
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,12 +39,12 @@ from .ovsdb.aiopoll import AsyncPoller
 from .ovsdb.connection import DbConnection
 from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, check_compatible, fetch_server_schema
+from .sync.flow_writer import FlowWriter
 from .sync.foreign import cleanup_ops, referential_integrity_rows, referrer_cleanup_ops
 from .sync.globals import nb_global_row, northd_probe_interval, sb_global_row
-from .sync.lflow_desired import desired_changed_flows, desired_flows
-from .sync.lflows import FlowCache, Plan, WantLb, apply_plan, load_cache, plan_sync, select_ops
-from .sync.load_balancers import desired_sb_lb, desired_sb_lbs
+from .sync.lflows import FlowCache, Plan
 from .sync.rows import SyncStats
+from .txn_failures import TxnFailures
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 NB_SCHEMA = SCHEMA_DIR / "ovn-nb.ovsschema"
@@ -81,10 +90,8 @@ class Ctx:
     sb_txn: Any = None
     nb_txn: Any = None
     stats: SyncStats = field(default_factory=SyncStats)
-    flow_refs: Any = field(default_factory=set)  # Datapath_Binding uuids SB flows still reference (`in`)
-    prune_pending: bool = False
-    # Raw OVSDB operations that belong in this run's SB transaction (deletes of others' rows that
-    # reference what the IDL transaction deletes: MAC_Binding, FDB, IGMP_Group).
+    # Raw OVSDB operations that go into this run's SB transaction beside its IDL changes and its
+    # flow plan (e.g. deleting rows others wrote that reference a datapath this run deletes).
     sb_extra_ops: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -99,29 +106,34 @@ class Daemon:
         self.nb: DbConnection | None = None
         self.sb: DbConnection | None = None
         self.graph: Graph | None = None
-        self.sb_txn: Any = None
-        self.nb_txn: Any = None
-        self.sb_txn_started = 0.0
         self.force_recompute = True
         self.had_lock = False
         self.runs = 0
         self.last_report: Any = None
         self.settled = asyncio.Event()
         self.raw: RawSb | None = None
-        self.flow_cache = FlowCache()
-        self.flows_dirty = True
+        self.writer = FlowWriter()
+        self.load_req: RawRequest | None = None  # the select that loads the writer's cache
+        # One SB write at a time: the engine run's IDL transaction with its flow plan attached
+        # (``sb_txn`` + ``sb_plan``), or a plan that went alone (``flow_req`` + ``sb_plan``: a run
+        # with no IDL changes, or the repair of foreign changes).
+        self.sb_txn: Any = None
+        self.nb_txn: Any = None
+        self.sb_plan: Plan | None = None
         self.flow_req: RawRequest | None = None
-        self.flow_plan: Plan | None = None
-        self.flow_started = 0.0
+        self.sb_txn_started = 0.0
         self.pending_nb_cfg: int | None = None
         self.sb_connects_seen = 0
         self.retry_at = 0.0
+        self.failures = TxnFailures(self.log, self.metrics)
         self.incremental_since_check = 0
-        self.txn_errors: dict[str, tuple[str, str]] = {}  # db -> last failure logged (logged once in a row)
         self.ri_retry_ops: list[dict[str, Any]] = []  # after a referential-integrity failure: for the retry
-        self.extra_req: RawRequest | None = None  # TEMP until atomic txn
         self.probe_applied: dict[str, int] = {}  # db -> probe interval (ms) we last set
         self.trimmer = MemoryTrimmer()  # NB_Global options:northd_trim_timeout
+
+    @property
+    def flow_cache(self) -> FlowCache:
+        return self.writer.cache
 
     # ---- set-up ----
     async def check_schemas(self) -> None:
@@ -196,19 +208,20 @@ class Daemon:
 
     def step(self) -> None:
         nb, sb = self.nb, self.sb
-        assert nb is not None and sb is not None and self.graph is not None
+        assert nb is not None and sb is not None and self.graph is not None and self.raw is not None
         nb_changed = nb.run()
         sb_changed = sb.run()
         self._apply_loop_options()
         self._update_conn_metrics()
         self._poll_txns()
         self._poll_flows()
-        self._poll_extra()  # TEMP until atomic txn
         if sb.connects != self.sb_connects_seen:
-            # A (re)connection: our cache of the raw tables may be stale.
+            # A (re)connection: requests in flight and our monitor went with the old connection, and
+            # the writer's cache may be stale.
             self.sb_connects_seen = sb.connects
-            self.flow_cache.reset()
-            self.flows_dirty = True
+            self.raw.tap.forget()
+            self.writer.reset()
+            self.load_req = None
 
         if sb.has_lock != self.had_lock:
             self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME, connected=sb.connected)
@@ -218,23 +231,23 @@ class Daemon:
         if self.recompute_event.is_set():
             self.recompute_event.clear()
             self.force_recompute = True
-            # A forced recompute also re-reads the raw tables, so it repairs rows changed behind our back.
-            if self.flow_req is None:
-                self.flow_cache.reset()
-                self.flows_dirty = True
+            # A forced recompute also re-reads the raw tables.
+            if not self._busy():
+                self.writer.reset()
+                self.load_req = None
             self.log.info("recompute requested")
         if not (nb.synced and sb.synced and sb.has_lock):
             return
         self._maybe_check()
-        if self.sb_txn is not None or self.nb_txn is not None or self.flow_req is not None:
+        if self._busy():
             return
-        if self.flows_dirty and (self.runs or not self.flow_cache.loaded):
-            self._start_flow_sync()
-            if self.flow_req is not None:
-                return
-            # Nothing to write: go on to any pending changes in this same iteration.
+        if not self.writer.loaded:
+            self.load_req = self.writer.start_load(self.raw)
+            return
+        if self.raw.tap.updates and self._start_repairs():
+            return
         pending = nb.idl.changes or sb.idl.changes or nb.resynced or sb.resynced
-        if not (pending or nb_changed or sb_changed or self.force_recompute):
+        if not (pending or nb_changed or sb_changed or self.force_recompute or self.writer.full_sync_needed):
             return
         if time.monotonic() < self.retry_at:
             return
@@ -242,12 +255,17 @@ class Daemon:
             self.force_recompute = True
         self.run_engine()
 
+    def _busy(self) -> bool:
+        """A write or the cache load is in flight."""
+        return (self.sb_txn is not None or self.nb_txn is not None or self.flow_req is not None
+                or self.load_req is not None)
+
     def _maybe_check(self) -> None:
         """--check-incremental: once SB is written, compare incremental state with a recompute."""
         n = self.opts.check_incremental
         if not n or self.incremental_since_check < n or self.graph is None:
             return
-        if self.sb_txn is not None or self.nb_txn is not None or self.flow_req is not None or self.flows_dirty:
+        if self._busy() or not self.writer.loaded or self.writer.full_sync_needed:
             return
         if self.nb is None or self.nb.idl.changes or self.sb is None or self.sb.idl.changes:
             return
@@ -267,19 +285,20 @@ class Daemon:
     def _ready_for_more(self) -> bool:
         """Work we can do now without waiting for the network (else the poller would sleep on it)."""
         sb = self.sb
-        if sb is None or not sb.has_lock or not sb.synced:
+        if sb is None or not sb.has_lock or not sb.synced or self.raw is None:
             return False
-        if self.sb_txn is not None or self.nb_txn is not None or self.flow_req is not None:
+        if self._busy():
             return False
+        if not self.writer.loaded or self.raw.tap.updates:
+            return True
         if time.monotonic() < self.retry_at:
             return False
         check_due = bool(self.opts.check_incremental) and self.incremental_since_check >= self.opts.check_incremental
-        return self.flows_dirty or self.force_recompute or check_due
+        return self.writer.full_sync_needed or self.force_recompute or check_due
 
     def run_engine(self) -> None:
-        assert self.nb is not None and self.sb is not None and self.graph is not None
+        assert self.nb is not None and self.sb is not None and self.graph is not None and self.raw is not None
         ctx = Ctx(self.nb, self.sb, self.warn)
-        ctx.flow_refs = _FlowRefs(self.flow_cache)
         ctx.sb_txn = Txn(self.sb.idl)
         ctx.nb_txn = Txn(self.nb.idl)
         force = self.force_recompute
@@ -288,27 +307,25 @@ class Daemon:
         try:
             with _gc_paused():
                 rep = self.graph.engine.run(ctx, force=force)
+                # Others' rows (MAC_Binding, FDB, IGMP_Group) that name the datapaths and ports deleted here.
+                ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
+                ctx.sb_extra_ops += self.ri_retry_ops
+                nbg = nb_global_row(self.nb)
+                self.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
+                if ctx.stats.deleted.get("Datapath_Binding"):
+                    # Every flow, group and load balancer on a deleted datapath must go in this
+                    # same transaction: compare them all.
+                    self.writer.full_sync_needed = True
+                plan = self._plan_flows()
         except Exception:
             self.log.exception("engine run failed; will recompute")
             ctx.sb_txn.abort()
             ctx.nb_txn.abort()
             self.force_recompute = True
+            self.writer.failed()
             self.retry_at = time.monotonic() + 1.0  # don't spin on a persistent failure
             return
         self.metrics.compute_seconds.observe(time.perf_counter() - t0)
-        # Others' rows (MAC_Binding, FDB, IGMP_Group) that name the datapaths and ports deleted here.
-        ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
-        ctx.sb_extra_ops += self.ri_retry_ops
-        self.ri_retry_ops = []
-        nbg = nb_global_row(self.nb)
-        self.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
-        sbg = sb_global_row(self.sb)
-        if self.graph.lflow.changed or not self.flow_cache.loaded or sbg is None or (
-            self.pending_nb_cfg is not None and sbg.nb_cfg != self.pending_nb_cfg
-        ):
-            self.flows_dirty = True
-        if ctx.prune_pending:
-            self.force_recompute = True  # delete the datapaths once their flows are gone
         self.metrics.runs.labels(kind="recompute" if force else "incremental").inc()
         if not force and rep.incremental and not rep.recomputed:
             self.incremental_since_check += 1
@@ -316,14 +333,16 @@ class Daemon:
                        unhandled=rep.unhandled, ms=round(rep.seconds * 1000, 2))
         self.runs += 1
         self.last_report = rep
+        self.ri_retry_ops = []
         self.trimmer.active()
         if self.warn.count:
             self.metrics.bad_rows.labels(kind="any").inc(self.warn.count)
             self.warn.count = 0
+        # One run, one SB transaction: the flow plan and the extra operations ride on the IDL's.
+        ops = plan.ops + ctx.sb_extra_ops
+        self.sb_plan = plan
         self.sb_txn_started = time.perf_counter()
-        if ctx.sb_extra_ops and self.raw is not None:
-            # TEMP until atomic txn: sent just before the IDL transaction, on the same session.
-            self.extra_req = self.raw.send(ctx.sb_extra_ops)
+        self.raw.tap.attach_ops = ops or None
         self.sb_txn = ctx.sb_txn
         self.nb_txn = ctx.nb_txn
         self._poll_txns()
@@ -331,162 +350,148 @@ class Daemon:
             self.log.debug("sb changes", inserted=ctx.stats.inserted, updated=ctx.stats.updated,
                            deleted=ctx.stats.deleted)
 
-    def _poll_txns(self) -> None:
-        if self.sb_txn is not None:
-            st = self.sb_txn.commit()
-            if st != Txn.INCOMPLETE:
-                self.metrics.commits.labels(status=Txn.status_to_string(st)).inc()
-                self.metrics.commit_seconds.observe(time.perf_counter() - self.sb_txn_started)
-                if st not in (Txn.SUCCESS, Txn.UNCHANGED):
-                    error = self.sb_txn.get_error()
-                    self._txn_failed("sb", Txn.status_to_string(st), error)
-                    self.force_recompute = True
-                    self._after_referential_error(error)
-                else:
-                    self.txn_errors.pop("sb", None)
-                self.sb_txn = None
-                self._maybe_settled()
-        if self.nb_txn is not None:
-            st = self.nb_txn.commit()
-            if st != Txn.INCOMPLETE:
-                if st not in (Txn.SUCCESS, Txn.UNCHANGED):
-                    self._txn_failed("nb", Txn.status_to_string(st), self.nb_txn.get_error())
-                    self.force_recompute = True
-                else:
-                    self.txn_errors.pop("nb", None)
-                self.nb_txn = None
-                self._maybe_settled()
-
-    def _after_referential_error(self, error: Any) -> None:
-        """A row we delete is still referenced: the retry also deletes the rows of tables we do not
-        own that reference it strongly, and re-reads the flow tables (a row someone else inserted
-        there, which our flow cache does not know, may be the referrer)."""
-        rows = referential_integrity_rows(error)
-        for table, row_uuid in rows:
-            self.ri_retry_ops += referrer_cleanup_ops(table, row_uuid)
-        if rows and self.flow_req is None:
-            self.flow_cache.reset()
-            self.flows_dirty = True
-
-    def _poll_extra(self) -> None:
-        """TEMP until atomic txn: the reply to the raw transaction of a run's ``sb_extra_ops``."""
-        if self.extra_req is None or self.raw is None:
-            return
-        done, result = self.raw.poll(self.extra_req)
-        if not done:
-            return
-        self.extra_req = None
-        if isinstance(result, str):
-            self._txn_failed("sb-extra", "error", result)
-            self.force_recompute = True
-
-    def _txn_failed(self, db: str, status: str, error: Any) -> None:
-        """Log a failed transaction once per distinct (status, error) in a row, not once per retry."""
-        key = (status, str(error))
-        if self.txn_errors.get(db) != key:
-            self.txn_errors[db] = key
-            self.log.warning(f"{db} transaction failed", status=status, error=error)
-        else:
-            self.log.debug(f"{db} transaction failed again", status=status, error=error)
-
-    # ---- the lean flow writer (Logical_Flow, Logical_DP_Group, Load_Balancer) ----
-    def _start_flow_sync(self) -> None:
-        assert self.sb is not None and self.raw is not None and self.graph is not None
-        if not self.flow_cache.loaded:
-            self.flow_plan = None
-            self.flow_req = self.raw.send(select_ops(), with_lock=False)
-            self.flow_started = time.perf_counter()
-            return
+    def _plan_flows(self) -> Plan:
+        """This run's plan for the raw tables, plus SB_Global.nb_cfg (written with them, so
+        ``--wait=sb`` returns only once what this run wrote has committed)."""
+        assert self.sb is not None and self.nb is not None and self.graph is not None
         dp_uuid = {}
         for row in self.sb.rows("Datapath_Binding").values():
             ids = row.external_ids
             k = ids.get("logical-switch") or ids.get("logical-router")
             if k:
                 dp_uuid[k] = str(row.uuid)
-        nd = self.graph.northd.data
         lflow = self.graph.lflow
-        if lflow.full_sync_needed:
-            with _gc_paused():
-                want = desired_flows(lflow.table, nd, dp_uuid)
-                lflow.table.take_changed()  # this plan covers every flow
-                plan = plan_sync(self.flow_cache, want, desired_sb_lbs(nd, dp_uuid))
-                if lflow.fctx is not None:
-                    lflow.fctx.lbs.sb_dirty.clear()  # this plan covers every load balancer
-            lflow.full_sync_needed = False
-            self.metrics.lflows.set(len(want))
-        else:
-            # Incremental: compare only the flows that changed since the last sync.
-            changed, scope = desired_changed_flows(lflow.table, nd, dp_uuid)
-            want_lbs, lb_scope = self._changed_lbs(dp_uuid)
-            plan = plan_sync(self.flow_cache, changed, want_lbs, scope, lb_scope=lb_scope)
-            self.metrics.lflows.set(len(lflow.table))
-        self.flows_dirty = False
+        plan, nwant = self.writer.plan(lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"), dp_uuid)
+        self.metrics.lflows.set(nwant if nwant is not None else len(lflow.table))
         sbg = sb_global_row(self.sb)
         # (While SB_Global is being created, its echo triggers another run that writes nb_cfg.)
-        if sbg is not None and sbg._data is not None and self.pending_nb_cfg is not None and sbg.nb_cfg != self.pending_nb_cfg:
+        if (sbg is not None and sbg._data is not None and self.pending_nb_cfg is not None
+                and sbg.nb_cfg != self.pending_nb_cfg):
             plan.ops.append({"op": "update", "table": "SB_Global", "where": [["_uuid", "==", ["uuid", str(sbg.uuid)]]],
                              "row": {"nb_cfg": self.pending_nb_cfg}})
-        if not plan:
-            self._maybe_settled()
+        return plan
+
+    def _poll_txns(self) -> None:
+        if self.sb_txn is not None:
+            self._poll_sb_txn()
+        if self.nb_txn is not None:
+            st = self.nb_txn.commit()
+            if st != Txn.INCOMPLETE:
+                if st not in (Txn.SUCCESS, Txn.UNCHANGED):
+                    self.failures.failed("nb", Txn.status_to_string(st), self.nb_txn.get_error())
+                    self.force_recompute = True
+                self.nb_txn = None
+                self._maybe_settled()
+
+    def _poll_sb_txn(self) -> None:
+        assert self.raw is not None
+        tap = self.raw.tap
+        st = self.sb_txn.commit()
+        if tap.attach_ops is not None:
+            # The IDL sent nothing (no IDL changes, or it could not send): the plan goes alone.
+            ops, tap.attach_ops = tap.attach_ops, None
+            if st == Txn.UNCHANGED:
+                self.sb_txn = None
+                self.flow_req = self.raw.send(ops)
+                if self.flow_req is None:
+                    self._write_failed("flow", "not connected", None)
+                return
+        if st == Txn.INCOMPLETE:
             return
-        self.flow_plan = plan
-        self.flow_started = time.perf_counter()
-        self.flow_req = self.raw.send(plan.ops)
-        if self.flow_req is None:
-            self.flows_dirty = True
-        self.log.debug("flow sync sent", inserted=plan.inserted, updated=plan.updated, deleted=plan.deleted)
+        self.sb_txn, txn = None, self.sb_txn
+        plan, self.sb_plan = self.sb_plan, None
+        self.metrics.commits.labels(status=Txn.status_to_string(st)).inc()
+        self.metrics.commit_seconds.observe(time.perf_counter() - self.sb_txn_started)
+        results = tap.attached_results.pop(getattr(txn, "_request_id", None), None)
+        if st in (Txn.SUCCESS, Txn.UNCHANGED):
+            if plan is not None and plan.ops:
+                if not isinstance(results, list):
+                    # Committed, but the reply to our part went missing: re-read rather than guess.
+                    self.log.warning("sb transaction committed without results for the flow plan; re-reading")
+                    self.writer.reset()
+                else:
+                    with _gc_paused():
+                        self.writer.committed(plan, results)
+            self._write_succeeded()
+        else:
+            self._write_failed("sb", Txn.status_to_string(st), txn.get_error())
+        self._maybe_settled()
 
-    def _changed_lbs(self, dp_uuid: dict[str, str]) -> tuple[dict[str, WantLb] | None, set[str] | None]:
-        """The SB Load_Balancer rows an incremental flow sync compares: those of the load balancers
-        the handlers marked (``LbIndex.sb_dirty``).  (None, None): none."""
-        assert self.graph is not None and self.nb is not None
-        fctx = self.graph.lflow.fctx
-        if fctx is None or not fctx.lbs.sb_dirty:
-            return None, None
-        idx, nd = fctx.lbs, self.graph.northd.data
-        lb_rows = self.nb.rows("Load_Balancer")
-        want: dict[str, WantLb] = {}
-        for key in idx.sb_dirty:
-            w = desired_sb_lb(lb_rows.get(uuid.UUID(key)), [d.key for d in idx.switches_of(key, nd)], dp_uuid)
-            if w is not None:
-                want[key] = w
-        scope = set(idx.sb_dirty)
-        idx.sb_dirty.clear()
-        return want, scope
+    def _write_succeeded(self) -> None:
+        self.failures.succeeded()
+        self.metrics.dp_groups.set(len(self.flow_cache.groups))
 
+    def _write_failed(self, what: str, status: str, error: Any) -> None:
+        """Nothing of the write committed: recompute and compare every flow again, after a back-off."""
+        self.force_recompute = True
+        self.writer.failed()
+        self.retry_at = time.monotonic() + self.failures.failed(what, status, error)
+        self._after_referential_error(error)
+
+    def _after_referential_error(self, error: Any) -> None:
+        """A row we delete is still referenced: the retry also deletes the rows of tables we do not
+        own that reference it strongly (the list comes from the SB schema), and re-reads the flow
+        tables (a row someone else inserted there may be the referrer)."""
+        rows = referential_integrity_rows(error)
+        for table, row_uuid in rows:
+            self.ri_retry_ops += referrer_cleanup_ops(table, row_uuid)
+        if rows and not self._busy():
+            self.writer.reset()
+            self.load_req = None
+
+    # ---- the raw path alone: loading the cache, plans without IDL changes, repairs ----
     def _poll_flows(self) -> None:
-        if self.flow_req is None or self.raw is None:
+        assert self.raw is not None
+        if self.load_req is not None:
+            done, result = self.raw.poll(self.load_req)
+            if done:
+                self.load_req = None
+                if isinstance(result, str):
+                    self.log.warning("reading the flow tables failed; retrying", error=result)
+                    self.writer.reset()
+                else:
+                    with _gc_paused():
+                        self.writer.loaded_from(result)
+        if self.flow_req is None:
             return
         done, result = self.raw.poll(self.flow_req)
         if not done:
             return
         self.flow_req = None
-        plan, self.flow_plan = self.flow_plan, None
+        plan, self.sb_plan = self.sb_plan, None
         if isinstance(result, str):
-            self.log.warning("flow transaction failed; re-reading flows", error=result)
             self.metrics.commits.labels(status="flow-error").inc()
-            self.flow_cache.reset()
-            self.flows_dirty = True
-            if self.graph is not None:
-                self.graph.lflow.full_sync_needed = True  # state is re-read: diff everything
+            self._write_failed("flow", "error", result)
             return
-        if plan is None:
+        if plan is not None:
             with _gc_paused():
-                load_cache(self.flow_cache, result)
-            self.flows_dirty = True
-            if self.graph is not None:
-                self.graph.lflow.full_sync_needed = True
-            return
-        with _gc_paused():
-            apply_plan(self.flow_cache, plan, result)
+                self.writer.committed(plan, result)
         self.metrics.commits.labels(status="flow-success").inc()
-        self.metrics.commit_seconds.observe(time.perf_counter() - self.flow_started)
-        self.metrics.dp_groups.set(len(self.flow_cache.groups))
+        self.metrics.commit_seconds.observe(time.perf_counter() - self.sb_txn_started)
+        self._write_succeeded()
         self._maybe_settled()
 
+    def _start_repairs(self) -> bool:
+        """Undo what others changed in our raw tables (the monitor's updates); True if a write went out."""
+        assert self.raw is not None and self.sb is not None
+        updates, self.raw.tap.updates = self.raw.tap.updates, []
+        live = {str(u) for u in self.sb.rows("Datapath_Binding")}
+        plan, st = self.writer.take_repairs(updates, live)
+        if not plan:
+            return False
+        self.metrics.repairs.inc(st.total)
+        self.log.warning("repairing foreign changes to logical flows, datapath groups or load balancers",
+                         inserted=st.foreign_inserts, deleted=st.foreign_deletes, modified=st.foreign_modifies)
+        self.sb_plan = plan
+        self.sb_txn_started = time.perf_counter()
+        self.flow_req = self.raw.send(plan.ops)
+        if self.flow_req is None:
+            self.sb_plan = None
+            self.writer.reset()  # not connected: re-read on reconnection
+        return True
+
     def _maybe_settled(self) -> None:
-        idle = (self.sb_txn is None and self.nb_txn is None and self.flow_req is None and not self.flows_dirty
-                and self.runs and not self.force_recompute)
+        idle = (not self._busy() and self.runs and not self.force_recompute and not self.writer.full_sync_needed)
         if idle and not self.settled.is_set():
             self.settled.set()
             self._report_settled()
@@ -555,19 +560,6 @@ def _gc_paused() -> Any:
     finally:
         if was:
             gc.enable()
-
-
-class _FlowRefs:
-    """The Datapath_Binding uuids SB flows reference, computed only if a full SB sync asks."""
-
-    def __init__(self, cache: FlowCache) -> None:
-        self._cache = cache
-        self._refs: set[str] | None = None
-
-    def __contains__(self, u: object) -> bool:
-        if self._refs is None:
-            self._refs = {r.dp for r in self._cache.flows.values() if r.dp}
-        return u in self._refs
 
 
 def write_pidfile(path: str) -> None:

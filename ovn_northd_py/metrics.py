@@ -30,6 +30,8 @@ class Metrics:
     nb_cfg: Gauge = field(init=False)
     incremental_mismatches: Counter = field(init=False)
     incremental_checks: Counter = field(init=False)
+    txn_failures: Counter = field(init=False)
+    repairs: Counter = field(init=False)
 
     def __post_init__(self) -> None:
         r = self.registry
@@ -65,6 +67,15 @@ class Metrics:
         )
         self.incremental_checks = Counter(
             p + "incremental_checks", "Shadow recomputes run by --check-incremental", registry=r
+        )
+
+        self.txn_failures = Counter(
+            p + "txn_failures", "Failed transactions by database and kind of failure", ["db", "kind"], registry=r
+        )
+        self.repairs = Counter(
+            p + "foreign_repairs",
+            "Rows of Logical_Flow, Logical_DP_Group and Load_Balancer put back after someone else changed them",
+            registry=r,
         )
 
     def serve(self, address: str) -> None:

@@ -105,7 +105,6 @@ def check_consistency(graph: Any, ctx: Any, cache: FlowCache) -> CheckResult:
         sctx = copy.copy(ctx)
         sctx.sb_txn = txn
         sctx.stats = SyncStats()
-        sctx.flow_refs = {r.dp for r in cache.flows.values() if r.dp}
         graph.sb_sync.recompute(sctx)
         if sctx.stats.total:
             res.differences.append(

@@ -5,8 +5,11 @@
     nb ───────────────────────────┴──► lflow     (FlowTable; written by the lean flow writer)
     sb ──(Service_Monitor status, Port_Binding up)──► lflow  (health-checked LB backends)
 
-The flow writer (sync/lflows.py) runs after the SB IDL transaction commits,
-because new flows reference the Datapath_Binding rows that transaction creates.
+The flow writer (sync/flow_writer.py) plans the flow/group/load-balancer changes
+of the same run, and the daemon attaches them to that run's SB IDL transaction:
+one run, one SB transaction.  New Datapath_Binding rows are inserted with a
+uuid that is final at once (``sync/rows.insert_row``), so flows on them can go
+in the same transaction.
 """
 
 from __future__ import annotations

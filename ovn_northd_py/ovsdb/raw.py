@@ -9,12 +9,19 @@ write them with raw ``transact`` requests sent on the IDL's JSON-RPC session.
 Every write transaction starts with an ``assert`` of the ``ovn_northd`` lock,
 so it fails rather than writes when another northd holds the lock.
 
-``SessionTap`` sits between the IDL and its session and takes out the replies
-to our own requests before the IDL sees them.
+``SessionTap`` sits between the IDL and its session.  It takes out the replies
+to our own requests and the updates of our own monitor before the IDL sees
+them, and it can *attach* raw operations to the next ``transact`` the IDL sends:
+one engine run's IDL changes and its flow/group/load-balancer changes then
+travel as ONE transaction, so SB never holds a flow that names an address set,
+port group or port that the same run deletes (or not yet inserts).  The IDL
+processes its own results; the results of the attached operations (which come
+after the IDL's own) are kept for the caller.
 """
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 from collections import deque
@@ -99,24 +106,108 @@ def _bulk_output(rpc: Any) -> _OutBuf:
     return out
 
 
+def send_bulk(session: Any, msg: Any) -> int:
+    """Queue ``msg`` on a python-ovs Session, serialised once with the C encoder (no key
+    sorting) into the chunked output queue.  Returns 0 or an errno, like ``Session.send``."""
+    rpc = getattr(session, "rpc", None)
+    if rpc is None:
+        return errno.ENOTCONN
+    if rpc.status:
+        return int(rpc.status)
+    # (default=str: python-ovs 3.1 puts a uuid.UUID object in a persist_uuid insert.)
+    data = json.dumps(msg.to_json(), separators=(",", ":"), default=str).encode("utf-8")
+    out = _bulk_output(rpc)
+    was_empty = len(out) == 0
+    out += data
+    if was_empty:
+        rpc.run()
+    return int(rpc.status)
+
+
+def _name_persisted_inserts(params: list[Any]) -> None:
+    """python-ovs 3.1 refers to a row inserted with ``persist_uuid`` by a named-uuid it never
+    declares; declare it (an insert may carry both ``uuid`` and ``uuid-name``)."""
+    for op in params[1:]:
+        if isinstance(op, dict) and op.get("op") == "insert" and "uuid" in op and "uuid-name" not in op:
+            op["uuid-name"] = "row" + str(op["uuid"]).replace("-", "_")
+
+
+_T_REPLY = ovs.jsonrpc.Message.T_REPLY
+_T_ERROR = ovs.jsonrpc.Message.T_ERROR
+
+
 class SessionTap:
-    """Wraps an ``ovs.jsonrpc.Session``; replies to our requests are kept, everything else passes."""
+    """Wraps an ``ovs.jsonrpc.Session``: replies to our requests and updates of our monitor are
+    kept; raw operations can ride on the IDL's next ``transact``; everything else passes."""
 
     def __init__(self, session: Any) -> None:
         self._s = session
         self.waiting: set[Any] = set()
         self.replies: dict[Any, Any] = {}
+        self.unread: set[Any] = set()  # requests whose replies nobody reads: dropped
+        # Set by the caller right before ``Transaction.commit()``; taken by the next transact.
+        self.attach_ops: list[dict[str, Any]] | None = None
+        self.attached: dict[Any, int] = {}  # IDL request id -> index of the first attached result
+        self.attached_results: dict[Any, list[Any] | str] = {}
+        self.last_attached_id: Any = None
+        self.monitor_id: str | None = None  # our current monitor; its updates are kept
+        # Every monitor of ours on this connection: python-ovs' IDL would take any "update" as its
+        # own, so the updates of a replaced monitor (until its cancel is processed) are dropped here.
+        self.monitor_ids: set[str] = set()
+        self.updates: list[dict[str, Any]] = []  # table-updates of our monitor, oldest first
+
+    def send(self, msg: Any) -> int:
+        if msg.type != ovs.jsonrpc.Message.T_REQUEST or msg.method != "transact":
+            return int(self._s.send(msg))
+        _name_persisted_inserts(msg.params)
+        if self.attach_ops is None:
+            return send_bulk(self._s, msg)
+        ops, self.attach_ops = self.attach_ops, None
+        offset = len(msg.params) - 1  # results are per operation; params[0] is the db name
+        msg = ovs.jsonrpc.Message(msg.type, "transact", [*msg.params, *ops], None, None, msg.id)
+        err = send_bulk(self._s, msg)
+        if not err:
+            self.attached[msg.id] = offset
+            self.last_attached_id = msg.id
+        return err
 
     def recv(self) -> Any:
         while True:
             msg = self._s.recv()
             if msg is None:
                 return None
-            if msg.id in self.waiting and msg.type in (ovs.jsonrpc.Message.T_REPLY, ovs.jsonrpc.Message.T_ERROR):
-                self.waiting.discard(msg.id)
-                self.replies[msg.id] = msg
+            if msg.type in (_T_REPLY, _T_ERROR):
+                if msg.id in self.waiting:
+                    self.waiting.discard(msg.id)
+                    if msg.id in self.unread:
+                        self.unread.discard(msg.id)
+                    else:
+                        self.replies[msg.id] = msg
+                    continue
+                off = self.attached.pop(msg.id, None)
+                if off is not None:
+                    if msg.type == _T_ERROR or not isinstance(msg.result, list):
+                        self.attached_results[msg.id] = f"error: {msg.error}"
+                    else:
+                        self.attached_results[msg.id] = msg.result[off:]
+            elif (msg.type == ovs.jsonrpc.Message.T_NOTIFY and msg.method == "update"
+                  and isinstance(msg.params, list) and len(msg.params) == 2 and msg.params[0] in self.monitor_ids):
+                if msg.params[0] == self.monitor_id:
+                    self.updates.append(msg.params[1])
                 continue
             return msg
+
+    def forget(self) -> None:
+        """After a reconnection: requests in flight and our monitor are gone with the old connection."""
+        self.waiting.clear()
+        self.replies.clear()
+        self.unread.clear()
+        self.attach_ops = None
+        self.attached.clear()
+        self.attached_results.clear()
+        self.monitor_id = None
+        self.monitor_ids.clear()
+        self.updates.clear()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._s, name)
@@ -140,30 +231,38 @@ class RawSb:
             idl._session = SessionTap(idl._session)
         self.tap: SessionTap = idl._session
 
-    def send(self, ops: list[dict[str, Any]], with_lock: bool = True) -> RawRequest | None:
-        """Send one transaction; None if not connected."""
+    def send(self, ops: list[dict[str, Any]], with_lock: bool = True, method: str = "transact",
+             params: list[Any] | None = None) -> RawRequest | None:
+        """Send one transaction (or another request with ``params``); None if not connected."""
         if not self.tap.is_connected():
             return None
         head: list[Any] = [self.db_name]
         if with_lock and self.lock_name:
             head.append({"op": "assert", "lock": self.lock_name})
         rid = f"raw{next(_ids)}"
-        rpc = getattr(self.tap._s, "rpc", None)
-        if rpc is None or rpc.status:
-            return None
-        msg = ovs.jsonrpc.Message(ovs.jsonrpc.Message.T_REQUEST, "transact", head + ops, None, None, rid)
-        # Serialise once with the C encoder (no key sorting) and queue the bytes.
-        data = json.dumps(msg.to_json(), separators=(",", ":")).encode("utf-8")
-        out = _bulk_output(rpc)
-        was_empty = len(out) == 0
-        out += data
+        body = params if params is not None else head + ops
+        msg = ovs.jsonrpc.Message(ovs.jsonrpc.Message.T_REQUEST, method, body, None, None, rid)
         self.tap.waiting.add(rid)
-        if was_empty:
-            rpc.run()
-        if rpc.status:
+        if send_bulk(self.tap._s, msg):
             self.tap.waiting.discard(rid)
             return None
-        return RawRequest(rid, self.tap.get_seqno(), len(head) - 1)
+        return RawRequest(rid, self.tap.get_seqno(), len(head) - 1 if params is None else 0)
+
+    def monitor(self, requests: dict[str, Any]) -> RawRequest | None:
+        """Start our own ``monitor`` (RFC 7047 v1 updates) on this connection; its updates collect
+        in ``tap.updates``.  Sent before a ``select``, so nothing written after the select escapes it."""
+        old = self.tap.monitor_id
+        if old is not None:
+            cancel = self.send([], method="monitor_cancel", params=[old])
+            if cancel is not None:
+                self.tap.unread.add(cancel.id)
+        mon_id = f"northd-py-raw-{next(_ids)}"
+        self.tap.monitor_ids.add(mon_id)
+        req = self.send([], method="monitor", params=[self.db_name, mon_id, requests])
+        if req is not None:
+            self.tap.monitor_id = mon_id
+            self.tap.updates.clear()
+        return req
 
     def poll(self, req: RawRequest) -> tuple[bool, Any]:
         """(done, result).  result is the list of op results, or an error string when failed."""
@@ -176,6 +275,8 @@ class RawSb:
         if msg.type == ovs.jsonrpc.Message.T_ERROR:
             return True, f"error: {msg.error}"
         results = msg.result
+        if not isinstance(results, list):
+            return True, results  # (a monitor's initial contents)
         for r in results:
             if isinstance(r, dict) and "error" in r:
                 return True, f"{r.get('error')}: {r.get('details', '')}"

@@ -29,21 +29,10 @@ def sync_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> dict[Hash
                       desired_datapaths(nd), stats, delete_stale=False)
 
 
-def prune_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats, still_referenced: Any) -> bool:
-    """Delete stale datapaths, except those logical flows still reference (strongly): the flow
-    writer removes those flows first, and the next run deletes the datapath.  True if any waits."""
-    waiting = False
-
-    def key_of(row: Any) -> Any:
-        nonlocal waiting
-        k = dp_nb_key(row)
-        if k is not None and k not in nd.datapaths and str(row.uuid) in still_referenced:
-            waiting = True
-            return None
-        return k
-
-    sync_table(txn, "Datapath_Binding", sb.rows("Datapath_Binding"), key_of, desired_datapaths(nd), stats)
-    return waiting
+def prune_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> None:
+    """Delete stale datapaths.  The flows, groups and load balancers that reference them go in
+    the same SB transaction (the daemon plans every flow when a datapath is deleted)."""
+    sync_table(txn, "Datapath_Binding", sb.rows("Datapath_Binding"), dp_nb_key, desired_datapaths(nd), stats)
 
 
 U64 = 1 << 64

@@ -10,15 +10,15 @@ and emits the fewest operations:
   Logical_DP_Group whose set is still wanted is re-used as is; a group whose
   referencing flows and load balancers all want one new set is resized in place
   (one row update instead of one per flow); only sets nobody has get new rows;
-* load balancers and flows with the same datapath set share one group (the
-  reference keeps them apart; ovn-controller only follows references, so
-  sharing is safe and saves rows and bytes);
+* like the reference, flows and load balancers never share a group: each kind
+  is deduplicated by datapath set among its own groups;
 * Logical_DP_Group is not a root table: a group nobody references any more is
   garbage-collected by ovsdb-server, so we never delete groups explicitly.
 
-Invariant: the cache reflects SB as of our last successful transaction (we
-hold the lock, so nobody else writes these tables).  On any failure or
-reconnect the cache is dropped and re-read with a ``select``.
+Invariant: the cache reflects SB as of our last successful transaction, with
+the foreign changes the flow writer's monitor reported folded in
+(``sync/flow_writer.py``).  On a reconnection it is dropped and re-read with a
+``select``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from ..northd.model import Northd, Port
-from .rows import SyncStats, norm, sync_table, update_row
+from .rows import SyncStats, insert_row, norm, sync_table, update_row
 
 
 def chassis_by_name(sb: Any) -> dict[str, Any]:
@@ -130,7 +130,7 @@ def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | N
             stats.bump(stats.deleted, table)
         return None
     if row is None:
-        row = txn.insert(txn.idl.tables[table])
+        row = insert_row(txn, table)
         for col, val in (on_insert or {}).items():
             setattr(row, col, val)
         for col, val in want.items():

@@ -7,6 +7,7 @@ Rows for which ``key_of`` returns None are not ours and are never touched.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,12 @@ def norm(v: Any) -> Any:
     if isinstance(v, dict):
         return tuple(sorted(((k, norm(x)) for k, x in v.items()), key=repr))
     return v
+
+
+def insert_row(txn: Any, table: str) -> Any:
+    """A new row whose uuid is final already (the server is asked to keep it), so raw operations
+    in the same SB transaction (flows on a new datapath) can reference it."""
+    return txn.insert(txn.idl.tables[table], new_uuid=uuid.uuid4(), persist_uuid=True)
 
 
 def update_row(row: Any, want: Mapping[str, Any]) -> bool:
@@ -85,7 +92,7 @@ def sync_table(
     for k, want in desired.items():
         if k in out:
             continue
-        row = txn.insert(txn.idl.tables[table])
+        row = insert_row(txn, table)
         for col, val in (on_insert or {}).items():
             setattr(row, col, val)
         for col, val in want.items():

@@ -256,7 +256,7 @@ class SbSyncNode(Node):
         for f in FEATURES:
             if f.sync_sb is not None:
                 f.sync_sb(hctx)
-        ctx.prune_pending = prune_datapaths(txn, sb, nd, stats, ctx.flow_refs)
+        prune_datapaths(txn, sb, nd, stats)
 
 
 # Port_Binding columns northd writes (the others belong to ovn-controller).

@@ -1,0 +1,326 @@
+"""The flow writer: SB Logical_Flow, Logical_DP_Group and Load_Balancer.
+
+It owns the cache of what SB holds in those three tables (``lflows.FlowCache``), the
+raw monitor that watches them, and the planning of every write.  It sends nothing
+itself: the daemon attaches a plan to the SB IDL transaction of the same engine run
+(``ovsdb/raw.SessionTap.attach_ops``), so one engine run is one SB transaction and SB
+never holds a flow that names an address set, port group, meter or port the same
+run deletes.
+
+Invariants:
+
+* The cache equals SB's three tables as of the last transaction of ours that
+  committed, with every foreign change the monitor has reported folded in by
+  :meth:`take_repairs`.  A plan is applied to the cache only when its transaction
+  commits (:meth:`committed`); a failed transaction changed nothing in SB, so the
+  cache stays valid and only the flows the plan covered must be compared again
+  (:meth:`failed` asks for a full diff).
+* The monitor (started before the ``select`` that loads the cache, so nothing slips
+  between them) reports inserts and deletes with no columns, so the echo of our
+  own bulk inserts costs a few bytes per row, and modifications with the full
+  new row.  Updates are folded in only while no write of ours is in flight: by
+  then every row we inserted is in the cache, so a row the cache does not know
+  is foreign.
+* Foreign changes are undone from the cache (which holds what we want): a foreign
+  row is deleted, a row of ours that was deleted is inserted again, a row of ours
+  that was modified is written back.  A group that lost a datapath the server
+  removed (weak reference to a deleted Datapath_Binding) is accepted as is.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from .lflow_desired import desired_changed_flows, desired_flows
+from .lflows import (
+    EMPTY_SET,
+    LB_COLUMNS,
+    FKey,
+    FlowCache,
+    FlowRow,
+    LbRow,
+    Plan,
+    WantFlow,
+    WantLb,
+    _map,
+    _norm_json,
+    _opt_str,
+    _uuid_of,
+    _uuid_set,
+    apply_plan,
+    load_cache,
+    plan_sync,
+    select_ops,
+)
+from .load_balancers import desired_sb_lb, desired_sb_lbs
+
+FLOW_COLUMNS = ["logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority", "match", "actions",
+                "controller_meter", "external_ids", "tags"]
+_ON_INSERT_DELETE = {"initial": False, "insert": True, "delete": True, "modify": False}
+_ON_MODIFY = {"initial": False, "insert": False, "delete": False, "modify": True}
+
+
+def monitor_requests() -> dict[str, Any]:
+    """Two requests per table (ovsdb-server filters the columns it sends by each one's
+    ``select``): inserts and deletes with no columns, modifications with every column we own."""
+    def two(cols: list[str]) -> list[dict[str, Any]]:
+        return [{"columns": [], "select": _ON_INSERT_DELETE}, {"columns": cols, "select": _ON_MODIFY}]
+
+    return {
+        "Logical_Flow": two(FLOW_COLUMNS),
+        "Logical_DP_Group": two(["datapaths"]),
+        "Load_Balancer": two(["datapath_group", "datapaths", *LB_COLUMNS]),
+    }
+
+
+def _flow_equal(r: FlowRow, new: dict[str, Any]) -> bool:
+    ext = _map(new.get("external_ids"))
+    key: FKey = (ext.get("stage-name", ""), new.get("pipeline", ""), new.get("table_id", -1),
+                 new.get("priority", -1), new.get("match", ""), new.get("actions", ""),
+                 _opt_str(new.get("controller_meter")))
+    return (key == r.key and _uuid_of(new.get("logical_datapath")) == r.dp
+            and _uuid_of(new.get("logical_dp_group")) == r.group and ext == r.ext and _map(new.get("tags")) == r.tags)
+
+
+def _lb_equal(lb: LbRow, new: dict[str, Any]) -> bool:
+    if _uuid_of(new.get("datapath_group")) != lb.group or _uuid_set(new.get("datapaths")):
+        return False
+    return all(_norm_json(new.get(c)) == _norm_json(lb.cols.get(c)) for c in LB_COLUMNS)
+
+
+def _where(u: str) -> list[Any]:
+    return [["_uuid", "==", ["uuid", u]]]
+
+
+def _omap(d: dict[str, str]) -> list[Any]:
+    return ["map", sorted([k, v] for k, v in d.items())]
+
+
+@dataclass(slots=True)
+class RepairStats:
+    """What :meth:`FlowWriter.take_repairs` found, for logs and metrics."""
+
+    foreign_inserts: int = 0
+    foreign_deletes: int = 0
+    foreign_modifies: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.foreign_inserts + self.foreign_deletes + self.foreign_modifies
+
+
+@dataclass(slots=True)
+class FlowWriter:
+    cache: FlowCache = field(default_factory=FlowCache)
+    full_sync_needed: bool = True  # the next plan compares every flow (after a load or a failure)
+    load_started: bool = False
+
+    # ---- loading ----
+    def reset(self) -> None:
+        """Forget SB (a reconnection): the next :meth:`start_load` re-reads it."""
+        self.cache.reset()
+        self.load_started = False
+        self.full_sync_needed = True
+
+    @property
+    def loaded(self) -> bool:
+        return self.cache.loaded
+
+    def start_load(self, raw: Any) -> Any:
+        """Start the monitor, then read the three tables; returns the select's request (or None)."""
+        if raw.monitor(monitor_requests()) is None:
+            return None
+        req = raw.send(select_ops(), with_lock=False)
+        self.load_started = req is not None
+        return req
+
+    def loaded_from(self, results: list[Any]) -> None:
+        load_cache(self.cache, results)
+        self.full_sync_needed = True
+
+    # ---- planning ----
+    def plan(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]) -> tuple[Plan, int | None]:
+        """The operations that bring SB's flows, groups and load balancers to what the flow
+        table and the load-balancer index want.  Returns the plan and, after a full diff, the
+        number of desired flows."""
+        if self.full_sync_needed or lflow.full_sync_needed:
+            want = desired_flows(lflow.table, nd, dp_uuid)
+            lflow.table.take_changed()  # this plan covers every flow
+            plan = plan_sync(self.cache, want, desired_sb_lbs(nd, dp_uuid))
+            if lflow.fctx is not None:
+                lflow.fctx.lbs.sb_dirty.clear()  # this plan covers every load balancer
+            self.full_sync_needed = lflow.full_sync_needed = False
+            return plan, len(want)
+        # Incremental: compare only the flows (and load balancers) that changed since the last plan.
+        changed, scope = desired_changed_flows(lflow.table, nd, dp_uuid)
+        want_lbs, lb_scope = _changed_lbs(lflow, nd, nb_lbs, dp_uuid)
+        return plan_sync(self.cache, changed, want_lbs, scope, lb_scope=lb_scope), None
+
+    def committed(self, plan: Plan, results: list[Any]) -> None:
+        apply_plan(self.cache, plan, results)
+
+    def failed(self) -> None:
+        """A plan did not commit: SB (and so the cache) is as before; compare everything next time."""
+        self.full_sync_needed = True
+
+    # ---- self-healing ----
+    def take_repairs(self, updates: list[dict[str, Any]], live_dps: Collection[str]) -> tuple[Plan, RepairStats]:
+        """Fold the monitor's updates into the cache and plan what undoes foreign changes.
+
+        ``live_dps``: the Datapath_Binding uuids SB holds now (a group that lost only datapaths
+        that no longer exist was trimmed by the server, not by someone else)."""
+        st = RepairStats()
+        cache = self.cache
+        ins: dict[str, set[str]] = {"Logical_Flow": set(), "Logical_DP_Group": set(), "Load_Balancer": set()}
+        mods: dict[str, dict[str, dict[str, Any]]] = {t: {} for t in ins}
+        dels: dict[str, set[str]] = {t: set() for t in ins}
+        for tu in updates:
+            for table, rows in tu.items():
+                if table not in ins:
+                    continue
+                for u, ru in rows.items():
+                    old, new = ru.get("old"), ru.get("new")
+                    if old is None and new is not None:
+                        ins[table].add(u)
+                        dels[table].discard(u)
+                    elif new is None:
+                        if u in ins[table]:
+                            ins[table].discard(u)  # inserted and deleted by someone else: gone
+                        else:
+                            dels[table].add(u)
+                        mods[table].pop(u, None)
+                    else:
+                        mods[table][u] = new
+        plan = Plan()
+        want: dict[FKey, WantFlow] = {}
+        want_lbs: dict[str, WantLb] = {}
+        gone_groups = dels["Logical_DP_Group"]
+
+        def reinsert_flow(u: str, r: FlowRow) -> None:
+            dps = frozenset((r.dp,) if r.dp else ()) if r.group is None else cache.groups.get(r.group, frozenset())
+            want[r.key] = WantFlow(dps, dict(r.ext), dict(r.tags))
+            cache.del_flow(u)
+
+        def reinsert_lb(u: str, lb: LbRow) -> None:
+            want_lbs[lb.key] = WantLb(cache.groups.get(lb.group or "", frozenset()), dict(lb.cols))
+            del cache.lbs[u]
+
+        # Rows of ours that someone deleted are inserted again (plan_sync below), as the cache had
+        # them; so is a row someone modified so that its group went away (garbage-collected).
+        for u in dels["Logical_Flow"]:
+            r = cache.flows.get(u)
+            if r is not None:  # (else: our own delete)
+                reinsert_flow(u, r)
+                st.foreign_deletes += 1
+        for u in dels["Load_Balancer"]:
+            lb = cache.lbs.get(u)
+            if lb is not None:
+                reinsert_lb(u, lb)
+                st.foreign_deletes += 1
+        for u, new in list(mods["Logical_Flow"].items()):
+            r = cache.flows.get(u)
+            if r is not None and r.group in gone_groups and not _flow_equal(r, new):
+                plan.ops.append({"op": "delete", "table": "Logical_Flow", "where": _where(u)})
+                reinsert_flow(u, r)
+                del mods["Logical_Flow"][u]
+                st.foreign_modifies += 1
+        for u, new in list(mods["Load_Balancer"].items()):
+            lb = cache.lbs.get(u)
+            if lb is not None and lb.group in gone_groups and not _lb_equal(lb, new):
+                plan.ops.append({"op": "delete", "table": "Load_Balancer", "where": _where(u)})
+                reinsert_lb(u, lb)
+                del mods["Load_Balancer"][u]
+                st.foreign_modifies += 1
+        lb_groups = {lb.group for lb in cache.lbs.values()}
+        for g in gone_groups:
+            if g in cache.groups and not cache.group_users.get(g) and g not in lb_groups:
+                cache.del_group(g)
+        # Rows someone inserted: not ours, delete them.
+        for table, us in ins.items():
+            if table == "Logical_DP_Group":
+                continue  # an unreferenced group is garbage-collected by the server
+            known: Collection[str] = cache.flows if table == "Logical_Flow" else cache.lbs
+            for u in sorted(us):
+                if u not in known:  # (else: the echo of our own insert)
+                    plan.ops.append({"op": "delete", "table": table, "where": _where(u)})
+                    plan.deleted += 1
+                    st.foreign_inserts += 1
+        # Rows of ours that someone modified: write back what the cache holds.
+        for u, new in mods["Logical_Flow"].items():
+            r = cache.flows.get(u)
+            if r is not None and not _flow_equal(r, new):
+                plan.ops.append({"op": "update", "table": "Logical_Flow", "where": _where(u), "row": _flow_row(r)})
+                plan.updated += 1
+                st.foreign_modifies += 1
+        for g, new in mods["Logical_DP_Group"].items():
+            cur = cache.groups.get(g)
+            got = _uuid_set(new.get("datapaths"))
+            if cur is None or got == cur:
+                continue
+            if got < cur and not (cur - got) & frozenset(live_dps):
+                cache.set_group(g, got)  # the server dropped datapaths that were deleted
+                continue
+            plan.ops.append({"op": "update", "table": "Logical_DP_Group", "where": _where(g),
+                             "row": {"datapaths": ["set", [["uuid", d] for d in sorted(cur)]]}})
+            plan.updated += 1
+            st.foreign_modifies += 1
+        for u, new in mods["Load_Balancer"].items():
+            lb = cache.lbs.get(u)
+            if lb is not None and not _lb_equal(lb, new):
+                row = dict(lb.cols)
+                row["datapath_group"] = ["uuid", lb.group] if lb.group else EMPTY_SET
+                row["datapaths"] = EMPTY_SET
+                plan.ops.append({"op": "update", "table": "Load_Balancer", "where": _where(u), "row": row})
+                plan.updated += 1
+                st.foreign_modifies += 1
+        if want or want_lbs:
+            again = plan_sync(cache, want, want_lbs or None, set(want), lb_scope=set(want_lbs))
+            base = len(plan.ops)
+            plan.ops.extend(again.ops)
+            plan.actions.extend(_shift(a, base) for a in again.actions)
+            plan.inserted += again.inserted
+            plan.updated += again.updated
+            plan.deleted += again.deleted
+        return plan, st
+
+
+def _shift(action: tuple[Any, ...], base: int) -> tuple[Any, ...]:
+    """An action of a plan whose ops now start at ``base`` of a longer op list."""
+    kind = action[0]
+    if kind in ("insert_group", "insert_flow", "insert_lb"):
+        return (kind, action[1] + base, *action[2:])
+    if kind in ("update_flow", "update_lb"):
+        return (kind, action[1], action[2] + base, *action[3:])
+    return action
+
+
+def _flow_row(r: FlowRow) -> dict[str, Any]:
+    k = r.key
+    row: dict[str, Any] = {
+        "pipeline": k[1], "table_id": k[2], "priority": k[3], "match": k[4], "actions": k[5],
+        "controller_meter": k[6] if k[6] else EMPTY_SET, "external_ids": _omap(r.ext), "tags": _omap(r.tags),
+        "logical_datapath": ["uuid", r.dp] if r.group is None and r.dp else EMPTY_SET,
+        "logical_dp_group": ["uuid", r.group] if r.group is not None else EMPTY_SET,
+    }
+    return row
+
+
+def _changed_lbs(lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]
+                 ) -> tuple[dict[str, WantLb] | None, set[str] | None]:
+    """The SB Load_Balancer rows an incremental plan compares: those of the load balancers
+    the handlers marked (``LbIndex.sb_dirty``).  (None, None): none."""
+    fctx = lflow.fctx
+    if fctx is None or not fctx.lbs.sb_dirty:
+        return None, None
+    idx = fctx.lbs
+    want: dict[str, WantLb] = {}
+    for key in idx.sb_dirty:
+        w = desired_sb_lb(nb_lbs.get(uuid.UUID(key)), [d.key for d in idx.switches_of(key, nd)], dp_uuid)
+        if w is not None:
+            want[key] = w
+    scope = set(idx.sb_dirty)
+    idx.sb_dirty.clear()
+    return want, scope
