@@ -45,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check-incremental", type=int, default=0, metavar="N",
                    help="every N incremental runs, run a shadow full recompute and compare; log and repair "
                         "any difference (default: 0, off)")
+    p.add_argument("--no-hot-standby", dest="hot_standby", action="store_false", default=True,
+                   help="while another northd holds the SB lock, do nothing until it goes away (default: keep "
+                        "the model and logical flows current from NB and SB, read only, so that taking over "
+                        "writes only the difference)")
     p.add_argument("-v", "--verbose", action="count", default=0,
                    help="more logging (-v: debug)")
     p.add_argument("--detach", action="store_true",
@@ -67,6 +71,7 @@ def parse_options(argv: list[str] | None = None) -> Options:
         metrics_address=a.metrics_address,
         probe_interval_ms=a.probe_interval,
         check_incremental=a.check_incremental,
+        hot_standby=a.hot_standby,
     )
 
 

@@ -50,6 +50,8 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 NB_SCHEMA = SCHEMA_DIR / "ovn-nb.ovsschema"
 SB_SCHEMA = SCHEMA_DIR / "ovn-sb.ovsschema"
 LOCK_NAME = "ovn_northd"
+# Engine nodes that write (SB and NB): skipped by a hot standby, recomputed when it takes over.
+WRITER_NODES = frozenset({"sb_sync", "nb_sync"})
 
 # SB tables we read (all columns); Logical_Flow & co. are handled by the flow writer.
 SB_TABLES: dict[str, Any] = {
@@ -78,6 +80,7 @@ class Options:
     probe_interval_ms: int | None = None
     check_incremental: int = 0  # shadow recompute every N incremental runs (0: off)
     exit_after_sync: bool = False  # for tooling: stop after the first settled run
+    hot_standby: bool = True  # without the lock: keep model and flows current, write nothing
 
 
 @dataclass(slots=True)
@@ -130,6 +133,10 @@ class Daemon:
         self.ri_retry_ops: list[dict[str, Any]] = []  # after a referential-integrity failure: for the retry
         self.probe_applied: dict[str, int] = {}  # db -> probe interval (ms) we last set
         self.trimmer = MemoryTrimmer()  # NB_Global options:northd_trim_timeout
+        # Hot standby: while another northd holds the lock, the computing nodes run (no writes).
+        # ``standby_warm``: their state is current, so taking the lock recomputes only the writers.
+        self.standby_warm = False
+        self.takeover = False
 
     @property
     def flow_cache(self) -> FlowCache:
@@ -226,8 +233,16 @@ class Daemon:
         if sb.has_lock != self.had_lock:
             self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME, connected=sb.connected)
             self.had_lock = sb.has_lock
-            if sb.has_lock:
+            if sb.has_lock and self.standby_warm and not self.force_recompute:
+                self.takeover = True  # the model is current: recompute only what writes
+            elif sb.has_lock:
                 self.force_recompute = True
+            else:
+                # Someone else writes now: our view of the raw tables goes stale.
+                self.raw.cancel_monitor()
+                self.writer.reset()
+                self.load_req = None
+            self.standby_warm = False
         if self.recompute_event.is_set():
             self.recompute_event.clear()
             self.force_recompute = True
@@ -236,7 +251,10 @@ class Daemon:
                 self.writer.reset()
                 self.load_req = None
             self.log.info("recompute requested")
-        if not (nb.synced and sb.synced and sb.has_lock):
+        if not (nb.synced and sb.synced):
+            return
+        if not sb.has_lock:
+            self._standby_step(nb_changed or sb_changed)
             return
         self._maybe_check()
         if self._busy():
@@ -254,6 +272,35 @@ class Daemon:
         if nb.resynced or sb.resynced:
             self.force_recompute = True
         self.run_engine()
+
+    def _standby_step(self, changed: bool) -> None:
+        """Hot standby: run the computing nodes on what changed, write nothing."""
+        assert self.nb is not None and self.sb is not None and self.graph is not None
+        if not self.opts.hot_standby or self._busy():
+            return
+        pending = self.nb.idl.changes or self.sb.idl.changes or self.nb.resynced or self.sb.resynced
+        if not (pending or changed or self.force_recompute or not self.standby_warm):
+            return
+        ctx = Ctx(self.nb, self.sb, self.warn)
+        ctx.sb_txn = Txn(self.sb.idl)
+        ctx.nb_txn = Txn(self.nb.idl)
+        force = self.force_recompute or not self.standby_warm or self.nb.resynced or self.sb.resynced
+        try:
+            with _gc_paused():
+                rep = self.graph.engine.run(ctx, force=force, skip=WRITER_NODES)
+        except Exception:
+            self.log.exception("standby engine run failed; will recompute")
+            self.force_recompute = True
+            self.standby_warm = False
+            return
+        finally:
+            ctx.sb_txn.abort()
+            ctx.nb_txn.abort()
+        self.force_recompute = False
+        self.standby_warm = True
+        self.metrics.runs.labels(kind="standby-recompute" if force else "standby-incremental").inc()
+        self.log.debug("standby engine run", recomputed=rep.recomputed, incremental=rep.incremental,
+                       ms=round(rep.seconds * 1000, 2))
 
     def _busy(self) -> bool:
         """A write or the cache load is in flight."""
@@ -303,10 +350,13 @@ class Daemon:
         ctx.nb_txn = Txn(self.nb.idl)
         force = self.force_recompute
         self.force_recompute = False
+        # Taking over from a warm standby: the writers compare everything with what SB holds.
+        recompute = WRITER_NODES if self.takeover and not force else frozenset()
+        self.takeover = False
         t0 = time.perf_counter()
         try:
             with _gc_paused():
-                rep = self.graph.engine.run(ctx, force=force)
+                rep = self.graph.engine.run(ctx, force=force, recompute=recompute)
                 # Others' rows (MAC_Binding, FDB, IGMP_Group) that name the datapaths and ports deleted here.
                 ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
                 ctx.sb_extra_ops += self.ri_retry_ops

@@ -4,7 +4,10 @@
 # python3-openvswitch, which ships the C JSON parser (the PyPI wheel does not).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PKGS=(openvswitch-common ovn-common ovn-central python3-openvswitch python3-venv python3-dev)
+PKGS=(openvswitch-common ovn-common ovn-central python3-openvswitch python3-venv python3-dev
+      # the dataplane suite (tests/dataplane): real OVS + ovn-controller, tools run in netns
+      openvswitch-switch ovn-host iproute2 iputils-ping tcpdump busybox netcat-openbsd socat
+      isc-dhcp-client ethtool procps)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -13,7 +16,16 @@ if ((${#missing[@]})); then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   echo "installing Debian packages: ${missing[*]}" >&2
   $SUDO apt-get update -qq
+  # openvswitch-switch / ovn-host would start their services on install: forbid that (the tests
+  # run their own daemons by PID).  policy-rc.d is removed again whatever happens.
+  policy=/usr/sbin/policy-rc.d
+  if [ ! -e "$policy" ]; then
+    trap '$SUDO rm -f "$policy"' EXIT
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+    $SUDO chmod 755 "$policy"
+  fi
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  if trap -p EXIT | grep -q policy; then $SUDO rm -f "$policy"; trap - EXIT; fi
 fi
 if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import ovn_northd_py, numpy, structlog, pytest' 2>/dev/null; then
   /usr/bin/python3 -m venv --system-site-packages .venv

@@ -13,6 +13,14 @@ import pytest
 from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, nbctl, sbctl
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--northd", choices=("py", "c"), default=None,
+        help="northd for tests/dataplane: py (ovn-northd-py, default) or c (/usr/bin/ovn-northd); "
+        "env DATAPLANE_NORTHD also works",
+    )
+
+
 @dataclass
 class Env:
     workdir: Path

@@ -101,16 +101,23 @@ class Engine:
                 return n
         raise KeyError(name)
 
-    def run(self, ctx: Any, force: bool = False) -> RunReport:
+    def run(self, ctx: Any, force: bool = False, skip: frozenset[str] = frozenset(),
+            recompute: frozenset[str] = frozenset()) -> RunReport:
+        """One run.  ``skip``: nodes not run at all this time (a hot standby computes but does not
+        write: its writer nodes are skipped, and must be recomputed before they run again);
+        ``recompute``: nodes recomputed whatever their inputs say."""
         rep = RunReport()
         t_run = time.perf_counter()
         for n in self.nodes:
             t0 = time.perf_counter()
             result = "unchanged"
+            if n.name in skip:
+                n.changed = False
+                continue
             if isinstance(n, InputNode):
                 n.changed = n.observe(ctx) or force
                 result = "incremental" if n.changed else "unchanged"
-            elif force:
+            elif force or n.name in recompute:
                 n.recompute(ctx)
                 n.changed = True
                 result = "recompute"

@@ -248,14 +248,19 @@ class RawSb:
             return None
         return RawRequest(rid, self.tap.get_seqno(), len(head) - 1 if params is None else 0)
 
-    def monitor(self, requests: dict[str, Any]) -> RawRequest | None:
-        """Start our own ``monitor`` (RFC 7047 v1 updates) on this connection; its updates collect
-        in ``tap.updates``.  Sent before a ``select``, so nothing written after the select escapes it."""
-        old = self.tap.monitor_id
+    def cancel_monitor(self) -> None:
+        """Stop our monitor (if any); its updates, and those already received, are dropped."""
+        old, self.tap.monitor_id = self.tap.monitor_id, None
+        self.tap.updates.clear()
         if old is not None:
             cancel = self.send([], method="monitor_cancel", params=[old])
             if cancel is not None:
                 self.tap.unread.add(cancel.id)
+
+    def monitor(self, requests: dict[str, Any]) -> RawRequest | None:
+        """Start our own ``monitor`` (RFC 7047 v1 updates) on this connection; its updates collect
+        in ``tap.updates``.  Sent before a ``select``, so nothing written after the select escapes it."""
+        self.cancel_monitor()
         mon_id = f"northd-py-raw-{next(_ids)}"
         self.tap.monitor_ids.add(mon_id)
         req = self.send([], method="monitor", params=[self.db_name, mon_id, requests])

@@ -7,6 +7,7 @@ from typing import Any
 from ...northd.build import KeyState, build_northd, vxlan_mode
 from ...northd.incremental import Tracked, apply_nb_changes
 from ...northd.model import Northd
+from ...sync.datapaths import dp_nb_key
 from ...sync.globals import GlobalOptions, global_options, nb_global_row, sb_global_row
 from ..engine import Node
 from .inputs import DbInput
@@ -43,9 +44,31 @@ class NorthdNode(Node):
     def _on_sb_change(self, _node: Node, ctx: Any) -> bool:
         if self.sb_in.resynced:
             return False
-        # Our own writes echo back as Datapath/Port_Binding changes; tunnel keys we
-        # assigned are already in self.keys, so those need no recompute.
-        return not (self.sb_in.changed_tables() & _SB_TABLES_NEEDING_RECOMPUTE)
+        if self.sb_in.changed_tables() & _SB_TABLES_NEEDING_RECOMPUTE:
+            return False
+        # Our own writes echo back as Datapath/Port_Binding changes with the keys we chose.  A key
+        # that differs from ours was chosen by another northd (we are a hot standby, or took over):
+        # SB's keys win (tunnel-key stability), so rebuild the model from them.
+        return self._sb_keys_agree(ctx.sb)
+
+    def _sb_keys_agree(self, sb: Any) -> bool:
+        nd = self.data
+        dps, pbs = sb.rows("Datapath_Binding"), sb.rows("Port_Binding")
+        for c in self.sb_in.changes:
+            if c.event == "delete" or (c.event == "update" and "tunnel_key" not in c.columns):
+                continue
+            if c.table == "Datapath_Binding":
+                row = dps.get(c.uuid)
+                k = dp_nb_key(row) if row is not None else None
+                dp = nd.datapaths.get(k) if k else None
+                if dp is not None and dp.tunnel_key != row.tunnel_key:
+                    return False
+            elif c.table == "Port_Binding":
+                row = pbs.get(c.uuid)
+                p = nd.ports.get(row.logical_port) if row is not None else None
+                if p is not None and p.tunnel_key != row.tunnel_key and dp_nb_key(row.datapath) == p.dp.key:
+                    return False
+        return True
 
     def clear_tracked(self) -> None:
         self.tracked = None

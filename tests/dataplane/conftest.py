@@ -1,0 +1,120 @@
+"""The real dataplane suite: OVS (userspace datapath) + ovn-controller, VMs in network namespaces.
+
+One stack (NB/SB ovsdb-servers, the northd under test, one chassis "hv1") per module; every test
+builds its own logical topology with the ``topo`` fixture, which deletes it again afterwards (VM
+namespaces, VIFs, every NB object) and checks that SB followed.  A stack whose northd did not
+follow (no SB datapath may survive an empty NB) is replaced before the next test, so one wedged
+daemon fails its test, not the rest of the module.
+
+The northd is ours (``ovn-northd-py``) unless ``--northd=c`` or ``DATAPLANE_NORTHD=c`` selects the
+C reference (``/usr/bin/ovn-northd``): every test must pass with the reference.
+
+Needs root (namespaces, taps): anything missing fails every test here with the reason, loudly.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import warnings
+from collections.abc import Iterator
+
+import pytest
+
+from ovn_northd_py.devtools import dataplane as dp
+
+
+def northd_kind(config: pytest.Config) -> str:
+    kind = config.getoption("--northd", default=None) or os.environ.get("DATAPLANE_NORTHD", "py")
+    if kind not in ("py", "c"):
+        raise pytest.UsageError(f"DATAPLANE_NORTHD must be py or c, not {kind!r}")
+    return str(kind)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"dataplane northd: {northd_kind(config)} (--northd=py|c, DATAPLANE_NORTHD)"
+
+
+@pytest.fixture(scope="session")
+def dataplane_session() -> Iterator[None]:
+    problems = dp.environment_problems()
+    if problems:
+        pytest.fail("the dataplane suite cannot run here: " + "; ".join(problems), pytrace=False)
+    stale = dp.reap_stale()
+    if stale:
+        warnings.warn(f"cleaned up after an earlier, killed run: {stale}", stacklevel=1)
+
+    # SIGTERM (a CI timeout) unwinds like Ctrl-C, so that the finalizers below still run.
+    def on_term(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        errors = dp.cleanup_all()
+        if not os.environ.get("DATAPLANE_KEEP"):
+            for st in dp.ALL_STACKS:
+                shutil.rmtree(st.workdir, ignore_errors=True)
+                if st.chassis is not None:
+                    shutil.rmtree(st.chassis.rundir, ignore_errors=True)
+        if errors:
+            warnings.warn(f"dataplane cleanup errors: {errors}", stacklevel=1)
+
+
+class StackHolder:
+    """The module's stack, replaced when a test left it unable to follow NB."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.stack: dp.Stack | None = None
+
+    def get(self) -> dp.Stack:
+        if self.stack is None:
+            self.stack = dp.Stack(northd_kind=self.kind).start()
+        return self.stack
+
+    def discard(self) -> None:
+        if self.stack is not None:
+            self.stack.stop()
+            self.stack = None
+
+
+@pytest.fixture(scope="module")
+def stacks(request: pytest.FixtureRequest, dataplane_session: None) -> Iterator[StackHolder]:
+    holder = StackHolder(northd_kind(request.config))
+    try:
+        yield holder
+    finally:
+        holder.discard()
+
+
+@pytest.fixture
+def stack(stacks: StackHolder) -> dp.Stack:
+    return stacks.get()
+
+
+@pytest.fixture
+def topo(stacks: StackHolder, request: pytest.FixtureRequest) -> Iterator[dp.Topology]:
+    st = stacks.get()
+    t = dp.Topology(st)
+    try:
+        yield t
+    finally:
+        errors = t.destroy()
+        try:
+            healthy = st.clear_nb()
+        except Exception as e:  # noqa: BLE001 - a daemon that cannot clean up is replaced, below
+            healthy = False
+            errors.append(f"clear_nb: {e}")
+        if not healthy:
+            warnings.warn(
+                f"{request.node.name}: SB did not follow an empty NB within 15 s "
+                f"(northd log {st.northd_log}); replacing the stack for the next test",
+                stacklevel=1,
+            )
+            stacks.discard()
+        if errors:
+            warnings.warn(f"{request.node.name}: cleanup errors {errors}", stacklevel=1)

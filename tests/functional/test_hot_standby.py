@@ -1,0 +1,135 @@
+"""Hot standby: without the SB lock, ours keeps its model and flows current and writes nothing;
+taking over recomputes only the writer nodes, keeps every tunnel key and converges."""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Any
+
+from ovn_northd_py.devtools.servers import OurNorthd, ReferenceNorthd
+from ovn_northd_py.devtools.testing import build_mixed, free_port, metric, node_runs, wait_until
+
+
+def _keys(env: Any) -> dict[str, int]:
+    out = {}
+    for r in env.sb_rows("Datapath_Binding"):
+        ids = dict(r["external_ids"][1])
+        out[ids.get("name", "")] = r["tunnel_key"]
+    for r in env.sb_rows("Port_Binding"):
+        out["port:" + r["logical_port"]] = r["tunnel_key"]
+    return out
+
+
+def _flows(env: Any) -> set[tuple[Any, ...]]:
+    return {(r["pipeline"], r["table_id"], r["priority"], r["match"], r["actions"])
+            for r in env.sb_rows("Logical_Flow")}
+
+
+def _ours(env: Any, name: str, *extra: str) -> tuple[OurNorthd, int]:
+    port = free_port()
+    d = OurNorthd(env.workdir, env.nb.remote, env.sb.remote, name=name,
+                  extra_args=[f"--metrics-address=127.0.0.1:{port}", *extra]).start()
+    return d, port
+
+
+def _lock_held(port: int) -> bool:
+    try:
+        return metric(port, "ovn_northd_py_sb_lock_held") == 1
+    except OSError:
+        return False  # (metrics not served yet)
+
+
+def _contended(port: int) -> bool:
+    try:
+        return metric(port, "ovn_northd_py_sb_lock_contended") == 1
+    except OSError:
+        return False
+
+
+def _standby_runs(port: int) -> float:
+    try:
+        return metric(port, "ovn_northd_py_engine_runs_total", 'kind="standby-')
+    except OSError:
+        return 0.0
+
+
+def test_standby_computes_without_writing_and_takes_over_without_recompute(env: Any) -> None:
+    build_mixed(env, 3, 2, 2)
+    a, aport = _ours(env, "a")
+    b: OurNorthd | None = None
+    try:
+        env.sync()
+        wait_until(lambda: _lock_held(aport), 20, "a to hold the lock")
+        b, bport = _ours(env, "b")
+        wait_until(lambda: _standby_runs(bport) >= 1, 20, "b to compute as a standby")
+        assert metric(bport, "ovn_northd_py_sb_lock_held") == 0
+        # NB changes while b stands by: b follows them, a writes them.
+        env.nbctl("lsp-add", "ls1", "hs1", "--", "lsp-set-addresses", "hs1", "00:00:00:00:77:01 10.0.0.77",
+                  wait="sb")
+        env.nbctl("ls-add", "hsw", "--", "lsp-add", "hsw", "hs2", wait="sb")
+        before_keys, before_flows = _keys(env), _flows(env)
+        wait_until(lambda: node_runs(bport, "northd", "incremental") + node_runs(bport, "northd", "recompute") >= 2,
+                   20, "b to follow the NB changes")
+        assert node_runs(bport, "sb_sync", "recompute") == 0  # a standby writes nothing
+        northd_recomputes = node_runs(bport, "northd", "recompute")
+        lflow_recomputes = node_runs(bport, "lflow", "recompute")
+        os.kill(a.pid, signal.SIGKILL)
+        a.proc.wait()
+        a.proc = None
+        wait_until(lambda: _lock_held(bport), 30, "b to take the lock")
+        env.nbctl("lsp-add", "hsw", "hs3", wait="sb")
+        # Taking over recomputed only the writers: the model and the flow table were current.
+        assert node_runs(bport, "northd", "recompute") == northd_recomputes
+        assert node_runs(bport, "lflow", "recompute") == lflow_recomputes
+        assert node_runs(bport, "sb_sync", "recompute") >= 1
+        after = _keys(env)
+        assert {k: v for k, v in after.items() if k in before_keys} == before_keys
+        assert "port:hs3" in after
+        assert before_flows <= _flows(env) | {f for f in before_flows if "hs3" in f[3]}
+    finally:
+        if b is not None:
+            b.stop()
+        a.stop()
+
+
+def test_standby_behind_the_reference_keeps_its_tunnel_keys(env: Any) -> None:
+    """The C daemon chooses the keys while ours stands by; after the hand-over no key moves."""
+    build_mixed(env, 3, 2, 2)
+    ref = ReferenceNorthd(env.workdir, env.nb.remote, env.sb.remote).start()
+    env.sync()
+    ours, port = _ours(env, "ours")
+    try:
+        wait_until(lambda: _standby_runs(port) >= 1, 20, "ours to compute as a standby")
+        # New entities get their keys from the reference, in whatever order it picks them.
+        for i in range(4):
+            env.nbctl("ls-add", f"r{i}", "--", "lsp-add", f"r{i}", f"rp{i}", "--", "lsp-add", "ls1", f"x{i}",
+                      wait="sb")
+        env.nbctl("ls-del", "r1", wait="sb")
+        env.nbctl("ls-add", "r9", "--", "lsp-add", "r9", "rp9", wait="sb")
+        before = _keys(env)
+        wait_until(lambda: _standby_runs(port) >= 2, 20, "ours to follow as a standby")
+        ref.stop()
+        wait_until(lambda: _lock_held(port), 30, "ours to take the lock")
+        env.nbctl("lsp-add", "r9", "rp10", wait="sb")
+        after = _keys(env)
+        assert {k: v for k, v in after.items() if k in before} == before
+    finally:
+        ours.stop()
+        ref.stop()
+
+
+def test_no_hot_standby_stays_idle(env: Any) -> None:
+    build_mixed(env, 2, 1, 1)
+    a, aport = _ours(env, "a")
+    env.sync()
+    wait_until(lambda: _lock_held(aport), 20, "a to hold the lock")
+    b, bport = _ours(env, "b", "--no-hot-standby")
+    try:
+        wait_until(lambda: _contended(bport), 20, "b to see the lock taken")
+        env.nbctl("lsp-add", "ls1", "idle1", wait="sb")
+        assert _standby_runs(bport) == 0
+        assert node_runs(bport, "northd", "recompute") == 0
+    finally:
+        b.stop()
+        a.stop()
