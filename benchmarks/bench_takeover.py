@@ -25,7 +25,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, ReferenceNorthd, nbctl
+from ovn_northd_py.devtools.servers import (
+    NB_SCHEMA,
+    SB_SCHEMA,
+    OurNorthd,
+    OvsdbServer,
+    ReferenceNorthd,
+    nbctl,
+    pid_alive,
+)
 
 MIXED = Path(__file__).resolve().parent.parent.parent / "shared" / "workloads" / "mixed.py"
 
@@ -70,11 +78,7 @@ def kill9(daemon: Any) -> None:
         daemon.proc.wait()
         daemon.proc = None
     else:
-        while True:
-            try:
-                os.kill(pid_of(daemon), 0)
-            except ProcessLookupError:
-                break
+        while pid_alive(pid_of(daemon)):  # (a zombie counts as gone)
             time.sleep(0.001)
         daemon.pid = None
 

@@ -38,7 +38,8 @@ from .metrics import Metrics
 from .ovsdb.aiopoll import AsyncPoller
 from .ovsdb.connection import DbConnection
 from .ovsdb.raw import RawRequest, RawSb
-from .ovsdb.schema_check import SchemaMismatch, check_compatible, fetch_server_schema
+from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
+from .release import DEFAULT_RELEASE, Release, select_release
 from .sync.flow_writer import FlowWriter
 from .sync.foreign import cleanup_ops, referential_integrity_rows, referrer_cleanup_ops
 from .sync.globals import nb_global_row, northd_probe_interval, sb_global_row
@@ -47,8 +48,9 @@ from .sync.rows import SyncStats
 from .txn_failures import TxnFailures
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
-NB_SCHEMA = SCHEMA_DIR / "ovn-nb.ovsschema"
-SB_SCHEMA = SCHEMA_DIR / "ovn-sb.ovsschema"
+# The default release's schemas; the daemon uses those of the release it serves (self.release).
+NB_SCHEMA = DEFAULT_RELEASE.nb_schema
+SB_SCHEMA = DEFAULT_RELEASE.sb_schema
 LOCK_NAME = "ovn_northd"
 # Engine nodes that write (SB and NB): skipped by a hot standby, recomputed when it takes over.
 WRITER_NODES = frozenset({"sb_sync", "nb_sync"})
@@ -81,6 +83,7 @@ class Options:
     check_incremental: int = 0  # shadow recompute every N incremental runs (0: off)
     exit_after_sync: bool = False  # for tooling: stop after the first settled run
     hot_standby: bool = True  # without the lock: keep model and flows current, write nothing
+    ovn_release: str | None = None  # --ovn-release: the profile to use (default: from the schema versions)
 
 
 @dataclass(slots=True)
@@ -137,6 +140,7 @@ class Daemon:
         # ``standby_warm``: their state is current, so taking the lock recomputes only the writers.
         self.standby_warm = False
         self.takeover = False
+        self.release: Release = DEFAULT_RELEASE  # set by check_schemas from the servers' versions
 
     @property
     def flow_cache(self) -> FlowCache:
@@ -144,6 +148,7 @@ class Daemon:
 
     # ---- set-up ----
     async def check_schemas(self) -> None:
+        versions: dict[str, str] = {}
         for name, remote, path in (("nb", self.opts.nb_remote, NB_SCHEMA), ("sb", self.opts.sb_remote, SB_SCHEMA)):
             ours = json.loads(path.read_text())
             delay = 0.1
@@ -152,7 +157,7 @@ class Daemon:
                 for r in remote.split(","):
                     try:
                         theirs = await fetch_server_schema(r.strip(), ours["name"])
-                        check_compatible(ours["name"], ours["version"], theirs["version"])
+                        versions[name] = theirs["version"]
                         errors = []
                         break
                     except SchemaMismatch:
@@ -164,12 +169,21 @@ class Daemon:
                 self.log.info("waiting for database", db=name, remote=remote, errors=errors)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
+        if len(versions) == 2:
+            self.use_release(select_release(versions["nb"], versions["sb"], self.opts.ovn_release), versions)
+
+    def use_release(self, release: Release, versions: dict[str, str]) -> None:
+        self.release = release
+        self.metrics.release_info.labels(release=release.name).set(1)
+        self.log.info("ovn release profile", release=release.name, nb_schema=versions["nb"],
+                      sb_schema=versions["sb"], chosen_by="--ovn-release" if self.opts.ovn_release else "schemas")
 
     def connect(self) -> None:
-        nb_tables: dict[str, Any] = {t: None for t in json.loads(NB_SCHEMA.read_text())["tables"]}
-        self.nb = DbConnection("nb", self.opts.nb_remote, NB_SCHEMA, nb_tables,
+        nb_schema, sb_schema = self.release.nb_schema, self.release.sb_schema
+        nb_tables: dict[str, Any] = {t: None for t in json.loads(nb_schema.read_text())["tables"]}
+        self.nb = DbConnection("nb", self.opts.nb_remote, nb_schema, nb_tables,
                                probe_interval_ms=self.opts.probe_interval_ms)
-        self.sb = DbConnection("sb", self.opts.sb_remote, SB_SCHEMA, SB_TABLES, lock_name=LOCK_NAME,
+        self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, SB_TABLES, lock_name=LOCK_NAME,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.graph = build_graph(self.nb, self.sb)
         self.graph.engine.on_node = self._on_node

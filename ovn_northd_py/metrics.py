@@ -32,6 +32,7 @@ class Metrics:
     incremental_checks: Counter = field(init=False)
     txn_failures: Counter = field(init=False)
     repairs: Counter = field(init=False)
+    release_info: Gauge = field(init=False)
 
     def __post_init__(self) -> None:
         r = self.registry
@@ -75,6 +76,11 @@ class Metrics:
         self.repairs = Counter(
             p + "foreign_repairs",
             "Rows of Logical_Flow, Logical_DP_Group and Load_Balancer put back after someone else changed them",
+            registry=r,
+        )
+
+        self.release_info = Gauge(
+            p + "release_info", "1 for the OVN release whose flow profile the daemon serves", ["release"],
             registry=r,
         )
 
