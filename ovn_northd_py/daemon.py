@@ -140,6 +140,11 @@ class Daemon:
         # ``standby_warm``: their state is current, so taking the lock recomputes only the writers.
         self.standby_warm = False
         self.takeover = False
+        self.lean_after_write = False  # switch the raw monitor from following to repairing
+        # A standby checks, once things are quiet (at ``verify_at``), that its writer nodes would
+        # write nothing; then (``writers_clean``) taking over needs no recompute at all.
+        self.writers_clean = False
+        self.verify_at = 0.0
         self.release: Release = DEFAULT_RELEASE  # set by check_schemas from the servers' versions
 
     @property
@@ -219,6 +224,8 @@ class Daemon:
                     poller.immediate_wake()
                 elif self.retry_at > time.monotonic():
                     poller.timer_wait((self.retry_at - time.monotonic()) * 1000)
+                elif self.verify_at:
+                    poller.timer_wait(max(0.0, self.verify_at - time.monotonic()) * 1000)
                 poller.wake_on(self.stop_event)
                 poller.wake_on(self.recompute_event)
                 await poller.block()
@@ -247,16 +254,26 @@ class Daemon:
         if sb.has_lock != self.had_lock:
             self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME, connected=sb.connected)
             self.had_lock = sb.has_lock
-            if sb.has_lock and self.standby_warm and not self.force_recompute:
+            if sb.has_lock and self.standby_warm and self.writers_clean and not self.force_recompute:
+                pass  # everything is current and SB holds what we would write: just go on
+            elif sb.has_lock and self.standby_warm and not self.force_recompute:
                 self.takeover = True  # the model is current: recompute only what writes
             elif sb.has_lock:
                 self.force_recompute = True
-            else:
-                # Someone else writes now: our view of the raw tables goes stale.
+            if sb.has_lock and self.writer.following:
+                # What the last active wrote is the truth we take over; from now on a change we
+                # did not make is foreign (repaired), and the monitor goes lean after our write.
+                self.writer.follow(self.raw.tap.updates)
+                self.raw.tap.updates = []
+                self.lean_after_write = True
+            elif not sb.has_lock:
+                # Someone else writes now: our view of the raw tables goes stale (a hot standby
+                # reads them again, following the new active's writes).
                 self.raw.cancel_monitor()
                 self.writer.reset()
                 self.load_req = None
-            self.standby_warm = False
+            self.standby_warm = self.writers_clean = False
+            self.verify_at = 0.0
         if self.recompute_event.is_set():
             self.recompute_event.clear()
             self.force_recompute = True
@@ -290,10 +307,19 @@ class Daemon:
     def _standby_step(self, changed: bool) -> None:
         """Hot standby: run the computing nodes on what changed, write nothing."""
         assert self.nb is not None and self.sb is not None and self.graph is not None
+        assert self.raw is not None
         if not self.opts.hot_standby or self._busy():
             return
+        if not self.writer.loaded:
+            self.load_req = self.writer.start_load(self.raw, follow=True)
+            return
+        if self.raw.tap.updates:
+            self.writer.follow(self.raw.tap.updates)
+            self.raw.tap.updates = []
         pending = self.nb.idl.changes or self.sb.idl.changes or self.nb.resynced or self.sb.resynced
         if not (pending or changed or self.force_recompute or not self.standby_warm):
+            if self.verify_at and time.monotonic() >= self.verify_at:
+                self._verify_writers()
             return
         ctx = Ctx(self.nb, self.sb, self.warn)
         ctx.sb_txn = Txn(self.sb.idl)
@@ -302,6 +328,8 @@ class Daemon:
         try:
             with _gc_paused():
                 rep = self.graph.engine.run(ctx, force=force, skip=WRITER_NODES)
+                self.writer.track(self.graph.lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"),
+                                  self._dp_uuid())
         except Exception:
             self.log.exception("standby engine run failed; will recompute")
             self.force_recompute = True
@@ -312,9 +340,30 @@ class Daemon:
             ctx.nb_txn.abort()
         self.force_recompute = False
         self.standby_warm = True
+        self.writers_clean = False
+        self.verify_at = time.monotonic() + 0.5
         self.metrics.runs.labels(kind="standby-recompute" if force else "standby-incremental").inc()
         self.log.debug("standby engine run", recomputed=rep.recomputed, incremental=rep.incremental,
                        ms=round(rep.seconds * 1000, 2))
+
+    def _verify_writers(self) -> None:
+        """Quiet standby: would the writer nodes, recomputed, write anything?  (Never sent.)"""
+        assert self.nb is not None and self.sb is not None and self.graph is not None
+        self.verify_at = 0.0
+        ctx = Ctx(self.nb, self.sb, self.warn)
+        ctx.sb_txn = Txn(self.sb.idl)
+        ctx.nb_txn = Txn(self.nb.idl)
+        try:
+            with _gc_paused():
+                self.graph.engine.run(ctx, recompute=WRITER_NODES)
+            self.writers_clean = not (ctx.sb_txn._txn_rows or ctx.nb_txn._txn_rows or ctx.sb_extra_ops)
+        except Exception:
+            self.log.exception("standby check of the writers failed")
+            self.writers_clean = False
+        finally:
+            ctx.sb_txn.abort()
+            ctx.nb_txn.abort()
+        self.log.debug("standby writers checked", clean=self.writers_clean)
 
     def _busy(self) -> bool:
         """A write or the cache load is in flight."""
@@ -418,14 +467,8 @@ class Daemon:
         """This run's plan for the raw tables, plus SB_Global.nb_cfg (written with them, so
         ``--wait=sb`` returns only once what this run wrote has committed)."""
         assert self.sb is not None and self.nb is not None and self.graph is not None
-        dp_uuid = {}
-        for row in self.sb.rows("Datapath_Binding").values():
-            ids = row.external_ids
-            k = ids.get("logical-switch") or ids.get("logical-router")
-            if k:
-                dp_uuid[k] = str(row.uuid)
         lflow = self.graph.lflow
-        plan, nwant = self.writer.plan(lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"), dp_uuid)
+        plan, nwant = self.writer.plan(lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"), self._dp_uuid())
         self.metrics.lflows.set(nwant if nwant is not None else len(lflow.table))
         sbg = sb_global_row(self.sb)
         # (While SB_Global is being created, its echo triggers another run that writes nb_cfg.)
@@ -434,6 +477,17 @@ class Daemon:
             plan.ops.append({"op": "update", "table": "SB_Global", "where": [["_uuid", "==", ["uuid", str(sbg.uuid)]]],
                              "row": {"nb_cfg": self.pending_nb_cfg}})
         return plan
+
+    def _dp_uuid(self) -> dict[str, str]:
+        """NB datapath key -> SB Datapath_Binding uuid."""
+        assert self.sb is not None
+        dp_uuid = {}
+        for row in self.sb.rows("Datapath_Binding").values():
+            ids = row.external_ids
+            k = ids.get("logical-switch") or ids.get("logical-router")
+            if k:
+                dp_uuid[k] = str(row.uuid)
+        return dp_uuid
 
     def _poll_txns(self) -> None:
         if self.sb_txn is not None:
@@ -483,6 +537,9 @@ class Daemon:
 
     def _write_succeeded(self) -> None:
         self.failures.succeeded()
+        if self.lean_after_write and self.raw is not None:
+            self.lean_after_write = False
+            self.writer.lean_monitor(self.raw)
         self.metrics.dp_groups.set(len(self.flow_cache.groups))
 
     def _write_failed(self, what: str, status: str, error: Any) -> None:
