@@ -46,7 +46,7 @@ from ..flows.lb_index import LbIndex, group_members
 from ..flows.lr_nat import LB_FACTS, build_router_lbs_only, nat_owner, remember_router_lb_facts
 from ..flows.lr_nat import lb_owner as router_lb_owner
 from ..flows.lr_pipeline import route_and_policy_owners
-from ..flows.ls_lb import OWNER_LB, build_lb_flows_on_switches
+from ..flows.ls_lb import OWNER_LB, build_lb_flows_on_switches, warn_bad_vips
 from ..northd.model import Datapath, Northd
 from ..ovsdb.connection import RowChange
 from .feature_acl import refresh_switches
@@ -222,6 +222,8 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
         if c.table == "Load_Balancer":
             changed_lbs.add(key)
             row = _row(lb_rows, key)
+            if row is not None:
+                warn_bad_vips(row, fctx)  # also when no switch or router uses it
             health = health or bool(fctx.svc_monitor_ips) or (row is not None and bool(row.health_check))
         elif c.table == "Load_Balancer_Group":
             users = idx.group_dps.get(key)
