@@ -102,6 +102,53 @@ _VIF: Commands = (
 _VIF_DEL: Commands = (("lsp-del", "{port}"),)
 _ACL_MATCH = "ip4.src == 10.251.{i}.1 && tcp.dst == 22"
 
+# ovn-kubernetes' most frequent changes (``--workload ovnk``): services are load balancers inserted into the
+# shared group (on every node switch and gateway router), pods join the cluster-wide port group.
+_SVC_VIPS = 'vips:"172.30.{i}.1:80"="10.128.0.5:8080,10.128.1.5:8080"'
+_SVC_ADD: Commands = (
+    ("--id=@lb", "create", "Load_Balancer", "name=bench-svc{i}", "protocol=tcp", _SVC_VIPS,
+     "options:event=false", "options:reject=true", "options:skip_snat=false"),
+    ("add", "Load_Balancer_Group", "{lb_group}", "load_balancer", "@lb"),
+)
+_POD_ADD: Commands = (
+    ("--id=@p", "create", "Logical_Switch_Port", "name={port}", 'addresses="{mac} {ip}"',
+     'port_security="{mac} {ip}"', "external_ids:pod=true"),
+    ("add", "Logical_Switch", "{sw}", "ports", "@p"),
+    ("add", "Port_Group", "{cluster_pg}", "ports", "@p"),
+)
+_NETPOL_ADD: Commands = (
+    ("pg-add", "bench-np{i}", "{pod}"),
+    ("acl-add", "bench-np{i}", "to-lport", "1001", "outport == @bench-np{i} && ip4.src == ${ns_as}",
+     "allow-related"),
+    ("acl-add", "bench-np{i}", "from-lport", "1001", "inport == @bench-np{i} && ip4.dst == ${ns_as}",
+     "allow-related"),
+)
+_ANCHOR: Commands = (("--may-exist", "lsp-add", "{sw}", "{pod}"), ("lsp-set-addresses", "{pod}", "0a:58:0a:80:00:fe 10.128.0.254"))
+_OVNK_KINDS = (
+    ChangeKind("svc-add", change=_SVC_ADD, undo=(("lb-del", "bench-svc{i}"),)),
+    ChangeKind("svc-del", setup=_SVC_ADD, change=(("lb-del", "bench-svc{i}"),)),
+    ChangeKind(
+        "svc-backends",
+        prepare=tuple((*c[:3], "name=bench-svc-upd", *c[4:]) if c[0] == "--id=@lb" else c for c in _SVC_ADD),
+        change=(("set", "Load_Balancer", "bench-svc-upd",
+                 'vips:"172.30.0.1:80"="10.128.0.{i}:8080,10.128.1.5:8080"'),),
+    ),
+    ChangeKind("pod-add", change=_POD_ADD, undo=_VIF_DEL),
+    ChangeKind("pod-del", setup=_POD_ADD, change=_VIF_DEL),
+    ChangeKind("netpol-add", prepare=_ANCHOR, change=_NETPOL_ADD, undo=(("pg-del", "bench-np{i}"),)),
+    ChangeKind("netpol-del", prepare=_ANCHOR, setup=_NETPOL_ADD, change=(("pg-del", "bench-np{i}"),)),
+    ChangeKind(
+        "ns-as-update",
+        change=(("add", "Address_Set", "{ns_as}", "addresses", "10.129.{i}.7"),),
+        undo=(("remove", "Address_Set", "{ns_as}", "addresses", "10.129.{i}.7"),),
+    ),
+    ChangeKind(
+        "egress-reroute",
+        change=(("lr-policy-add", "{lr}", "1500", "ip4.src == 10.128.0.{i}", "reroute", "100.64.0.4"),),
+        undo=(("lr-policy-del", "{lr}", "1500", "ip4.src == 10.128.0.{i}"),),
+    ),
+)
+
 CHANGE_KINDS: dict[str, ChangeKind] = {
     k.name: k
     for k in (
@@ -132,6 +179,7 @@ CHANGE_KINDS: dict[str, ChangeKind] = {
         ),
     )
 }
+CHANGE_KINDS.update({k.name: k for k in _OVNK_KINDS})
 
 
 MIXED_NAMES = {"sw": "ls1", "lr": "lr1", "gw": "lrgw1"}

@@ -33,6 +33,7 @@ import ovs.db.idl
 
 from . import log as logmod
 from .engine.graph import Graph, build_graph
+from .memtrim import MemoryTrimmer, trim_timeout_ms
 from .metrics import Metrics
 from .ovsdb.aiopoll import AsyncPoller
 from .ovsdb.connection import DbConnection
@@ -40,7 +41,8 @@ from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
 from .release import DEFAULT_RELEASE, Release, select_release
 from .sync.flow_writer import FlowWriter
-from .sync.globals import nb_global_row, sb_global_row
+from .sync.foreign import cleanup_ops, referential_integrity_rows, referrer_cleanup_ops
+from .sync.globals import nb_global_row, northd_probe_interval, sb_global_row
 from .sync.lflows import FlowCache, Plan
 from .sync.rows import SyncStats
 from .txn_failures import TxnFailures
@@ -131,6 +133,9 @@ class Daemon:
         self.retry_at = 0.0
         self.failures = TxnFailures(self.log, self.metrics)
         self.incremental_since_check = 0
+        self.ri_retry_ops: list[dict[str, Any]] = []  # after a referential-integrity failure: for the retry
+        self.probe_applied: dict[str, int] = {}  # db -> probe interval (ms) we last set
+        self.trimmer = MemoryTrimmer()  # NB_Global options:northd_trim_timeout
         # Hot standby: while another northd holds the lock, the computing nodes run (no writes).
         # ``standby_warm``: their state is current, so taking the lock recomputes only the writers.
         self.standby_warm = False
@@ -218,6 +223,7 @@ class Daemon:
                 poller = AsyncPoller()
                 self.nb.wait(poller)
                 self.sb.wait(poller)
+                self._trim_memory(poller)
                 for txn in (self.sb_txn, self.nb_txn):
                     if txn is not None:
                         txn.wait(poller)
@@ -241,6 +247,7 @@ class Daemon:
         assert nb is not None and sb is not None and self.graph is not None and self.raw is not None
         nb_changed = nb.run()
         sb_changed = sb.run()
+        self._apply_loop_options()
         self._update_conn_metrics()
         self._poll_txns()
         self._poll_flows()
@@ -253,7 +260,7 @@ class Daemon:
             self.load_req = None
 
         if sb.has_lock != self.had_lock:
-            self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME)
+            self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME, connected=sb.connected)
             self.had_lock = sb.has_lock
             if sb.has_lock and self.standby_warm and self.writers_clean and not self.force_recompute:
                 pass  # everything is current and SB holds what we would write: just go on
@@ -456,6 +463,9 @@ class Daemon:
         try:
             with _gc_paused():
                 rep = self.graph.engine.run(ctx, force=force, recompute=recompute)
+                # Others' rows (MAC_Binding, FDB, IGMP_Group) that name the datapaths and ports deleted here.
+                ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
+                ctx.sb_extra_ops += self.ri_retry_ops
                 nbg = nb_global_row(self.nb)
                 self.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
                 if ctx.stats.deleted.get("Datapath_Binding"):
@@ -479,6 +489,8 @@ class Daemon:
                        unhandled=rep.unhandled, ms=round(rep.seconds * 1000, 2))
         self.runs += 1
         self.last_report = rep
+        self.ri_retry_ops = []
+        self.trimmer.active()
         if self.warn.count:
             self.metrics.bad_rows.labels(kind="any").inc(self.warn.count)
             self.warn.count = 0
@@ -578,6 +590,18 @@ class Daemon:
         self.force_recompute = True
         self.writer.failed()
         self.retry_at = time.monotonic() + self.failures.failed(what, status, error)
+        self._after_referential_error(error)
+
+    def _after_referential_error(self, error: Any) -> None:
+        """A row we delete is still referenced: the retry also deletes the rows of tables we do not
+        own that reference it strongly (the list comes from the SB schema), and re-reads the flow
+        tables (a row someone else inserted there may be the referrer)."""
+        rows = referential_integrity_rows(error)
+        for table, row_uuid in rows:
+            self.ri_retry_ops += referrer_cleanup_ops(table, row_uuid)
+        if rows and not self._busy():
+            self.writer.reset()
+            self.load_req = None
 
     # ---- the raw path alone: loading the cache, plans without IDL changes, repairs ----
     def _poll_flows(self) -> None:
@@ -641,6 +665,33 @@ class Daemon:
         counts = {t: len(self.sb.rows(t)) for t in ("Datapath_Binding", "Port_Binding", "Multicast_Group")}
         self.log.info("first sync committed", **counts, Logical_Flow=len(self.flow_cache.flows),
                       Logical_DP_Group=len(self.flow_cache.groups), Load_Balancer=len(self.flow_cache.lbs))
+
+    def _apply_loop_options(self) -> None:
+        """NB_Global options for the daemon's own loop, as the reference reads them:
+        northd_probe_interval (else --probe-interval, else the default) on both connections, and
+        northd_trim_timeout.  Read from NB only while NB is in sync."""
+        assert self.nb is not None and self.sb is not None
+        if not self.nb.synced and self.probe_applied:
+            return
+        nbg = nb_global_row(self.nb) if self.nb.synced else None
+        options = nbg.options if nbg is not None else {}
+        self.trimmer.timeout_ms = trim_timeout_ms(options)
+        for conn in (self.nb, self.sb):
+            want = northd_probe_interval(options, conn.default_probe_interval_ms())
+            if self.probe_applied.get(conn.name) != want:
+                conn.set_probe_interval(want)
+                self.probe_applied[conn.name] = want
+                self.log.info("probe interval", db=conn.name, ms=conn.probe_interval)
+            self.metrics.probe_interval.labels(db=conn.name).set(conn.probe_interval / 1000.0)
+
+    def _trim_memory(self, poller: AsyncPoller) -> None:
+        """After northd_trim_timeout ms without an engine run, return freed heap to the system once."""
+        inactive_ms = self.trimmer.maybe_trim()
+        if inactive_ms is not None:
+            self.log.info("trimming memory", inactive_ms=inactive_ms)
+        due = self.trimmer.due_in()
+        if due is not None:
+            poller.timer_wait(due * 1000)
 
     def _update_conn_metrics(self) -> None:
         assert self.nb is not None and self.sb is not None

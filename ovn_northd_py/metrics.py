@@ -15,6 +15,7 @@ class Metrics:
     db_connected: Gauge = field(init=False)
     lock_held: Gauge = field(init=False)
     lock_contended: Gauge = field(init=False)
+    probe_interval: Gauge = field(init=False)
     loop_seconds: Histogram = field(init=False)
     compute_seconds: Histogram = field(init=False)
     commit_seconds: Histogram = field(init=False)
@@ -39,6 +40,9 @@ class Metrics:
         self.db_connected = Gauge(p + "db_connected", "1 when connected to the database", ["db"], registry=r)
         self.lock_held = Gauge(p + "sb_lock_held", "1 while we hold the SB lock ovn_northd", registry=r)
         self.lock_contended = Gauge(p + "sb_lock_contended", "1 while another client holds the lock", registry=r)
+        self.probe_interval = Gauge(p + "db_probe_interval_seconds",
+                                    "Inactivity probe interval in force on the connection (0: off)", ["db"],
+                                    registry=r)
         self.loop_seconds = Histogram(p + "loop_seconds", "Main loop iteration time", buckets=_BUCKETS, registry=r)
         self.compute_seconds = Histogram(
             p + "compute_seconds", "Engine compute time per run", buckets=_BUCKETS, registry=r

@@ -56,11 +56,11 @@ class NorthdCollector(Collector):
                                     f"Specifies {db}-connection-status of ovn-northd, not connected(0) or connected(1).",
                                     value=1 if conn is not None and conn.connected else 0)
         probe = self.probe_interval_ms
-        if probe is None and d.sb is not None:
+        if d.sb is not None:  # what the SB connection really uses (NB_Global options may change it)
             try:
                 probe = int(d.sb.idl._session.reconnect.get_probe_interval())
             except (AttributeError, TypeError):
-                probe = None
+                pass
         yield GaugeMetricFamily("ovn_northd_probe_interval", "The maximum number of milliseconds of idle time on "
                                 "connection to the OVN SB and NB DB before sending an inactivity probe message",
                                 value=probe or 0)
