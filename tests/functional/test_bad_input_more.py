@@ -62,7 +62,7 @@ def more_runs(env, n: int = 2) -> None:
 
 def recompute(env, ours: OurNorthd) -> None:
     assert ours.pid is not None
-    os.kill(ours.pid, signal.SIGHUP)
+    os.kill(ours.pid, signal.SIGUSR1)
     time.sleep(0.5)
     env.sync()
 
