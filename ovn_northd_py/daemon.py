@@ -269,8 +269,8 @@ class Daemon:
     def _standby_step(self, changed: bool) -> None:
         """Hot standby: run the computing nodes on what changed, write nothing."""
         assert self.nb is not None and self.sb is not None and self.graph is not None
-        if not self.opts.hot_standby or self._busy():
-            return
+        if not self.opts.hot_standby or self._busy() or not self.sb.connected:
+            return  # (disconnected: wait for the resync rather than recompute on stale contents)
         pending = self.nb.idl.changes or self.sb.idl.changes or self.nb.resynced or self.sb.resynced
         if not (pending or changed or self.force_recompute or not self.standby_warm):
             return

@@ -99,7 +99,7 @@ class DbConnection:
     def run(self) -> bool:
         """Process what the server sent.  True if the contents (or lock state) changed."""
         with fastrow.busy():
-            self.idl.run()
+            self._run_idl()
         seq = self.idl._session.get_seqno()
         if seq != self._last_session_seqno:
             # (Re)connected or disconnected: the IDL will repopulate from scratch.
@@ -109,6 +109,27 @@ class DbConnection:
         changed = self.idl.change_seqno != self._last_change_seqno
         self._last_change_seqno = self.idl.change_seqno
         return changed
+
+    def _run_idl(self) -> None:
+        """``idl.run()``, making sure a connection the server closed is seen as closed now.
+
+        The IDL stops reading at a message its session consumes itself (the server's echo probe),
+        so the end of a connection the server dropped (e.g. its inactivity probe went unanswered
+        while we were frozen) would only be read on the next loop iteration, which would act on a
+        lock the server freed with the connection.  So: read again when the first run received
+        something, and when the connection reports an error, let the session drop it now."""
+        session = self.idl._session
+        for _ in range(2):
+            rpc = session.rpc
+            seen = rpc.get_received_bytes() if rpc is not None else 0
+            self.idl.run()
+            if rpc is None or session.rpc is not rpc:
+                return
+            if rpc.get_status():
+                session.run()  # (disconnects: is_connected() turns false, the seqno moves)
+                return
+            if rpc.get_received_bytes() == seen:
+                return
 
     def wait(self, poller: AsyncPoller) -> None:
         self.idl.wait(poller)
@@ -130,7 +151,9 @@ class DbConnection:
 
     @property
     def has_lock(self) -> bool:
-        return bool(self.idl.has_lock)
+        # The IDL keeps ``has_lock`` across a lost connection until it has reconnected, but the
+        # server freed the lock with the connection (another northd may hold it already).
+        return bool(self.idl.has_lock) and self.connected
 
     @property
     def lock_contended(self) -> bool:
