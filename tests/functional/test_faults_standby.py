@@ -17,7 +17,15 @@ from typing import Any
 import pytest
 
 from ovn_northd_py.devtools.faults import assert_converged, sb_state
-from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, ReferenceNorthd, nbctl, sbctl
+from ovn_northd_py.devtools.servers import (
+    NB_SCHEMA,
+    SB_SCHEMA,
+    OurNorthd,
+    OvsdbServer,
+    ReferenceNorthd,
+    nbctl,
+    sbctl,
+)
 from ovn_northd_py.devtools.testing import build_mixed, free_port, metric, wait_until
 
 LOCK_HELD = "ovn_northd_py_sb_lock_held"
