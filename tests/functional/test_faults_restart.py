@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ovn_northd_py.devtools.faults import assert_converged, sb_state
+from ovn_northd_py.devtools.faults import assert_converged, assert_keys_kept, sb_state
 from ovn_northd_py.devtools.servers import OurNorthd
 from ovn_northd_py.devtools.testing import build_mixed, wait_until
 
@@ -109,11 +109,15 @@ def test_kill_9_in_the_middle_of_a_large_cold_write_then_restart(env: Any, tmp_p
     finally:
         d.stop()
     assert killed_in_write, "the cold write finished before the kill: grow the network"
-    # The transaction committed whole or not at all (3 or 94 datapaths), never in part.
-    assert sb_state(env.sb.remote).count("Datapath_Binding") in (3, 3 + 30 + 30 * 2 + 1)
+    # The transaction committed whole or not at all (3 or 94 datapaths), never in part; whatever
+    # keys SB holds now (the killed one's too, if its write committed) must stay.
+    after_kill = sb_state(env.sb.remote)
+    assert after_kill.count("Datapath_Binding") in (3, 3 + 30 + 30 * 2 + 1)
+    print(f"SB after the kill: {after_kill.count('Datapath_Binding')} datapaths")
+    assert_keys_kept(before, after_kill.keys)
     d = OurNorthd(env.workdir, env.nb.remote, env.sb.remote, name="restarted").start()
     try:
-        st = assert_converged(env.nb.remote, env.sb.remote, tmp_path, before)
+        st = assert_converged(env.nb.remote, env.sb.remote, tmp_path, after_kill.keys)
         assert st.count("Datapath_Binding") == 3 + 30 + 30 * 2 + 1
     finally:
         d.stop()
