@@ -15,6 +15,7 @@ existed before the fault unchanged:
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections import Counter
 from dataclasses import dataclass
@@ -128,3 +129,40 @@ def assert_converged(nb_remote: str, sb_remote: str, workdir: Path, keys_before:
         comparison_report(cmp)
     assert state.count("Datapath_Binding") > 0 and state.count("Logical_Flow") > 0
     return state
+
+
+# --------------------------------------------------------------------------- RAFT members' jsonrpc logs
+# (members started with -vjsonrpc:file:dbg: every request and reply is in their log files)
+
+_LOCKED_TXN = re.compile(r'received request, method="transact", params=\["OVN_\w+",\{(?:"lock":"ovn_northd","op":"assert"'
+                         r'|"op":"assert","lock":"ovn_northd")')
+
+
+def writes_off_leader(log_text: str) -> list[str]:
+    """The northd transactions (those asserting the ``ovn_northd`` lock) a cluster member received
+    while it was not the leader, following its role through its log (elections, restarts)."""
+    leader = False
+    bad = []
+    for line in log_text.splitlines():
+        if "opened log file" in line or "starting election" in line or re.search(r"server \w+ is leader for term", line):
+            leader = False
+        elif re.search(r"term \d+: elected leader", line):
+            leader = True
+        elif not leader and _LOCKED_TXN.search(line):
+            bad.append(line[:200])
+    return bad
+
+
+def monitor_cond_since_resumes(log_text: str) -> int:
+    """How many ``monitor_cond_since`` requests a member received with a last transaction id (a
+    client resuming its monitor: the server sends only what changed since, if its history still
+    holds that transaction)."""
+    zero = "00000000-0000-0000-0000-000000000000"
+    ids = re.findall(r'received request, method="monitor_cond_since", params=.*,"([0-9a-f-]{36})"\], id=', log_text)
+    return sum(1 for i in ids if i != zero)
+
+
+def monitor_cond_since_hits(log_text: str) -> int:
+    """How many ``monitor_cond_since`` requests a member answered with found=true (it sent only
+    what changed since the client's last transaction, not the whole database)."""
+    return len(re.findall(r'send reply, result=\[true,"[0-9a-f-]+",', log_text))

@@ -293,6 +293,7 @@ class ClusterMember:
     db_name: str  # OVN_Northbound / OVN_Southbound
     raft_port: int
     client_port: int
+    extra_args: list[str] = field(default_factory=list)  # more ovsdb-server options (e.g. -vjsonrpc:file:dbg)
     pid: int | None = field(default=None, init=False)
 
     @property
@@ -324,7 +325,7 @@ class ClusterMember:
         subprocess.run(
             ["ovsdb-server", "--detach", "-vconsole:off", "--no-chdir", f"--pidfile={self.pidfile}",
              f"--remote=ptcp:{self.client_port}:127.0.0.1", f"--unixctl={self.ctl}",
-             f"--log-file={self.log_file}", str(self.db_path)],
+             f"--log-file={self.log_file}", *self.extra_args, str(self.db_path)],
             check=True,
         )
         _wait_for(self.pidfile.exists, 10.0, f"{self.name} ovsdb-server")
@@ -370,6 +371,7 @@ class OvsdbCluster:
     name: str  # "nb" or "sb"
     schema: Path
     size: int = 3
+    server_args: list[str] = field(default_factory=list)  # more ovsdb-server options for every member
     members: list[ClusterMember] = field(default_factory=list, init=False)
 
     @property
@@ -389,7 +391,7 @@ class OvsdbCluster:
             ports.add(free_port())
         plist = sorted(ports)
         self.members = [ClusterMember(self.workdir, f"{self.name}{i + 1}", self.db_name, plist[2 * i],
-                                      plist[2 * i + 1]) for i in range(self.size)]
+                                      plist[2 * i + 1], list(self.server_args)) for i in range(self.size)]
         first = self.members[0]
         subprocess.run(["ovsdb-tool", "create-cluster", str(first.db_path), str(self.schema), first.raft_address],
                        check=True)
