@@ -117,6 +117,7 @@ def test_kill_9_of_the_active_the_standby_takes_over(env: Any, tmp_path: Path) -
         assert _metric(pb, LOCK_HELD) == 1
         st = assert_converged(env.nb.remote, env.sb.remote, tmp_path, before, gone={"pb:lsp1-1"})
         assert "pb:after-kill" in st.keys and "pb:lsp1-1" not in st.keys
+        print(f"kill -9 of the active: the --wait=sb change returned after {took:.2f}s")
         assert took < 20, f"the --wait=sb change took {took:.1f}s after the kill"
     finally:
         if b is not None:
@@ -142,7 +143,9 @@ def test_sigstop_of_the_active_over_tcp_the_resumed_one_stays_standby(tcp_env: T
         try:
             env.nbctl("lsp-add", "ls1", "while-stopped")
             # The server's probe (2 x 1 s) drops a's connection and with it the lock.
+            t_stop = time.monotonic()
             wait_until(lambda: _metric(pb, LOCK_HELD) == 1, 15, "b to take the lock from the frozen a")
+            print(f"SIGSTOP of the active: the standby held the lock after {time.monotonic() - t_stop:.2f}s")
             env.nbctl("lsp-add", "ls2", "while-stopped-2", wait="sb", timeout=30)
             # NB changes reach a (its NB connection is alive) but it must not try to write them.
             env.nbctl("lsp-add", "ls3", "while-stopped-3", wait="sb", timeout=30)
