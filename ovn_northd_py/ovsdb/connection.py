@@ -157,8 +157,10 @@ class DbConnection:
     @property
     def has_lock(self) -> bool:
         # The IDL keeps ``has_lock`` across a lost connection until it has reconnected, but the
-        # server freed the lock with the connection (another northd may hold it already).
-        return bool(self.idl.has_lock) and self.connected
+        # server freed the lock with the connection (another northd may hold it already).  And a
+        # cluster member grants its own, local lock before the IDL has found that it is not the
+        # leader and moved on: the lock counts once we monitor through the connection holding it.
+        return bool(self.idl.has_lock) and self.connected and self.idl.state == self.idl.IDL_S_MONITORING
 
     @property
     def lock_contended(self) -> bool:

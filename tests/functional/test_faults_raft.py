@@ -7,6 +7,7 @@ existed before the fault unchanged (``ovn_northd_py.devtools.faults``)."""
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import threading
 import time
@@ -22,7 +23,7 @@ from ovn_northd_py.devtools.faults import (
     sb_state,
     writes_off_leader,
 )
-from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbCluster, nbctl
+from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbCluster, OvsdbServer, nbctl
 from ovn_northd_py.devtools.testing import free_port, metric, wait_until
 from ovn_northd_py.parity.harness import workload
 
@@ -148,3 +149,57 @@ def test_leader_killed_during_a_burst_of_nb_changes_then_restarted(raft: Raft, t
         assert recovered < 15, f"SB caught up with NB {recovered:.1f}s after the {which} leader was killed"
     finally:
         d.stop()
+
+
+def test_standbys_on_a_cluster_never_claim_the_lock_and_one_takes_over(tmp_path: Path) -> None:
+    """Every member of a cluster grants its own local lock: a standby whose IDL first reaches a
+    follower gets "the lock" there before it finds the follower is not the leader and moves on.
+    Standbys must never report (or act on) such a lock; after kill -9 of the active, one of them
+    takes over through the leader."""
+    nb = OvsdbServer(tmp_path, "nb", NB_SCHEMA).start()
+    sb = OvsdbCluster(tmp_path / "sbc", "sb", SB_SCHEMA).start()
+    started: list[OurNorthd] = []
+    try:
+        workload("mixed", 3, 2, 2)(nb.remote)
+        pa = free_port()
+        a = OurNorthd(tmp_path, nb.remote, sb.remote, name="a", extra_args=[f"--metrics-address=127.0.0.1:{pa}"])
+        started.append(a.start())
+        nbctl(nb.remote, "sync", wait="sb")
+        wait_until(lambda: _lock_held(pa), 20, "a to hold the lock")
+        leader = sb.wait_leader()
+        followers = [m.remote for m in sb.members if m is not leader]
+        standbys = []
+        for i in range(3):  # (python-ovs shuffles the remotes: three standbys, three chances)
+            port = free_port()
+            remotes = ",".join([*followers[i % 2:], *followers[:i % 2], leader.remote])
+            b = OurNorthd(tmp_path, nb.remote, remotes, name=f"b{i}", extra_args=[f"--metrics-address=127.0.0.1:{port}"])
+            started.append(b.start())
+            standbys.append((b, port))
+        for b, port in standbys:
+            wait_until(functools.partial(_contended, port), 30, f"{b.name} to stand by")
+        nbctl(nb.remote, "lsp-add", "ls1", "while-standing-by", wait="sb")
+        for b, _ in standbys:
+            claims = [r for r in b.log_records() if r.get("event") == "sb lock" and r.get("held")]
+            assert not claims, f"{b.name} claimed the lock while a held it: {claims}"
+        before = sb_state(leader.remote).keys
+        assert a.proc is not None
+        a.proc.kill()
+        a.proc.wait()
+        a.proc = None
+        nbctl(nb.remote, "lsp-add", "ls2", "after-takeover", wait="sb", timeout=30)
+        holders = [b.name for b, port in standbys if _lock_held(port)]
+        assert len(holders) == 1, holders
+        st = assert_converged(nb.remote, sb.wait_leader().remote, tmp_path, before)
+        assert "pb:after-takeover" in st.keys
+    finally:
+        for d in reversed(started):
+            d.stop()
+        sb.stop()
+        nb.stop()
+
+
+def _contended(port: int) -> bool:
+    try:
+        return metric(port, "ovn_northd_py_sb_lock_contended") == 1
+    except OSError:
+        return False
