@@ -3,6 +3,12 @@
 
 usage: bench_latency.py [--workload mixed] [--scales 50,200] [--rounds N] [--changes lsp-add,lsp-del]
                         [--json FILE] [--seed-dir DIR] [--settle S] [--warmup N] [--keep]
+                        [--release 23.03|25.03|26.03] [--from-chroot]
+
+``--release`` (default 23.03) is the OVN release of the reference and of the NB/SB schemas; the
+reference side's ovsdb-servers, ovn-northd and ovn-nbctl come from the host when the host's OVN
+is that release, else (or with ``--from-chroot``) from its Debian chroot (``scripts/chroots.sh``).
+Our side always runs on the host's ovsdb-servers (with that release's schemas).
 
 ``--workload`` picks the NB builder (a row of ``WORKLOADS``): ``mixed`` (default; for each scale S
 ``mixed.py NB S 10 S``, ``S:P:G`` gives switches, ports per switch and gateway routers) or
@@ -54,7 +60,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from ovn_northd_py.devtools.gen_neutron import build_neutron_nb, neutron_names
 from ovn_northd_py.devtools.gen_ovnk import build_ovnk_nb, ovnk_names
-from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, ReferenceNorthd
+from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, ReferenceNorthd
+from ovn_northd_py.devtools.tools import HOST, Tools, ToolsUnavailable, tools_for
 from ovn_northd_py.parity.harness import (
     HarnessError,
     NbSource,
@@ -62,8 +69,10 @@ from ovn_northd_py.parity.harness import (
     process_gone,
     reference_available,
     stop_process,
+    tools_workdir,
     workload,
 )
+from ovn_northd_py.release import DEFAULT_RELEASE, RELEASES, Release
 
 Command = tuple[str, ...]
 Commands = tuple[Command, ...]
@@ -92,6 +101,53 @@ _VIF: Commands = (
 )
 _VIF_DEL: Commands = (("lsp-del", "{port}"),)
 _ACL_MATCH = "ip4.src == 10.251.{i}.1 && tcp.dst == 22"
+
+# ovn-kubernetes' most frequent changes (``--workload ovnk``): services are load balancers inserted into the
+# shared group (on every node switch and gateway router), pods join the cluster-wide port group.
+_SVC_VIPS = 'vips:"172.30.{i}.1:80"="10.128.0.5:8080,10.128.1.5:8080"'
+_SVC_ADD: Commands = (
+    ("--id=@lb", "create", "Load_Balancer", "name=bench-svc{i}", "protocol=tcp", _SVC_VIPS,
+     "options:event=false", "options:reject=true", "options:skip_snat=false"),
+    ("add", "Load_Balancer_Group", "{lb_group}", "load_balancer", "@lb"),
+)
+_POD_ADD: Commands = (
+    ("--id=@p", "create", "Logical_Switch_Port", "name={port}", 'addresses="{mac} {ip}"',
+     'port_security="{mac} {ip}"', "external_ids:pod=true"),
+    ("add", "Logical_Switch", "{sw}", "ports", "@p"),
+    ("add", "Port_Group", "{cluster_pg}", "ports", "@p"),
+)
+_NETPOL_ADD: Commands = (
+    ("pg-add", "bench-np{i}", "{pod}"),
+    ("acl-add", "bench-np{i}", "to-lport", "1001", "outport == @bench-np{i} && ip4.src == ${ns_as}",
+     "allow-related"),
+    ("acl-add", "bench-np{i}", "from-lport", "1001", "inport == @bench-np{i} && ip4.dst == ${ns_as}",
+     "allow-related"),
+)
+_ANCHOR: Commands = (("--may-exist", "lsp-add", "{sw}", "{pod}"), ("lsp-set-addresses", "{pod}", "0a:58:0a:80:00:fe 10.128.0.254"))
+_OVNK_KINDS = (
+    ChangeKind("svc-add", change=_SVC_ADD, undo=(("lb-del", "bench-svc{i}"),)),
+    ChangeKind("svc-del", setup=_SVC_ADD, change=(("lb-del", "bench-svc{i}"),)),
+    ChangeKind(
+        "svc-backends",
+        prepare=tuple((*c[:3], "name=bench-svc-upd", *c[4:]) if c[0] == "--id=@lb" else c for c in _SVC_ADD),
+        change=(("set", "Load_Balancer", "bench-svc-upd",
+                 'vips:"172.30.0.1:80"="10.128.0.{i}:8080,10.128.1.5:8080"'),),
+    ),
+    ChangeKind("pod-add", change=_POD_ADD, undo=_VIF_DEL),
+    ChangeKind("pod-del", setup=_POD_ADD, change=_VIF_DEL),
+    ChangeKind("netpol-add", prepare=_ANCHOR, change=_NETPOL_ADD, undo=(("pg-del", "bench-np{i}"),)),
+    ChangeKind("netpol-del", prepare=_ANCHOR, setup=_NETPOL_ADD, change=(("pg-del", "bench-np{i}"),)),
+    ChangeKind(
+        "ns-as-update",
+        change=(("add", "Address_Set", "{ns_as}", "addresses", "10.129.{i}.7"),),
+        undo=(("remove", "Address_Set", "{ns_as}", "addresses", "10.129.{i}.7"),),
+    ),
+    ChangeKind(
+        "egress-reroute",
+        change=(("lr-policy-add", "{lr}", "1500", "ip4.src == 10.128.0.{i}", "reroute", "100.64.0.4"),),
+        undo=(("lr-policy-del", "{lr}", "1500", "ip4.src == 10.128.0.{i}"),),
+    ),
+)
 
 CHANGE_KINDS: dict[str, ChangeKind] = {
     k.name: k
@@ -123,6 +179,7 @@ CHANGE_KINDS: dict[str, ChangeKind] = {
         ),
     )
 }
+CHANGE_KINDS.update({k.name: k for k in _OVNK_KINDS})
 
 
 MIXED_NAMES = {"sw": "ls1", "lr": "lr1", "gw": "lrgw1"}
@@ -140,8 +197,10 @@ def round_params(i: int, names: dict[str, str] | None = None) -> dict[str, str]:
     }
 
 
-def nbctl_argv(remote: str, commands: Commands, params: dict[str, str], timeout: int) -> list[str]:
-    argv = ["ovn-nbctl", f"--db={remote}", f"--timeout={timeout}", "--wait=sb"]
+def nbctl_argv(
+    remote: str, commands: Commands, params: dict[str, str], timeout: int, tools: Tools = HOST
+) -> list[str]:
+    argv = tools.cmd("ovn-nbctl", f"--db={tools.remote(remote)}", f"--timeout={timeout}", "--wait=sb")
     for n, cmd in enumerate(commands):
         argv += (["--"] if n else []) + [word.format(**params) for word in cmd]
     return argv
@@ -268,10 +327,12 @@ class Side:
     sb: OvsdbServer = field(init=False)
     pid: int | None = None
     stop_daemon: Callable[[], None] | None = None
+    tools: Tools = HOST  # where the servers, the daemon (reference) and ovn-nbctl run
+    release: Release = DEFAULT_RELEASE
 
     def __post_init__(self) -> None:
-        self.nb = OvsdbServer(self.workdir, "nb", NB_SCHEMA, db_file=self.seed)
-        self.sb = OvsdbServer(self.workdir, "sb", SB_SCHEMA)
+        self.nb = OvsdbServer(self.workdir, "nb", self.release.nb_schema, db_file=self.seed, tools=self.tools)
+        self.sb = OvsdbServer(self.workdir, "sb", self.release.sb_schema, tools=self.tools)
 
     def alive(self) -> bool:
         return self.pid is not None and not process_gone(self.pid)
@@ -290,7 +351,7 @@ class Side:
 
 
 def start_reference(side: Side) -> int:
-    northd = ReferenceNorthd(side.workdir, side.nb.remote, side.sb.remote)
+    northd = ReferenceNorthd(side.workdir, side.nb.remote, side.sb.remote, tools=side.tools)
     northd.start()
     assert northd.pid is not None
     return northd.pid
@@ -307,7 +368,9 @@ def start_ours(side: Side) -> int:
 
 def wait_sync(side: Side, timeout: float) -> None:
     """``ovn-nbctl --wait=sb sync``, failing fast if the daemon dies meanwhile."""
-    argv = ["ovn-nbctl", f"--db={side.nb.remote}", f"--timeout={math.ceil(timeout)}", "--wait=sb", "sync"]
+    t = side.tools
+    argv = t.cmd("ovn-nbctl", f"--db={t.remote(side.nb.remote)}", f"--timeout={math.ceil(timeout)}", "--wait=sb",
+                 "sync")
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + timeout + 5
     try:
@@ -331,12 +394,12 @@ def timed_nbctl(side: Side, commands: Commands, params: dict[str, str], timeout:
     """Milliseconds for one ``ovn-nbctl --wait=sb`` transaction."""
     if not commands:
         return math.nan
-    argv = nbctl_argv(side.nb.remote, commands, params, timeout)
+    argv = nbctl_argv(side.nb.remote, commands, params, timeout, side.tools)
     t0 = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, check=False)
     ms = (time.perf_counter() - t0) * 1000
     if proc.returncode:
-        raise HarnessError(f"{side.label}: {' '.join(argv[3:])} failed: {proc.stderr.strip()[:500]}")
+        raise HarnessError(f"{side.label}: {' '.join(argv[argv.index('--wait=sb'):])} failed: {proc.stderr.strip()[:500]}")
     if not side.alive():
         raise HarnessError(f"{side.label} daemon exited (logs in {side.workdir})")
     return ms
@@ -354,6 +417,11 @@ class RunConfig:
 
 
 def run_side(side: Side, cfg: RunConfig) -> SideResult:
+    with tools_workdir(side.tools, side.workdir):
+        return _run_side(side, cfg)
+
+
+def _run_side(side: Side, cfg: RunConfig) -> SideResult:
     res = SideResult(side.label, loadavg=[loadavg()])
     try:
         side.nb.start()
@@ -490,13 +558,16 @@ class Scale:
         return WORKLOADS[self.workload].source(self.args)
 
 
-def seed_for(scale: Scale, workdir: Path, seed_dir: Path | None) -> tuple[Path, float | None]:
+def seed_for(
+    scale: Scale, workdir: Path, seed_dir: Path | None, release: Release = DEFAULT_RELEASE
+) -> tuple[Path, float | None]:
     """The NB backup for ``scale`` (reused from ``seed_dir`` when present); build seconds or None."""
-    cached = seed_dir / f"{scale.slug}.db" if seed_dir is not None else None
+    suffix = "" if release is DEFAULT_RELEASE else f"-{release.name}"
+    cached = seed_dir / f"{scale.slug}{suffix}.db" if seed_dir is not None else None
     if cached is not None and cached.exists():
         return cached, None
     t0 = time.monotonic()
-    seed = build_seed_nb(scale.source(), workdir / "seed")
+    seed = build_seed_nb(scale.source(), workdir / "seed", release.nb_schema)
     secs = time.monotonic() - t0
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
@@ -579,11 +650,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="write the results to this JSON file")
     ap.add_argument("--seed-dir", type=Path, default=None, help="keep/reuse the NB backups per scale here")
     ap.add_argument("--keep", action="store_true", help="keep the work directory (logs, databases)")
+    ap.add_argument("--release", choices=list(RELEASES), default=DEFAULT_RELEASE.name,
+                    help=f"OVN release of the reference and the schemas (default {DEFAULT_RELEASE.name})")
+    ap.add_argument("--from-chroot", action="store_true", default=None,
+                    help="run the reference from the release's chroot even when the host's OVN is that release")
     args = ap.parse_args(argv)
 
-    if not reference_available():
-        print("reference ovn-northd or OVS tools not installed", file=sys.stderr)
+    release = RELEASES[args.release]
+    if not reference_available(release, args.from_chroot):
+        print(f"reference ovn-northd of OVN {release.name} or OVS tools not installed "
+              f"(scripts/setup.sh, scripts/chroots.sh {release.suite})", file=sys.stderr)
         return 2
+    try:
+        ref_tools = tools_for(release, args.from_chroot)
+    except ToolsUnavailable as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(f"reference: {ref_tools.describe()}", flush=True)
     try:
         kinds = [CHANGE_KINDS[name] for name in args.changes.split(",") if name]
         scales = [Scale.parse(s, args.workload) for s in args.scales.split(",") if s]
@@ -606,19 +689,22 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "host": {"cpus": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release()},
         "args": {k: str(v) for k, v in vars(args).items()},
+        "reference": ref_tools.describe(),
         "scales": [],
     }
     try:
         for scale in scales:
             swd = wd / scale.slug
             print(f"{scale.workload} {scale}: building the NB ...", flush=True)
-            seed, build_s = seed_for(scale, swd, args.seed_dir)
+            seed, build_s = seed_for(scale, swd, args.seed_dir, release)
             print(f"  NB ready ({'reused' if build_s is None else f'built in {build_s:.1f} s'}): {seed}")
             results: dict[str, SideResult] = {}
             for label in sides:
                 start = start_reference if label == "reference" else start_ours
                 port = free_port() if label == "ours" else None
-                results[label] = run_side(Side(label, swd / label, seed, start, metrics_port=port), cfg)
+                tools = ref_tools if label == "reference" else HOST
+                side = Side(label, swd / label, seed, start, metrics_port=port, tools=tools, release=release)
+                results[label] = run_side(side, cfg)
             ours = results.get("ours", SideResult("ours", error="not run"))
             ref = results.get("reference", SideResult("reference", error="not run"))
             print_table(scale, args.rounds, ours, ref, kinds)

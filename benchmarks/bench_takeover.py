@@ -25,7 +25,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, ReferenceNorthd, nbctl
+from ovn_northd_py.devtools.servers import (
+    NB_SCHEMA,
+    SB_SCHEMA,
+    OurNorthd,
+    OvsdbServer,
+    ReferenceNorthd,
+    nbctl,
+    pid_alive,
+)
 
 MIXED = Path(__file__).resolve().parent.parent.parent / "shared" / "workloads" / "mixed.py"
 
@@ -70,11 +78,7 @@ def kill9(daemon: Any) -> None:
         daemon.proc.wait()
         daemon.proc = None
     else:
-        while True:
-            try:
-                os.kill(pid_of(daemon), 0)
-            except ProcessLookupError:
-                break
+        while pid_alive(pid_of(daemon)):  # (a zombie counts as gone)
             time.sleep(0.001)
         daemon.pid = None
 
@@ -92,11 +96,12 @@ def run_side(kind: str, scale: int, args: argparse.Namespace, base: Path) -> dic
                        capture_output=True)
         active = pair.start()
         nbctl(nb.remote, "sync", wait="sb", timeout=900)
+        settle = args.settle + scale * args.settle_per_switch
         standby = pair.start()
-        time.sleep(args.settle)
+        time.sleep(settle)
         cpu0, t0 = cpu_seconds(pid_of(standby)), time.monotonic()
         nbctl(nb.remote, "lsp-add", "ls1", "warm0", wait="sb", timeout=900)
-        time.sleep(args.settle)
+        time.sleep(settle)
         standby_cpu = (cpu_seconds(pid_of(standby)) - cpu0) / (time.monotonic() - t0)
         standby_rss = rss_mb(pid_of(standby))
         times: list[float] = []
@@ -106,7 +111,7 @@ def run_side(kind: str, scale: int, args: argparse.Namespace, base: Path) -> dic
             nbctl(nb.remote, "lsp-add", "ls1", f"take{i}", wait="sb", timeout=900)
             times.append(time.monotonic() - t)
             active, standby = standby, pair.start()
-            time.sleep(args.settle)
+            time.sleep(settle)
         return {"times": times, "standby_cpu": standby_cpu, "standby_rss": standby_rss}
     finally:
         for x in (active, standby):
@@ -121,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scales", default="10,50,200")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--settle", type=float, default=3.0, help="seconds for a restarted standby to settle")
+    ap.add_argument("--settle-per-switch", type=float, default=0.25,
+                    help="plus this many seconds per switch of the scale (a standby's first full compute)")
     ap.add_argument("--no-hot-standby", action="store_true", help="run ours with --no-hot-standby")
     args = ap.parse_args(argv)
     rows = []

@@ -10,9 +10,18 @@ from . import __version__
 from . import log as logmod
 from .daemon import Daemon, Options, remove_pidfile, write_pidfile
 from .metrics import Metrics
+from .release import RELEASES, version_text
 
 DEFAULT_NB = "unix:/var/run/ovn/ovnnb_db.sock"
 DEFAULT_SB = "unix:/var/run/ovn/ovnsb_db.sock"
+
+
+class _VersionAction(argparse.Action):
+    """``--version`` over several lines (argparse's own action reflows them)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"ovn-northd-py {__version__}\n{version_text()}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,12 +58,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="while another northd holds the SB lock, do nothing until it goes away (default: keep "
                         "the model and logical flows current from NB and SB, read only, so that taking over "
                         "writes only the difference)")
+    p.add_argument("--ovn-release", default=None, choices=list(RELEASES), metavar="RELEASE",
+                   help="serve this OVN release's flow profile (default: the release whose NB and SB schema "
+                        "versions the databases have; databases of a release without a profile are refused). "
+                        f"Known: {', '.join(RELEASES)}")
     p.add_argument("-v", "--verbose", action="count", default=0,
                    help="more logging (-v: debug)")
     p.add_argument("--detach", action="store_true",
                    help="accepted for compatibility with ovn-northd; ignored (use systemd or a container)")
     p.add_argument("--no-chdir", action="store_true", help="accepted for compatibility; ignored")
-    p.add_argument("--version", action="version", version=f"ovn-northd-py {__version__}")
+    p.add_argument("--version", action=_VersionAction, nargs=0,
+                   help="print the version and the OVN releases this version has flow profiles for, and exit")
     return p
 
 
@@ -72,6 +86,7 @@ def parse_options(argv: list[str] | None = None) -> Options:
         probe_interval_ms=a.probe_interval,
         check_incremental=a.check_incremental,
         hot_standby=a.hot_standby,
+        ovn_release=a.ovn_release,
     )
 
 

@@ -33,20 +33,24 @@ import ovs.db.idl
 
 from . import log as logmod
 from .engine.graph import Graph, build_graph
+from .memtrim import MemoryTrimmer, trim_timeout_ms
 from .metrics import Metrics
 from .ovsdb.aiopoll import AsyncPoller
 from .ovsdb.connection import DbConnection
 from .ovsdb.raw import RawRequest, RawSb
-from .ovsdb.schema_check import SchemaMismatch, check_compatible, fetch_server_schema
+from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
+from .release import DEFAULT_RELEASE, Release, select_release
 from .sync.flow_writer import FlowWriter
-from .sync.globals import nb_global_row, sb_global_row
+from .sync.foreign import cleanup_ops, referential_integrity_rows, referrer_cleanup_ops
+from .sync.globals import nb_global_row, northd_probe_interval, sb_global_row
 from .sync.lflows import FlowCache, Plan
 from .sync.rows import SyncStats
 from .txn_failures import TxnFailures
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
-NB_SCHEMA = SCHEMA_DIR / "ovn-nb.ovsschema"
-SB_SCHEMA = SCHEMA_DIR / "ovn-sb.ovsschema"
+# The default release's schemas; the daemon uses those of the release it serves (self.release).
+NB_SCHEMA = DEFAULT_RELEASE.nb_schema
+SB_SCHEMA = DEFAULT_RELEASE.sb_schema
 LOCK_NAME = "ovn_northd"
 # Engine nodes that write (SB and NB): skipped by a hot standby, recomputed when it takes over.
 WRITER_NODES = frozenset({"sb_sync", "nb_sync"})
@@ -79,6 +83,7 @@ class Options:
     check_incremental: int = 0  # shadow recompute every N incremental runs (0: off)
     exit_after_sync: bool = False  # for tooling: stop after the first settled run
     hot_standby: bool = True  # without the lock: keep model and flows current, write nothing
+    ovn_release: str | None = None  # --ovn-release: the profile to use (default: from the schema versions)
 
 
 @dataclass(slots=True)
@@ -128,10 +133,19 @@ class Daemon:
         self.retry_at = 0.0
         self.failures = TxnFailures(self.log, self.metrics)
         self.incremental_since_check = 0
+        self.ri_retry_ops: list[dict[str, Any]] = []  # after a referential-integrity failure: for the retry
+        self.probe_applied: dict[str, int] = {}  # db -> probe interval (ms) we last set
+        self.trimmer = MemoryTrimmer()  # NB_Global options:northd_trim_timeout
         # Hot standby: while another northd holds the lock, the computing nodes run (no writes).
         # ``standby_warm``: their state is current, so taking the lock recomputes only the writers.
         self.standby_warm = False
         self.takeover = False
+        self.lean_after_write = False  # switch the raw monitor from following to repairing
+        # A standby checks, once things are quiet (at ``verify_at``), that its writer nodes would
+        # write nothing; then (``writers_clean``) taking over needs no recompute at all.
+        self.writers_clean = False
+        self.verify_at = 0.0
+        self.release: Release = DEFAULT_RELEASE  # set by check_schemas from the servers' versions
 
     @property
     def flow_cache(self) -> FlowCache:
@@ -139,6 +153,7 @@ class Daemon:
 
     # ---- set-up ----
     async def check_schemas(self) -> None:
+        versions: dict[str, str] = {}
         for name, remote, path in (("nb", self.opts.nb_remote, NB_SCHEMA), ("sb", self.opts.sb_remote, SB_SCHEMA)):
             ours = json.loads(path.read_text())
             delay = 0.1
@@ -147,7 +162,7 @@ class Daemon:
                 for r in remote.split(","):
                     try:
                         theirs = await fetch_server_schema(r.strip(), ours["name"])
-                        check_compatible(ours["name"], ours["version"], theirs["version"])
+                        versions[name] = theirs["version"]
                         errors = []
                         break
                     except SchemaMismatch:
@@ -159,12 +174,21 @@ class Daemon:
                 self.log.info("waiting for database", db=name, remote=remote, errors=errors)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
+        if len(versions) == 2:
+            self.use_release(select_release(versions["nb"], versions["sb"], self.opts.ovn_release), versions)
+
+    def use_release(self, release: Release, versions: dict[str, str]) -> None:
+        self.release = release
+        self.metrics.release_info.labels(release=release.name).set(1)
+        self.log.info("ovn release profile", release=release.name, nb_schema=versions["nb"],
+                      sb_schema=versions["sb"], chosen_by="--ovn-release" if self.opts.ovn_release else "schemas")
 
     def connect(self) -> None:
-        nb_tables: dict[str, Any] = {t: None for t in json.loads(NB_SCHEMA.read_text())["tables"]}
-        self.nb = DbConnection("nb", self.opts.nb_remote, NB_SCHEMA, nb_tables,
+        nb_schema, sb_schema = self.release.nb_schema, self.release.sb_schema
+        nb_tables: dict[str, Any] = {t: None for t in json.loads(nb_schema.read_text())["tables"]}
+        self.nb = DbConnection("nb", self.opts.nb_remote, nb_schema, nb_tables,
                                probe_interval_ms=self.opts.probe_interval_ms)
-        self.sb = DbConnection("sb", self.opts.sb_remote, SB_SCHEMA, SB_TABLES, lock_name=LOCK_NAME,
+        self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, SB_TABLES, lock_name=LOCK_NAME,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.graph = build_graph(self.nb, self.sb)
         self.graph.engine.on_node = self._on_node
@@ -192,6 +216,7 @@ class Daemon:
                 poller = AsyncPoller()
                 self.nb.wait(poller)
                 self.sb.wait(poller)
+                self._trim_memory(poller)
                 for txn in (self.sb_txn, self.nb_txn):
                     if txn is not None:
                         txn.wait(poller)
@@ -199,6 +224,8 @@ class Daemon:
                     poller.immediate_wake()
                 elif self.retry_at > time.monotonic():
                     poller.timer_wait((self.retry_at - time.monotonic()) * 1000)
+                elif self.verify_at:
+                    poller.timer_wait(max(0.0, self.verify_at - time.monotonic()) * 1000)
                 poller.wake_on(self.stop_event)
                 poller.wake_on(self.recompute_event)
                 await poller.block()
@@ -212,6 +239,7 @@ class Daemon:
         assert nb is not None and sb is not None and self.graph is not None and self.raw is not None
         nb_changed = nb.run()
         sb_changed = sb.run()
+        self._apply_loop_options()
         self._update_conn_metrics()
         self._poll_txns()
         self._poll_flows()
@@ -224,18 +252,28 @@ class Daemon:
             self.load_req = None
 
         if sb.has_lock != self.had_lock:
-            self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME)
+            self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME, connected=sb.connected)
             self.had_lock = sb.has_lock
-            if sb.has_lock and self.standby_warm and not self.force_recompute:
+            if sb.has_lock and self.standby_warm and self.writers_clean and not self.force_recompute:
+                pass  # everything is current and SB holds what we would write: just go on
+            elif sb.has_lock and self.standby_warm and not self.force_recompute:
                 self.takeover = True  # the model is current: recompute only what writes
             elif sb.has_lock:
                 self.force_recompute = True
-            else:
-                # Someone else writes now: our view of the raw tables goes stale.
+            if sb.has_lock and self.writer.following:
+                # What the last active wrote is the truth we take over; from now on a change we
+                # did not make is foreign (repaired), and the monitor goes lean after our write.
+                self.writer.follow(self.raw.tap.updates)
+                self.raw.tap.updates = []
+                self.lean_after_write = True
+            elif not sb.has_lock:
+                # Someone else writes now: our view of the raw tables goes stale (a hot standby
+                # reads them again, following the new active's writes).
                 self.raw.cancel_monitor()
                 self.writer.reset()
                 self.load_req = None
-            self.standby_warm = False
+            self.standby_warm = self.writers_clean = False
+            self.verify_at = 0.0
         if self.recompute_event.is_set():
             self.recompute_event.clear()
             self.force_recompute = True
@@ -269,10 +307,19 @@ class Daemon:
     def _standby_step(self, changed: bool) -> None:
         """Hot standby: run the computing nodes on what changed, write nothing."""
         assert self.nb is not None and self.sb is not None and self.graph is not None
-        if not self.opts.hot_standby or self._busy() or not self.sb.connected:
-            return  # (disconnected: wait for the resync rather than recompute on stale contents)
+        assert self.raw is not None
+        if not self.opts.hot_standby or self._busy():
+            return
+        if not self.writer.loaded:
+            self.load_req = self.writer.start_load(self.raw, follow=True)
+            return
+        if self.raw.tap.updates:
+            self.writer.follow(self.raw.tap.updates)
+            self.raw.tap.updates = []
         pending = self.nb.idl.changes or self.sb.idl.changes or self.nb.resynced or self.sb.resynced
         if not (pending or changed or self.force_recompute or not self.standby_warm):
+            if self.verify_at and time.monotonic() >= self.verify_at:
+                self._verify_writers()
             return
         ctx = Ctx(self.nb, self.sb, self.warn)
         ctx.sb_txn = Txn(self.sb.idl)
@@ -281,6 +328,8 @@ class Daemon:
         try:
             with _gc_paused():
                 rep = self.graph.engine.run(ctx, force=force, skip=WRITER_NODES)
+                self.writer.track(self.graph.lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"),
+                                  self._dp_uuid())
         except Exception:
             self.log.exception("standby engine run failed; will recompute")
             self.force_recompute = True
@@ -291,9 +340,30 @@ class Daemon:
             ctx.nb_txn.abort()
         self.force_recompute = False
         self.standby_warm = True
+        self.writers_clean = False
+        self.verify_at = time.monotonic() + 0.5
         self.metrics.runs.labels(kind="standby-recompute" if force else "standby-incremental").inc()
         self.log.debug("standby engine run", recomputed=rep.recomputed, incremental=rep.incremental,
                        ms=round(rep.seconds * 1000, 2))
+
+    def _verify_writers(self) -> None:
+        """Quiet standby: would the writer nodes, recomputed, write anything?  (Never sent.)"""
+        assert self.nb is not None and self.sb is not None and self.graph is not None
+        self.verify_at = 0.0
+        ctx = Ctx(self.nb, self.sb, self.warn)
+        ctx.sb_txn = Txn(self.sb.idl)
+        ctx.nb_txn = Txn(self.nb.idl)
+        try:
+            with _gc_paused():
+                self.graph.engine.run(ctx, recompute=WRITER_NODES)
+            self.writers_clean = not (ctx.sb_txn._txn_rows or ctx.nb_txn._txn_rows or ctx.sb_extra_ops)
+        except Exception:
+            self.log.exception("standby check of the writers failed")
+            self.writers_clean = False
+        finally:
+            ctx.sb_txn.abort()
+            ctx.nb_txn.abort()
+        self.log.debug("standby writers checked", clean=self.writers_clean)
 
     def _busy(self) -> bool:
         """A write or the cache load is in flight."""
@@ -350,6 +420,9 @@ class Daemon:
         try:
             with _gc_paused():
                 rep = self.graph.engine.run(ctx, force=force, recompute=recompute)
+                # Others' rows (MAC_Binding, FDB, IGMP_Group) that name the datapaths and ports deleted here.
+                ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
+                ctx.sb_extra_ops += self.ri_retry_ops
                 nbg = nb_global_row(self.nb)
                 self.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
                 if ctx.stats.deleted.get("Datapath_Binding"):
@@ -373,6 +446,8 @@ class Daemon:
                        unhandled=rep.unhandled, ms=round(rep.seconds * 1000, 2))
         self.runs += 1
         self.last_report = rep
+        self.ri_retry_ops = []
+        self.trimmer.active()
         if self.warn.count:
             self.metrics.bad_rows.labels(kind="any").inc(self.warn.count)
             self.warn.count = 0
@@ -392,14 +467,8 @@ class Daemon:
         """This run's plan for the raw tables, plus SB_Global.nb_cfg (written with them, so
         ``--wait=sb`` returns only once what this run wrote has committed)."""
         assert self.sb is not None and self.nb is not None and self.graph is not None
-        dp_uuid = {}
-        for row in self.sb.rows("Datapath_Binding").values():
-            ids = row.external_ids
-            k = ids.get("logical-switch") or ids.get("logical-router")
-            if k:
-                dp_uuid[k] = str(row.uuid)
         lflow = self.graph.lflow
-        plan, nwant = self.writer.plan(lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"), dp_uuid)
+        plan, nwant = self.writer.plan(lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"), self._dp_uuid())
         self.metrics.lflows.set(nwant if nwant is not None else len(lflow.table))
         sbg = sb_global_row(self.sb)
         # (While SB_Global is being created, its echo triggers another run that writes nb_cfg.)
@@ -408,6 +477,17 @@ class Daemon:
             plan.ops.append({"op": "update", "table": "SB_Global", "where": [["_uuid", "==", ["uuid", str(sbg.uuid)]]],
                              "row": {"nb_cfg": self.pending_nb_cfg}})
         return plan
+
+    def _dp_uuid(self) -> dict[str, str]:
+        """NB datapath key -> SB Datapath_Binding uuid."""
+        assert self.sb is not None
+        dp_uuid = {}
+        for row in self.sb.rows("Datapath_Binding").values():
+            ids = row.external_ids
+            k = ids.get("logical-switch") or ids.get("logical-router")
+            if k:
+                dp_uuid[k] = str(row.uuid)
+        return dp_uuid
 
     def _poll_txns(self) -> None:
         if self.sb_txn is not None:
@@ -457,6 +537,9 @@ class Daemon:
 
     def _write_succeeded(self) -> None:
         self.failures.succeeded()
+        if self.lean_after_write and self.raw is not None:
+            self.lean_after_write = False
+            self.writer.lean_monitor(self.raw)
         self.metrics.dp_groups.set(len(self.flow_cache.groups))
 
     def _write_failed(self, what: str, status: str, error: Any) -> None:
@@ -464,6 +547,18 @@ class Daemon:
         self.force_recompute = True
         self.writer.failed()
         self.retry_at = time.monotonic() + self.failures.failed(what, status, error)
+        self._after_referential_error(error)
+
+    def _after_referential_error(self, error: Any) -> None:
+        """A row we delete is still referenced: the retry also deletes the rows of tables we do not
+        own that reference it strongly (the list comes from the SB schema), and re-reads the flow
+        tables (a row someone else inserted there may be the referrer)."""
+        rows = referential_integrity_rows(error)
+        for table, row_uuid in rows:
+            self.ri_retry_ops += referrer_cleanup_ops(table, row_uuid)
+        if rows and not self._busy():
+            self.writer.reset()
+            self.load_req = None
 
     # ---- the raw path alone: loading the cache, plans without IDL changes, repairs ----
     def _poll_flows(self) -> None:
@@ -527,6 +622,33 @@ class Daemon:
         counts = {t: len(self.sb.rows(t)) for t in ("Datapath_Binding", "Port_Binding", "Multicast_Group")}
         self.log.info("first sync committed", **counts, Logical_Flow=len(self.flow_cache.flows),
                       Logical_DP_Group=len(self.flow_cache.groups), Load_Balancer=len(self.flow_cache.lbs))
+
+    def _apply_loop_options(self) -> None:
+        """NB_Global options for the daemon's own loop, as the reference reads them:
+        northd_probe_interval (else --probe-interval, else the default) on both connections, and
+        northd_trim_timeout.  Read from NB only while NB is in sync."""
+        assert self.nb is not None and self.sb is not None
+        if not self.nb.synced and self.probe_applied:
+            return
+        nbg = nb_global_row(self.nb) if self.nb.synced else None
+        options = nbg.options if nbg is not None else {}
+        self.trimmer.timeout_ms = trim_timeout_ms(options)
+        for conn in (self.nb, self.sb):
+            want = northd_probe_interval(options, conn.default_probe_interval_ms())
+            if self.probe_applied.get(conn.name) != want:
+                conn.set_probe_interval(want)
+                self.probe_applied[conn.name] = want
+                self.log.info("probe interval", db=conn.name, ms=conn.probe_interval)
+            self.metrics.probe_interval.labels(db=conn.name).set(conn.probe_interval / 1000.0)
+
+    def _trim_memory(self, poller: AsyncPoller) -> None:
+        """After northd_trim_timeout ms without an engine run, return freed heap to the system once."""
+        inactive_ms = self.trimmer.maybe_trim()
+        if inactive_ms is not None:
+            self.log.info("trimming memory", inactive_ms=inactive_ms)
+        due = self.trimmer.due_in()
+        if due is not None:
+            poller.timer_wait(due * 1000)
 
     def _update_conn_metrics(self) -> None:
         assert self.nb is not None and self.sb is not None

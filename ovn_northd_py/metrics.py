@@ -15,6 +15,7 @@ class Metrics:
     db_connected: Gauge = field(init=False)
     lock_held: Gauge = field(init=False)
     lock_contended: Gauge = field(init=False)
+    probe_interval: Gauge = field(init=False)
     loop_seconds: Histogram = field(init=False)
     compute_seconds: Histogram = field(init=False)
     commit_seconds: Histogram = field(init=False)
@@ -31,6 +32,7 @@ class Metrics:
     incremental_checks: Counter = field(init=False)
     txn_failures: Counter = field(init=False)
     repairs: Counter = field(init=False)
+    release_info: Gauge = field(init=False)
 
     def __post_init__(self) -> None:
         r = self.registry
@@ -38,6 +40,9 @@ class Metrics:
         self.db_connected = Gauge(p + "db_connected", "1 when connected to the database", ["db"], registry=r)
         self.lock_held = Gauge(p + "sb_lock_held", "1 while we hold the SB lock ovn_northd", registry=r)
         self.lock_contended = Gauge(p + "sb_lock_contended", "1 while another client holds the lock", registry=r)
+        self.probe_interval = Gauge(p + "db_probe_interval_seconds",
+                                    "Inactivity probe interval in force on the connection (0: off)", ["db"],
+                                    registry=r)
         self.loop_seconds = Histogram(p + "loop_seconds", "Main loop iteration time", buckets=_BUCKETS, registry=r)
         self.compute_seconds = Histogram(
             p + "compute_seconds", "Engine compute time per run", buckets=_BUCKETS, registry=r
@@ -71,6 +76,11 @@ class Metrics:
         self.repairs = Counter(
             p + "foreign_repairs",
             "Rows of Logical_Flow, Logical_DP_Group and Load_Balancer put back after someone else changed them",
+            registry=r,
+        )
+
+        self.release_info = Gauge(
+            p + "release_info", "1 for the OVN release whose flow profile the daemon serves", ["release"],
             registry=r,
         )
 

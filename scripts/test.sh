@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The reference of other OVN releases runs from Debian chroots, built once per machine and cached
+# (/var/cache/ovn-northd-py/chroots): trixie (25.03), and bookworm (23.03) unless the host is Debian 12.
+bash scripts/chroots.sh --for-tests
 # Static checks first: the package is kept ruff- and mypy-clean.
 .venv/bin/ruff check ovn_northd_py
 .venv/bin/mypy ovn_northd_py

@@ -378,9 +378,12 @@ def build_ovnk_nb(remote: str, nodes: int = 20, pods_per_node: int = 10, service
 
 def ovnk_names() -> dict[str, str]:
     """Rows the latency benchmark's change kinds touch (present at any scale): ``sw`` the first node's
-    switch, ``lr`` the cluster router, ``gw`` the first node's gateway router."""
+    switch, ``lr`` the cluster router, ``gw`` the first node's gateway router, ``pod`` a port the
+    benchmark creates itself (``prepare``), ``ns_as`` namespace ns0's address set, ``lb_group`` the
+    shared load-balancer group, ``cluster_pg`` the cluster-wide port group."""
     n = Node(0)
-    return {"sw": n.name, "lr": "ovn_cluster_router", "gw": n.gr}
+    return {"sw": n.name, "lr": "ovn_cluster_router", "gw": n.gr, "pod": f"{n.name}-bench-anchor",
+            "ns_as": fnv_hash("ns0_v4"), "lb_group": "clusterLBGroup", "cluster_pg": "clusterPortGroup"}
 
 
 def main(argv: list[str]) -> int:

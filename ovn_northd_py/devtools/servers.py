@@ -2,7 +2,9 @@
 
 Each server lives in its own directory, listens on a unix socket and is stopped
 by the PID it wrote.  Nothing here is a mock: these are Debian's binaries with
-the OVN schemas shipped in ``ovn_northd_py/schemas``.
+the OVN schemas shipped in ``ovn_northd_py/schemas``.  ``tools`` (default: the
+host's) runs them from a release's Debian chroot instead (see ``tools.py``); the
+work dir must then be inside the chroot (``tools.scratch_dir()``).
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..release import DEFAULT_RELEASE
+from .tools import HOST, Tools
+
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
-NB_SCHEMA = SCHEMA_DIR / "ovn-nb.ovsschema"
-SB_SCHEMA = SCHEMA_DIR / "ovn-sb.ovsschema"
+NB_SCHEMA = DEFAULT_RELEASE.nb_schema
+SB_SCHEMA = DEFAULT_RELEASE.sb_schema
 
 
 def _wait_for(predicate, timeout: float, what: str) -> None:
@@ -88,6 +93,7 @@ class OvsdbServer:
     name: str  # "nb" or "sb"
     schema: Path
     db_file: Path | None = None  # start from this database file (copied) instead of an empty one
+    tools: Tools = HOST
     # Also listen on ptcp:TCP_PORT:127.0.0.1 (``tcp_remote``); with ``db_remotes`` the server also
     # serves the Connection rows of the database (e.g. one with a short ``inactivity_probe``).
     tcp_port: int | None = None
@@ -125,11 +131,15 @@ class OvsdbServer:
 
     def start(self) -> OvsdbServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
+        t = self.tools
         if not self.db_path.exists():
             if self.db_file is not None:
                 shutil.copyfile(self.db_file, self.db_path)
             else:
-                subprocess.run(["ovsdb-tool", "create", str(self.db_path), str(self.schema)], check=True)
+                schema = self.schema
+                if not t.sees(schema):
+                    schema = Path(shutil.copyfile(schema, self.workdir / f"{self.name}.ovsschema"))
+                subprocess.run(t.cmd("ovsdb-tool", "create", t.path(self.db_path), t.path(schema)), check=True)
         for stale in (self.sock, self.pidfile):
             stale.unlink(missing_ok=True)
         extra = []
@@ -139,18 +149,18 @@ class OvsdbServer:
             table = "NB_Global" if self.db_name == "OVN_Northbound" else "SB_Global"
             extra.append(f"--remote=db:{self.db_name},{table},connections")
         subprocess.run(
-            [
+            t.cmd(
                 "ovsdb-server",
                 "--detach",
                 "-vconsole:off",
                 "--no-chdir",
-                f"--pidfile={self.pidfile}",
-                f"--remote=punix:{self.sock}",
+                f"--pidfile={t.path(self.pidfile)}",
+                f"--remote=punix:{t.path(self.sock)}",
                 *extra,
-                f"--unixctl={self.ctl}",
-                f"--log-file={self.workdir / (self.name + '-ovsdb.log')}",
-                str(self.db_path),
-            ],
+                f"--unixctl={t.path(self.ctl)}",
+                f"--log-file={t.path(self.workdir / (self.name + '-ovsdb.log'))}",
+                t.path(self.db_path),
+            ),
             check=True,
         )
         _wait_for(lambda: self.pidfile.exists() and self.sock.exists(), 10.0, f"{self.name} ovsdb-server")
@@ -173,48 +183,51 @@ class OvsdbServer:
     def backup(self, dest: Path) -> Path:
         """A standalone copy of the live database (ovsdb-client backup)."""
         with open(dest, "wb") as out:
-            subprocess.run(["ovsdb-client", "backup", self.remote], stdout=out, check=True)
+            subprocess.run(self.tools.cmd("ovsdb-client", "backup", self.tools.remote(self.remote)),
+                           stdout=out, check=True)
         return dest
 
 
-def nbctl(remote: str, *args: str, wait: str | None = None, timeout: int = 60) -> str:
-    cmd = ["ovn-nbctl", f"--db={remote}", f"--timeout={timeout}"]
+def nbctl(remote: str, *args: str, wait: str | None = None, timeout: int = 60, tools: Tools = HOST) -> str:
+    opts = [f"--db={tools.remote(remote)}", f"--timeout={timeout}"]
     if wait:
-        cmd.append(f"--wait={wait}")
-    cmd += list(args)
+        opts.append(f"--wait={wait}")
+    cmd = tools.cmd("ovn-nbctl", *opts, *args)
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
-def sbctl(remote: str, *args: str, timeout: int = 60) -> str:
-    cmd = ["ovn-sbctl", f"--db={remote}", f"--timeout={timeout}", *args]
+def sbctl(remote: str, *args: str, timeout: int = 60, tools: Tools = HOST) -> str:
+    cmd = tools.cmd("ovn-sbctl", f"--db={tools.remote(remote)}", f"--timeout={timeout}", *args)
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
 @dataclass(slots=True)
 class ReferenceNorthd:
-    """Debian's C ovn-northd, the oracle."""
+    """Debian's C ovn-northd, the oracle (of ``tools.release``; the host's by default)."""
 
     workdir: Path
     nb_remote: str
     sb_remote: str
     binary: str = "/usr/bin/ovn-northd"
+    tools: Tools = HOST
     pid: int | None = field(default=None, init=False)
 
     def start(self) -> ReferenceNorthd:
         pidfile = self.workdir / "ref-northd.pid"
         pidfile.unlink(missing_ok=True)
+        t = self.tools
         subprocess.run(
-            [
+            t.cmd(
                 self.binary,
                 "--detach",
                 "-vconsole:off",
                 "--no-chdir",
-                f"--pidfile={pidfile}",
-                f"--ovnnb-db={self.nb_remote}",
-                f"--ovnsb-db={self.sb_remote}",
-                f"--log-file={self.workdir / 'ref-northd.log'}",
-                f"--unixctl={self.workdir / 'ref-northd.ctl'}",
-            ],
+                f"--pidfile={t.path(pidfile)}",
+                f"--ovnnb-db={t.remote(self.nb_remote)}",
+                f"--ovnsb-db={t.remote(self.sb_remote)}",
+                f"--log-file={t.path(self.workdir / 'ref-northd.log')}",
+                f"--unixctl={t.path(self.workdir / 'ref-northd.ctl')}",
+            ),
             check=True,
         )
         _wait_for(pidfile.exists, 10.0, "reference ovn-northd")

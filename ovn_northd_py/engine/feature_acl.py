@@ -34,7 +34,7 @@ from ..flows.router_addrs import router_lb_vip_sets
 from ..northd.build import opt
 from ..northd.model import Datapath, Northd
 from ..ovsdb.connection import RowChange
-from ..sync.address_sets import address_set_row
+from ..sync.address_sets import address_set_row, warn_name_clash
 from ..sync.meters import MeterSpec, acl_fair_meter, desired_meters, nb_meter_specs, sync_meter, sync_meters
 from ..sync.port_groups import (
     desired_port_groups,
@@ -309,6 +309,10 @@ def _sync_pg(h: FeatureCtx, key: str, row: Any | None) -> None:
             _sync_as(h, old_name + suffix)
     for name, addresses in sets.items():
         _sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, addresses))
+        as_key = STATE.as_by_name.get(name)
+        nb_set = _row(h.nb.rows("Address_Set"), as_key) if as_key is not None else None
+        if nb_set is not None and h.warn is not None and row is not None:
+            warn_name_clash(h.warn, nb_set, row.name)
     if row is None:
         STATE.drop_pg(key)
     else:
@@ -322,13 +326,15 @@ def _sync_as(h: FeatureCtx, name: str, delete_unknown: bool = True) -> bool:
     northd defines otherwise, e.g. ``svc_monitor_mac``, are the full sync's)."""
     key = STATE.as_by_name.get(name)
     nb_set = _row(h.nb.rows("Address_Set"), key) if key is not None else None
-    if nb_set is not None:
-        _sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, list(nb_set.addresses)))
-        return True
     pg_key = STATE.pg_by_name.get(name[:-4]) if name.endswith(("_ip4", "_ip6")) else None
     pg = _row(h.nb.rows("Port_Group"), pg_key) if pg_key is not None else None
-    if pg is not None:
+    if pg is not None:  # a port group's own set keeps its addresses; an NB set of that name is skipped
+        if nb_set is not None and h.warn is not None:
+            warn_name_clash(h.warn, nb_set, pg.name)
         _sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, pg_address_sets(pg, h.nd)[name]))
+        return True
+    if nb_set is not None:
+        _sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, list(nb_set.addresses)))
         return True
     if not delete_unknown:
         return False
@@ -377,7 +383,7 @@ def on_nb_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
             STATE.drop_as(key)
             if row is not None:
                 STATE.set_as(key, row.name)
-                _sync(h, "Address_Set", IDX_ADDRESS_SET, row.name, address_set_row(row.name, list(row.addresses)))
+                _sync_as(h, row.name)
             if old is not None and (row is None or row.name != old):
                 _sync_as(h, old)
         elif c.table == "Port_Group":

@@ -43,10 +43,10 @@ from ..flows import build_datapath_flows, build_port_flows
 from ..flows.context import FlowCtx, dp_owner, port_owner
 from ..flows.lb_health import pb_up_reader, sb_down_monitors, svc_monitor_src_ips
 from ..flows.lb_index import LbIndex, group_members
+from ..flows.lr_nat import LB_FACTS, build_router_lbs_only, nat_owner, remember_router_lb_facts
 from ..flows.lr_nat import lb_owner as router_lb_owner
-from ..flows.lr_nat import nat_owner
 from ..flows.lr_pipeline import route_and_policy_owners
-from ..flows.ls_lb import OWNER_LB, build_lb_flows_on_switches
+from ..flows.ls_lb import OWNER_LB, build_lb_flows_on_switches, warn_bad_vips
 from ..northd.model import Datapath, Northd
 from ..ovsdb.connection import RowChange
 from .feature_acl import refresh_switches
@@ -63,11 +63,16 @@ def _row(rows: Any, key: str) -> Any:
     return rows.get(uuid.UUID(key))
 
 
-def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: Any, extra_owners: set[Any]) -> None:
+def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: Any, extra_owners: set[Any],
+                         keep_lbs: frozenset[str] = frozenset()) -> None:
     """Every flow of ``router`` and of the switch ports peering with it, rebuilt from scratch.
 
     ``extra_owners``: owners of this router's flows the present NB rows no longer name (deleted
-    NAT rules, load balancers it lost).
+    NAT rules, load balancers it lost).  ``keep_lbs``: load balancers whose per-router flows stay
+    as they are (a load balancer's router flows read its own row and the router's NAT context --
+    gateway, NAT external IPs, ``lb_force_snat_ip`` -- only, so when neither changed, adding a
+    service to a group shared by every gateway router rebuilds one load balancer's flows per
+    router, not all of them).
 
     NAT ``options:add_route`` puts flows on *other* routers (the neighbours on the switch of the
     rule's distributed gateway port: /32 routes, and ARP bindings on gateway routers).  They are
@@ -88,9 +93,14 @@ def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: Any, extra_owne
     for n in router.nb.nat:
         table.remove_owner(nat_owner(str(n.uuid)))
     for lb in fctx.lbs.dp_lbs.get(router.key, ()):
-        table.remove_owner(router_lb_owner(lb, router.key))
+        if lb not in keep_lbs:
+            table.remove_owner(router_lb_owner(lb, router.key))
     fctx.forget(router.key)
-    build_datapath_flows(router, fctx, table)
+    fctx.keep_router_lbs = keep_lbs
+    try:
+        build_datapath_flows(router, fctx, table)
+    finally:
+        fctx.keep_router_lbs = frozenset()
     for p in router.ports:
         table.remove_owner(port_owner(p))
         build_port_flows(p, fctx, table)
@@ -98,6 +108,24 @@ def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: Any, extra_owne
         if p.kind == "lrp" and q is not None and q.kind == "lsp" and nd.ports.get(q.name) is q:
             table.remove_owner(port_owner(q))
             build_port_flows(q, fctx, table)
+    remember_router_lb_facts(router, fctx)
+
+
+def rebuild_router_lbs(router: Datapath, gone: set[str], changed: set[str], rows: Any, fctx: FlowCtx,
+                       table: Any) -> bool:
+    """A router whose load balancers changed but not its NAT context: when the router's load-balancer
+    facts (:func:`~ovn_northd_py.flows.lr_nat.router_lb_facts`: what its other flows read of its
+    load balancers) are what they were when its flows were built, only the flows of the load
+    balancers it lost (``gone``) or that are new or changed (``changed``) are rebuilt.  False
+    (nothing done) when the facts differ or were not remembered: the caller rebuilds the scope."""
+    old = fctx.memo.get((LB_FACTS, router.key))
+    fctx.forget(router.key)  # its memoised addresses / VIP sets read the load balancers
+    if old is None or remember_router_lb_facts(router, fctx) != old:
+        return False
+    for lb in gone | changed:
+        table.remove_owner(router_lb_owner(lb, router.key))
+    build_router_lbs_only(router, [r for lb in sorted(changed) if (r := _row(rows, lb)) is not None], fctx, table)
+    return True
 
 
 def _rebuild_switch_lb(lb: str, row: Any, fctx: FlowCtx, table: Any) -> None:
@@ -194,6 +222,8 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
         if c.table == "Load_Balancer":
             changed_lbs.add(key)
             row = _row(lb_rows, key)
+            if row is not None:
+                warn_bad_vips(row, fctx)  # also when no switch or router uses it
             health = health or bool(fctx.svc_monitor_ips) or (row is not None and bool(row.health_check))
         elif c.table == "Load_Balancer_Group":
             users = idx.group_dps.get(key)
@@ -225,6 +255,9 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
     switch_lbs: set[str] = set(changed_lbs)
     touched_switches: set[str] = set()
     rebuild: dict[str, set[Any]] = {}  # router key -> owners of flows its NB rows no longer name
+    keep: dict[str, frozenset[str]] = {}  # router key -> load balancers whose router flows stay
+    lost: dict[str, set[str]] = {}  # router key -> load balancers it no longer has
+    changed_here: dict[str, set[str]] = {}  # router key -> its new or changed load balancers
     for key in dps | routers:
         dp = nd.datapaths.get(key)
         old_lbs = idx.dp_lbs.get(key, frozenset())
@@ -238,8 +271,14 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
             if moved or changed_lbs & now:
                 touched_switches.add(key)
         elif key in routers or moved or changed_lbs & (old_lbs | now):
-            owners: set[Any] = {router_lb_owner(lb, key) for lb in old_lbs}
+            owners: set[Any] = {router_lb_owner(lb, key) for lb in old_lbs - now}
+            if key in routers:
+                owners |= {router_lb_owner(lb, key) for lb in old_lbs}
             owners |= {nat_owner(n) for n in old_nats}
+            # Same NAT context: the load balancers it keeps, unchanged, keep their flows.
+            keep[key] = frozenset() if key in routers else frozenset((old_lbs & now) - changed_lbs)
+            lost[key] = set(old_lbs - now)
+            changed_here[key] = set(now - keep[key])
             rebuild[key] = owners
     for n in gone_nats:
         table.remove_owner(nat_owner(n))
@@ -253,7 +292,10 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
     if touched_switches:
         refresh_switches(touched_switches, h)
     for key, extra in sorted(rebuild.items()):
-        rebuild_router_scope(nd.datapaths[key], fctx, table, extra)
+        router = nd.datapaths[key]
+        if key not in routers and rebuild_router_lbs(router, lost[key], changed_here[key], lb_rows, fctx, table):
+            continue
+        rebuild_router_scope(router, fctx, table, extra, keep[key])
     if health:
         for name in _health_check_ports(h, fctx):
             table.remove_owner(("port", name))

@@ -121,3 +121,4 @@ class FeatureCtx:
     stats: Any = None
     tracked: Any = None  # on_northd_sb: the northd node's Tracked changes
     sb_indexes: dict[str, Any] = field(default_factory=dict)  # Feature.sb_indexes, by name (RowIndex)
+    warn: Any = None  # WarnOnce.warn, for bad NB rows found by SB handlers (None: do not warn)

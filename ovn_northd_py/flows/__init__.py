@@ -92,7 +92,7 @@ from ..northd.model import Datapath, Northd, Port
 from .acl_rules import build_all_acl_flows
 from .context import FlowCtx, WarnFn, dp_owner, flow_ctx_from_nb, hint, port_owner
 from .defaults import build_lr_default_flows, build_lrp_default_flows, build_ls_default_flows
-from .lr_nat import build_lsp_nat_add_route_flows
+from .lr_nat import build_lsp_nat_add_route_flows, remember_router_lb_facts
 from .lr_pipeline import LR_DP_BUILDERS, LR_PORT_BUILDERS, LSP_ROUTER_BUILDERS
 from .ls_acl import build_ls_acl_flows, build_lsp_dhcp_reply_flows
 from .ls_arp_rsp import build_lsp_arp_rsp_flows
@@ -172,6 +172,8 @@ def build_lflows(nd: Northd, ctx: FlowCtx, table: FlowTable) -> None:
         build_datapath_flows(dp, ctx, table)
         for port in dp.ports:
             build_port_flows(port, ctx, table)
+        if dp.is_router:
+            remember_router_lb_facts(dp, ctx)  # (what a later load-balancer change compares with)
     for build in ROW_BUILDERS:
         build(nd, ctx, table)
 

@@ -37,7 +37,7 @@ from ..northd.addresses import (
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, hint
 from .ovs_order import ovs_hash_string
-from .router_addrs import parse_vip_address
+from .router_addrs import lb_vip_addrs
 
 # The router pipeline's "packet too big" bit (``reg9[0]`` marks egress loopback,
 # ``reg9[2..3]`` neighbour lookup results, ``reg7`` the route table, ``reg8`` ECMP ids).
@@ -126,10 +126,7 @@ def _compute_router(router: Datapath) -> RouterInfo:
         lbs += list(group.load_balancer)
     vips: set[IPAddress] = set()
     for lb in lbs:
-        for key in lb.vips:
-            addr = parse_vip_address(key)
-            if addr is not None:
-                vips.add(addr)
+        vips.update(lb_vip_addrs(lb)[2])
     nets: dict[str, LrpNetworks] = {}
     for p in router.ports:
         if p.kind == "lrp":

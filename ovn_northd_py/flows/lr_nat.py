@@ -107,7 +107,7 @@ from ..lflow.stages import (
     LR_OUT_UNDNAT,
 )
 from ..lflow.table import FlowTable
-from ..northd.addresses import AddressError, format_ipv6, format_mac, parse_mac, solicited_node
+from ..northd.addresses import AddressError, format_ip, format_ipv6, format_mac, parse_mac, solicited_node
 from ..northd.build import opt
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, hint, port_owner
@@ -132,6 +132,7 @@ from .lr_lb import (
 )
 from .ls_lb import parse_vip
 from .ovs_order import sset_order
+from .router_addrs import reachable_vips, router_addrs, router_lb_vip_set_names
 
 NatOwner = tuple[str, str]
 LbOwner = tuple[str, str, str]
@@ -573,6 +574,51 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     _build_lbs(router, gw, lbs, ctx, table)
 
 
+def build_router_lbs_only(router: Datapath, lbs: list[Any], ctx: FlowCtx, table: FlowTable) -> None:
+    """The per-router flows of load balancers ``lbs`` alone (owners ``lb_owner(lb, router)``,
+    removed first), as :func:`build_lr_nat_flows` builds them, for a router whose other flows stay:
+    same NAT context and same :func:`router_lb_facts`."""
+    gw = nat_gateway(router, ctx)
+    gateway = True
+    if gw is None:
+        if router_info(router, ctx).dgps:
+            return  # (a router whose NAT gateway is unusable builds no load-balancer flows)
+        gw, gateway = NatGw(None, None), False
+    force, nat_ips = forces_snat_for_lb(router, ctx), nat_external_ips(router)
+    for lb in lbs:
+        build_router_lb_flows(router, gw, lb, table, force_snat=force, nat_ips=nat_ips, gateway=gateway, ctx=ctx)
+
+
+def remember_router_lb_facts(router: Datapath, ctx: FlowCtx) -> tuple[Any, ...]:
+    """:func:`router_lb_facts` as the router's flows were just built, memoised under its key (so
+    any change that makes the router's memos stale, ``ctx.forget(router.key)``, drops them too)."""
+    return ctx.cached(LB_FACTS, router.key, lambda: router_lb_facts(router, ctx))
+
+
+LB_FACTS = "rtr_lb_facts"
+
+
+def router_lb_facts(router: Datapath, ctx: FlowCtx) -> tuple[Any, ...]:
+    """Everything a router's flows other than its load balancers' own read of its load-balancer
+    set: whether it has any (DNAT ct flows), the names of its ``_rtr_lb`` VIP sets, per port the
+    port addresses that are VIPs and the VIPs inside its networks (ARP/ND, drops), the NAT IPs
+    that are VIPs, and the ``add_route`` VIPs.  Equal before and after a change of its load
+    balancers: only those load balancers' flows need building again."""
+    addrs = router_addrs(router, ctx)
+    owned = router_info(router, ctx).nat_owned
+    vip_texts = {format_ip(v) for v in addrs.lb_vips}
+    ports = []
+    for p in router.ports:
+        nets = port_nets(p, ctx) if p.kind == "lrp" else None
+        if nets is None:
+            continue
+        own = [*(n.addr for n in nets.ipv4), *(n.addr for n in nets.ipv6)]
+        ports.append((p.name, frozenset(a for a in own if a in owned), tuple(reachable_vips(nets, addrs.lb_vips))))
+    lbs = router_lbs(router)
+    return (bool(lbs), router_lb_vip_set_names(router, ctx), tuple(ports),
+            frozenset(n for n in addrs.nat_ips if n in vip_texts), tuple(_add_route_vips(lbs)))
+
+
 def _build_lbs(router: Datapath, gw: NatGw, lbs: list[Any], ctx: FlowCtx, table: FlowTable,
                gateway: bool = True) -> None:
     """The load balancers' flows (:mod:`.lr_lb`) and, on any router with one, DNAT's ct flows."""
@@ -580,7 +626,10 @@ def _build_lbs(router: Datapath, gw: NatGw, lbs: list[Any], ctx: FlowCtx, table:
         for prio, match, actions in DNAT_CT_FLOWS:
             table.add(router.index, LR_IN_DNAT, prio, match, actions, owner=dp_owner(router))
     force, nat_ips = forces_snat_for_lb(router, ctx), nat_external_ips(router)
+    keep = ctx.keep_router_lbs
     for lb in lbs:
+        if keep and str(lb.uuid) in keep:
+            continue  # its flows were kept (the router's NAT context is unchanged)
         build_router_lb_flows(router, gw, lb, table, force_snat=force, nat_ips=nat_ips, gateway=gateway, ctx=ctx)
 
 

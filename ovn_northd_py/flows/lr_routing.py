@@ -188,6 +188,9 @@ def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, i
     uuid = str(row.uuid)
     prefix = _prefix(str(row.ip_prefix))
     if prefix is None:
+        # Like the reference ("bad 'ip_prefix' ... in static route"): no flow, one warning.
+        ctx.warn("route_bad_prefix", "Logical_Router_Static_Route", row.uuid, f"bad ip_prefix {row.ip_prefix!r}",
+                 router=router.name)
         return None
     table_id = tables.get(str(row.route_table), 0)
     src = opt(row.policy) == "src-ip"

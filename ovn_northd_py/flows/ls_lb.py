@@ -225,6 +225,15 @@ def lb_vips(lb: Any, ctx: FlowCtx | None = None) -> Iterator[Vip]:
             yield Vip(vip, tuple(usable.get(key, ())), key, backends)
 
 
+def warn_bad_vips(lb: Any, ctx: FlowCtx) -> None:
+    """Warn (once, as :func:`lb_vips` does) about the VIPs of ``lb`` that do not parse, whether or
+    not any switch or router uses it (the reference warns about every NB load balancer)."""
+    for key in sorted(lb.vips):
+        parsed = parse_vip(lb, key)
+        if isinstance(parsed, str):
+            ctx.warn("lb_bad_vip", "Load_Balancer", lb.uuid, parsed, name=str(getattr(lb, "name", "")), vip=key)
+
+
 def switch_lbs(dp: Datapath) -> list[Any]:
     """The load balancers of switch ``dp``: its own, then its groups'."""
     out: dict[str, Any] = {str(lb.uuid): lb for lb in dp.nb.load_balancer}

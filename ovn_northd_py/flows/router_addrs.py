@@ -24,6 +24,7 @@ from ..northd.addresses import (
 )
 from ..northd.build import opt
 from ..northd.model import Datapath, Port
+from ..ovsdb import fastrow
 from .context import FlowCtx
 from .lb_health import is_template_lb
 
@@ -71,6 +72,19 @@ def _is_mac(s: str) -> bool:
     return True
 
 
+def _lb_vip_addrs(lb: Any) -> tuple[bool, str | None, tuple[IPAddress, ...]]:
+    """(template?, ``options:neighbor_responder``, parsed VIP addresses) of one load balancer."""
+    addrs = (parse_vip_address(key) for key in lb.vips)
+    return is_template_lb(lb), lb.options.get("neighbor_responder"), tuple(a for a in addrs if a is not None)
+
+
+def lb_vip_addrs(lb: Any) -> tuple[bool, str | None, tuple[IPAddress, ...]]:
+    """:func:`_lb_vip_addrs`, kept with the NB row until it changes (every router of a shared
+    load-balancer group reads every load balancer's VIPs)."""
+    result: tuple[bool, str | None, tuple[IPAddress, ...]] = fastrow.derived(lb, "lb_vip_addrs", _lb_vip_addrs)
+    return result
+
+
 def _by_uuid(rows: Any) -> list[Any]:
     return sorted(rows, key=lambda r: str(r.uuid))
 
@@ -97,12 +111,11 @@ def _compute(router: Datapath) -> RouterAddrs:
         lbs += list(group.load_balancer)
     vips: dict[IPAddress, None] = {}
     for lb in lbs:
-        if is_template_lb(lb):  # observed: no ARP/ND or address set for template load balancers' VIPs
+        template, _mode, addrs = lb_vip_addrs(lb)
+        if template:  # observed: no ARP/ND or address set for template load balancers' VIPs
             continue
-        for key in lb.vips:
-            addr = parse_vip_address(key)
-            if addr is not None:
-                vips[addr] = None
+        for addr in addrs:
+            vips[addr] = None
     dgps = {p.options["distributed-port"]: p.name for p in router.ports if p.kind == "crp"}
     return RouterAddrs(tuple(nat_ips), tuple(nat_macs), tuple(distributed), tuple(vips), dgps)
 
@@ -149,15 +162,13 @@ def router_lb_vip_sets(router: Datapath) -> dict[str, list[str]]:
     anywhere: set[IPAddress] = set()  # the VIPs of load balancers with neighbor_responder=all
     for lb in lbs:
         # Observed: a template load balancer's (literal) VIPs only with ``neighbor_responder=all``.
-        mode = lb.options.get("neighbor_responder")
-        if mode == "none" or (mode != "all" and is_template_lb(lb)):
+        template, mode, addrs = lb_vip_addrs(lb)
+        if mode == "none" or (mode != "all" and template):
             continue
-        for key in lb.vips:
-            addr = parse_vip_address(key)
-            if addr is not None:
-                vips[addr] = None
-                if mode == "all":
-                    anywhere.add(addr)
+        for addr in addrs:
+            vips[addr] = None
+            if mode == "all":
+                anywhere.add(addr)
     nets = [n for n in (lrp_networks(p) for p in router.ports if p.kind == "lrp") if n is not None]
     v4 = sorted({format_ip(v) for v in vips if isinstance(v, IPv4Address)
                  and (v in anywhere or any(n.contains(v) for ns in nets for n in ns.ipv4))})

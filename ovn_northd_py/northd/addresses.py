@@ -263,7 +263,8 @@ class Ipv4Net:
         return f"{self.addr}/{self.plen}"
 
     def contains(self, addr: IPv4Address) -> bool:
-        return (int(addr) & ~_host_mask(self.plen, 32)) == int(self.network)
+        m = ~_host_mask(self.plen, 32)
+        return (int(addr) & m) == (int(self.addr) & m)
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -310,7 +311,8 @@ class Ipv6Net:
         return f"{self.addr_s}/{self.plen}"
 
     def contains(self, addr: IPv6Address) -> bool:
-        return (int(addr) & ~_host_mask(self.plen, 128)) == int(self.network)
+        m = ~_host_mask(self.plen, 128)
+        return (int(addr) & m) == (int(self.addr) & m)
 
 
 _LLA_NET: Final = ipaddress.IPv6Network("fe80::/10")

@@ -16,6 +16,7 @@ from typing import Any
 
 import ovs.db.idl
 import ovs.db.types
+import ovs.stream
 import ovs.vlog
 
 from . import fastrow
@@ -92,6 +93,9 @@ class DbConnection:
         if self.probe_interval_ms is not None:
             kw["probe_interval"] = self.probe_interval_ms
         self.idl = _TrackingIdl(self.remote, helper, **kw)
+        if self.probe_interval_ms is not None:
+            # (python-ovs ignores the argument on unix sockets; --probe-interval applies to every remote.)
+            self.set_probe_interval(self.probe_interval_ms)
         if "," in self.remote:
             # A clustered database: after its leader went away every member answers "not leader"
             # until a new one is elected; keep trying them every second instead of backing off
@@ -152,19 +156,40 @@ class DbConnection:
 
     @property
     def synced(self) -> bool:
-        return bool(self.idl.has_ever_connected()) and self.idl.state == self.idl.IDL_S_MONITORING
+        """Connected and monitoring.  (While the session is down the IDL keeps its last state,
+        MONITORING included, until it reconnects: that is not "synced".)"""
+        return (self.connected and bool(self.idl.has_ever_connected())
+                and self.idl.state == self.idl.IDL_S_MONITORING)
 
     @property
     def has_lock(self) -> bool:
-        # The IDL keeps ``has_lock`` across a lost connection until it has reconnected, but the
-        # server freed the lock with the connection (another northd may hold it already).  And a
-        # cluster member grants its own, local lock before the IDL has found that it is not the
-        # leader and moved on: the lock counts once we monitor through the connection holding it.
-        return bool(self.idl.has_lock) and self.connected and self.idl.state == self.idl.IDL_S_MONITORING
+        """Whether we hold the lock *now*.  The IDL keeps ``has_lock`` set across a disconnection
+        until it reconnects and asks again; a lock held on a connection that is gone is not held
+        (the server released it, and another instance may have it).  And a cluster member grants
+        its own, local lock before the IDL has found that it is not the leader and moved on: the
+        lock counts once we monitor through the connection that holds it."""
+        return self.connected and bool(self.idl.has_lock) and self.idl.state == self.idl.IDL_S_MONITORING
 
     @property
     def lock_contended(self) -> bool:
         return bool(self.idl.is_lock_contended)
+
+    @property
+    def probe_interval(self) -> int:
+        """The inactivity probe interval in force (read back from the session's reconnect FSM)."""
+        return int(self.idl._session.reconnect.get_probe_interval())
+
+    def default_probe_interval_ms(self) -> int:
+        """The interval without NB_Global options:northd_probe_interval: ``--probe-interval`` if
+        given, else python-ovs' (and ovn-northd's) default: 5000 ms, none on unix sockets."""
+        if self.probe_interval_ms is not None:
+            return max(0, self.probe_interval_ms)
+        first = self.remote.split(",")[0].strip()
+        return 5000 if ovs.stream.stream_or_pstream_needs_probes(first) else 0
+
+    def set_probe_interval(self, ms: int) -> None:
+        """0 disables probes; a nonzero value below 1000 ms is raised to 1000 (by the FSM)."""
+        self.idl._session.reconnect.set_probe_interval(ms)
 
     def rows(self, table: str) -> dict[Any, Any]:
         return self.idl.tables[table].rows

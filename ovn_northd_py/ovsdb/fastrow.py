@@ -53,6 +53,24 @@ def _fast_getattr(self: Any, name: str) -> Any:
     return value
 
 
+def derived(row: Any, kind: str, compute: Any) -> Any:
+    """``compute(row)``, a value derived from ``row``'s columns alone, kept with the row's column
+    cache (so dropped whenever the row changes).  Not cached while the IDL processes a message or
+    for a row with pending local changes.  The value is shared: callers must not modify it."""
+    d = row.__dict__
+    if _state["busy"] or d.get("_data") is None or d.get("_changes") or d.get("_mutations"):
+        return compute(row)
+    cache = d.get(_CACHE_ATTR)
+    if cache is None:
+        cache = d[_CACHE_ATTR] = {}
+    key = ("derived", kind)
+    try:
+        return cache[key]
+    except KeyError:
+        value = cache[key] = compute(row)
+        return value
+
+
 def invalidate(row: Any) -> None:
     """Forget the cached columns of ``row`` (it changed, or was deleted)."""
     row.__dict__.pop(_CACHE_ATTR, None)

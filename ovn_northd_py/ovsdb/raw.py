@@ -150,10 +150,13 @@ class SessionTap:
         self.attached: dict[Any, int] = {}  # IDL request id -> index of the first attached result
         self.attached_results: dict[Any, list[Any] | str] = {}
         self.last_attached_id: Any = None
-        self.monitor_id: str | None = None  # our current monitor; its updates are kept
-        # Every monitor of ours on this connection: python-ovs' IDL would take any "update" as its
-        # own, so the updates of a replaced monitor (until its cancel is processed) are dropped here.
+        self.monitor_id: str | None = None  # our current monitor
+        # Every monitor of ours on this connection (python-ovs' IDL would take any "update" as its
+        # own, so they never reach it), and those whose updates are dropped (cancelled because
+        # what they watched no longer matters).  A monitor replaced by a newer one keeps being
+        # read until its cancel is processed, so no change falls between the two.
         self.monitor_ids: set[str] = set()
+        self.dropped_ids: set[str] = set()
         self.updates: list[dict[str, Any]] = []  # table-updates of our monitor, oldest first
 
     def send(self, msg: Any) -> int:
@@ -192,7 +195,7 @@ class SessionTap:
                         self.attached_results[msg.id] = msg.result[off:]
             elif (msg.type == ovs.jsonrpc.Message.T_NOTIFY and msg.method == "update"
                   and isinstance(msg.params, list) and len(msg.params) == 2 and msg.params[0] in self.monitor_ids):
-                if msg.params[0] == self.monitor_id:
+                if msg.params[0] not in self.dropped_ids:
                     self.updates.append(msg.params[1])
                 continue
             return msg
@@ -207,6 +210,7 @@ class SessionTap:
         self.attached_results.clear()
         self.monitor_id = None
         self.monitor_ids.clear()
+        self.dropped_ids.clear()
         self.updates.clear()
 
     def __getattr__(self, name: str) -> Any:
@@ -248,25 +252,40 @@ class RawSb:
             return None
         return RawRequest(rid, self.tap.get_seqno(), len(head) - 1 if params is None else 0)
 
-    def cancel_monitor(self) -> None:
-        """Stop our monitor (if any); its updates, and those already received, are dropped."""
+    def cancel_monitor(self, drop: bool = True) -> None:
+        """Stop our monitor (if any).  ``drop``: its updates, and those already received, are
+        dropped (else they keep coming until the server has processed the cancel)."""
         old, self.tap.monitor_id = self.tap.monitor_id, None
-        self.tap.updates.clear()
-        if old is not None:
-            cancel = self.send([], method="monitor_cancel", params=[old])
-            if cancel is not None:
-                self.tap.unread.add(cancel.id)
+        if old is None:
+            return
+        if drop:
+            self.tap.dropped_ids.add(old)
+            self.tap.updates.clear()
+        cancel = self.send([], method="monitor_cancel", params=[old])
+        if cancel is not None:
+            self.tap.unread.add(cancel.id)
 
-    def monitor(self, requests: dict[str, Any]) -> RawRequest | None:
+    def monitor(self, requests: dict[str, Any], cancel_old: bool = False) -> RawRequest | None:
         """Start our own ``monitor`` (RFC 7047 v1 updates) on this connection; its updates collect
-        in ``tap.updates``.  Sent before a ``select``, so nothing written after the select escapes it."""
-        self.cancel_monitor()
+        in ``tap.updates``.  By default the previous monitor is dropped first (a ``select`` follows
+        that reads everything again); ``cancel_old``: the previous one is cancelled after the new
+        one is requested, so the two overlap instead of leaving a gap."""
+        old = self.tap.monitor_id
+        if not cancel_old:
+            self.cancel_monitor()
         mon_id = f"northd-py-raw-{next(_ids)}"
         self.tap.monitor_ids.add(mon_id)
         req = self.send([], method="monitor", params=[self.db_name, mon_id, requests])
-        if req is not None:
-            self.tap.monitor_id = mon_id
+        if req is None:
+            return None
+        self.tap.unread.add(req.id)  # (initial contents: none are asked for)
+        if not cancel_old:
             self.tap.updates.clear()
+        self.tap.monitor_id = mon_id
+        if cancel_old and old is not None:
+            cancel = self.send([], method="monitor_cancel", params=[old])
+            if cancel is not None:
+                self.tap.unread.add(cancel.id)
         return req
 
     def poll(self, req: RawRequest) -> tuple[bool, Any]:

@@ -4,9 +4,16 @@ Examples::
 
     python -m ovn_northd_py.parity --switches 10 --ports 10 --gw-routers 10
     python -m ovn_northd_py.parity --reference-both --switches 3          # harness self-test
+    python -m ovn_northd_py.parity --release 25.03 --switches 3           # 25.03's reference (chroot)
+    python -m ovn_northd_py.parity --release 23.03 --from-chroot          # 23.03 from the bookworm chroot
     python -m ovn_northd_py.parity --nb-file /path/to/ovnnb_db.db --tables Logical_Flow Port_Binding
     python -m ovn_northd_py.parity --ours-cmd '{python} -m ovn_northd_py --ovnnb-db={nb} ...' \\
         --script ./my_nb.py NB_REMOTE 5          # --script must come last
+
+The reference of ``--release`` (default 23.03) runs from the host when the host's OVN is that
+release, else from its Debian chroot (``bash scripts/chroots.sh SUITE`` builds it once);
+``--from-chroot`` or ``OVN_NORTHD_PY_FROM_CHROOT=1`` always uses the chroot.  The report's
+``Reference:`` line names the exact package version that ran.
 
 Exit status: 0 parity on every compared table, 1 differences, 2 the harness could not run.
 """
@@ -27,6 +34,7 @@ from ovn_northd_py.parity.harness import (
     script,
     workload,
 )
+from ovn_northd_py.release import DEFAULT_RELEASE, RELEASES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,6 +56,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--ours-cmd", default=None, help=f"command template for our daemon (default: {OURS_CMD_DEFAULT!r})"
+    )
+    p.add_argument(
+        "--release", choices=list(RELEASES), default=DEFAULT_RELEASE.name,
+        help=f"OVN release of the reference and of the NB/SB schemas (default {DEFAULT_RELEASE.name})",
+    )
+    p.add_argument(
+        "--from-chroot", action="store_true", default=None,
+        help="run the reference from the release's Debian chroot even when the host's OVN is that release",
     )
     p.add_argument(
         "--reference-both", action="store_true", help="run the reference on both sides (self-test)"
@@ -88,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             workdir=args.workdir,
             keep=args.keep,
             settle_timeout=args.settle_timeout,
+            release=args.release,
+            from_chroot=args.from_chroot,
         )
     except (HarnessError, ValueError, OSError, subprocess.SubprocessError) as exc:
         print(f"parity harness failed: {exc}", file=sys.stderr)

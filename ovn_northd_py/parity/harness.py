@@ -8,10 +8,17 @@ flows expanded over their datapaths and compared per stage.
 
 Entry points: :func:`run_parity` (everything), :func:`dump_sb` and :func:`compare_dumps`
 (pieces, used by the self-test to perturb a dump).
+
+``release`` (default 23.03) names the OVN release of the reference: the NB and SB use that
+release's schemas, and its ``ovsdb-server``/``ovn-northd``/``ovn-nbctl`` run from the host when the
+host's OVN is that release, else (or with ``from_chroot``) from its Debian chroot
+(``scripts/chroots.sh``, :mod:`ovn_northd_py.devtools.tools`).  The report names the exact
+reference package version.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -24,7 +31,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,6 +43,8 @@ from ovn_northd_py.devtools.servers import (
     ReferenceNorthd,
     pid_alive,
 )
+from ovn_northd_py.devtools.tools import HOST, Tools, ToolsUnavailable, tools_for
+from ovn_northd_py.release import DEFAULT_RELEASE, Release, get_release
 
 WORKLOAD_DIR = Path(
     os.environ.get("OVN_PARITY_WORKLOADS", Path(__file__).resolve().parents[3] / "shared" / "workloads")
@@ -47,7 +56,8 @@ FLOW_TABLE = "Logical_Flow"
 # NB_Global/SB_Global options northd picks at random when the NB does not set them.  Their SB_Global
 # values are compared by presence only and their occurrences in other rows and in flows are replaced
 # by placeholders (``<svc_monitor_mac>``, ``<mac_prefix>:``) before comparing.
-RANDOM_OPTIONS = ("mac_prefix", "svc_monitor_mac")
+# (``svc_monitor_mac_dst``: 26.03 and later.)
+RANDOM_OPTIONS = ("mac_prefix", "svc_monitor_mac", "svc_monitor_mac_dst")
 # Columns whose values legitimately differ between two correct implementations.
 IGNORED_COLUMNS: dict[str, frozenset[str]] = {
     "Datapath_Binding": frozenset({"tunnel_key"}),
@@ -256,6 +266,8 @@ class Resolver:
             options = row["options"].as_dict()
             if "svc_monitor_mac" in self.random_options and options.get("svc_monitor_mac"):
                 self._substitutions.append((str(options["svc_monitor_mac"]), "<svc_monitor_mac>"))
+            if "svc_monitor_mac_dst" in self.random_options and options.get("svc_monitor_mac_dst"):
+                self._substitutions.append((str(options["svc_monitor_mac_dst"]), "<svc_monitor_mac_dst>"))
             if "mac_prefix" in self.random_options and options.get("mac_prefix"):
                 self._substitutions.append((str(options["mac_prefix"]) + ":", "<mac_prefix>:"))
 
@@ -747,13 +759,13 @@ def _ovsdb_tool(*args: str) -> str:
     return subprocess.run(["ovsdb-tool", *args], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def _seed_from_file(path: Path, seed: Path) -> None:
+def _seed_from_file(path: Path, seed: Path, nb_schema: Path = NB_SCHEMA) -> None:
     if _is_clustered(path):
         _ovsdb_tool("cluster-to-standalone", str(seed), str(path))
     else:
         shutil.copyfile(path, seed)
-    if _ovsdb_tool("needs-conversion", str(seed), str(NB_SCHEMA)) == "yes":
-        _ovsdb_tool("convert", str(seed), str(NB_SCHEMA))
+    if _ovsdb_tool("needs-conversion", str(seed), str(nb_schema)) == "yes":
+        _ovsdb_tool("convert", str(seed), str(nb_schema))
 
 
 def _is_clustered(path: Path) -> bool:
@@ -776,14 +788,14 @@ def unconfigured_random_options(seed: Path) -> tuple[str, ...]:
     return tuple(name for name in RANDOM_OPTIONS if name not in configured)
 
 
-def build_seed_nb(source: NbSource, workdir: Path) -> Path:
-    """A standalone NB database file both sides start from."""
+def build_seed_nb(source: NbSource, workdir: Path, nb_schema: Path = NB_SCHEMA) -> Path:
+    """A standalone NB database file (schema ``nb_schema``) both sides start from."""
     workdir.mkdir(parents=True, exist_ok=True)
     seed = workdir / "nb-seed.db"
     if isinstance(source, Path):
-        _seed_from_file(source, seed)
+        _seed_from_file(source, seed, nb_schema)
         return seed
-    server = OvsdbServer(workdir / "build", "nb", NB_SCHEMA)
+    server = OvsdbServer(workdir / "build", "nb", nb_schema)
     try:
         server.start()
         source(server.remote)
@@ -798,10 +810,17 @@ def build_seed_nb(source: NbSource, workdir: Path) -> Path:
 REFERENCE_BINARY = "/usr/bin/ovn-northd"
 
 
-def reference_available() -> bool:
-    """The reference daemon and the OVS/OVN tools the harness runs are installed."""
+def reference_available(release: Release | str = DEFAULT_RELEASE, from_chroot: bool | None = None) -> bool:
+    """The reference daemon of ``release`` and the OVS/OVN tools the harness runs are installed
+    (the host's tools always serve our side and build the NB)."""
     tools = ("ovsdb-server", "ovsdb-client", "ovsdb-tool", "ovn-nbctl")
-    return Path(REFERENCE_BINARY).exists() and all(shutil.which(t) for t in tools)
+    if not all(shutil.which(t) for t in tools):
+        return False
+    try:
+        ref = tools_for(release, from_chroot)
+    except ToolsUnavailable:
+        return False
+    return ref.root is not None or Path(REFERENCE_BINARY).exists()
 
 
 def process_gone(pid: int) -> bool:
@@ -860,15 +879,16 @@ class Daemon(Protocol):
 
 @dataclass(slots=True)
 class ReferenceDaemon:
-    """Debian's C ovn-northd (detached, stopped by its pidfile's PID)."""
+    """Debian's C ovn-northd (detached, stopped by its pidfile's PID), from ``tools``."""
 
     label: str = "reference"
     binary: str = REFERENCE_BINARY
+    tools: Tools = HOST
     _northd: ReferenceNorthd | None = None
     _pids: list[int] = field(default_factory=list)
 
     def start(self, workdir: Path, nb_remote: str, sb_remote: str) -> None:
-        self._northd = ReferenceNorthd(workdir, nb_remote, sb_remote, binary=self.binary)
+        self._northd = ReferenceNorthd(workdir, nb_remote, sb_remote, binary=self.binary, tools=self.tools)
         self._northd.start()
         if self._northd.pid is not None:
             self._pids.append(self._northd.pid)
@@ -904,6 +924,7 @@ class CommandDaemon:
     _pid: int | None = None
     _detached: bool = False
     _pids: list[int] = field(default_factory=list)
+    _workdir: Path | None = None
 
     def argv(self, workdir: Path, nb_remote: str, sb_remote: str) -> list[str]:
         words = shlex.split(self.template) if isinstance(self.template, str) else list(self.template)
@@ -920,6 +941,7 @@ class CommandDaemon:
 
     def start(self, workdir: Path, nb_remote: str, sb_remote: str) -> None:
         argv = self.argv(workdir, nb_remote, sb_remote)
+        self._workdir = workdir
         pidfile = workdir / "ours-northd.pid"
         pidfile.unlink(missing_ok=True)
         with open(workdir / "ours-northd.out", "wb") as out:
@@ -965,7 +987,20 @@ class CommandDaemon:
 
     def describe_exit(self) -> str:
         rc = self._proc.returncode if self._proc is not None else None
-        return f"{self.label} daemon exited (rc={rc}, see ours-northd.out / ours-northd.log)"
+        return f"{self.label} daemon exited (rc={rc}{self._last_error()}, see ours-northd.out / ours-northd.log)"
+
+    def _last_error(self) -> str:
+        """``: <message>`` of the last error our daemon logged (JSON log), if any."""
+        if self._workdir is None:
+            return ""
+        errors = []
+        with contextlib.suppress(OSError):
+            for line in (self._workdir / "ours-northd.log").read_text().splitlines():
+                with contextlib.suppress(ValueError):
+                    rec = json.loads(line)
+                    if isinstance(rec, dict) and rec.get("level") == "error":
+                        errors.append(str(rec.get("error") or rec.get("event")))
+        return f": {errors[-1]}" if errors else ""
 
 
 # --------------------------------------------------------------------------- running one side
@@ -981,9 +1016,11 @@ class SideRun:
     pids: list[int] = field(default_factory=list)  # every process started for this side
 
 
-def _settle(daemon: Daemon, nb_remote: str, timeout: float) -> None:
-    """``ovn-nbctl --wait=sb sync``, failing fast if the daemon dies meanwhile."""
-    cmd = ["ovn-nbctl", f"--db={nb_remote}", f"--timeout={math.ceil(timeout)}", "--wait=sb", "sync"]
+def _settle(daemon: Daemon, nb_remote: str, timeout: float, tools: Tools = HOST) -> None:
+    """``ovn-nbctl --wait=sb sync`` (of ``tools``), failing fast if the daemon dies meanwhile."""
+    cmd = tools.cmd(
+        "ovn-nbctl", f"--db={tools.remote(nb_remote)}", f"--timeout={math.ceil(timeout)}", "--wait=sb", "sync"
+    )
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + timeout + 5
     try:
@@ -1006,17 +1043,46 @@ def _settle(daemon: Daemon, nb_remote: str, timeout: float) -> None:
 AfterSettle = Callable[[str, str], None]
 
 
+@contextlib.contextmanager
+def tools_workdir(tools: Tools, workdir: Path) -> Iterator[Path]:
+    """``workdir``, usable by ``tools``.  For a chroot's tools: while the side runs, ``workdir`` is a
+    symlink to a scratch dir inside the chroot tree (the tools see the real path, the host either);
+    afterwards that dir (logs, databases) is moved to ``workdir``, so nothing stays in the chroot."""
+    if tools.root is None:
+        yield workdir
+        return
+    scratch = tools.scratch_dir("run-")
+    workdir.parent.mkdir(parents=True, exist_ok=True)
+    workdir.symlink_to(scratch, target_is_directory=True)
+    try:
+        yield workdir
+    finally:
+        workdir.unlink()
+        for sock in [*scratch.glob("*.sock"), *scratch.glob("*.ctl")]:
+            sock.unlink(missing_ok=True)
+        shutil.move(scratch, workdir)
+
+
 def run_side(
     label: str, daemon: Daemon, seed: Path, workdir: Path, settle_timeout: float,
-    after_settle: AfterSettle | None = None,
+    after_settle: AfterSettle | None = None, *, tools: Tools = HOST, release: Release = DEFAULT_RELEASE,
 ) -> tuple[SideRun, SbDump | None]:
-    """Serve ``seed`` + an empty SB, run ``daemon`` until settled, dump the SB, stop everything.
+    """Serve ``seed`` + an empty SB (``release``'s schemas, ``tools``' ovsdb-server), run ``daemon``
+    until settled, dump the SB, stop everything.
 
     ``after_settle``: run once settled (on this side's NB and SB), then settle again: the
     daemon reacts to SB writes without an NB change, so wait a little and sync twice."""
+    with tools_workdir(tools, workdir):
+        return _run_side(label, daemon, seed, workdir, settle_timeout, after_settle, tools, release)
+
+
+def _run_side(
+    label: str, daemon: Daemon, seed: Path, workdir: Path, settle_timeout: float,
+    after_settle: AfterSettle | None, tools: Tools, release: Release,
+) -> tuple[SideRun, SbDump | None]:
     side = SideRun(label, workdir)
-    nb = OvsdbServer(workdir, "nb", NB_SCHEMA, db_file=seed)
-    sb = OvsdbServer(workdir, "sb", SB_SCHEMA)
+    nb = OvsdbServer(workdir, "nb", release.nb_schema, db_file=seed, tools=tools)
+    sb = OvsdbServer(workdir, "sb", release.sb_schema, tools=tools)
     dump: SbDump | None = None
     try:
         for server in (nb, sb):
@@ -1025,18 +1091,18 @@ def run_side(
         started = time.monotonic()
         try:
             daemon.start(workdir, nb.remote, sb.remote)
-            _settle(daemon, nb.remote, settle_timeout)
+            _settle(daemon, nb.remote, settle_timeout, tools)
             side.settled, side.settle_seconds = True, time.monotonic() - started
             if after_settle is not None:
                 side.settled = False
                 after_settle(nb.remote, sb.remote)
                 for _ in range(2):
                     time.sleep(0.3)
-                    _settle(daemon, nb.remote, settle_timeout)
+                    _settle(daemon, nb.remote, settle_timeout, tools)
                 side.settled = True
         except (HarnessError, OSError, subprocess.SubprocessError) as exc:
             side.error = str(exc)
-        dump = dump_sb(sb.remote)
+        dump = dump_sb(sb.remote, release.sb_schema)
     finally:
         try:
             daemon.stop()
@@ -1059,6 +1125,8 @@ class ParityResult:
     ref_dump: SbDump
     ours_dump: SbDump
     workdir: Path | None = None  # set when the work dir was kept
+    release: str = DEFAULT_RELEASE.name
+    reference_version: str = ""  # e.g. "ovn-northd 25.03.0-1 (OVN 25.03, Debian trixie chroot ...)"
 
     @property
     def ok(self) -> bool:
@@ -1076,11 +1144,13 @@ class ParityResult:
         return format_report(self, examples)
 
 
-def _make_ours(ours: Daemon | None, ours_cmd: Sequence[str] | str | None, reference_both: bool) -> Daemon:
+def _make_ours(
+    ours: Daemon | None, ours_cmd: Sequence[str] | str | None, reference_both: bool, ref_tools: Tools = HOST
+) -> Daemon:
     if ours is not None:
         return ours
     if reference_both:
-        return ReferenceDaemon(label="ours(reference)")
+        return ReferenceDaemon(label="ours(reference)", tools=ref_tools)
     return CommandDaemon(ours_cmd or OURS_CMD_DEFAULT)
 
 
@@ -1095,6 +1165,8 @@ def run_parity(
     keep: bool = False,
     settle_timeout: float = 120.0,
     after_settle: AfterSettle | None = None,
+    release: Release | str = DEFAULT_RELEASE,
+    from_chroot: bool | None = None,
 ) -> ParityResult:
     """Run reference (pair A) and ours (pair B) on copies of one NB and compare their SBs.
 
@@ -1103,15 +1175,22 @@ def run_parity(
     ``reference_both`` runs the reference on both sides (self-test).  A given ``workdir`` is
     never deleted; a temporary one is deleted unless ``keep`` and the run failed.
     ``after_settle(nb_remote, sb_remote)`` runs on both sides once settled (see :func:`run_side`).
+    ``release``: the reference's OVN release, its tools from the host or (``from_chroot``, or when the
+    host's OVN is another release) its chroot; see :func:`ovn_northd_py.devtools.tools.tools_for`.
     """
-    _check_tables(tables)
+    rel = get_release(release) if isinstance(release, str) else release
+    try:
+        ref_tools = tools_for(rel, from_chroot)
+    except ToolsUnavailable as e:
+        raise HarnessError(str(e)) from None
+    _check_tables(tables, rel.sb_schema)
     own_dir = workdir is None
     wd = Path(tempfile.mkdtemp(prefix="parity-")) if workdir is None else workdir
     wd.mkdir(parents=True, exist_ok=True)
     ok = False
     try:
-        result = _run(source, _make_ours(ours, ours_cmd, reference_both), tables, wd, settle_timeout,
-                      after_settle)
+        result = _run(source, _make_ours(ours, ours_cmd, reference_both, ref_tools), tables, wd, settle_timeout,
+                      after_settle, ref_tools)
         ok = result.ok
         if not own_dir or keep and not ok:
             result.workdir = wd
@@ -1127,17 +1206,22 @@ def run_parity(
 
 def _run(
     source: NbSource, ours: Daemon, tables: Collection[str] | None, wd: Path, settle_timeout: float,
-    after_settle: AfterSettle | None = None,
+    after_settle: AfterSettle | None = None, ref_tools: Tools = HOST,
 ) -> ParityResult:
-    seed = build_seed_nb(source, wd)
-    ref_side, ref_dump = run_side("reference", ReferenceDaemon(), seed, wd / "ref", settle_timeout, after_settle)
+    rel = ref_tools.release
+    seed = build_seed_nb(source, wd, rel.nb_schema)
+    ref_side, ref_dump = run_side("reference", ReferenceDaemon(tools=ref_tools), seed, wd / "ref", settle_timeout,
+                                  after_settle, tools=ref_tools, release=rel)
     if not ref_side.settled or ref_dump is None:
-        raise HarnessError(f"reference ovn-northd did not settle: {ref_side.error}")
-    ours_side, ours_dump = run_side(ours.label, ours, seed, wd / "ours", settle_timeout, after_settle)
+        raise HarnessError(f"reference {ref_tools.describe()} did not settle: {ref_side.error}")
+    ours_tools = ours.tools if isinstance(ours, ReferenceDaemon) else HOST
+    ours_side, ours_dump = run_side(ours.label, ours, seed, wd / "ours", settle_timeout, after_settle,
+                                    tools=ours_tools, release=rel)
     if ours_dump is None:
         ours_dump = SbDump({}, ref_dump.schema)
     comparison = compare_dumps(ref_dump, ours_dump, tables, random_options=unconfigured_random_options(seed))
-    return ParityResult(_describe_source(source), ref_side, ours_side, comparison, ref_dump, ours_dump)
+    return ParityResult(_describe_source(source), ref_side, ours_side, comparison, ref_dump, ours_dump,
+                        release=rel.name, reference_version=ref_tools.describe())
 
 
 # --------------------------------------------------------------------------- report
@@ -1192,6 +1276,7 @@ def format_report(result: ParityResult, examples: int = 10) -> str:
     cmp = result.comparison
     lines = [
         f"Parity: reference vs {result.ours.label} on {result.source}",
+        f"Reference: {result.reference_version or 'ovn-northd (host)'}",
         *map(_side_line, (result.reference, result.ours)),
     ]
     shown = [t for t in cmp.tables.values() if t.ref_count or t.ours_count]

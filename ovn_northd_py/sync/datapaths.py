@@ -31,8 +31,14 @@ def sync_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> dict[Hash
 
 def prune_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> None:
     """Delete stale datapaths.  The flows, groups and load balancers that reference them go in
-    the same SB transaction (the daemon plans every flow when a datapath is deleted)."""
-    sync_table(txn, "Datapath_Binding", sb.rows("Datapath_Binding"), dp_nb_key, desired_datapaths(nd), stats)
+    the same SB transaction (the daemon plans every flow when a datapath is deleted).
+
+    Datapath_Binding belongs to northd: like the reference, a row that names no logical switch or
+    router (someone else's) is deleted too; its tunnel key would otherwise block ours forever."""
+    def key_of(row: Any) -> Hashable:
+        return dp_nb_key(row) or ("not a datapath of ours", row.uuid)
+
+    sync_table(txn, "Datapath_Binding", sb.rows("Datapath_Binding"), key_of, desired_datapaths(nd), stats)
 
 
 U64 = 1 << 64

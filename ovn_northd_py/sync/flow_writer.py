@@ -34,7 +34,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from .lflow_desired import desired_changed_flows, desired_flows
+from .lflow_desired import desired_changed_flows, desired_flows, desired_for_keys
 from .lflows import (
     EMPTY_SET,
     LB_COLUMNS,
@@ -51,6 +51,7 @@ from .lflows import (
     _uuid_of,
     _uuid_set,
     apply_plan,
+    lb_key,
     load_cache,
     plan_sync,
     select_ops,
@@ -63,10 +64,13 @@ _ON_INSERT_DELETE = {"initial": False, "insert": True, "delete": True, "modify":
 _ON_MODIFY = {"initial": False, "insert": False, "delete": False, "modify": True}
 
 
-def monitor_requests() -> dict[str, Any]:
+def monitor_requests(full: bool = False) -> dict[str, Any]:
     """Two requests per table (ovsdb-server filters the columns it sends by each one's
-    ``select``): inserts and deletes with no columns, modifications with every column we own."""
+    ``select``): inserts and deletes with no columns, modifications with every column we own.
+    ``full``: every change with every column (a hot standby follows what another northd writes)."""
     def two(cols: list[str]) -> list[dict[str, Any]]:
+        if full:
+            return [{"columns": cols, "select": {"initial": False}}]
         return [{"columns": [], "select": _ON_INSERT_DELETE}, {"columns": cols, "select": _ON_MODIFY}]
 
     return {
@@ -117,6 +121,13 @@ class FlowWriter:
     cache: FlowCache = field(default_factory=FlowCache)
     full_sync_needed: bool = True  # the next plan compares every flow (after a load or a failure)
     load_started: bool = False
+    # Hot standby: the cache follows what another northd writes (full monitor), and ``dirty``
+    # holds the flow identities / load-balancer keys where SB may differ from what we want, so
+    # that taking over compares only those (``dirty_all``: not known yet, compare everything).
+    following: bool = False
+    dirty_all: bool = True
+    dirty_keys: set[FKey] = field(default_factory=set)
+    dirty_lbs: set[str] = field(default_factory=set)
 
     # ---- loading ----
     def reset(self) -> None:
@@ -124,18 +135,113 @@ class FlowWriter:
         self.cache.reset()
         self.load_started = False
         self.full_sync_needed = True
+        self.following = False
+        self.dirty_all = True
+        self.dirty_keys.clear()
+        self.dirty_lbs.clear()
 
     @property
     def loaded(self) -> bool:
         return self.cache.loaded
 
-    def start_load(self, raw: Any) -> Any:
-        """Start the monitor, then read the three tables; returns the select's request (or None)."""
-        if raw.monitor(monitor_requests()) is None:
+    def start_load(self, raw: Any, follow: bool = False) -> Any:
+        """Start the monitor, then read the three tables; returns the select's request (or None).
+        ``follow``: as a hot standby (see :meth:`follow`)."""
+        if raw.monitor(monitor_requests(full=follow)) is None:
             return None
         req = raw.send(select_ops(), with_lock=False)
         self.load_started = req is not None
+        self.following = follow
         return req
+
+    def lean_monitor(self, raw: Any) -> None:
+        """After taking over: watch for foreign changes only (our own bulk writes echo cheaply).
+        The new monitor starts before the old one is cancelled, so nothing falls between."""
+        raw.monitor(monitor_requests(), cancel_old=True)
+
+    # ---- hot standby ----
+    def follow(self, updates: list[dict[str, Any]]) -> None:
+        """Fold what another northd wrote (full-row updates) into the cache, as the truth, and
+        mark what it touched as dirty."""
+        cache = self.cache
+        for tu in updates:
+            for u, ru in tu.get("Logical_DP_Group", {}).items():
+                new = ru.get("new")
+                self.dirty_keys.update(cache.flows[f].key for f in cache.group_users.get(u, ()))
+                self.dirty_lbs.update(lb.key for lb in cache.lbs.values() if lb.group == u)
+                if new is None:
+                    cache.del_group(u)
+                else:
+                    cache.set_group(u, _uuid_set(new.get("datapaths")))
+            for u, ru in tu.get("Logical_Flow", {}).items():
+                new = ru.get("new")
+                old = cache.flows.get(u)
+                if old is not None:
+                    self.dirty_keys.add(old.key)
+                    cache.del_flow(u)
+                if new is not None:
+                    ext = _map(new.get("external_ids"))
+                    key: FKey = (ext.get("stage-name", ""), new.get("pipeline", ""), new.get("table_id", -1),
+                                 new.get("priority", -1), new.get("match", ""), new.get("actions", ""),
+                                 _opt_str(new.get("controller_meter")))
+                    cache.add_flow(u, FlowRow(key, _uuid_of(new.get("logical_datapath")),
+                                              _uuid_of(new.get("logical_dp_group")), ext, _map(new.get("tags"))))
+                    self.dirty_keys.add(key)
+            for u, ru in tu.get("Load_Balancer", {}).items():
+                new = ru.get("new")
+                old_lb = cache.lbs.pop(u, None)
+                if old_lb is not None:
+                    self.dirty_lbs.add(old_lb.key)
+                if new is not None:
+                    cols = {c: new.get(c, EMPTY_SET) for c in LB_COLUMNS}
+                    lb = LbRow(lb_key(cols), cols, _uuid_of(new.get("datapath_group")))
+                    cache.lbs[u] = lb
+                    self.dirty_lbs.add(lb.key)
+
+    def track(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]) -> None:
+        """After a standby engine run: take the flow table's changes into ``dirty``, then keep
+        only what really differs from SB (a plan over the dirty scope, never sent)."""
+        if self.dirty_all or self.full_sync_needed or lflow.full_sync_needed:
+            plan, _ = self._full_plan(lflow, nd, dp_uuid)  # a full comparison, after a load or rebuild
+            self.dirty_keys, self.dirty_lbs = self._plan_scope(plan)
+            self.dirty_all = False
+            return
+        self._take_changes(lflow, nd, dp_uuid)
+        plan = self._dirty_plan(lflow, nd, nb_lbs, dp_uuid)
+        self.dirty_keys, self.dirty_lbs = self._plan_scope(plan)
+
+    def _dirty_plan(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]) -> Plan:
+        want = desired_for_keys(lflow.table, nd, dp_uuid, self.dirty_keys)
+        want_lbs: dict[str, WantLb] = {}
+        fctx = lflow.fctx
+        for key in self.dirty_lbs:
+            row = nb_lbs.get(uuid.UUID(key)) if not key.startswith("name:") else None
+            if row is None or fctx is None:
+                continue
+            w = desired_sb_lb(row, [d.key for d in fctx.lbs.switches_of(key, nd)], dp_uuid)
+            if w is not None:
+                want_lbs[key] = w
+        return plan_sync(self.cache, want, want_lbs, set(self.dirty_keys), lb_scope=set(self.dirty_lbs))
+
+    def _plan_scope(self, plan: Plan) -> tuple[set[FKey], set[str]]:
+        """The flow identities and load-balancer keys a (not applied) plan would change."""
+        cache = self.cache
+        keys: set[FKey] = set()
+        lbs: set[str] = set()
+        for a in plan.actions:
+            kind = a[0]
+            if kind == "insert_flow":
+                keys.add(a[2])
+            elif kind in ("delete_flow", "update_flow") and a[1] in cache.flows:
+                keys.add(cache.flows[a[1]].key)
+            elif kind == "resize_group":
+                keys.update(cache.flows[f].key for f in cache.group_users.get(a[1], ()))
+                lbs.update(lb.key for lb in cache.lbs.values() if lb.group == a[1])
+            elif kind == "insert_lb":
+                lbs.add(a[2])
+            elif kind in ("delete_lb", "update_lb") and a[1] in cache.lbs:
+                lbs.add(cache.lbs[a[1]].key)
+        return keys, lbs
 
     def loaded_from(self, results: list[Any]) -> None:
         load_cache(self.cache, results)
@@ -146,18 +252,37 @@ class FlowWriter:
         """The operations that bring SB's flows, groups and load balancers to what the flow
         table and the load-balancer index want.  Returns the plan and, after a full diff, the
         number of desired flows."""
+        following, self.following = self.following, False
+        if following and not (self.dirty_all or self.full_sync_needed or lflow.full_sync_needed):
+            # Taking over from a hot standby: only what may differ, plus what changed since.
+            self._take_changes(lflow, nd, dp_uuid)
+            plan = self._dirty_plan(lflow, nd, nb_lbs, dp_uuid)
+            self.dirty_keys, self.dirty_lbs = set(), set()
+            return plan, None
         if self.full_sync_needed or lflow.full_sync_needed:
-            want = desired_flows(lflow.table, nd, dp_uuid)
-            lflow.table.take_changed()  # this plan covers every flow
-            plan = plan_sync(self.cache, want, desired_sb_lbs(nd, dp_uuid))
-            if lflow.fctx is not None:
-                lflow.fctx.lbs.sb_dirty.clear()  # this plan covers every load balancer
-            self.full_sync_needed = lflow.full_sync_needed = False
-            return plan, len(want)
+            return self._full_plan(lflow, nd, dp_uuid)
         # Incremental: compare only the flows (and load balancers) that changed since the last plan.
         changed, scope = desired_changed_flows(lflow.table, nd, dp_uuid)
         want_lbs, lb_scope = _changed_lbs(lflow, nd, nb_lbs, dp_uuid)
         return plan_sync(self.cache, changed, want_lbs, scope, lb_scope=lb_scope), None
+
+    def _full_plan(self, lflow: Any, nd: Any, dp_uuid: dict[str, str]) -> tuple[Plan, int]:
+        want = desired_flows(lflow.table, nd, dp_uuid)
+        lflow.table.take_changed()  # this plan covers every flow
+        plan = plan_sync(self.cache, want, desired_sb_lbs(nd, dp_uuid))
+        if lflow.fctx is not None:
+            lflow.fctx.lbs.sb_dirty.clear()  # this plan covers every load balancer
+        self.full_sync_needed = lflow.full_sync_needed = False
+        return plan, len(want)
+
+    def _take_changes(self, lflow: Any, nd: Any, dp_uuid: dict[str, str]) -> None:
+        """The flow table's and load-balancer index's changes since the last plan, into ``dirty``."""
+        _want, scope = desired_changed_flows(lflow.table, nd, dp_uuid)
+        self.dirty_keys |= scope
+        fctx = lflow.fctx
+        if fctx is not None:
+            self.dirty_lbs |= fctx.lbs.sb_dirty
+            fctx.lbs.sb_dirty.clear()
 
     def committed(self, plan: Plan, results: list[Any]) -> None:
         apply_plan(self.cache, plan, results)

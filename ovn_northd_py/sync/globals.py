@@ -116,3 +116,21 @@ def sync_nb_global(txn: Any, nb: Any, gopts: GlobalOptions, sb_cfg: int | None, 
         row.hv_cfg_timestamp = hv[1]
         wrote = True
     return wrote
+
+
+_INT_TEXT = re.compile(r"^[ \t\n\v\f\r]*([+-]?[0-9]+)$")
+
+
+def northd_probe_interval(options: Any, default: int) -> int:
+    """The probe interval (ms) NB_Global ``options:northd_probe_interval`` asks for, for both the
+    NB and the SB connections.  Observed on the reference: an unset or unparsable value (``bogus``,
+    ``1500abc``) means the default; leading blanks and a sign are accepted (``" 2000"``); 0 disables
+    probes; any other value below 1000 (``300``, ``-5``) means 1000."""
+    text = options.get("northd_probe_interval") if options else None
+    m = _INT_TEXT.match(text) if isinstance(text, str) else None
+    if m is None:
+        return default
+    value = int(m.group(1))
+    if not -(1 << 31) <= value < 1 << 31:
+        return default
+    return 0 if value == 0 else max(1000, value)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from ..lflow.stages import Stage
-from ..lflow.table import FlowKey, FlowTable
+from collections.abc import Iterable
+
+from ..lflow.stages import STAGES_BY_NAME, Stage
+from ..lflow.table import FlowKey, FlowTable, LFlow
 from ..northd.model import Northd
 from .lflows import FKey, WantFlow
 
@@ -42,6 +44,37 @@ def fkey(stage: Stage, key: FlowKey) -> FKey:
     return (stage.name, stage.pipeline, stage.table_id, priority, match, actions, meter or "")
 
 
+def _want(f: LFlow, by_index: list[str | None]) -> WantFlow | None:
+    dps = frozenset(u for i in f.datapaths if i < len(by_index) and (u := by_index[i]))
+    if not dps:
+        return None
+    ext = {"stage-name": f.stage.name}
+    if f.hint:
+        ext["stage-hint"] = f.hint[:8]
+    tags = {"in_out_port": f.io_port} if f.io_port else {}
+    return WantFlow(dps, ext, tags)
+
+
+def desired_for_keys(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], keys: Iterable[FKey]
+                     ) -> dict[FKey, WantFlow]:
+    """What the flows with these identities should be (absent: no such flow is wanted)."""
+    by_index: list[str | None] = [dp_uuid.get(dp.key) for dp in nd.by_index]
+    want: dict[FKey, WantFlow] = {}
+    for k in keys:
+        st = STAGES_BY_NAME.get(k[0])
+        if st is None:
+            continue
+        fid = table.find(st, k[3], k[4], k[5], k[6] or None)
+        if fid is None and k[6] == "":
+            fid = table.find(st, k[3], k[4], k[5], "")
+        if fid is None:
+            continue
+        w = _want(table.flow(fid), by_index)
+        if w is not None:
+            want[k] = w
+    return want
+
+
 def desired_changed_flows(
     table: FlowTable, nd: Northd, dp_uuid: dict[str, str]
 ) -> tuple[dict[FKey, WantFlow], set[FKey]]:
@@ -56,12 +89,7 @@ def desired_changed_flows(
         st = f.stage
         key: FKey = (st.name, st.pipeline, st.table_id, f.priority, f.match, f.actions, f.controller_meter or "")
         scope.add(key)
-        dps = frozenset(u for i in f.datapaths if i < len(by_index) and (u := by_index[i]))
-        if not dps:
-            continue
-        ext = {"stage-name": st.name}
-        if f.hint:
-            ext["stage-hint"] = f.hint[:8]
-        tags = {"in_out_port": f.io_port} if f.io_port else {}
-        want[key] = WantFlow(dps, ext, tags)
+        w = _want(f, by_index)
+        if w is not None:
+            want[key] = w
     return want, scope

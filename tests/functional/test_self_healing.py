@@ -182,3 +182,13 @@ def test_repairs_go_on_after_a_forced_recompute(net: Any, ours: Any) -> None:
     net.nbctl("lsp-add", "sw1", "p9", "--", "lsp-set-addresses", "p9", "00:00:00:00:00:09 10.0.1.9", wait="sb")
     assert any(r["logical_port"] == "p9" for r in net.sb_rows("Port_Binding"))
     assert not [r for r in ours.log_records() if r.get("level") == "error"]
+
+
+def test_a_foreign_datapath_binding_holding_our_tunnel_key_is_deleted(env: Any, ours: Any) -> None:
+    """Datapath_Binding is northd's: a row naming no switch or router goes, as with the reference,
+    instead of blocking every later write on its tunnel key."""
+    env.sbctl("create", "Datapath_Binding", "tunnel_key=1", "external_ids:foo=bar")
+    env.nbctl("ls-add", "a", "--", "lsp-add", "a", "p1", wait="sb", timeout=20)
+    dps = env.sb_rows("Datapath_Binding")
+    assert [dict(r["external_ids"][1]).get("name") for r in dps] == ["a"]
+    assert any(r["logical_port"] == "p1" for r in env.sb_rows("Port_Binding"))

@@ -10,6 +10,8 @@
 NB source: a callable taking the NB remote (``nbctl_commands``, ``workload("mixed", 3, 3, 3)``,
 ``script(path, ...)``, your own function) or an NB database file (``Path``).
 
+The reference is OVN ``OVN_PARITY_RELEASE`` (default 23.03): the host's ``ovn-northd`` when the host
+runs that release, else (or with ``OVN_NORTHD_PY_FROM_CHROOT=1``) the one of its Debian chroot.
 Our daemon is ``OVN_PARITY_OURS_CMD`` (a CommandDaemon template) or the default
 ``python -m ovn_northd_py ...``; tests are skipped while ``ovn_northd_py.__main__`` does not
 exist.  ``OVN_PARITY_REFERENCE_BOTH=1`` runs the reference on both sides instead.
@@ -27,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from ovn_northd_py.parity.harness import AfterSettle, NbSource, ParityResult, reference_available, run_parity
+from ovn_northd_py.release import DEFAULT_RELEASE
 
 
 def have_our_daemon() -> bool:
@@ -51,9 +54,12 @@ class ParityRunner:
             os.environ.get("OVN_PARITY_REFERENCE_BOTH") == "1" if reference_both is None else reference_both
         )
         ours_cmd = os.environ.get("OVN_PARITY_OURS_CMD")
-        # Missing tools are a failure, not a skip: parity is part of the bar (scripts/setup.sh installs them).
-        if not reference_available():
-            pytest.fail("reference ovn-northd / OVS tools not installed (run scripts/setup.sh)")
+        release = os.environ.get("OVN_PARITY_RELEASE", DEFAULT_RELEASE.name)
+        # Missing tools are a failure, not a skip: parity is part of the bar (scripts/setup.sh installs
+        # them; scripts/test.sh builds the chroots the host needs).
+        if not reference_available(release):
+            pytest.fail(f"reference ovn-northd of OVN {release} / OVS tools not installed "
+                        "(run scripts/setup.sh, scripts/chroots.sh)")
         if not both and ours_cmd is None and not have_our_daemon():
             pytest.fail("our daemon (python -m ovn_northd_py) is missing")
         self.runs += 1
@@ -65,6 +71,7 @@ class ParityRunner:
             workdir=self.tmp_path / f"parity{self.runs}",
             settle_timeout=settle_timeout,
             after_settle=after_settle,
+            release=release,
         )
 
 

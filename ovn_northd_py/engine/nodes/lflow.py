@@ -7,6 +7,7 @@ from typing import Any
 from ...flows import build_datapath_flows, build_lflows, build_port_flows, port_reads_switch
 from ...flows.context import OWNER_DP, OWNER_PORT, FlowCtx, flow_ctx_from_nb
 from ...flows.lr_pipeline import attached_router_ports
+from ...flows.ls_lb import warn_bad_vips
 from ...lflow.table import FlowTable
 from ...ovsdb.connection import RowChange
 from ..engine import Node
@@ -138,6 +139,9 @@ class LflowNode(Node):
                                 svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", warn=ctx.warn.warn,
                                 sb=ctx.sb, pb_index=self.sb_in.indexes.get("pb_by_name") if self.sb_in else None)
         build_lflows(nd, fctx, table)
+        for lb in ctx.nb.rows("Load_Balancer").values():
+            if str(lb.uuid) not in fctx.lbs.lb_dps:  # (those in use were checked by their flows)
+                warn_bad_vips(lb, fctx)
         self.table = table
         self.fctx = fctx
         self.full_sync_needed = True

@@ -159,7 +159,7 @@ class SbSyncNode(Node):
         return self.northd.gopts.svc_monitor_mac if self.northd.gopts else ""
 
     def _feature_ctx(self, ctx: Any) -> FeatureCtx:
-        return FeatureCtx(ctx.nb, ctx.sb, self.northd.data, sb_txn=ctx.sb_txn, stats=ctx.stats,
+        return FeatureCtx(ctx.nb, ctx.sb, self.northd.data, sb_txn=ctx.sb_txn, stats=ctx.stats, warn=ctx.warn.warn,
                           sb_indexes=self.sb_in.indexes)
 
     def _on_sb_change(self, _node: Node, ctx: Any) -> bool:
@@ -248,11 +248,11 @@ class SbSyncNode(Node):
         pbs = sync_port_bindings(txn, sb, nd, dps, groups, stats)
         sync_multicast_groups(txn, sb, nd, dps, pbs, stats)
         sync_ip_multicast(txn, sb, nd, dps, stats)
-        sync_address_sets(txn, sb, desired_address_sets(nb, gopts.svc_monitor_mac, nd), stats)
+        sync_address_sets(txn, sb, desired_address_sets(nb, gopts.svc_monitor_mac, nd, ctx.warn.warn), stats)
         sync_rbac(txn, sb, stats)
         sync_dhcp_option_codes(txn, sb, stats)
         self.monitors.full(txn, sb, nb, nd, gopts.svc_monitor_mac, stats)
-        hctx = FeatureCtx(nb, sb, nd, sb_txn=txn, stats=stats, sb_indexes=self.sb_in.indexes)
+        hctx = FeatureCtx(nb, sb, nd, sb_txn=txn, stats=stats, sb_indexes=self.sb_in.indexes, warn=ctx.warn.warn)
         for f in FEATURES:
             if f.sync_sb is not None:
                 f.sync_sb(hctx)

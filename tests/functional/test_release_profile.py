@@ -1,0 +1,131 @@
+"""The daemon serves only the OVN releases it has a flow profile for, chosen from the schema versions.
+
+Real ovsdb-servers (the host's) serve each release's shipped schemas (ovn_northd_py/schemas/<release>/).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl
+from ovn_northd_py.devtools.testing import free_port, metric, wait_until
+from ovn_northd_py.release import RELEASES, Release
+
+
+@pytest.fixture
+def servers_of(tmp_path: Path) -> Iterator:
+    started: list[OvsdbServer] = []
+
+    def start(release: Release) -> tuple[OvsdbServer, OvsdbServer]:
+        wd = tmp_path / release.name
+        nb = OvsdbServer(wd, "nb", release.nb_schema).start()
+        started.append(nb)
+        sb = OvsdbServer(wd, "sb", release.sb_schema).start()
+        started.append(sb)
+        return nb, sb
+
+    try:
+        yield start
+    finally:
+        for s in started:
+            s.stop()
+
+
+def run_ours(tmp_path: Path, nb: OvsdbServer, sb: OvsdbServer, *extra: str) -> tuple[int, list[dict]]:
+    """Our daemon until it exits (it must, within 20 s): its exit status and its error records."""
+    d = OurNorthd(tmp_path, nb.remote, sb.remote, name=f"ours-{nb.workdir.name}", extra_args=list(extra)).start()
+    try:
+        assert d.proc is not None
+        rc = d.proc.wait(timeout=20)
+        return rc, [r for r in d.log_records() if r.get("level") == "error"]
+    finally:
+        d.stop()
+
+
+@pytest.mark.parametrize("name", ["25.03", "26.03"])
+def test_databases_of_a_release_without_profile_are_refused_naming_both_versions(name, tmp_path, servers_of):
+    release = RELEASES[name]
+    nb, sb = servers_of(release)
+    rc, errors = run_ours(tmp_path, nb, sb)
+    assert rc == 2
+    text = json.dumps(errors)
+    # The servers' versions, the release they belong to, and the profile we do have.
+    for needle in (release.nb_version, release.sb_version, f"OVN {name}", "7.0.0", "20.27.0", "OVN 23.03"):
+        assert needle in text, (needle, errors)
+    assert not _sb_flows(sb), "flows were written before refusing"
+
+
+def _sb_flows(sb: OvsdbServer) -> list[str]:
+    out = subprocess.run(
+        ["ovsdb-client", "dump", "--format=json", sb.remote, "OVN_Southbound", "Logical_Flow"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    doc = json.loads(out)
+    return (doc[0] if isinstance(doc, list) else doc)["data"]
+
+
+def test_ovn_release_naming_a_release_without_profile_is_refused(tmp_path, servers_of):
+    nb, sb = servers_of(RELEASES["23.03"])
+    rc, errors = run_ours(tmp_path, nb, sb, "--ovn-release=25.03")
+    assert rc == 2
+    assert "no flow profile for OVN 25.03" in json.dumps(errors), errors
+
+
+def test_ovn_release_cannot_force_a_profile_onto_another_schema_major(tmp_path, servers_of):
+    nb, sb = servers_of(RELEASES["26.03"])  # SB 21.x
+    rc, errors = run_ours(tmp_path, nb, sb, "--ovn-release=23.03")
+    assert rc == 2
+    text = json.dumps(errors)
+    assert "20.27.0" in text and "21.8.0" in text, errors
+
+
+def _serves(tmp_path: Path, nb: OvsdbServer, sb: OvsdbServer, *extra: str) -> tuple[list[dict], float | None]:
+    """Start ours on nb/sb, create a switch with a port, wait for SB; its log records and release metric."""
+    port = free_port()
+    d = OurNorthd(tmp_path, nb.remote, sb.remote, name=f"ours-{nb.workdir.name}",
+                  extra_args=[f"--metrics-address=127.0.0.1:{port}", *extra]).start()
+    try:
+        nbctl(nb.remote, "ls-add", "sw0", "--", "lsp-add", "sw0", "p1", wait="sb", timeout=30)
+        assert d.proc is not None and d.proc.poll() is None
+        assert _sb_flows(sb), "no logical flows written"
+        wait_until(lambda: any(r.get("event") == "ovn release profile" for r in d.log_records()), 5,
+                   "the profile to be logged")
+        return d.log_records(), metric(port, "ovn_northd_py_release_info", '{release="23.03"}')
+    finally:
+        d.stop()
+
+
+def test_databases_of_23_03_get_the_23_03_profile_logged_and_in_metrics(tmp_path, servers_of):
+    nb, sb = servers_of(RELEASES["23.03"])
+    records, info = _serves(tmp_path, nb, sb)
+    chosen = [r for r in records if r.get("event") == "ovn release profile"]
+    assert [(r["release"], r["nb_schema"], r["sb_schema"], r["chosen_by"]) for r in chosen] == [
+        ("23.03", "7.0.0", "20.27.0", "schemas")
+    ]
+    assert info == 1.0
+    assert not [r for r in records if r.get("level") == "error"]
+
+
+def test_ovn_release_forces_the_23_03_profile_onto_25_03_databases(tmp_path, servers_of):
+    # The override is the operator's decision; the servers need only serve a 23.03 client.
+    nb, sb = servers_of(RELEASES["25.03"])
+    records, info = _serves(tmp_path, nb, sb, "--ovn-release=23.03")
+    chosen = [r for r in records if r.get("event") == "ovn release profile"]
+    assert [(r["release"], r["nb_schema"], r["sb_schema"], r["chosen_by"]) for r in chosen] == [
+        ("23.03", "7.11.0", "20.41.0", "--ovn-release")
+    ]
+    assert info == 1.0
+
+
+def test_version_lists_the_profiles_and_the_refused_releases():
+    out = subprocess.run([sys.executable, "-m", "ovn_northd_py", "--version"], check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    assert out[0].startswith("ovn-northd-py ")
+    assert out[1] == "OVN release profiles: OVN 23.03 (NB 7.0.0, SB 20.27.0)"
+    assert "OVN 25.03 (NB 7.11.0, SB 20.41.0)" in out[2] and "OVN 26.03 (NB 7.18.0, SB 21.8.0)" in out[2]

@@ -1,0 +1,86 @@
+"""Each release's reference runs from its Debian chroot through the harness (plumbing, not flow parity).
+
+The 25.03 (trixie) chroot is required (``scripts/test.sh`` builds it with ``scripts/chroots.sh``);
+the 23.03 (bookworm) and 26.03 (sid) chroots are used when built, skipped otherwise.  Our daemon
+has no 25.03/26.03 profile yet: it must refuse those databases, and the harness must say so.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ovn_northd_py.devtools.tools import ToolsUnavailable, chroot_tools
+from ovn_northd_py.parity.harness import nbctl_commands, run_parity
+
+TINY_NB = nbctl_commands(
+    ["ls-add", "sw0"],
+    ["lsp-add", "sw0", "p1"],
+    ["lsp-set-addresses", "p1", "00:00:00:00:00:01 10.0.0.1"],
+    ["lr-add", "lr0"],
+    ["lrp-add", "lr0", "lrp0", "00:00:00:00:ff:01", "10.0.0.254/24"],
+    ["lsp-add", "sw0", "sw0-lr0"],
+    ["lsp-set-type", "sw0-lr0", "router"],
+    ["lsp-set-addresses", "sw0-lr0", "router"],
+    ["lsp-set-options", "sw0-lr0", "router-port=lrp0"],
+)
+
+
+def _tools(release: str, required: bool):
+    try:
+        return chroot_tools(release)
+    except ToolsUnavailable as e:
+        if required:
+            pytest.fail(f"{e} (scripts/test.sh builds it)")
+        pytest.skip(str(e))
+
+
+def _run_dirs(root: Path) -> set[str]:
+    return {p.name for p in root.glob("run-*")}
+
+
+def test_25_03_reference_from_trixie_chroot_and_ours_refusing(tmp_path):
+    tools = _tools("25.03", required=True)
+    assert tools.root is not None
+    version = (tools.root / "ovn-northd-py.version").read_text().strip()
+    assert version.startswith("25.03.")
+    before = _run_dirs(tools.root)
+    result = run_parity(TINY_NB, release="25.03", from_chroot=True, workdir=tmp_path / "p", settle_timeout=60)
+
+    assert result.reference.settled, result.reference.error
+    assert result.reference_version == f"ovn-northd {version} (OVN 25.03, Debian trixie chroot {tools.root})"
+    # The reference wrote 25.03's flows: its stage names, e.g. the ACL evaluation stage 23.03 did not have.
+    flows = result.ref_dump.rows("Logical_Flow")
+    assert len(flows) > 50
+    stages = {str(r["external_ids"].as_dict().get("stage-name")) for r in flows.values()}
+    assert "ls_in_acl_eval" in stages and "ls_in_acl" not in stages
+    # Ours has no 25.03 profile: it refused, and the harness reports why.
+    assert not result.ours.settled
+    assert "rc=2" in (result.ours.error or "") and "20.41.0" in (result.ours.error or ""), result.ours.error
+    report = result.report()
+    assert f"Reference: ovn-northd {version} (OVN 25.03" in report
+    assert not result.ok
+    # The reference's work dir came back out of the chroot; nothing is left inside it.
+    assert (tmp_path / "p" / "ref" / "ref-northd.log").is_file()
+    assert not (tmp_path / "p" / "ref").is_symlink()
+    assert _run_dirs(tools.root) == before
+
+
+@pytest.mark.parametrize(("release", "required"), [("25.03", True), ("23.03", False), ("26.03", False)])
+def test_parity_cli_self_test_against_each_release_chroot(release, required):
+    tools = _tools(release, required)
+    version = (tools.root / "ovn-northd-py.version").read_text().strip()
+    proc = subprocess.run(
+        [sys.executable, "-m", "ovn_northd_py.parity", "--release", release, "--from-chroot", "--reference-both",
+         "--switches", "2", "--ports", "2", "--gw-routers", "1", "--settle-timeout", "60"],
+        check=False, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    assert f"Reference: ovn-northd {version} (OVN {release}, Debian {tools.release.suite} chroot {tools.root})" in lines
+    assert lines[-1] == "RESULT: PARITY"
+    total = next(line for line in lines if line.strip().startswith("TOTAL ref"))
+    assert int(total.split()[2]) > 100, total  # flows were compared, not two empty SBs

@@ -1,0 +1,64 @@
+"""The release registry: shipped schemas agree with it, and the profile choice from schema versions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ovn_northd_py.ovsdb.schema_check import SchemaMismatch
+from ovn_northd_py.release import DEFAULT_RELEASE, RELEASES, profiles, release_of, select_release
+
+
+@pytest.mark.parametrize("name", list(RELEASES))
+def test_shipped_schemas_have_the_registered_versions(name):
+    r = RELEASES[name]
+    nb, sb = json.loads(r.nb_schema.read_text()), json.loads(r.sb_schema.read_text())
+    assert (nb["name"], nb["version"]) == ("OVN_Northbound", r.nb_version)
+    assert (sb["name"], sb["version"]) == ("OVN_Southbound", r.sb_version)
+
+
+def test_only_23_03_has_a_profile_today():
+    assert [r.name for r in profiles()] == ["23.03"]
+    assert DEFAULT_RELEASE.name == "23.03"
+    assert {r.name: r.suite for r in RELEASES.values()} == {"23.03": "bookworm", "25.03": "trixie", "26.03": "sid"}
+
+
+def test_23_03_versions_and_newer_patches_select_23_03():
+    assert select_release("7.0.0", "20.27.0").name == "23.03"
+    assert select_release("7.0.4", "20.27.3").name == "23.03"
+
+
+@pytest.mark.parametrize(
+    ("nb", "sb", "known"),
+    [
+        ("7.11.0", "20.41.0", "OVN 25.03"),
+        ("7.18.0", "21.8.0", "OVN 26.03"),
+        ("7.3.0", "20.33.0", "no OVN release we know"),  # e.g. 24.03: a minor bump is another release
+        ("7.0.0", "20.28.0", "no OVN release we know"),
+    ],
+)
+def test_other_versions_are_refused_naming_them_and_our_profiles(nb, sb, known):
+    with pytest.raises(SchemaMismatch) as e:
+        select_release(nb, sb)
+    msg = str(e.value)
+    for needle in (nb, sb, known, "OVN 23.03 (NB 7.0.0, SB 20.27.0)", "refusing"):
+        assert needle in msg
+
+
+def test_override_needs_a_profile_and_servable_schemas():
+    assert select_release("7.11.0", "20.41.0", override="23.03").name == "23.03"
+    with pytest.raises(SchemaMismatch, match="no flow profile for OVN 25.03"):
+        select_release("7.11.0", "20.41.0", override="25.03")
+    with pytest.raises(SchemaMismatch, match="different major"):
+        select_release("7.18.0", "21.8.0", override="23.03")
+    with pytest.raises(SchemaMismatch, match="needs OVN_Southbound >= 20.27.0"):
+        select_release("7.0.0", "20.26.0", override="23.03")
+    with pytest.raises(SchemaMismatch, match="unknown OVN release"):
+        select_release("7.0.0", "20.27.0", override="22.03")
+
+
+def test_release_of_finds_known_releases_with_or_without_profile():
+    assert release_of("7.11.2", "20.41.0") is RELEASES["25.03"]
+    assert release_of("7.18.0", "21.8.1") is RELEASES["26.03"]
+    assert release_of("7.1.0", "20.27.0") is None
