@@ -615,7 +615,9 @@ class Daemon:
                     self.writer.reset()
                 else:
                     with _gc_paused():
-                        self.writer.loaded_from(result)
+                        self.load_req = self.writer.loaded_chunk(self.raw, result)
+                    if self.load_req is None and not self.writer.loaded:
+                        self.writer.reset()  # (not connected: read again on reconnection)
         if self.flow_req is None:
             return
         done, result = self.raw.poll(self.flow_req)

@@ -69,3 +69,14 @@ def ours(env: Env) -> Iterator[OurNorthd]:
         yield d
     finally:
         d.stop()
+
+
+@pytest.fixture
+def started() -> Iterator[list[OurNorthd]]:
+    """Daemons a test starts itself (append them); stopped by PID at the end, last first."""
+    ds: list[OurNorthd] = []
+    try:
+        yield ds
+    finally:
+        for d in reversed(ds):
+            d.stop()

@@ -67,6 +67,24 @@ def stop_pid(pid: int, timeout: float = 10.0) -> None:
         _wait_for(lambda: not pid_alive(pid), 5.0, f"pid {pid} to die")
 
 
+def kill_pid(pid: int, timeout: float = 10.0) -> None:
+    """SIGKILL and wait until the process is gone."""
+    if not pid_alive(pid):
+        return
+    os.kill(pid, signal.SIGKILL)
+    _wait_for(lambda: not pid_alive(pid), timeout, f"pid {pid} to die")
+
+
+def _listening(port: int | None) -> bool:
+    import socket
+
+    if port is None:
+        return False
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
 @dataclass(slots=True)
 class OvsdbServer:
     """One ovsdb-server with one database, in ``workdir``."""
@@ -76,6 +94,10 @@ class OvsdbServer:
     schema: Path
     db_file: Path | None = None  # start from this database file (copied) instead of an empty one
     tools: Tools = HOST
+    # Also listen on ptcp:TCP_PORT:127.0.0.1 (``tcp_remote``); with ``db_remotes`` the server also
+    # serves the Connection rows of the database (e.g. one with a short ``inactivity_probe``).
+    tcp_port: int | None = None
+    db_remotes: bool = False
     extra_args: list[str] = field(default_factory=list)  # e.g. SSL remotes and their PKI
     pid: int | None = field(default=None, init=False)
 
@@ -86,6 +108,15 @@ class OvsdbServer:
     @property
     def remote(self) -> str:
         return f"unix:{self.sock}"
+
+    @property
+    def tcp_remote(self) -> str:
+        assert self.tcp_port is not None
+        return f"tcp:127.0.0.1:{self.tcp_port}"
+
+    @property
+    def db_name(self) -> str:
+        return "OVN_Northbound" if "nb" in self.schema.name else "OVN_Southbound"
 
     @property
     def db_path(self) -> Path:
@@ -112,6 +143,12 @@ class OvsdbServer:
                 subprocess.run(t.cmd("ovsdb-tool", "create", t.path(self.db_path), t.path(schema)), check=True)
         for stale in (self.sock, self.pidfile):
             stale.unlink(missing_ok=True)
+        extra = []
+        if self.tcp_port is not None:
+            extra.append(f"--remote=ptcp:{self.tcp_port}:127.0.0.1")
+        if self.db_remotes:
+            table = "NB_Global" if self.db_name == "OVN_Northbound" else "SB_Global"
+            extra.append(f"--remote=db:{self.db_name},{table},connections")
         subprocess.run(
             t.cmd(
                 "ovsdb-server",
@@ -120,6 +157,7 @@ class OvsdbServer:
                 "--no-chdir",
                 f"--pidfile={t.path(self.pidfile)}",
                 f"--remote=punix:{t.path(self.sock)}",
+                *extra,
                 f"--unixctl={t.path(self.ctl)}",
                 f"--log-file={t.path(self.workdir / (self.name + '-ovsdb.log'))}",
                 *self.extra_args,
@@ -129,7 +167,15 @@ class OvsdbServer:
         )
         _wait_for(lambda: self.pidfile.exists() and self.sock.exists(), 10.0, f"{self.name} ovsdb-server")
         self.pid = int(self.pidfile.read_text().strip())
+        if self.tcp_port is not None:
+            _wait_for(lambda: _listening(self.tcp_port), 10.0, f"{self.name} ovsdb-server on tcp")
         return self
+
+    def kill(self) -> None:
+        """kill -9 (the database file stays; ``start()`` serves it again)."""
+        if self.pid is not None:
+            kill_pid(self.pid)
+            self.pid = None
 
     def stop(self) -> None:
         if self.pid is not None:
@@ -256,3 +302,156 @@ class OurNorthd:
                 except ValueError:
                     pass
         return out
+
+
+def appctl(ctl: Path, *args: str, timeout: int = 10) -> str:
+    return subprocess.run(["ovs-appctl", f"--timeout={timeout}", "-t", str(ctl), *args],
+                          check=True, capture_output=True, text=True).stdout
+
+
+@dataclass(slots=True)
+class ClusterMember:
+    """One ovsdb-server of a RAFT cluster: its own database file, pidfile and unixctl in ``workdir``."""
+
+    workdir: Path
+    name: str  # e.g. "sb1"
+    db_name: str  # OVN_Northbound / OVN_Southbound
+    raft_port: int
+    client_port: int
+    extra_args: list[str] = field(default_factory=list)  # more ovsdb-server options (e.g. -vjsonrpc:file:dbg)
+    pid: int | None = field(default=None, init=False)
+
+    @property
+    def db_path(self) -> Path:
+        return self.workdir / f"{self.name}.db"
+
+    @property
+    def pidfile(self) -> Path:
+        return self.workdir / f"{self.name}.pid"
+
+    @property
+    def ctl(self) -> Path:
+        return self.workdir / f"{self.name}.ctl"
+
+    @property
+    def log_file(self) -> Path:
+        return self.workdir / f"{self.name}-ovsdb.log"
+
+    @property
+    def remote(self) -> str:
+        return f"tcp:127.0.0.1:{self.client_port}"
+
+    @property
+    def raft_address(self) -> str:
+        return f"tcp:127.0.0.1:{self.raft_port}"
+
+    def start(self) -> ClusterMember:
+        self.pidfile.unlink(missing_ok=True)
+        subprocess.run(
+            ["ovsdb-server", "--detach", "-vconsole:off", "--no-chdir", f"--pidfile={self.pidfile}",
+             f"--remote=ptcp:{self.client_port}:127.0.0.1", f"--unixctl={self.ctl}",
+             f"--log-file={self.log_file}", *self.extra_args, str(self.db_path)],
+            check=True,
+        )
+        _wait_for(self.pidfile.exists, 10.0, f"{self.name} ovsdb-server")
+        self.pid = int(self.pidfile.read_text().strip())
+        _wait_for(lambda: _listening(self.client_port), 10.0, f"{self.name} ovsdb-server on tcp")
+        return self
+
+    def stop(self) -> None:
+        if self.pid is not None:
+            stop_pid(self.pid)
+            self.pid = None
+
+    def kill(self) -> None:
+        if self.pid is not None:
+            kill_pid(self.pid)
+            self.pid = None
+
+    def status(self) -> str:
+        """``cluster/status`` of this member ('' if it does not answer)."""
+        if self.pid is None:
+            return ""
+        try:
+            return appctl(self.ctl, "cluster/status", self.db_name, timeout=5)
+        except subprocess.SubprocessError:
+            return ""
+
+    def role(self) -> str:
+        for line in self.status().splitlines():
+            if line.startswith("Role:"):
+                return line.split(":", 1)[1].strip()
+        return ""
+
+
+@dataclass(slots=True)
+class OvsdbCluster:
+    """A RAFT cluster of ``size`` ovsdb-servers for one database, on 127.0.0.1 TCP ports.
+
+    ``remote`` lists every member, comma-separated, as clients of a clustered database are given.
+    Members are stopped (or killed) by the PIDs they wrote and restarted on their database files.
+    """
+
+    workdir: Path
+    name: str  # "nb" or "sb"
+    schema: Path
+    size: int = 3
+    server_args: list[str] = field(default_factory=list)  # more ovsdb-server options for every member
+    members: list[ClusterMember] = field(default_factory=list, init=False)
+
+    @property
+    def db_name(self) -> str:
+        return "OVN_Northbound" if "nb" in self.schema.name else "OVN_Southbound"
+
+    @property
+    def remote(self) -> str:
+        return ",".join(m.remote for m in self.members)
+
+    def start(self) -> OvsdbCluster:
+        from .testing import free_port
+
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        ports: set[int] = set()
+        while len(ports) < 2 * self.size:
+            ports.add(free_port())
+        plist = sorted(ports)
+        self.members = [ClusterMember(self.workdir, f"{self.name}{i + 1}", self.db_name, plist[2 * i],
+                                      plist[2 * i + 1], list(self.server_args)) for i in range(self.size)]
+        first = self.members[0]
+        subprocess.run(["ovsdb-tool", "create-cluster", str(first.db_path), str(self.schema), first.raft_address],
+                       check=True)
+        for m in self.members[1:]:
+            subprocess.run(["ovsdb-tool", "join-cluster", str(m.db_path), self.db_name, m.raft_address,
+                            first.raft_address], check=True)
+        try:
+            for m in self.members:
+                m.start()
+            _wait_for(lambda: all("Status: cluster member" in m.status() for m in self.members), 30.0,
+                      f"{self.name} cluster members to join")
+            self.wait_leader()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def leader(self) -> ClusterMember | None:
+        for m in self.members:
+            if m.pid is not None and m.role() == "leader":
+                return m
+        return None
+
+    def wait_leader(self, timeout: float = 30.0) -> ClusterMember:
+        found: list[ClusterMember] = []
+
+        def one() -> bool:
+            m = self.leader()
+            if m is not None:
+                found.append(m)
+            return m is not None
+
+        _wait_for(one, timeout, f"a {self.name} cluster leader")
+        return found[-1]
+
+    def stop(self) -> None:
+        for m in self.members:
+            m.stop()

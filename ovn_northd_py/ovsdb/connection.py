@@ -92,6 +92,11 @@ class DbConnection:
         if self.probe_interval_ms is not None:
             # (python-ovs ignores the argument on unix sockets; --probe-interval applies to every remote.)
             self.set_probe_interval(self.probe_interval_ms)
+        if "," in self.remote:
+            # A clustered database: after its leader went away every member answers "not leader"
+            # until a new one is elected; keep trying them every second instead of backing off
+            # to python-ovs' 8 s (which delayed SB writes by up to ~13 s after a leader change).
+            self.idl._session.reconnect.set_backoff(1000, 1000)
         if self.lock_name:
             self.idl.set_lock(self.lock_name)
 
@@ -99,7 +104,7 @@ class DbConnection:
     def run(self) -> bool:
         """Process what the server sent.  True if the contents (or lock state) changed."""
         with fastrow.busy():
-            self.idl.run()
+            self._run_idl()
         seq = self.idl._session.get_seqno()
         if seq != self._last_session_seqno:
             # (Re)connected or disconnected: the IDL will repopulate from scratch.
@@ -109,6 +114,27 @@ class DbConnection:
         changed = self.idl.change_seqno != self._last_change_seqno
         self._last_change_seqno = self.idl.change_seqno
         return changed
+
+    def _run_idl(self) -> None:
+        """``idl.run()``, making sure a connection the server closed is seen as closed now.
+
+        The IDL stops reading at a message its session consumes itself (the server's echo probe),
+        so the end of a connection the server dropped (e.g. its inactivity probe went unanswered
+        while we were frozen) would only be read on the next loop iteration, which would act on a
+        lock the server freed with the connection.  So: read again when the first run received
+        something, and when the connection reports an error, let the session drop it now."""
+        session = self.idl._session
+        for _ in range(2):
+            rpc = session.rpc
+            seen = rpc.get_received_bytes() if rpc is not None else 0
+            self.idl.run()
+            if rpc is None or session.rpc is not rpc:
+                return
+            if rpc.get_status():
+                session.run()  # (disconnects: is_connected() turns false, the seqno moves)
+                return
+            if rpc.get_received_bytes() == seen:
+                return
 
     def wait(self, poller: AsyncPoller) -> None:
         self.idl.wait(poller)
@@ -135,8 +161,10 @@ class DbConnection:
     def has_lock(self) -> bool:
         """Whether we hold the lock *now*.  The IDL keeps ``has_lock`` set across a disconnection
         until it reconnects and asks again; a lock held on a connection that is gone is not held
-        (the server released it, and another instance may have it)."""
-        return self.connected and bool(self.idl.has_lock)
+        (the server released it, and another instance may have it).  And a cluster member grants
+        its own, local lock before the IDL has found that it is not the leader and moved on: the
+        lock counts once we monitor through the connection that holds it."""
+        return self.connected and bool(self.idl.has_lock) and self.idl.state == self.idl.IDL_S_MONITORING
 
     @property
     def lock_contended(self) -> bool:

@@ -51,10 +51,10 @@ from .lflows import (
     _uuid_of,
     _uuid_set,
     apply_plan,
+    chunked_select_ops,
     lb_key,
-    load_cache,
+    load_rows,
     plan_sync,
-    select_ops,
 )
 from .load_balancers import desired_sb_lb, desired_sb_lbs
 
@@ -121,6 +121,8 @@ class FlowWriter:
     cache: FlowCache = field(default_factory=FlowCache)
     full_sync_needed: bool = True  # the next plan compares every flow (after a load or a failure)
     load_started: bool = False
+    _chunks: list[list[dict[str, Any]]] = field(default_factory=list)  # selects still to send
+    _sent: list[dict[str, Any]] = field(default_factory=list)  # the select whose reply is awaited
     # Hot standby: the cache follows what another northd writes (full monitor), and ``dirty``
     # holds the flow identities / load-balancer keys where SB may differ from what we want, so
     # that taking over compares only those (``dirty_all``: not known yet, compare everything).
@@ -145,14 +147,32 @@ class FlowWriter:
         return self.cache.loaded
 
     def start_load(self, raw: Any, follow: bool = False) -> Any:
-        """Start the monitor, then read the three tables; returns the select's request (or None).
+        """Start the monitor, then read the three tables, a chunk at a time (``chunked_select_ops``):
+        returns the first select's request (or None); :meth:`loaded_chunk` takes each reply.
         ``follow``: as a hot standby (see :meth:`follow`)."""
         if raw.monitor(monitor_requests(full=follow)) is None:
             return None
-        req = raw.send(select_ops(), with_lock=False)
-        self.load_started = req is not None
+        self.cache.reset()
+        self._chunks = chunked_select_ops()
+        self.load_started = True
         self.following = follow
-        return req
+        return self._send_chunk(raw)
+
+    def _send_chunk(self, raw: Any) -> Any:
+        self._sent = self._chunks.pop(0)
+        return raw.send(self._sent, with_lock=False)
+
+    def loaded_chunk(self, raw: Any, results: list[Any]) -> Any:
+        """Fold one select's reply into the cache; returns the next request, or None when the
+        cache is complete (``loaded``).  (Nobody else writes these tables while we hold the lock,
+        and as a standby the monitor, started first, brings whatever changed between chunks.)"""
+        for op, res in zip(self._sent, results, strict=True):
+            load_rows(self.cache, op["table"], res["rows"])
+        if self._chunks:
+            return self._send_chunk(raw)
+        self.cache.loaded = True
+        self.full_sync_needed = True
+        return None
 
     def lean_monitor(self, raw: Any) -> None:
         """After taking over: watch for foreign changes only (our own bulk writes echo cheaply).
@@ -243,9 +263,6 @@ class FlowWriter:
                 lbs.add(cache.lbs[a[1]].key)
         return keys, lbs
 
-    def loaded_from(self, results: list[Any]) -> None:
-        load_cache(self.cache, results)
-        self.full_sync_needed = True
 
     # ---- planning ----
     def plan(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]) -> tuple[Plan, int | None]:

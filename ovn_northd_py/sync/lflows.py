@@ -153,15 +153,33 @@ class FlowCache:
 LB_COLUMNS = ("name", "vips", "protocol", "options", "external_ids")
 
 
+_FLOW_SELECT_COLUMNS = ["_uuid", "logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority",
+                        "match", "actions", "controller_meter", "external_ids", "tags"]
+_GROUP_SELECT: dict[str, Any] = {"op": "select", "table": "Logical_DP_Group", "where": [], "columns": ["_uuid", "datapaths"]}
+_LB_SELECT: dict[str, Any] = {"op": "select", "table": "Load_Balancer", "where": [],
+              "columns": ["_uuid", "datapath_group", "datapaths", *LB_COLUMNS]}
+# One select per logical table id up to this one (23.03's schema allows 0..32 and rejects a larger
+# value in a where clause), then one for any larger id a later schema allows.
+CHUNK_TABLE_ID_MAX = 32
+
+
 def select_ops() -> list[dict[str, Any]]:
-    return [
-        {"op": "select", "table": "Logical_Flow", "where": [],
-         "columns": ["_uuid", "logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority",
-                     "match", "actions", "controller_meter", "external_ids", "tags"]},
-        {"op": "select", "table": "Logical_DP_Group", "where": [], "columns": ["_uuid", "datapaths"]},
-        {"op": "select", "table": "Load_Balancer", "where": [],
-         "columns": ["_uuid", "datapath_group", "datapaths", *LB_COLUMNS]},
-    ]
+    """The three tables in one transaction (``load_cache`` reads its reply)."""
+    return [{"op": "select", "table": "Logical_Flow", "where": [], "columns": _FLOW_SELECT_COLUMNS},
+            _GROUP_SELECT, _LB_SELECT]
+
+
+def chunked_select_ops() -> list[list[dict[str, Any]]]:
+    """The same rows as :func:`select_ops`, as one transaction per logical table id (and one for the
+    groups and load balancers), to be sent one after the other: the reply to a single select of a
+    few hundred thousand flows is hundreds of MB of parsed JSON at once, which the process keeps
+    as heap long after (a restart or a hot standby reading a big SB)."""
+    chunks: list[list[dict[str, Any]]] = [[_GROUP_SELECT, _LB_SELECT]]
+    chunks += [[{"op": "select", "table": "Logical_Flow", "where": [["table_id", "==", t]],
+                 "columns": _FLOW_SELECT_COLUMNS}] for t in range(CHUNK_TABLE_ID_MAX + 1)]
+    chunks.append([{"op": "select", "table": "Logical_Flow", "where": [["table_id", ">", CHUNK_TABLE_ID_MAX]],
+                    "columns": _FLOW_SELECT_COLUMNS}])
+    return chunks
 
 
 def lb_key(cols: dict[str, Any]) -> str:
@@ -169,19 +187,29 @@ def lb_key(cols: dict[str, Any]) -> str:
     return ids.get("lb_id") or f"name:{cols.get('name', '')}"
 
 
+def load_rows(cache: FlowCache, table: str, rows: list[dict[str, Any]]) -> None:
+    """Add the rows of one ``select`` of ``table`` to the cache."""
+    if table == "Logical_Flow":
+        for r in rows:
+            ext = _map(r["external_ids"])
+            key: FKey = (ext.get("stage-name", ""), r["pipeline"], r["table_id"], r["priority"], r["match"],
+                         r["actions"], _opt_str(r["controller_meter"]))
+            cache.add_flow(str(r["_uuid"][1]), FlowRow(
+                key, _uuid_of(r["logical_datapath"]), _uuid_of(r["logical_dp_group"]), ext, _map(r["tags"])))
+    elif table == "Logical_DP_Group":
+        for r in rows:
+            cache.set_group(str(r["_uuid"][1]), _uuid_set(r["datapaths"]))
+    elif table == "Load_Balancer":
+        for r in rows:
+            cols = {c: r[c] for c in LB_COLUMNS}
+            cache.lbs[str(r["_uuid"][1])] = LbRow(lb_key(cols), cols, _uuid_of(r["datapath_group"]))
+
+
 def load_cache(cache: FlowCache, results: list[Any]) -> None:
+    """The cache from the reply to :func:`select_ops`."""
     cache.reset()
-    for r in results[0]["rows"]:
-        ext = _map(r["external_ids"])
-        key: FKey = (ext.get("stage-name", ""), r["pipeline"], r["table_id"], r["priority"], r["match"],
-                     r["actions"], _opt_str(r["controller_meter"]))
-        cache.add_flow(str(r["_uuid"][1]), FlowRow(
-            key, _uuid_of(r["logical_datapath"]), _uuid_of(r["logical_dp_group"]), ext, _map(r["tags"])))
-    for r in results[1]["rows"]:
-        cache.set_group(str(r["_uuid"][1]), _uuid_set(r["datapaths"]))
-    for r in results[2]["rows"]:
-        cols = {c: r[c] for c in LB_COLUMNS}
-        cache.lbs[str(r["_uuid"][1])] = LbRow(lb_key(cols), cols, _uuid_of(r["datapath_group"]))
+    for op, res in zip(select_ops(), results, strict=True):
+        load_rows(cache, op["table"], res["rows"])
     cache.loaded = True
 
 

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, nbctl, stop_pid
 from ovn_northd_py.devtools.testing import free_port, metric, wait_until
@@ -42,16 +39,6 @@ def scrape_or_none(port: int, name: str, labels: str = "") -> float | None:
         return metric(port, name, labels)
     except OSError:
         return None
-
-
-@pytest.fixture
-def started() -> Iterator[list[OurNorthd]]:
-    ds: list[OurNorthd] = []
-    try:
-        yield ds
-    finally:
-        for d in reversed(ds):
-            d.stop()
 
 
 def failure_records(d: OurNorthd) -> list[dict]:

@@ -13,25 +13,12 @@ from __future__ import annotations
 import re
 import subprocess
 import time
-from collections.abc import Iterator
-
-import pytest
 
 from ovn_northd_py.devtools.servers import OurNorthd
 from ovn_northd_py.devtools.testing import free_port, metric, wait_until
 from ovn_northd_py.sync.globals import northd_probe_interval
 
 PROBE = "ovn_northd_py_db_probe_interval_seconds"
-
-
-@pytest.fixture
-def started() -> Iterator[list[OurNorthd]]:
-    ds: list[OurNorthd] = []
-    try:
-        yield ds
-    finally:
-        for d in reversed(ds):
-            d.stop()
 
 
 def probes(port: int) -> tuple[float, float]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from ovn_northd_py.metrics import Metrics
@@ -39,7 +40,7 @@ def test_a_permanent_error_backs_off_exponentially_up_to_the_cap() -> None:
     f = TxnFailures(_Log(), Metrics())
     delays = [f.failed("sb", "error", REF_ERR) for _ in range(12)]
     assert delays[0] == BACKOFF_MIN
-    assert all(b >= a for a, b in zip(delays, delays[1:], strict=False))
+    assert all(b >= a for a, b in itertools.pairwise(delays))
     assert delays[-1] == BACKOFF_MAX
     f.succeeded()
     assert f.failed("sb", "error", REF_ERR) == BACKOFF_MIN
