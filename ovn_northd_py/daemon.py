@@ -274,6 +274,11 @@ class Daemon:
                 self.writer.follow(self.raw.tap.updates)
                 self.raw.tap.updates = []
                 self.lean_after_write = True
+                if not self.writers_clean:
+                    # SB lacks rows we would write (e.g. the Datapath_Binding of a switch added
+                    # while nobody wrote): flows on such datapaths could not be compared while
+                    # standing by, so compare every flow now.
+                    self.writer.full_sync_needed = True
             elif not sb.has_lock:
                 # Someone else writes now: our view of the raw tables goes stale (a hot standby
                 # reads them again, following the new active's writes).

@@ -4,6 +4,7 @@ taking over recomputes only the writer nodes, keeps every tunnel key and converg
 from __future__ import annotations
 
 import os
+import time
 import signal
 from typing import Any
 
@@ -138,3 +139,38 @@ def test_no_hot_standby_stays_idle(env: Any) -> None:
     finally:
         b.stop()
         a.stop()
+
+
+def test_takeover_writes_what_nobody_wrote_while_standing_by(env: Any) -> None:
+    """The active stops writing (SIGSTOP keeps its lock on a unix socket), a switch is added: the
+    standby computes its flows but SB has no datapath for them yet.  Taking over writes them."""
+    build_mixed(env, 2, 1, 1)
+    a, aport = _ours(env, "a")
+    b: OurNorthd | None = None
+    try:
+        env.sync()
+        wait_until(lambda: _lock_held(aport), 20, "a to hold the lock")
+        b, bport = _ours(env, "b")
+        wait_until(lambda: _standby_runs(bport) >= 1, 20, "b to compute as a standby")
+        os.kill(a.pid, signal.SIGSTOP)
+        env.nbctl("ls-add", "late", "--", "lsp-add", "late", "late1", "--",
+                  "lsp-set-addresses", "late1", "00:00:00:00:88:01 10.88.0.1")
+        wait_until(lambda: _standby_runs(bport) >= 2, 20, "b to follow the new switch")
+        time.sleep(1.0)  # (b's quiet check of its writers runs)
+        os.kill(a.pid, signal.SIGKILL)
+        a.proc.wait()
+        a.proc = None
+        wait_until(lambda: _lock_held(bport), 30, "b to take the lock")
+        env.sync()
+        late = next(r for r in env.sb_rows("Datapath_Binding") if dict(r["external_ids"][1]).get("name") == "late")
+        groups = {str(g["_uuid"][1]) for g in env.sb_rows("Logical_DP_Group")
+                  if late["_uuid"] in [d for d in g["datapaths"][1]] or g["datapaths"] == late["_uuid"]}
+        flows = [r for r in env.sb_rows("Logical_Flow") if r["logical_datapath"] == late["_uuid"]
+                 or (r["logical_dp_group"] != ["set", []] and str(r["logical_dp_group"][1]) in groups)]
+        assert len(flows) > 40, f"only {len(flows)} flows on the switch added while nobody wrote"
+    finally:
+        if b is not None:
+            b.stop()
+        if a.proc is not None:
+            os.kill(a.pid, signal.SIGKILL)
+            a.stop()
