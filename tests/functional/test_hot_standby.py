@@ -4,8 +4,8 @@ taking over recomputes only the writer nodes, keeps every tunnel key and converg
 from __future__ import annotations
 
 import os
-import time
 import signal
+import time
 from typing import Any
 
 from ovn_northd_py.devtools.servers import OurNorthd, ReferenceNorthd
