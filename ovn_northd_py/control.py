@@ -450,6 +450,7 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     from .flows.context import flow_ctx_from_nb
     from .lflow.table import FlowTable
     from .northd.build import build_northd
+    from .sync.datapaths import dp_uuids
     from .sync.lflow_desired import desired_flows
     from .sync.lflows import plan_sync
     from .sync.load_balancers import desired_sb_lbs
@@ -464,12 +465,7 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     fctx = flow_ctx_from_nb(shadow, nb, mac_prefix=gopts.mac_prefix if gopts else "",
                             svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb)
     build_lflows(shadow, fctx, table)
-    dp_uuid = {}
-    for row in sb.rows("Datapath_Binding").values():
-        ids = row.external_ids
-        k = ids.get("logical-switch") or ids.get("logical-router")
-        if k:
-            dp_uuid[k] = str(row.uuid)
+    dp_uuid = dp_uuids(sb)
     fplan = plan_sync(cache, desired_flows(table, shadow, dp_uuid), desired_sb_lbs(shadow, dp_uuid))
     lines = [(f"Logical_Flow/Logical_DP_Group/Load_Balancer: {fplan.inserted} to insert, {fplan.updated} to "
              f"update, {fplan.deleted} to delete")]

@@ -40,6 +40,7 @@ from .ovsdb.connection import DbConnection
 from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
 from .release import DEFAULT_RELEASE, Release, select_release
+from .sync.datapaths import dp_uuids
 from .sync.flow_writer import FlowWriter
 from .sync.foreign import cleanup_ops, referential_integrity_rows, referrer_cleanup_ops
 from .sync.globals import nb_global_row, northd_probe_interval, sb_global_row
@@ -529,13 +530,7 @@ class Daemon:
     def _dp_uuid(self) -> dict[str, str]:
         """NB datapath key -> SB Datapath_Binding uuid."""
         assert self.sb is not None
-        dp_uuid = {}
-        for row in self.sb.rows("Datapath_Binding").values():
-            ids = row.external_ids
-            k = ids.get("logical-switch") or ids.get("logical-router")
-            if k:
-                dp_uuid[k] = str(row.uuid)
-        return dp_uuid
+        return dp_uuids(self.sb)
 
     def _poll_txns(self) -> None:
         if self.sb_txn is not None:

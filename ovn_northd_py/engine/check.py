@@ -23,6 +23,7 @@ from ..flows.context import flow_ctx_from_nb
 from ..lflow.table import FlowTable
 from ..northd.build import build_northd
 from ..northd.model import Northd
+from ..sync.datapaths import dp_uuids
 from ..sync.lflow_desired import desired_flows
 from ..sync.lflows import FlowCache, plan_sync
 from ..sync.load_balancers import desired_sb_lbs
@@ -84,12 +85,7 @@ def check_consistency(graph: Any, ctx: Any, cache: FlowCache) -> CheckResult:
     build_lflows(shadow, fctx, table)
     _diff_dicts("flow", _flow_view(graph.lflow.table, northd.data), _flow_view(table, shadow), res.differences)
     # 3a. SB raw tables: a full diff against the cache must be empty.
-    dp_uuid = {}
-    for row in sb.rows("Datapath_Binding").values():
-        ids = row.external_ids
-        k = ids.get("logical-switch") or ids.get("logical-router")
-        if k:
-            dp_uuid[k] = str(row.uuid)
+    dp_uuid = dp_uuids(sb)
     plan = plan_sync(cache, desired_flows(table, shadow, dp_uuid), desired_sb_lbs(shadow, dp_uuid),
                      compare_hints=False)
     if plan:

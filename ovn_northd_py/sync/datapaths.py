@@ -18,6 +18,16 @@ def dp_nb_key(sb_dp: Any) -> str | None:
     return ids.get("logical-switch") or ids.get("logical-router")
 
 
+def dp_uuids(sb: Any) -> dict[str, str]:
+    """NB datapath key -> SB Datapath_Binding uuid, for the datapaths that are ours."""
+    out: dict[str, str] = {}
+    for row in sb.rows("Datapath_Binding").values():
+        k = dp_nb_key(row)
+        if k:
+            out[k] = str(row.uuid)
+    return out
+
+
 def desired_datapaths(nd: Northd) -> dict[Hashable, dict[str, Any]]:
     return {dp.key: {"external_ids": dp.external_ids, "tunnel_key": dp.tunnel_key} for dp in nd.by_index}
 
