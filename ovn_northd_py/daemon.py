@@ -337,9 +337,7 @@ class Daemon:
             if self.verify_at and time.monotonic() >= self.verify_at:
                 self._verify_writers()
             return
-        ctx = Ctx(self.nb, self.sb, self.warn)
-        ctx.sb_txn = Txn(self.sb.idl)
-        ctx.nb_txn = Txn(self.nb.idl)
+        ctx = self._engine_ctx()
         force = self.force_recompute or not self.standby_warm or self.nb.resynced or self.sb.resynced
         try:
             with _gc_paused():
@@ -366,9 +364,7 @@ class Daemon:
         """Quiet standby: would the writer nodes, recomputed, write anything?  (Never sent.)"""
         assert self.nb is not None and self.sb is not None and self.graph is not None
         self.verify_at = 0.0
-        ctx = Ctx(self.nb, self.sb, self.warn)
-        ctx.sb_txn = Txn(self.sb.idl)
-        ctx.nb_txn = Txn(self.nb.idl)
+        ctx = self._engine_ctx()
         try:
             with _gc_paused():
                 self.graph.engine.run(ctx, recompute=WRITER_NODES)
@@ -380,6 +376,14 @@ class Daemon:
             ctx.sb_txn.abort()
             ctx.nb_txn.abort()
         self.log.debug("standby writers checked", clean=self.writers_clean)
+
+    def _engine_ctx(self) -> Ctx:
+        """The context of one engine run, with fresh SB and NB transactions."""
+        assert self.nb is not None and self.sb is not None
+        ctx = Ctx(self.nb, self.sb, self.warn)
+        ctx.sb_txn = Txn(self.sb.idl)
+        ctx.nb_txn = Txn(self.nb.idl)
+        return ctx
 
     def _busy(self) -> bool:
         """A write or the cache load is in flight."""
@@ -457,9 +461,7 @@ class Daemon:
 
     def run_engine(self) -> None:
         assert self.nb is not None and self.sb is not None and self.graph is not None and self.raw is not None
-        ctx = Ctx(self.nb, self.sb, self.warn)
-        ctx.sb_txn = Txn(self.sb.idl)
-        ctx.nb_txn = Txn(self.nb.idl)
+        ctx = self._engine_ctx()
         force = self.force_recompute
         self.force_recompute = False
         # Taking over from a warm standby: the writers compare everything with what SB holds.

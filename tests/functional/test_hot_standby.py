@@ -55,43 +55,50 @@ def _standby_runs(port: int) -> float:
         return 0.0
 
 
-def test_standby_computes_without_writing_and_takes_over_without_recompute(env: Any) -> None:
-    build_mixed(env, 3, 2, 2)
+def _active_then_warm_standby(env: Any, started: list[OurNorthd]) -> tuple[OurNorthd, int, OurNorthd, int]:
+    """``a`` holds the lock (started first, synced), then ``b`` has computed once as a standby."""
     a, aport = _ours(env, "a")
-    b: OurNorthd | None = None
-    try:
-        env.sync()
-        wait_until(lambda: _lock_held(aport), 20, "a to hold the lock")
-        b, bport = _ours(env, "b")
-        wait_until(lambda: _standby_runs(bport) >= 1, 20, "b to compute as a standby")
-        assert metric(bport, "ovn_northd_py_sb_lock_held") == 0
-        # NB changes while b stands by: b follows them, a writes them.
-        env.nbctl("lsp-add", "ls1", "hs1", "--", "lsp-set-addresses", "hs1", "00:00:00:00:77:01 10.0.0.77",
-                  wait="sb")
-        env.nbctl("ls-add", "hsw", "--", "lsp-add", "hsw", "hs2", wait="sb")
-        before_keys, before_flows = _keys(env), _flows(env)
-        wait_until(lambda: node_runs(bport, "northd", "incremental") + node_runs(bport, "northd", "recompute") >= 2,
-                   20, "b to follow the NB changes")
-        assert metric(bport, "ovn_northd_py_sb_commits_total") == 0  # a standby writes nothing
-        northd_recomputes = node_runs(bport, "northd", "recompute")
-        lflow_recomputes = node_runs(bport, "lflow", "recompute")
-        os.kill(a.pid, signal.SIGKILL)
-        a.proc.wait()
-        a.proc = None
-        wait_until(lambda: _lock_held(bport), 30, "b to take the lock")
-        env.nbctl("lsp-add", "hsw", "hs3", wait="sb")
-        # Taking over recomputed only the writers: the model and the flow table were current.
-        assert node_runs(bport, "northd", "recompute") == northd_recomputes
-        assert node_runs(bport, "lflow", "recompute") == lflow_recomputes
-        assert metric(bport, "ovn_northd_py_sb_commits_total") >= 1
-        after = _keys(env)
-        assert {k: v for k, v in after.items() if k in before_keys} == before_keys
-        assert "port:hs3" in after
-        assert before_flows <= _flows(env) | {f for f in before_flows if "hs3" in f[3]}
-    finally:
-        if b is not None:
-            b.stop()
-        a.stop()
+    started.append(a)
+    env.sync()
+    wait_until(lambda: _lock_held(aport), 20, "a to hold the lock")
+    b, bport = _ours(env, "b")
+    started.append(b)
+    wait_until(lambda: _standby_runs(bport) >= 1, 20, "b to compute as a standby")
+    return a, aport, b, bport
+
+
+def _kill9(d: OurNorthd) -> None:
+    assert d.proc is not None
+    os.kill(d.proc.pid, signal.SIGKILL)
+    d.proc.wait()
+    d.proc = None
+
+
+def test_standby_computes_without_writing_and_takes_over_without_recompute(env: Any, started: list[OurNorthd]) -> None:
+    build_mixed(env, 3, 2, 2)
+    a, _aport, _b, bport = _active_then_warm_standby(env, started)
+    assert metric(bport, "ovn_northd_py_sb_lock_held") == 0
+    # NB changes while b stands by: b follows them, a writes them.
+    env.nbctl("lsp-add", "ls1", "hs1", "--", "lsp-set-addresses", "hs1", "00:00:00:00:77:01 10.0.0.77",
+              wait="sb")
+    env.nbctl("ls-add", "hsw", "--", "lsp-add", "hsw", "hs2", wait="sb")
+    before_keys, before_flows = _keys(env), _flows(env)
+    wait_until(lambda: node_runs(bport, "northd", "incremental") + node_runs(bport, "northd", "recompute") >= 2,
+               20, "b to follow the NB changes")
+    assert metric(bport, "ovn_northd_py_sb_commits_total") == 0  # a standby writes nothing
+    northd_recomputes = node_runs(bport, "northd", "recompute")
+    lflow_recomputes = node_runs(bport, "lflow", "recompute")
+    _kill9(a)
+    wait_until(lambda: _lock_held(bport), 30, "b to take the lock")
+    env.nbctl("lsp-add", "hsw", "hs3", wait="sb")
+    # Taking over recomputed only the writers: the model and the flow table were current.
+    assert node_runs(bport, "northd", "recompute") == northd_recomputes
+    assert node_runs(bport, "lflow", "recompute") == lflow_recomputes
+    assert metric(bport, "ovn_northd_py_sb_commits_total") >= 1
+    after = _keys(env)
+    assert {k: v for k, v in after.items() if k in before_keys} == before_keys
+    assert "port:hs3" in after
+    assert before_flows <= _flows(env) | {f for f in before_flows if "hs3" in f[3]}
 
 
 def test_standby_behind_the_reference_keeps_its_tunnel_keys(env: Any) -> None:
@@ -141,36 +148,23 @@ def test_no_hot_standby_stays_idle(env: Any) -> None:
         a.stop()
 
 
-def test_takeover_writes_what_nobody_wrote_while_standing_by(env: Any) -> None:
+def test_takeover_writes_what_nobody_wrote_while_standing_by(env: Any, started: list[OurNorthd]) -> None:
     """The active stops writing (SIGSTOP keeps its lock on a unix socket), a switch is added: the
     standby computes its flows but SB has no datapath for them yet.  Taking over writes them."""
     build_mixed(env, 2, 1, 1)
-    a, aport = _ours(env, "a")
-    b: OurNorthd | None = None
-    try:
-        env.sync()
-        wait_until(lambda: _lock_held(aport), 20, "a to hold the lock")
-        b, bport = _ours(env, "b")
-        wait_until(lambda: _standby_runs(bport) >= 1, 20, "b to compute as a standby")
-        os.kill(a.pid, signal.SIGSTOP)
-        env.nbctl("ls-add", "late", "--", "lsp-add", "late", "late1", "--",
-                  "lsp-set-addresses", "late1", "00:00:00:00:88:01 10.88.0.1")
-        wait_until(lambda: _standby_runs(bport) >= 2, 20, "b to follow the new switch")
-        time.sleep(1.0)  # (b's quiet check of its writers runs)
-        os.kill(a.pid, signal.SIGKILL)
-        a.proc.wait()
-        a.proc = None
-        wait_until(lambda: _lock_held(bport), 30, "b to take the lock")
-        env.sync()
-        late = next(r for r in env.sb_rows("Datapath_Binding") if dict(r["external_ids"][1]).get("name") == "late")
-        groups = {str(g["_uuid"][1]) for g in env.sb_rows("Logical_DP_Group")
-                  if late["_uuid"] in [d for d in g["datapaths"][1]] or g["datapaths"] == late["_uuid"]}
-        flows = [r for r in env.sb_rows("Logical_Flow") if r["logical_datapath"] == late["_uuid"]
-                 or (r["logical_dp_group"] != ["set", []] and str(r["logical_dp_group"][1]) in groups)]
-        assert len(flows) > 40, f"only {len(flows)} flows on the switch added while nobody wrote"
-    finally:
-        if b is not None:
-            b.stop()
-        if a.proc is not None:
-            os.kill(a.pid, signal.SIGKILL)
-            a.stop()
+    a, _aport, _b, bport = _active_then_warm_standby(env, started)
+    assert a.proc is not None
+    os.kill(a.proc.pid, signal.SIGSTOP)
+    env.nbctl("ls-add", "late", "--", "lsp-add", "late", "late1", "--",
+              "lsp-set-addresses", "late1", "00:00:00:00:88:01 10.88.0.1")
+    wait_until(lambda: _standby_runs(bport) >= 2, 20, "b to follow the new switch")
+    time.sleep(1.0)  # (b's quiet check of its writers runs)
+    _kill9(a)
+    wait_until(lambda: _lock_held(bport), 30, "b to take the lock")
+    env.sync()
+    late = next(r for r in env.sb_rows("Datapath_Binding") if dict(r["external_ids"][1]).get("name") == "late")
+    groups = {str(g["_uuid"][1]) for g in env.sb_rows("Logical_DP_Group")
+              if late["_uuid"] in [d for d in g["datapaths"][1]] or g["datapaths"] == late["_uuid"]}
+    flows = [r for r in env.sb_rows("Logical_Flow") if r["logical_datapath"] == late["_uuid"]
+             or (r["logical_dp_group"] != ["set", []] and str(r["logical_dp_group"][1]) in groups)]
+    assert len(flows) > 40, f"only {len(flows)} flows on the switch added while nobody wrote"
