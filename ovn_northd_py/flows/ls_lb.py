@@ -69,6 +69,7 @@ from .lb_health import (
     Monitored,
     checked_vips,
     explicit_backends,
+    hash_fields,
     is_template_lb,
     lb_monitored,
     lb_protocol,
@@ -250,10 +251,6 @@ def _opt_int(lb: Any, name: str) -> int:
         return 0
 
 
-def _hash_fields(lb: Any, proto: str) -> str:
-    fields = [f.replace("tp_", f"{proto}_") for f in sorted(lb.selection_fields)]
-    return f'; hash_fields="{",".join(fields)}"' if fields else ""
-
 
 def _regs(v: Vip) -> tuple[str, str]:
     """(ip family, register holding the original destination)."""
@@ -304,7 +301,7 @@ def _vip_action(lb: Any, v: Vip, proto: str) -> str:
             return f"reg0 = 0; reject {{ outport <-> inport; next(pipeline=egress,table={LS_OUT_QOS_MARK.table_id});}};"
         return "drop;"
     backends = ",".join(b.text() for b in v.backends)
-    return f"{REGBIT_CONNTRACK_COMMIT} = 0; ct_lb_mark(backends={backends}{_hash_fields(lb, proto)});"
+    return f"{REGBIT_CONNTRACK_COMMIT} = 0; ct_lb_mark(backends={backends}{hash_fields(lb)});"
 
 
 # (stage, priority, match, actions, Copp protocol of its controller meter or None): the meter
