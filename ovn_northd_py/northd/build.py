@@ -428,6 +428,12 @@ def lsp_port(dp: Datapath, lsp: Any, lrps: dict[str, Port], w: Any) -> Port:
         # non-router port's Port_Binding options.
         if dp.nb.other_config.get("vlan-passthru", "").lower() == "true":
             p.options["vlan-passthru"] = "true"
+        # Observed: a localnet port with QoS parameters gets a queue on the physical device,
+        # ``qdisc_queue_id=1`` (each localnet port has a queue space of its own), unless the NB
+        # names one; its flows then set_queue() it (flows/ls_port_security.py).
+        if (lsp.type == "localnet" and "qdisc_queue_id" not in p.options
+                and any(k in lsp.options for k in QOS_PARAMS)):
+            p.options["qdisc_queue_id"] = "1"
         # Observed: an empty parent_name (``lsp-add SW PORT "" TAG``, how a localnet port gets
         # its VLAN) is copied as it is, and its tag_request becomes the tag.
         p.parent_port = opt(lsp.parent_name)
@@ -438,6 +444,9 @@ def lsp_port(dp: Datapath, lsp: Any, lrps: dict[str, Port], w: Any) -> Port:
         if rc:
             p.requested_chassis = rc
     return p
+
+
+QOS_PARAMS = ("qos_max_rate", "qos_burst", "qos_min_rate")
 
 
 def _tag_for(dp: Datapath, lsp: Any) -> int | None:

@@ -5,6 +5,8 @@
   the router own 44.1.1.1); ``10.0.0.1/33`` is not an address;
 * a localnet port with a VLAN (``lsp-add SW PORT "" TAG``): Port_Binding ``parent_port=""`` and
   ``tag``; a gateway port on its switch checks ``gateway_mtu`` + 18 instead of + 14;
+* localnet ports with QoS parameters (``qos_max_rate``, ``qos_burst``, ``qos_min_rate``): each gets
+  ``qdisc_queue_id=1`` on its Port_Binding and ``set_queue(1)`` flows;
 * ``selection_fields`` of a load balancer with no ``protocol``: ``tp_src`` stays ``tp_src`` in
   ``hash_fields`` (with a protocol it becomes ``tcp_src``).
 
@@ -62,3 +64,12 @@ def test_selection_fields_without_protocol(parity_run):
         *rport("sw0", "sw0-lr0", "lrp0"), ["lr-lb-add", "lr0", "lb1"], ["lr-lb-add", "lr0", "lb3"],
     )
     assert_parity(parity_run(nb))
+
+
+def test_localnet_ports_with_qos_parameters_get_a_queue(parity_run):
+    cmds: list[list[str]] = [["ls-add", "sw0"], ["ls-add", "sw1"]]
+    for ln, sw, opt in (("ln0", "sw0", "qos_max_rate=1000000"), ("ln1", "sw0", "qos_burst=1000"),
+                        ("ln2", "sw1", "qos_min_rate=5"), ("ln3", "sw1", "qdisc_queue_id=7")):
+        cmds += vif(sw, ln, "unknown", type="localnet", options=[f"network_name=phys-{ln}", opt])
+    cmds += vif("sw1", "vm1", "0a:00:00:00:00:01 10.0.0.5", options=["qos_max_rate=1000"])
+    assert_parity(parity_run(nbctl_commands(*cmds)))
