@@ -1,8 +1,9 @@
 # ovn-northd-py in a container, beside NB/SB ovsdb-servers reachable through sockets or TCP/TLS.
 #
-#   bash scripts/container.sh        # buildah, a local debootstrap'd bookworm base: see README
-#   podman run -d --name ovn-northd-py --network=host -v /var/run/ovn:/var/run/ovn \
+#   sudo bash scripts/container.sh   # buildah, a local debootstrap'd bookworm base: see README
+#   sudo podman run -d --name ovn-northd-py --network=host -v /var/run/ovn:/var/run/ovn \
 #       localhost/ovn-northd-py --ovnsb-db=tcp:127.0.0.1:6642
+#   sudo podman healthcheck run ovn-northd-py; sudo podman stop ovn-northd-py
 #
 # Other builders: `docker build -t ovn-northd-py .` (from debian:12-slim; BuildKit for the secret).
 # Configuration: OVN_NB_DB, OVN_SB_DB (remotes, comma-separated for a cluster), and
