@@ -15,6 +15,7 @@ import signal
 import subprocess
 import time
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,8 +90,8 @@ class Running:
         return out
 
 
-def _run(image: str, workdir: Path, sb: OvsdbServer, metrics_port: int) -> str:
-    cmd = ["run", "-d", "--pull=never", "--network=host", *_ulimits(),
+def _run(image: str, name: str, workdir: Path, sb: OvsdbServer, metrics_port: int) -> str:
+    cmd = ["run", "-d", "--name", name, "--pull=never", "--network=host", *_ulimits(),
            "-v", f"{workdir}:/var/run/ovn",
            "-e", "OVN_NB_DB=unix:/var/run/ovn/nb.sock",
            "-e", f"OVN_NORTHD_METRICS_ADDRESS=127.0.0.1:{metrics_port}",
@@ -103,7 +104,8 @@ def running(image: str, tmp_path: Path) -> Iterator[Running]:
     """NB and SB ovsdb-servers on the host and the container beside them; all removed at the end."""
     workdir = tmp_path / "ovn"
     nb = OvsdbServer(workdir, "nb", NB_SCHEMA).start()
-    cid = ""
+    # Removed by this name even if `podman run` failed after creating it.
+    name = f"ovn-northd-py-test-{uuid.uuid4().hex[:12]}"
     try:
         sb = OvsdbServer(workdir, "sb", SB_SCHEMA, tcp_port=free_port()).start()
         try:
@@ -111,11 +113,10 @@ def running(image: str, tmp_path: Path) -> Iterator[Running]:
             os.chmod(workdir, 0o755)
             os.chown(nb.sock, USER, USER)
             port = free_port()
-            cid = _run(image, workdir, sb, port)
+            cid = _run(image, name, workdir, sb, port)
             yield Running(workdir, nb, sb, cid, port)
         finally:
-            if cid:
-                podman("rm", "--force", "--time", "0", cid, check=False)
+            podman("rm", "--force", "--ignore", "--time", "0", name, check=False)
             sb.stop()
     finally:
         nb.stop()
