@@ -54,6 +54,9 @@ class _Net:
     address_sets: list[str] = field(default_factory=list)
     lbs: list[str] = field(default_factory=list)
     n: int = 0
+    # Dynamic IPv6 addresses derive from MACs under NB_Global mac_prefix, which is random when the
+    # NB does not set it: a network using them sets it, so that two daemons can agree.
+    fixed_mac_prefix: bool = False
 
     def bad(self, p: float = 1 / 12) -> bool:
         return self.rng.random() < p
@@ -89,6 +92,7 @@ def _switch(net: _Net, k: int) -> None:
         other += [f"other_config:subnet=10.{k}.0.0/24", f"other_config:exclude_ips=10.{k}.0.1..10.{k}.0.9"]
         if rng.random() < 0.3:
             other.append(f'other_config:ipv6_prefix="fd{k:02x}::"')
+            net.fixed_mac_prefix = True
     if rng.random() < 0.2:
         other += ["other_config:mcast_snoop=true", "other_config:mcast_querier=" + rng.choice(["true", "false"])]
         if rng.random() < 0.5:
@@ -432,7 +436,7 @@ def _services(net: _Net) -> None:
         net.add("copp-add", "copp0", "arp", "copp-meter")
         if net.routers:
             net.add("lr-copp-add", "copp0", net.routers[0])
-    if rng.random() < 0.2:
+    if net.fixed_mac_prefix or rng.random() < 0.2:
         net.add("set", "NB_Global", ".", "options:mac_prefix=0a:bb:cc",
                 "options:svc_monitor_mac=0a:bb:cc:00:00:01")
     if rng.random() < 0.1:

@@ -554,6 +554,11 @@ def extract_lport_addresses(s: str) -> LenientLportAddresses:
         try:
             net = parse_ip_token(tok, lenient=True)
         except AddressError:
+            # Observed: the reference reads an IPv4 address off the front of a token and stops at
+            # what follows it (``1.2.3.4.5`` owns 1.2.3.4, and nothing after it is read).
+            m = _IPV4_HEAD_RE.match(tok)
+            if m is not None:
+                v4.append(Ipv4Net(parse_ipv4(m.group(0), lenient=True), 32))
             break
         if isinstance(net, Ipv4Net):
             v4.append(net)
@@ -565,6 +570,8 @@ def extract_lport_addresses(s: str) -> LenientLportAddresses:
 
 
 _PS_SEP_RE: Final = re.compile(r"[\s,]+")
+# An IPv4 address at the front of a token, followed by neither a digit nor a prefix.
+_IPV4_HEAD_RE: Final = re.compile(r"\d+\.\d+\.\d+\.\d+(?=[^\d/])")
 
 
 def parse_port_security(s: str) -> LportAddresses:

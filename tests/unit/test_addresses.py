@@ -448,3 +448,10 @@ def test_lsp_address_with_octet_above_255_is_read_modulo_256_and_reported():
     r = extract_lport_addresses("00:00:00:00:00:11 10.9.0.3 999.9.0.4")
     assert r.addresses is not None and [str(n.addr) for n in r.addresses.ipv4] == ["10.9.0.3", "231.9.0.4"]
     assert r.error is not None
+
+
+def test_lsp_address_token_with_trailing_junk_keeps_its_leading_ipv4():
+    from ovn_northd_py.northd.addresses import extract_lport_addresses
+
+    r = extract_lport_addresses("00:00:00:00:00:11 1.2.3.4.5 10.0.0.7")
+    assert r.addresses is not None and [str(n.addr) for n in r.addresses.ipv4] == ["1.2.3.4"]
