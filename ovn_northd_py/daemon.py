@@ -33,6 +33,7 @@ import ovs.db.idl
 
 from . import log as logmod
 from .engine.graph import Graph, build_graph
+from .lflow.profile import DEFAULT_PROFILE, FlowProfile
 from .memtrim import MemoryTrimmer, trim_timeout_ms
 from .metrics import Metrics
 from .ovsdb.aiopoll import AsyncPoller
@@ -96,6 +97,8 @@ class Ctx:
     warn: logmod.WarnOnce
     sb_txn: Any = None
     nb_txn: Any = None
+    # The flow profile of the release being served: the lflow node builds its FlowCtx with it.
+    profile: FlowProfile = DEFAULT_PROFILE
     stats: SyncStats = field(default_factory=SyncStats)
     # Raw OVSDB operations that go into this run's SB transaction beside its IDL changes and its
     # flow plan (e.g. deleting rows others wrote that reference a datapath this run deletes).
@@ -380,7 +383,7 @@ class Daemon:
     def _engine_ctx(self) -> Ctx:
         """The context of one engine run, with fresh SB and NB transactions."""
         assert self.nb is not None and self.sb is not None
-        ctx = Ctx(self.nb, self.sb, self.warn)
+        ctx = Ctx(self.nb, self.sb, self.warn, profile=self.release.profile)
         ctx.sb_txn = Txn(self.sb.idl)
         ctx.nb_txn = Txn(self.nb.idl)
         return ctx
@@ -436,7 +439,8 @@ class Daemon:
 
         self.incremental_since_check = 0
         self.metrics.incremental_checks.inc()
-        res = check_consistency(self.graph, Ctx(self.nb, self.sb, self.warn), self.flow_cache)
+        res = check_consistency(self.graph, Ctx(self.nb, self.sb, self.warn, profile=self.release.profile),
+                                self.flow_cache)
         if res.ok:
             self.log.debug("incremental check passed")
             return

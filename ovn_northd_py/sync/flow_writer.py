@@ -34,6 +34,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from .lflow_desired import desired_changed_flows, desired_flows, desired_for_keys
 from .lflows import (
     EMPTY_SET,
@@ -231,7 +232,7 @@ class FlowWriter:
         self.dirty_keys, self.dirty_lbs = self._plan_scope(plan)
 
     def _dirty_plan(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]) -> Plan:
-        want = desired_for_keys(lflow.table, nd, dp_uuid, self.dirty_keys)
+        want = desired_for_keys(lflow.table, nd, dp_uuid, self.dirty_keys, _profile(lflow))
         want_lbs: dict[str, WantLb] = {}
         fctx = lflow.fctx
         for key in self.dirty_lbs:
@@ -279,12 +280,12 @@ class FlowWriter:
         if self.full_sync_needed or lflow.full_sync_needed:
             return self._full_plan(lflow, nd, dp_uuid)
         # Incremental: compare only the flows (and load balancers) that changed since the last plan.
-        changed, scope = desired_changed_flows(lflow.table, nd, dp_uuid)
+        changed, scope = desired_changed_flows(lflow.table, nd, dp_uuid, _profile(lflow))
         want_lbs, lb_scope = _changed_lbs(lflow, nd, nb_lbs, dp_uuid)
         return plan_sync(self.cache, changed, want_lbs, scope, lb_scope=lb_scope), None
 
     def _full_plan(self, lflow: Any, nd: Any, dp_uuid: dict[str, str]) -> tuple[Plan, int]:
-        want = desired_flows(lflow.table, nd, dp_uuid)
+        want = desired_flows(lflow.table, nd, dp_uuid, _profile(lflow))
         lflow.table.take_changed()  # this plan covers every flow
         plan = plan_sync(self.cache, want, desired_sb_lbs(nd, dp_uuid))
         if lflow.fctx is not None:
@@ -294,7 +295,7 @@ class FlowWriter:
 
     def _take_changes(self, lflow: Any, nd: Any, dp_uuid: dict[str, str]) -> None:
         """The flow table's and load-balancer index's changes since the last plan, into ``dirty``."""
-        _want, scope = desired_changed_flows(lflow.table, nd, dp_uuid)
+        _want, scope = desired_changed_flows(lflow.table, nd, dp_uuid, _profile(lflow))
         self.dirty_keys |= scope
         fctx = lflow.fctx
         if fctx is not None:
@@ -437,6 +438,12 @@ def _shift(action: tuple[Any, ...], base: int) -> tuple[Any, ...]:
     if kind in ("update_flow", "update_lb"):
         return (kind, action[1], action[2] + base, *action[3:])
     return action
+
+
+def _profile(lflow: Any) -> FlowProfile:
+    """The flow profile the flow table was built for (that of the release being served)."""
+    fctx = lflow.fctx
+    return fctx.profile if fctx is not None else DEFAULT_PROFILE
 
 
 def _flow_row(r: FlowRow) -> dict[str, Any]:

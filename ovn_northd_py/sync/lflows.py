@@ -8,8 +8,8 @@ and emits the fewest operations:
   its row; only its datapath reference or external_ids are updated if needed;
 * datapath groups are matched by their datapath *set*: an existing
   Logical_DP_Group whose set is still wanted is re-used as is; a group whose
-  referencing flows and load balancers all want one new set is resized in place
-  (one row update instead of one per flow); only sets nobody has get new rows;
+  users (its flows, or its load balancers) all want one new set is resized in
+  place (one row update instead of one per user); only sets nobody has get new rows;
 * like the reference, flows and load balancers never share a group: each kind
   is deduplicated by datapath set among its own groups;
 * Logical_DP_Group is not a root table: a group nobody references any more is
