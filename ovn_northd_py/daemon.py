@@ -122,8 +122,7 @@ class Daemon:
         self.last_report: Any = None
         self.settled = asyncio.Event()
         self.raw: RawSb | None = None
-        self.writer = FlowWriter()
-        self.load_req: RawRequest | None = None  # the select that loads the writer's cache
+        self.writer = FlowWriter()  # the raw tables' cache, their load, plans and repairs
         # One SB write at a time: the engine run's IDL transaction with its flow plan attached
         # (``sb_txn`` + ``sb_plan``), or a plan that went alone (``flow_req`` + ``sb_plan``: a run
         # with no IDL changes, or the repair of foreign changes).
@@ -144,7 +143,6 @@ class Daemon:
         # ``standby_warm``: their state is current, so taking the lock recomputes only the writers.
         self.standby_warm = False
         self.takeover = False
-        self.lean_after_write = False  # switch the raw monitor from following to repairing
         # A standby checks, once things are quiet (at ``verify_at``), that its writer nodes would
         # write nothing; then (``writers_clean``) taking over needs no recompute at all.
         self.writers_clean = False
@@ -261,7 +259,6 @@ class Daemon:
             self.sb_connects_seen = sb.connects
             self.raw.tap.forget()
             self.writer.reset()
-            self.load_req = None
 
         if sb.has_lock != self.had_lock:
             self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME, connected=sb.connected)
@@ -273,22 +270,17 @@ class Daemon:
             elif sb.has_lock:
                 self.force_recompute = True
             if sb.has_lock and self.writer.following:
-                # What the last active wrote is the truth we take over; from now on a change we
-                # did not make is foreign (repaired), and the monitor goes lean after our write.
-                self.writer.follow(self.raw.tap.updates)
+                # What the last active wrote is the truth we take over.  Unless the writers were
+                # checked clean, SB may lack rows we would write (e.g. the Datapath_Binding of a
+                # switch added while nobody wrote): flows on such datapaths could not be compared
+                # while standing by, so compare every flow now.
+                self.writer.take_over(self.raw.tap.updates, compare_all=not self.writers_clean)
                 self.raw.tap.updates = []
-                self.lean_after_write = True
-                if not self.writers_clean:
-                    # SB lacks rows we would write (e.g. the Datapath_Binding of a switch added
-                    # while nobody wrote): flows on such datapaths could not be compared while
-                    # standing by, so compare every flow now.
-                    self.writer.full_sync_needed = True
             elif not sb.has_lock:
                 # Someone else writes now: our view of the raw tables goes stale (a hot standby
                 # reads them again, following the new active's writes).
                 self.raw.cancel_monitor()
                 self.writer.reset()
-                self.load_req = None
             self.standby_warm = self.writers_clean = False
             self.verify_at = 0.0
         if self.recompute_event.is_set():
@@ -297,7 +289,6 @@ class Daemon:
             # A forced recompute also re-reads the raw tables.
             if not self._busy():
                 self.writer.reset()
-                self.load_req = None
             self.log.info("recompute requested")
         if self._paused_gate():
             return
@@ -310,7 +301,7 @@ class Daemon:
         if self._busy():
             return
         if not self.writer.loaded:
-            self.load_req = self.writer.start_load(self.raw)
+            self.writer.start_load(self.raw)
             return
         if self.raw.tap.updates and self._start_repairs():
             return
@@ -330,7 +321,7 @@ class Daemon:
         if not self.opts.hot_standby or self._busy():
             return
         if not self.writer.loaded:
-            self.load_req = self.writer.start_load(self.raw, follow=True)
+            self.writer.start_load(self.raw, follow=True)
             return
         if self.raw.tap.updates:
             self.writer.follow(self.raw.tap.updates)
@@ -391,7 +382,7 @@ class Daemon:
     def _busy(self) -> bool:
         """A write or the cache load is in flight."""
         return (self.sb_txn is not None or self.nb_txn is not None or self.flow_req is not None
-                or self.load_req is not None)
+                or self.writer.loading)
 
     # ---- pause / resume (unixctl `pause`, `resume`, --dry-run) ----
     def pause(self) -> None:
@@ -586,9 +577,7 @@ class Daemon:
 
     def _write_succeeded(self) -> None:
         self.failures.succeeded()
-        if self.lean_after_write and self.raw is not None:
-            self.lean_after_write = False
-            self.writer.lean_monitor(self.raw)
+        self.writer.write_succeeded(self.raw)
         self.metrics.dp_groups.set(len(self.flow_cache.groups))
 
     def _write_failed(self, what: str, status: str, error: Any) -> None:
@@ -607,23 +596,15 @@ class Daemon:
             self.ri_retry_ops += referrer_cleanup_ops(table, row_uuid)
         if rows and not self._busy():
             self.writer.reset()
-            self.load_req = None
 
     # ---- the raw path alone: loading the cache, plans without IDL changes, repairs ----
     def _poll_flows(self) -> None:
         assert self.raw is not None
-        if self.load_req is not None:
-            done, result = self.raw.poll(self.load_req)
-            if done:
-                self.load_req = None
-                if isinstance(result, str):
-                    self.log.warning("reading the flow tables failed; retrying", error=result)
-                    self.writer.reset()
-                else:
-                    with _gc_paused():
-                        self.load_req = self.writer.loaded_chunk(self.raw, result)
-                    if self.load_req is None and not self.writer.loaded:
-                        self.writer.reset()  # (not connected: read again on reconnection)
+        if self.writer.loading:
+            with _gc_paused():
+                error = self.writer.poll_load(self.raw)
+            if error is not None:
+                self.log.warning("reading the flow tables failed; retrying", error=error)
         if self.flow_req is None:
             return
         done, result = self.raw.poll(self.flow_req)
