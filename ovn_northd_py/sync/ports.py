@@ -6,12 +6,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from ..northd.model import Northd, Port
-from .rows import (
-    SyncStats,
-    norm,
-    sync_one_row,  # noqa: F401  (re-exported: it used to live here)
-    sync_table,
-)
+from .rows import SyncStats, norm, sync_table
 
 
 def chassis_by_name(sb: Any) -> dict[str, Any]:

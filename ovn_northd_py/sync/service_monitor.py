@@ -143,7 +143,7 @@ class MonitorSync:
             key = monitor_key(row) if row is not None else self.index.key_of_uuid(c.uuid)
             if key is None:
                 return False
-            keys.add(key)  # type: ignore[arg-type]
+            keys.add(key)
         if keys:
             sync_monitor_rows(ctx.sb_txn, sb, keys, self.want, port_up, ctx.stats, self.index)
         ports = {p for p in up_ports if p in self.mapped}
