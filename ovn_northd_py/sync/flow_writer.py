@@ -1,11 +1,15 @@
 """The flow writer: SB Logical_Flow, Logical_DP_Group and Load_Balancer.
 
-It owns the cache of what SB holds in those three tables (``lflows.FlowCache``), the
-raw monitor that watches them, and the planning of every write.  It sends nothing
+It owns the cache of what SB holds in those three tables (``lflows.FlowCache``), its
+load (one ``select`` per chunk, :meth:`FlowWriter.start_load` / :meth:`FlowWriter.poll_load`),
+the raw monitor that watches them, the planning of every write (``lflows.plan_sync``:
+operations plus the typed actions that replay them on the cache), the repair of foreign
+changes, and, as a hot standby, following what another northd writes.  It sends no write
 itself: the daemon attaches a plan to the SB IDL transaction of the same engine run
 (``ovsdb/raw.SessionTap.attach_ops``), so one engine run is one SB transaction and SB
 never holds a flow that names an address set, port group, meter or port the same
-run deletes.
+run deletes.  The ``table_id`` of each flow comes from the flow profile of the release
+being served (``FlowCtx.profile``).
 
 Invariants:
 
@@ -13,8 +17,7 @@ Invariants:
   committed, with every foreign change the monitor has reported folded in by
   :meth:`take_repairs`.  A plan is applied to the cache only when its transaction
   commits (:meth:`committed`); a failed transaction changed nothing in SB, so the
-  cache stays valid and only the flows the plan covered must be compared again
-  (:meth:`failed` asks for a full diff).
+  cache stays valid, and the next plan compares every flow (:meth:`failed`).
 * The monitor (started before the ``select`` that loads the cache, so nothing slips
   between them) reports inserts and deletes with no columns, so the echo of our
   own bulk inserts costs a few bytes per row, and modifications with the full

@@ -1,8 +1,10 @@
-"""SB Logical_Flow, Logical_DP_Group and Load_Balancer: diff and write through the lean raw path.
+"""SB Logical_Flow, Logical_DP_Group and Load_Balancer: the cache and the diff the flow writer plans with.
 
 We keep our own cache of these three tables (they are not monitored by the
-IDL, see ``ovsdb/raw.py``).  A sync compares the desired flows with the cache
-and emits the fewest operations:
+IDL, see ``ovsdb/raw.py``; ``sync/flow_writer.py`` loads and watches it).
+:func:`plan_sync` compares the desired flows with the cache and emits the fewest
+operations, each with a typed action (:class:`InsertFlow`, :class:`ResizeGroup`...)
+that :func:`apply_plan` replays on the cache once the write commits:
 
 * a flow whose (stage, priority, match, actions, meter) already exists keeps
   its row; only its datapath reference or external_ids are updated if needed;
