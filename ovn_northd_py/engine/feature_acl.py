@@ -43,7 +43,7 @@ from ..sync.port_groups import (
     port_group_row,
     sync_port_groups,
 )
-from ..sync.ports import sync_one_row
+from ..sync.rows import sync_one_row
 from .features import Feature, FeatureCtx, register
 
 NAME = "acl"

@@ -62,7 +62,7 @@ def build_ls_port_sec_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> Non
     table.add(i, LS_OUT_APPLY_PORT_SEC, 50, f"{REGBIT_PORT_SEC_DROP} == 1", "drop;", owner=owner)
     if any(p.sb_type == "vtep" for p in dp.ports if p.kind == "lsp"):
         table.add(i, LS_IN_HAIRPIN, 1000, f"{REGBIT_FROM_RAMP} == 1",
-                  f"next(pipeline=ingress, table={LS_IN_L2_LKUP.table_id});", owner=owner)
+                  f"next(pipeline=ingress, table={ctx.profile.table_id(LS_IN_L2_LKUP)});", owner=owner)
 
 
 def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
@@ -81,7 +81,7 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     queue_id = port.options.get("qdisc_queue_id")  # the Port_Binding's (northd may have chosen it)
     set_queue = f"set_queue({queue_id}); " if queue_id is not None else ""
     if port.sb_type == "vtep":
-        skip = f"{REGBIT_FROM_RAMP} = 1; next(pipeline=ingress, table={LS_IN_HAIRPIN.table_id});"
+        skip = f"{REGBIT_FROM_RAMP} = 1; next(pipeline=ingress, table={ctx.profile.table_id(LS_IN_HAIRPIN)});"
         table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + skip, hint=h, owner=owner)
     elif set_queue:
         table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + CHECK_IN_PORT_SEC, hint=h, owner=owner)

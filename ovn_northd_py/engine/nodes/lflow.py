@@ -137,7 +137,8 @@ class LflowNode(Node):
         table = FlowTable(len(nd.by_index))
         fctx = flow_ctx_from_nb(nd, ctx.nb, mac_prefix=gopts.mac_prefix if gopts else "",
                                 svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", warn=ctx.warn.warn,
-                                sb=ctx.sb, pb_index=self.sb_in.indexes.get("pb_by_name") if self.sb_in else None)
+                                sb=ctx.sb, pb_index=self.sb_in.indexes.get("pb_by_name") if self.sb_in else None,
+                                profile=ctx.profile)
         build_lflows(nd, fctx, table)
         for lb in ctx.nb.rows("Load_Balancer").values():
             if str(lb.uuid) not in fctx.lbs.lb_dps:  # (those in use were checked by their flows)
