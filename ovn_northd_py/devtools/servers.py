@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -23,6 +24,14 @@ from .tools import HOST, Tools
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 NB_SCHEMA = DEFAULT_RELEASE.nb_schema
 SB_SCHEMA = DEFAULT_RELEASE.sb_schema
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback address."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
 def _wait_for(predicate, timeout: float, what: str) -> None:
@@ -408,8 +417,6 @@ class OvsdbCluster:
         return ",".join(m.remote for m in self.members)
 
     def start(self) -> OvsdbCluster:
-        from .testing import free_port
-
         self.workdir.mkdir(parents=True, exist_ok=True)
         ports: set[int] = set()
         while len(ports) < 2 * self.size:

@@ -5,19 +5,12 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import socket
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
 
-
-def free_port() -> int:
-    """A free TCP port on the loopback address."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+from .servers import OurNorthd, free_port
 
 
 def wait_until(pred: Callable[[], Any], timeout: float, what: str) -> Any:
@@ -64,8 +57,6 @@ def run_batch(env: Any, batch: list[list[str]]) -> None:
 
 def start_checked_daemon(env: Any) -> tuple[Any, int]:
     """Our daemon on ``env``'s databases with --check-incremental=1 and a metrics port."""
-    from .servers import OurNorthd
-
     port = free_port()
     d = OurNorthd(env.workdir, env.nb.remote, env.sb.remote,
                   extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{port}"]).start()
