@@ -16,8 +16,7 @@ from typing import Any
 
 from ..flows.lb_health import MonitorKey, desired_monitors, lb_monitored, monitor_key, pb_up_reader
 from ..northd.model import Northd
-from .ports import sync_one_row
-from .rows import SyncStats, sync_table
+from .rows import SyncStats, sync_one_row, sync_table
 
 TABLE = "Service_Monitor"
 

@@ -25,10 +25,10 @@ from ...sync.ports import (
     port_mirror_names,
     sb_mirror_rows,
     sync_ha_groups,
-    sync_one_row,
     sync_port_bindings,
 )
 from ...sync.rbac import sync_rbac
+from ...sync.rows import sync_one_row
 from ...sync.service_monitor import MonitorSync
 from ..engine import Node
 from ..feature_acl import sync_router_lb_sets
