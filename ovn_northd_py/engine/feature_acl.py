@@ -31,8 +31,8 @@ from ..flows.acl_index import AclIndex, nb_meters, pg_switches, switch_acls
 from ..flows.acl_rules import build_acl_flows, remove_acl_flows
 from ..flows.context import FlowCtx, dp_owner, port_owner
 from ..flows.router_addrs import router_lb_vip_sets
-from ..northd.build import opt
 from ..northd.model import Datapath, Northd
+from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from ..sync.address_sets import address_set_row, warn_name_clash
 from ..sync.meters import MeterSpec, acl_fair_meter, desired_meters, nb_meter_specs, sync_meter, sync_meters
@@ -43,7 +43,7 @@ from ..sync.port_groups import (
     port_group_row,
     sync_port_groups,
 )
-from ..sync.ports import sync_one_row
+from ..sync.rows import sync_one_row
 from .features import Feature, FeatureCtx, register
 
 NAME = "acl"

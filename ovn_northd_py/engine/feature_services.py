@@ -19,7 +19,7 @@ from typing import Any
 
 from ..flows import build_datapath_flows, build_port_flows
 from ..flows.context import OWNER_DP, OWNER_PORT
-from ..northd.build import opt
+from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from ..sync.dns import TABLE as SB_DNS
 from ..sync.dns import dns_key, sync_sb_dns, sync_sb_dns_rows

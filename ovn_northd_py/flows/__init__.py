@@ -87,8 +87,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..lflow.table import FlowTable
-from ..northd.build import opt
 from ..northd.model import Datapath, Northd, Port
+from ..ovsdb.columns import opt
 from .acl_rules import build_all_acl_flows
 from .context import FlowCtx, WarnFn, dp_owner, flow_ctx_from_nb, hint, port_owner
 from .defaults import build_lr_default_flows, build_lrp_default_flows, build_ls_default_flows

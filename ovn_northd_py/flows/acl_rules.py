@@ -50,8 +50,8 @@ from ..lflow.stages import (
     Stage,
 )
 from ..lflow.table import FlowTable
-from ..northd.build import opt
 from ..northd.model import Datapath, Northd
+from ..ovsdb.columns import opt
 from .acl_index import smap_bool, switch_acl_rows, switch_acls
 from .context import FlowCtx, hint
 from .copp import copp_meter

@@ -31,8 +31,8 @@ from typing import Any
 
 from ..lflow.stages import LR_IN_IP_INPUT
 from ..lflow.table import FlowTable
-from ..northd.build import opt
 from ..northd.model import Port
+from ..ovsdb.columns import opt
 from .context import FlowCtx, port_owner
 from .copp import copp_meter
 from .lr_common import ip_set, lrp_hint, port_nets

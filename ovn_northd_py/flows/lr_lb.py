@@ -56,11 +56,12 @@ from ..lflow.stages import (
 )
 from ..lflow.table import FlowTable
 from ..northd.addresses import AddressError, IPAddress, parse_ip
+from ..northd.lb_vips import Endpoint, lb_protocol
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, hint
 from .copp import copp_meter
 from .lr_common import fmt_ip, parse_ip_strict, port_nets, router_info, smap_bool
-from .ls_lb import Endpoint, Vip, cached_vips, event_action, event_match, lb_protocol, raises_event
+from .ls_lb import Vip, cached_vips, event_action, event_match, raises_event
 
 LB_PORT_PRIORITY = 120
 LB_IP_PRIORITY = 110

@@ -108,10 +108,11 @@ from ..lflow.stages import (
 )
 from ..lflow.table import FlowTable
 from ..northd.addresses import AddressError, format_ip, format_ipv6, format_mac, parse_mac, solicited_node
-from ..northd.build import opt
+from ..northd.lb_vips import is_template_lb, parse_vip
 from ..northd.model import Datapath, Port
+from ..northd.ovs_order import sset_order
+from ..ovsdb.columns import opt
 from .context import FlowCtx, dp_owner, hint, port_owner
-from .lb_health import is_template_lb
 from .lr_common import (
     REGBIT_PKT_LARGER,
     fmt_ip,
@@ -130,8 +131,6 @@ from .lr_lb import (
     forces_snat_for_lb,
     nat_external_ips,
 )
-from .ls_lb import parse_vip
-from .ovs_order import sset_order
 from .router_addrs import reachable_vips, router_addrs, router_lb_vip_set_names
 
 NatOwner = tuple[str, str]

@@ -30,8 +30,8 @@ from typing import Any
 from ..lflow.stages import LR_IN_POLICY, LR_IN_POLICY_ECMP
 from ..lflow.table import FlowTable
 from ..northd.addresses import IPAddress
-from ..northd.build import opt
 from ..northd.model import Datapath, Port
+from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .lr_common import find_lrp_for_ip, fmt_ip, parse_ip_strict, port_nets
 

@@ -76,9 +76,9 @@ from ..northd.addresses import (
     parse_lrp_networks,
     solicited_node,
 )
-from ..northd.build import opt
 from ..northd.mcast_keys import MC_STATIC
 from ..northd.model import Datapath, Port
+from ..ovsdb.columns import opt
 from .context import FlowCtx, dp_owner, hint, port_owner
 from .copp import copp_meter
 from .lr_bfd import BFD_MATCH, route_bfd_down

@@ -55,8 +55,8 @@ from ..lflow.stages import (
 )
 from ..lflow.table import MAX_PRIORITY, FlowTable
 from ..northd.addresses import AddressError, EthAddr, format_ipv6
-from ..northd.build import opt
 from ..northd.model import Datapath, Port
+from ..ovsdb.columns import opt
 from .acl_index import switch_acls
 from .context import FlowCtx, dp_owner, hint, port_owner
 from .ls_dns import switch_has_dns_records

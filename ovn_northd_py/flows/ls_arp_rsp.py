@@ -32,8 +32,8 @@ from typing import Final
 from ..lflow.stages import LS_IN_ARP_RSP
 from ..lflow.table import FlowTable
 from ..northd.addresses import format_ipv6, parse_ipv6, solicited_node
-from ..northd.build import opt
 from ..northd.model import Port
+from ..ovsdb.columns import opt
 from .context import FlowCtx, hint, port_owner
 from .copp import copp_meter
 from .ls_l2 import peer_router_port

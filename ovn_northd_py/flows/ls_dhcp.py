@@ -40,8 +40,8 @@ from ..northd.addresses import (
     parse_ipv4_cidr,
     parse_ipv6_cidr,
 )
-from ..northd.build import opt
 from ..northd.model import Port
+from ..ovsdb.columns import opt
 from .context import FlowCtx, hint, port_owner
 from .copp import copp_meter
 from .lsp_addrs import lsp_addresses

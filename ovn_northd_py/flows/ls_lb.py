@@ -60,20 +60,12 @@ from ..lflow.stages import (
     LS_OUT_QOS_MARK,
 )
 from ..lflow.table import FlowTable
+from ..northd.lb_vips import Endpoint, is_template_lb, lb_protocol, parse_vip
 from ..northd.model import Datapath, Northd
 from .acl_index import ls_has_lb_vips
 from .context import FlowCtx, Owner, dp_owner, hint
 from .copp import copp_meter
-from .lb_health import (
-    Endpoint,
-    Monitored,
-    checked_vips,
-    explicit_backends,
-    is_template_lb,
-    lb_monitored,
-    lb_protocol,
-    parse_endpoint,
-)
+from .lb_health import Monitored, checked_vips, lb_monitored
 from .registers import REGBIT_CONNTRACK_COMMIT, REGBIT_CONNTRACK_NAT
 
 OWNER_LB: Final = "lb"
@@ -118,75 +110,6 @@ class Vip:
         v = self.vip
         backends = tuple(Endpoint(b.ip, True, None) for b in self.listed_backends)
         return Vip(Endpoint(v.ip, True, v.port), backends, self.key, None, True)
-
-
-def template_v6(lb: Any) -> bool:
-    """A template load balancer's family: ``options:address-family=ipv6``, else IPv4."""
-    return str(lb.options.get("address-family", "ipv4")).lower() == "ipv6"
-
-
-def _template_endpoint(text: str, v6: bool, raw: bool) -> Endpoint | None:
-    """``HOST[:PORT]`` of a template load balancer (observed: HOST is taken as written -- a ``^VAR``
-    or any other word -- and PORT is a ``^VAR`` or a port number; no brackets, one colon at most)."""
-    s = text.strip()
-    parts = s.split(":")
-    if len(parts) > 2 or not all(parts) or any(c in s for c in "[] \t"):
-        return None
-    port: int | str | None = None
-    if len(parts) == 2:
-        p = parts[1]
-        if p.startswith("^") and len(p) > 1:
-            port = p
-        elif p.isdigit() and 0 < int(p) <= 65535:
-            port = int(p)
-        else:
-            return None
-    return Endpoint(parts[0], v6, port, raw)
-
-
-def _template_backends(text: str, v6: bool) -> tuple[Endpoint, ...] | str:
-    """A template load balancer's backends: all in template form, else all explicit (observed)."""
-    out: list[Endpoint] = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        b = _template_endpoint(part, v6, True)
-        if b is None:
-            return explicit_backends(text, v6)
-        out.append(b)
-    return tuple(out)
-
-
-def parse_vip(lb: Any, key: str) -> tuple[Endpoint, tuple[Endpoint, ...]] | str:
-    """VIP ``key`` of ``lb`` and its backends, or the reason it is skipped.
-
-    Template load balancers (``options:template=true``, :func:`is_template_lb`) accept ``^VAR``
-    tokens in the VIP (``^VIP[:^PORT|:port]``, in the ``address-family``) and backends; elsewhere a
-    token is a bad address."""
-    text = str(lb.vips[key])
-    if is_template_lb(lb):
-        v6 = template_v6(lb)
-        vip = _template_endpoint(key, v6, False)
-        if vip is None:
-            return f"bad template VIP {key!r} (expected ^VIP_VAR[:^PORT_VAR|:port])"
-        backends = _template_backends(text, v6)
-    else:
-        vip = parse_endpoint(key)
-        if vip is None:
-            return f"bad VIP {key!r} (expected IP[:PORT] or [IP6][:PORT])"
-        backends = explicit_backends(text, vip.v6)
-    if isinstance(backends, str):
-        return f"VIP {key!r}: {backends}"
-    return vip, backends
-
-
-def sb_vip_key(lb: Any, key: str) -> str:
-    """The key of VIP ``key`` in the SB Load_Balancer row (observed: a template load balancer's
-    usable VIPs are rewritten, an IPv6 one with a port as ``[VIP]:PORT``; the rest as written)."""
-    if not is_template_lb(lb):
-        return key
-    parsed = parse_vip(lb, key)
-    return key if isinstance(parsed, str) else parsed[0].text()
 
 
 def _usable(ctx: FlowCtx) -> Callable[[Monitored], bool]:

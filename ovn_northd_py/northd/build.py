@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..log import WarnOnce
+from ..ovsdb.columns import opt
 from .addresses import (
     AddressError,
     format_ip,
@@ -23,7 +24,9 @@ from .addresses import (
 )
 from .idpool import IdPool
 from .ipam import assign_dynamic_addresses
+from .lb_vips import is_template_lb, parse_vip
 from .model import LR, LS, Datapath, HaChassis, HaGroup, Northd, Port
+from .ovs_order import ovs_hash_string, sset_order
 from .tnlkeys import (
     DP_KEY_MAX_GENEVE,
     DP_KEY_MAX_VXLAN,
@@ -34,13 +37,6 @@ from .tnlkeys import (
     KeyAssigner,
     parse_requested_key,
 )
-
-
-def opt(v: Any) -> Any:
-    """The value of an optional IDL column (a 0- or 1-element list), or None."""
-    if isinstance(v, list):
-        return v[0] if v else None
-    return v
 
 
 def _uuid(row: Any) -> str:
@@ -279,8 +275,6 @@ def idl_row_order(uuids: Iterable[str]) -> list[str]:
     IDL's row map, keyed by the uuid's first 32 bits.  Checked against the reference's fresh
     datapath tunnel keys (it numbers switches, then routers, in this order).
     """
-    from ..flows.ovs_order import ovs_hash_string  # lazy: the flows package imports this module
-
     by_text = _hmap_order((ovs_hash_string(u), u) for u in sorted(uuids))
     return _hmap_order((int(u.replace("-", "")[:8], 16), u) for u in by_text)
 
@@ -486,12 +480,8 @@ def _garp_lb_vips(router: Datapath) -> list[str]:
     """The router's load-balancer VIPs as ``nat_addresses`` lists them (observed): IPv4 ones, then
     IPv6 ones, each in the iteration order of an OVS string set filled load balancer by load
     balancer (own ones, then groups'), each's VIPs in the order of its ``vips`` map; only the VIPs
-    the load balancer uses (:func:`~ovn_northd_py.flows.ls_lb.parse_vip`).  A template
+    the load balancer uses (:func:`.lb_vips.parse_vip`).  A template
     load balancer's usable VIPs are listed as written (``^VAR``, with the IPv4 ones)."""
-    from ..flows.lb_health import is_template_lb
-    from ..flows.ls_lb import parse_vip
-    from ..flows.ovs_order import sset_order
-
     lbs = list(router.nb.load_balancer)
     for grp in router.nb.load_balancer_group:
         lbs.extend(grp.load_balancer)

@@ -17,14 +17,13 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.features import flow_only_columns, flow_only_tables
+from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
 from .build import (
     KeyState,
     add_datapaths,
     lsp_port,
-    opt,
     refresh_router_derived,
     resolve_lrp_peer,
     update_lrp_in_place,
@@ -75,6 +74,17 @@ class Tracked:
                     or self.attach_changed or self.lb_routers or self.dps_added)
 
 
+@dataclass(frozen=True, slots=True)
+class FeatureOwned:
+    """What the engine's registered features own (``engine.features``): NB tables, and columns of
+    the model's switch / router tables, whose changes feed only flows and derived SB tables (their
+    handlers rebuild those); the model ignores them."""
+
+    tables: frozenset[str] = frozenset()
+    switch_columns: frozenset[str] = frozenset()  # Logical_Switch columns, e.g. acls
+    router_columns: frozenset[str] = frozenset()  # Logical_Router columns, e.g. static_routes
+
+
 def _is_plain(lsp: Any) -> bool:
     return lsp.type != "router" and not lsp.ha_chassis_group and not (
         opt(lsp.parent_name) and opt(lsp.tag_request) is not None and not lsp.tag
@@ -82,8 +92,9 @@ def _is_plain(lsp: Any) -> bool:
 
 
 def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], warn: Any,
-                     sb: Any = None) -> Tracked | None:
-    """Apply NB row changes to the model incrementally; None when a recompute is needed."""
+                     sb: Any = None, *, owned: FeatureOwned) -> Tracked | None:
+    """Apply NB row changes to the model incrementally; None when a recompute is needed.  Changes
+    to what the features ``owned`` are left to them."""
     ls_rows = nb.rows("Logical_Switch")
     lsp_rows = nb.rows("Logical_Switch_Port")
     removed: list[tuple[Datapath, Port]] = []
@@ -97,9 +108,9 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     rlsp_removed: list[Port] = []
     created: dict[str, str] = {}  # NB uuid of a new switch / router -> its table
 
-    flow_only = flow_only_tables()
-    ls_feature_columns = flow_only_columns("Logical_Switch")  # e.g. acls: the features' handlers
-    lr_feature_columns = flow_only_columns("Logical_Router")  # e.g. static_routes
+    flow_only = owned.tables
+    ls_feature_columns = owned.switch_columns
+    lr_feature_columns = owned.router_columns
     for c in changes:
         if c.table == "NB_Global":
             if c.event != "update" or not _nb_global_change_is_ours(c, nb):

@@ -18,13 +18,13 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ovsdb.columns import opt
 from .addresses import AddressError, parse_lrp_networks
 from .build import (
     KeyState,
     _make_lrp,
     _set_nat_addresses,
     lsp_port,
-    opt,
     refresh_router_derived,
     resolve_lrp_peer,
     update_lrp_in_place,

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ...northd.build import KeyState, build_northd, vxlan_mode
-from ...northd.incremental import Tracked, apply_nb_changes
+from ...northd.incremental import FeatureOwned, Tracked, apply_nb_changes
 from ...northd.model import Northd
 from ...sync.datapaths import dp_nb_key
 from ...sync.globals import GlobalOptions, global_options, nb_global_row, sb_global_row
 from ..engine import Node
+from ..features import flow_only_columns, flow_only_tables
 from .inputs import DbInput
 
 # SB tables whose changes alter what the northd node computes.
@@ -33,7 +34,10 @@ class NorthdNode(Node):
     def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
         if self.nb_in.resynced or self.gopts is None:
             return False
-        t = apply_nb_changes(self.data, self.keys, ctx.nb, self.nb_in.changes, ctx.warn.warn, sb=ctx.sb)
+        owned = FeatureOwned(flow_only_tables(), flow_only_columns("Logical_Switch"),
+                             flow_only_columns("Logical_Router"))
+        t = apply_nb_changes(self.data, self.keys, ctx.nb, self.nb_in.changes, ctx.warn.warn, sb=ctx.sb,
+                             owned=owned)
         if t is None:
             return False
         if t:
