@@ -29,7 +29,8 @@ from typing import Any
 from ..flows import build_datapath_flows, build_port_flows
 from ..flows.acl_index import AclIndex, nb_meters, pg_switches, switch_acls
 from ..flows.acl_rules import build_acl_flows, remove_acl_flows
-from ..flows.context import FlowCtx, dp_owner, port_owner
+from ..flows.context import FlowCtx
+from ..flows.owners import dp_owner, port_owner
 from ..flows.router_addrs import router_lb_vip_sets
 from ..northd.model import Datapath, Northd
 from ..ovsdb.columns import opt

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..flows import build_datapath_flows, build_port_flows
-from ..flows.context import OWNER_DP, OWNER_PORT
+from ..flows.owners import OWNER_DP, OWNER_PORT
 from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from ..sync.dns import TABLE as SB_DNS

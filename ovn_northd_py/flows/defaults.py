@@ -76,7 +76,8 @@ from ..lflow.stages import (
 )
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, port_owner
+from .context import FlowCtx
+from .owners import dp_owner, port_owner
 from .registers import REGBIT_PORT_SEC_DROP
 
 NEXT: Final = "next;"

@@ -17,8 +17,9 @@ from __future__ import annotations
 from ..lflow.stages import LR_IN_ADMISSION
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, port_owner
+from .context import FlowCtx
 from .lr_common import REGBIT_PKT_LARGER, gateway_mtu, lrp_hint, peer_switch, port_nets, switch_port_types
+from .owners import dp_owner, port_owner
 
 
 def build_lr_admission_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

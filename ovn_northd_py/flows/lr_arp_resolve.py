@@ -42,7 +42,7 @@ from ..northd.addresses import (
     parse_ip,
 )
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, hint, port_owner
+from .context import FlowCtx, hint
 from .lr_common import (
     braces,
     fmt_ip,
@@ -55,6 +55,7 @@ from .lr_common import (
     router_info,
 )
 from .lsp_addrs import lsp_addresses
+from .owners import dp_owner, port_owner
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,10 +30,11 @@ from ..lflow.stages import (
 )
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, port_owner
+from .context import FlowCtx
 from .copp import copp_meter
 from .lr_common import first_ipv4, first_ipv6, gateway_mtu, lrp_hint, port_nets, router_info
 from .lr_ip_input import frag_needed_actions
+from .owners import dp_owner, port_owner
 
 
 def build_lr_delivery_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

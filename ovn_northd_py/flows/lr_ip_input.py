@@ -47,7 +47,7 @@ from ..lflow.stages import LR_IN_IP_INPUT
 from ..lflow.table import FlowTable
 from ..northd.addresses import LrpNetworks, parse_ip
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, port_owner
+from .context import FlowCtx
 from .copp import copp_meter
 from .lr_common import (
     arp_resident_port,
@@ -62,6 +62,7 @@ from .lr_common import (
     router_info,
 )
 from .lr_lb import force_snat_router_ip
+from .owners import dp_owner, port_owner
 from .router_addrs import router_lb_vip_set_names
 
 MARTIANS = (
@@ -80,6 +81,7 @@ LB_NA_REPLY = (
     "nd_na { eth.src = xreg0[0..47]; ip6.src = nd.target; nd.tll = xreg0[0..47]; "
     "outport = inport; flags.loopback = 1; output; };"
 )
+
 ECHO4 = "ip4.dst <-> ip4.src; ip.ttl = 255; icmp4.type = 0; flags.loopback = 1; next; "
 AddFn = Callable[..., None]
 ECHO6 = "ip6.dst <-> ip6.src; ip.ttl = 255; icmp6.type = 129; flags.loopback = 1; next; "

@@ -58,10 +58,11 @@ from ..lflow.table import FlowTable
 from ..northd.addresses import AddressError, IPAddress, parse_ip
 from ..northd.lb_vips import Endpoint, lb_protocol
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, hint
+from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lr_common import fmt_ip, parse_ip_strict, port_nets, router_info, smap_bool
 from .ls_lb import Vip, cached_vips, event_action, event_match, raises_event
+from .owners import dp_owner, router_lb_owner
 
 LB_PORT_PRIORITY = 120
 LB_IP_PRIORITY = 110
@@ -79,11 +80,6 @@ class LbGateway(Protocol):
     def dgp(self) -> Port | None: ...
 
     def resident(self) -> str: ...
-
-
-def lb_owner(lb_key: str, router_key: str) -> tuple[str, str, str]:
-    """Same as :func:`.lr_nat.lb_owner` (the incremental handlers remove flows by that owner)."""
-    return ("lb", lb_key, router_key)
 
 
 def forces_snat_for_lb(router: Datapath, ctx: FlowCtx) -> bool:
@@ -141,7 +137,7 @@ def build_router_lb_flows(
 
     ``force_snat``: :func:`forces_snat_for_lb`; ``nat_ips``: :func:`nat_external_ips`; ``gateway``:
     False for a plain distributed router (no gateway router, no distributed gateway port)."""
-    i, owner, h = router.index, lb_owner(str(lb.uuid), router.key), hint(str(lb.uuid))
+    i, owner, h = router.index, router_lb_owner(str(lb.uuid), router.key), hint(str(lb.uuid))
 
     def add(stage: Any, prio: int, match: str, actions: str, meter: str | None = None) -> None:
         table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter)

@@ -112,7 +112,7 @@ from ..northd.lb_vips import is_template_lb, parse_vip
 from ..northd.model import Datapath, Port
 from ..northd.ovs_order import sset_order
 from ..ovsdb.columns import opt
-from .context import FlowCtx, dp_owner, hint, port_owner
+from .context import FlowCtx, hint
 from .lr_common import (
     REGBIT_PKT_LARGER,
     fmt_ip,
@@ -131,10 +131,8 @@ from .lr_lb import (
     forces_snat_for_lb,
     nat_external_ips,
 )
+from .owners import NatOwner, RouterLbOwner, dp_owner, nat_owner, port_owner, router_lb_owner
 from .router_addrs import reachable_vips, router_addrs, router_lb_vip_set_names
-
-NatOwner = tuple[str, str]
-LbOwner = tuple[str, str, str]
 
 SNAT_TYPES = frozenset({"snat", "dnat_and_snat"})
 DNAT_TYPES = frozenset({"dnat", "dnat_and_snat"})
@@ -158,14 +156,6 @@ DNAT_CT_FLOWS = (
     (70, f"{CT_REL} && ct_mark.force_snat == 1", "flags.force_snat_for_lb = 1; ct_commit_nat;"),
     (70, f"{CT_REL} && ct_mark.skip_snat == 1", "flags.skip_snat_for_lb = 1; ct_commit_nat;"),
 )
-
-
-def nat_owner(nat_key: str) -> NatOwner:
-    return ("nat", nat_key)
-
-
-def lb_owner(lb_key: str, router_key: str) -> LbOwner:
-    return ("lb", lb_key, router_key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,10 +242,10 @@ def router_lbs(router: Datapath) -> list[Any]:
     return lbs
 
 
-def nat_and_lb_owners(router: Datapath) -> list[Any]:
+def nat_and_lb_owners(router: Datapath) -> list[NatOwner | RouterLbOwner]:
     """The owners of a router's per-NAT-rule and per-load-balancer flows."""
-    owners: list[Any] = [nat_owner(str(n.uuid)) for n in router.nb.nat]
-    owners += [lb_owner(str(lb.uuid), router.key) for lb in router_lbs(router)]
+    owners: list[NatOwner | RouterLbOwner] = [nat_owner(str(n.uuid)) for n in router.nb.nat]
+    owners += [router_lb_owner(str(lb.uuid), router.key) for lb in router_lbs(router)]
     return owners
 
 
@@ -574,7 +564,7 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
 
 
 def build_router_lbs_only(router: Datapath, lbs: list[Any], ctx: FlowCtx, table: FlowTable) -> None:
-    """The per-router flows of load balancers ``lbs`` alone (owners ``lb_owner(lb, router)``,
+    """The per-router flows of load balancers ``lbs`` alone (owners ``router_lb_owner(lb, router)``,
     removed first), as :func:`build_lr_nat_flows` builds them, for a router whose other flows stay:
     same NAT context and same :func:`router_lb_facts`."""
     gw = nat_gateway(router, ctx)

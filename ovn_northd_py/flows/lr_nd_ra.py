@@ -16,9 +16,10 @@ from __future__ import annotations
 from ..lflow.stages import LR_IN_ND_RA_OPTIONS, LR_IN_ND_RA_RESPONSE
 from ..lflow.table import FlowTable
 from ..northd.model import Port
-from .context import FlowCtx, port_owner
+from .context import FlowCtx
 from .copp import copp_meter
 from .lr_common import lrp_hint, net_s, port_nets
+from .owners import port_owner
 
 ADDRESS_MODES = frozenset({"slaac", "dhcpv6_stateful", "dhcpv6_stateless"})
 

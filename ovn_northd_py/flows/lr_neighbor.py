@@ -23,9 +23,10 @@ from __future__ import annotations
 from ..lflow.stages import LR_IN_LEARN_NEIGHBOR, LR_IN_LOOKUP_NEIGHBOR
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, port_owner
+from .context import FlowCtx
 from .copp import copp_meter
 from .lr_common import lrp_hint, net_s, port_nets, router_info
+from .owners import dp_owner, port_owner
 
 LOOKUP_ARP = "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
 LOOKUP_NA = "reg9[2] = lookup_nd(inport, nd.target, nd.tll); "

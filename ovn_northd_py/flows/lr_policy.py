@@ -34,12 +34,7 @@ from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .lr_common import find_lrp_for_ip, fmt_ip, parse_ip_strict, port_nets
-
-OWNER_POLICY = "policy"
-
-
-def policy_owner(uuid: str) -> tuple[str, str]:
-    return (OWNER_POLICY, uuid)
+from .owners import policy_owner
 
 
 def _pkt_mark(row: Any) -> str:

@@ -79,7 +79,7 @@ from ..northd.addresses import (
 from ..northd.mcast_keys import MC_STATIC
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
-from .context import FlowCtx, dp_owner, hint, port_owner
+from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lr_bfd import BFD_MATCH, route_bfd_down
 from .lr_common import (
@@ -93,8 +93,7 @@ from .lr_common import (
     router_info,
     smap_bool,
 )
-
-OWNER_ROUTE = "route"
+from .owners import dp_owner, port_owner, route_owner
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,10 +139,6 @@ class Route:
             f"{r}reg0 = {nh}; {r}reg1 = {self.port_addr}; eth.src = {self.mac}; "
             f'outport = "{self.port.name}";'
         )
-
-
-def route_owner(uuid: str) -> tuple[str, str]:
-    return (OWNER_ROUTE, uuid)
 
 
 def _by_uuid(rows: Any) -> list[Any]:
@@ -431,11 +426,9 @@ def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable, ctx: FlowCtx) 
 
 
 __all__ = [
-    "OWNER_ROUTE",
     "build_lr_routing_flows",
     "build_lr_static_route_flows",
     "build_lrp_routing_flows",
-    "route_owner",
     "route_resolves",
     "route_table_ids",
     "static_routes",

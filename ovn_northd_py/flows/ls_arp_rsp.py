@@ -34,10 +34,11 @@ from ..lflow.table import FlowTable
 from ..northd.addresses import format_ipv6, parse_ipv6, solicited_node
 from ..northd.model import Port
 from ..ovsdb.columns import opt
-from .context import FlowCtx, hint, port_owner
+from .context import FlowCtx, hint
 from .copp import copp_meter
 from .ls_l2 import peer_router_port
 from .lsp_addrs import lsp_addresses
+from .owners import port_owner
 from .router_addrs import lrp_networks
 
 LOCAL_REPLY: Final = "outport = inport; flags.loopback = 1; output;"

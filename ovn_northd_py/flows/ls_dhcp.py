@@ -42,9 +42,10 @@ from ..northd.addresses import (
 )
 from ..northd.model import Port
 from ..ovsdb.columns import opt
-from .context import FlowCtx, hint, port_owner
+from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lsp_addrs import lsp_addresses
+from .owners import port_owner
 
 DHCPV4_MATCH: Final = "udp.src == 68 && udp.dst == 67"
 DHCPV6_MATCH: Final = "ip6.dst == ff02::1:2 && udp.src == 546 && udp.dst == 547"

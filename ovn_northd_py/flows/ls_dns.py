@@ -14,8 +14,9 @@ from typing import Final
 from ..lflow.stages import LS_IN_DNS_LOOKUP, LS_IN_DNS_RESPONSE
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath
-from .context import FlowCtx, dp_owner
+from .context import FlowCtx
 from .copp import copp_meter
+from .owners import dp_owner
 
 REGBIT_DNS_LOOKUP_RESULT: Final = "reg0[4]"
 

@@ -63,8 +63,9 @@ from ..northd.model import Datapath, Port
 from ..northd.ovs_order import sset_order
 from ..ovsdb.columns import opt
 from .acl_index import smap_bool
-from .context import FlowCtx, dp_owner, hint, port_owner
+from .context import FlowCtx, hint
 from .copp import copp_meter
+from .owners import dp_owner, port_owner
 from .registers import FLAGBIT_NOT_VXLAN
 from .router_addrs import lrp_networks, reachable_vips, router_addrs
 

@@ -63,12 +63,12 @@ from ..lflow.table import FlowTable
 from ..northd.lb_vips import Endpoint, is_template_lb, lb_protocol, parse_vip
 from ..northd.model import Datapath, Northd
 from .acl_index import ls_has_lb_vips
-from .context import FlowCtx, Owner, dp_owner, hint
+from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lb_health import Monitored, checked_vips, lb_monitored
+from .owners import dp_owner, switch_lb_owner
 from .registers import REGBIT_CONNTRACK_COMMIT, REGBIT_CONNTRACK_NAT
 
-OWNER_LB: Final = "lb"
 REGBIT_HAIRPIN: Final = "reg0[6]"
 REGBIT_HAIRPIN_REPLY: Final = "reg0[12]"
 REGBIT_KNOWN_LB_SESSION: Final = "reg9[6]"
@@ -80,10 +80,6 @@ LB_IP_PRIORITY: Final = 110
 LB_AFF_PRIORITY: Final = 150
 AFF_PRIORITY: Final = 100
 EVENT_PRIORITY: Final = 130
-
-
-def lb_owner(lb: Any) -> Owner:
-    return (OWNER_LB, str(lb.uuid))
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +297,7 @@ def build_lb_flows_on_switches(dps: list[Datapath], lb: Any, ctx: FlowCtx | None
     added once over all of them."""
     if not dps:
         return
-    owner, h = lb_owner(lb), hint(str(lb.uuid))
+    owner, h = switch_lb_owner(str(lb.uuid)), hint(str(lb.uuid))
     indices = [dp.index for dp in dps]
     for stage, prio, match, actions, copp in switch_lb_specs(lb, ctx):
         if copp is not None and ctx is not None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...flows import build_datapath_flows, build_lflows, build_port_flows, port_reads_switch
-from ...flows.context import OWNER_DP, OWNER_PORT, FlowCtx, flow_ctx_from_nb
+from ...flows.context import FlowCtx, flow_ctx_from_nb
 from ...flows.lr_pipeline import attached_router_ports
 from ...flows.ls_lb import warn_bad_vips
+from ...flows.owners import OWNER_DP, OWNER_PORT
 from ...lflow.table import FlowTable
 from ...ovsdb.connection import RowChange
 from ..engine import Node
