@@ -114,7 +114,6 @@ from ..northd.ovs_order import sset_order
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .lr_common import (
-    REGBIT_PKT_LARGER,
     fmt_ip,
     gateway_mtu,
     network_addr_for,
@@ -132,18 +131,29 @@ from .lr_lb import (
     nat_external_ips,
 )
 from .owners import NatOwner, RouterLbOwner, dp_owner, nat_owner, port_owner, router_lb_owner
+from .registers import (
+    REG_ECMP_GROUP_ID,
+    REG_INPORT_ETH_ADDR,
+    REG_NEXT_HOP_IPV4,
+    REG_NEXT_HOP_IPV6,
+    REG_SRC_IPV4,
+    REG_SRC_IPV6,
+    REGBIT_DST_NAT_IP_LOCAL,
+    REGBIT_EGRESS_LOOPBACK,
+    REGBIT_PKT_LARGER,
+)
 from .router_addrs import reachable_vips, router_addrs, router_lb_vip_set_names
 
 SNAT_TYPES = frozenset({"snat", "dnat_and_snat"})
 DNAT_TYPES = frozenset({"dnat", "dnat_and_snat"})
 EGR_LOOP = (
     'clone { ct_clear; inport = outport; outport = ""; eth.dst <-> eth.src; flags = 0; flags.loopback = 1; '
-    "flags.use_snat_zone = reg9[4]; reg0 = 0; reg1 = 0; reg2 = 0; reg3 = 0; reg4 = 0; reg5 = 0; reg6 = 0; "
-    "reg7 = 0; reg8 = 0; reg9 = 0; reg9[0] = 1; next(pipeline=ingress, table=0); };"
+    f"flags.use_snat_zone = {REGBIT_DST_NAT_IP_LOCAL}; reg0 = 0; reg1 = 0; reg2 = 0; reg3 = 0; reg4 = 0; reg5 = 0; reg6 = 0; "
+    f"reg7 = 0; reg8 = 0; reg9 = 0; {REGBIT_EGRESS_LOOPBACK} = 1; next(pipeline=ingress, table=0); }};"
 )
 # The neighbour advertisement for an IPv6 NAT external IP (``nd_na``, not ``nd_na_router``).
 NAT_NA_REPLY = (
-    "nd_na { eth.src = xreg0[0..47]; ip6.src = nd.target; nd.tll = xreg0[0..47]; "
+    f"nd_na {{ eth.src = {REG_INPORT_ETH_ADDR}; ip6.src = nd.target; nd.tll = {REG_INPORT_ETH_ADDR}; "
     "outport = inport; flags.loopback = 1; output; };"
 )
 CT_EST = "ct.est && !ct.rel && !ct.new && ct_mark.natted"
@@ -350,7 +360,7 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
         inp = f'inport == "{arp_dgp.name}"'
         arp_res = f' && is_chassis_resident("{opt(nat.logical_port)}")' if arp_mac else arp_gw.resident()
         add(LR_IN_IP_INPUT, 91, f"{inp} && {resolve}", "drop;")
-        reply = resolve_reply.replace("xreg0[0..47]", arp_mac) if arp_mac else resolve_reply
+        reply = resolve_reply.replace(REG_INPORT_ETH_ADDR, arp_mac) if arp_mac else resolve_reply
         add(LR_IN_IP_INPUT, 92, f"{inp} && {resolve}{arp_res}", reply)
     if logical is None:
         # Observed: a logical IP that does not parse leaves the rule its ARP / ND replies only.
@@ -381,7 +391,7 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
         if nat.type == "snat":
             add(LR_IN_IP_INPUT, 120, f"{inp} && {fam}.src == {ext}", "next;")
         if mac:
-            store = f"xreg0[0..47] = {nets.ea_s if nets else mac}; next;"
+            store = f"{REG_INPORT_ETH_ADDR} = {nets.ea_s if nets else mac}; next;"
             mtu = gateway_mtu(dgp)
             admit = f"eth.dst == {mac} && {inp}{nat_res}"
             add(LR_IN_ADMISSION, 50, admit, f"{REGBIT_PKT_LARGER} = check_pkt_larger({mtu + 14}); {store}"
@@ -393,17 +403,17 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
                 add(
                     LR_IN_IP_INPUT,
                     160,
-                    f"{inp} && {REGBIT_PKT_LARGER} && reg9[0] == 0 && {fam} && {fam}.dst == {ext}",
+                    f"{inp} && {REGBIT_PKT_LARGER} && {REGBIT_EGRESS_LOOPBACK} == 0 && {fam} && {fam}.dst == {ext}",
                     _frag_needed(fam, dmac.raw if dmac else mac, ext, mtu, dgp.name),
                 )
             add(
                 LR_IN_GW_REDIRECT,
                 100,
                 f"{fam}.src == {log_ip} && {outp}{nat_res}",
-                f"eth.src = {dmac.raw if dmac else mac}; {'reg1' if v4 else 'xxreg1'} = {ext}; next;",
+                f"eth.src = {dmac.raw if dmac else mac}; {REG_SRC_IPV4 if v4 else REG_SRC_IPV6} = {ext}; next;",
             )
             if any(_bridged(q) for q in router.ports if q.kind == "lrp"):
-                lookup = "get_arp(outport, reg0)" if v4 else "get_nd(outport, xxreg0)"
+                lookup = f"get_arp(outport, {REG_NEXT_HOP_IPV4})" if v4 else f"get_nd(outport, {REG_NEXT_HOP_IPV6})"
                 add(LR_IN_ARP_RESOLVE, 90, f"{outp} && {fam}.src == {log_ip}{nat_res}", f"{lookup}; next;")
         if o.stateless and gw.cr:
             # Observed: stateless rules with address sets steer the remote end's traffic.
@@ -414,10 +424,10 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
                 add(LR_IN_GW_REDIRECT, 75, f"{outp} && {fam}.src == ${o.exempted}", "drop;")
         bound_mac = dmac.raw if dmac else (nets.ea_s if nets is not None else None)
         if bound_mac is not None:
-            reg = "reg0" if v4 else "xxreg0"
+            reg = REG_NEXT_HOP_IPV4 if v4 else REG_NEXT_HOP_IPV6
             add(LR_IN_ARP_RESOLVE, 100, f"{outp} && {reg} == {ext}", f"eth.dst = {bound_mac}; next;")
         add(LR_IN_ARP_RESOLVE, 150, f"{inp} && {outp} && {fam}.dst == {ext}", "drop;")
-        add(LR_OUT_CHK_DNAT_LOCAL, 50, f"ip && {fam}.dst == {ext}{nat_res}", "reg9[4] = 1; next;")
+        add(LR_OUT_CHK_DNAT_LOCAL, 50, f"ip && {fam}.dst == {ext}{nat_res}", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;")
         add(LR_OUT_EGR_LOOP, 100, f"{fam}.dst == {ext} && {outp}{nat_res}", EGR_LOOP)
     in_res = "" if mac else res  # unSNAT/DNAT of a distributed IP happen wherever the packet is
     if nat.type in SNAT_TYPES:
@@ -450,8 +460,8 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
             else:
                 arg = o.ct_arg(ext)
                 add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{set_src}ct_snat_in_czone({arg});")
-                add(LR_OUT_SNAT, base + 1, f"{m}{snat_allow} && reg9[4] == 1",
-                    f"{set_src}reg9[4] = 0; ct_snat({arg});")
+                add(LR_OUT_SNAT, base + 1, f"{m}{snat_allow} && {REGBIT_DST_NAT_IP_LOCAL} == 1",
+                    f"{set_src}{REGBIT_DST_NAT_IP_LOCAL} = 0; ct_snat({arg});")
             if o.exempted:
                 add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
     if nat.type in DNAT_TYPES:
@@ -483,7 +493,7 @@ def _bridged(port: Port) -> bool:
 
 def _frag_needed(fam: str, mac: str, ext: str, mtu: int, port: str) -> str:
     """The ICMP error for a too-big packet to a distributed floating IP (sent back from its MAC/IP)."""
-    head = f"reg9[0] = 1; reg9[1] = 0; eth.dst = eth.src; eth.src = {mac}; {fam}.dst = {fam}.src; {fam}.src = {ext}; "
+    head = f"{REGBIT_EGRESS_LOOPBACK} = 1; {REGBIT_PKT_LARGER} = 0; eth.dst = eth.src; eth.src = {mac}; {fam}.dst = {fam}.src; {fam}.src = {ext}; "
     tail = f'outport = "{port}"; flags.loopback = 1; output; }};'
     if fam == "ip4":
         return (
@@ -552,7 +562,7 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
             table.add(i, LR_IN_DNAT, prio, match, actions, owner=owner)
     if router.nb.nat:
         table.add(
-            i, LR_OUT_CHK_DNAT_LOCAL, 50, "ip && ct_mark.natted == 1", "reg9[4] = 1; next;", owner=owner
+            i, LR_OUT_CHK_DNAT_LOCAL, 50, "ip && ct_mark.natted == 1", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;", owner=owner
         )
     if gw.dgp is None:
         table.add(i, LR_OUT_UNDNAT, 50, "ip", "flags.loopback = 1; ct_dnat;", owner=owner)
@@ -677,7 +687,7 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
         if nets is None or not nets.ipv4:
             continue
         i = p.dp.index
-        tail = (f"reg8[0..15] = 0; reg0 = ip4.dst; reg1 = {nets.ipv4[0].addr_s}; eth.src = {nets.ea_s}; "
+        tail = (f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV4} = ip4.dst; {REG_SRC_IPV4} = {nets.ipv4[0].addr_s}; eth.src = {nets.ea_s}; "
                 f'outport = "{p.name}"; flags.loopback = 1; next;')
         for ips in by_mac.values():
             for ip in ips:
@@ -686,7 +696,7 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
         # Observed: a neighbour port that is itself a DGP binds too; dynamic_neigh_routers binds nothing.
         if (info.is_gateway or p in info.dgps) and not smap_bool(p.dp.nb.options, "dynamic_neigh_routers", False):
             for mac, ips in by_mac.items():
-                table.add(i, LR_IN_ARP_RESOLVE, 100, f'outport == "{p.name}" && reg0 == {{{", ".join(ips)}}}',
+                table.add(i, LR_IN_ARP_RESOLVE, 100, f'outport == "{p.name}" && {REG_NEXT_HOP_IPV4} == {{{", ".join(ips)}}}',
                           f"eth.dst = {mac}; next;", owner=owner)
 
 

@@ -67,13 +67,20 @@ from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lb_health import Monitored, checked_vips, lb_monitored
 from .owners import dp_owner, switch_lb_owner
-from .registers import REGBIT_CONNTRACK_COMMIT, REGBIT_CONNTRACK_NAT
+from .registers import (
+    REG_LB_AFF_BACKEND_IP4,
+    REG_LB_AFF_MATCH_PORT,
+    REG_LB_L2_AFF_BACKEND_IP6,
+    REG_ORIG_DIP_IPV4,
+    REG_ORIG_DIP_IPV6,
+    REG_ORIG_TP_DPORT,
+    REGBIT_CONNTRACK_COMMIT,
+    REGBIT_CONNTRACK_NAT,
+    REGBIT_HAIRPIN,
+    REGBIT_HAIRPIN_REPLY,
+    REGBIT_KNOWN_LB_SESSION,
+)
 
-REGBIT_HAIRPIN: Final = "reg0[6]"
-REGBIT_HAIRPIN_REPLY: Final = "reg0[12]"
-REGBIT_KNOWN_LB_SESSION: Final = "reg9[6]"
-REG_ORIG_PORT: Final = "reg2[0..15]"
-REG_AFF_BACKEND_PORT: Final = "reg8[0..15]"
 PRE_STATEFUL_VIP_PRIORITY: Final = 120
 LB_PORT_PRIORITY: Final = 120
 LB_IP_PRIORITY: Final = 110
@@ -176,7 +183,7 @@ def _hash_fields(lb: Any, proto: str) -> str:
 
 def _regs(v: Vip) -> tuple[str, str]:
     """(ip family, register holding the original destination)."""
-    return ("ip6", "xxreg1") if v.vip.v6 else ("ip4", "reg1")
+    return ("ip6", REG_ORIG_DIP_IPV6) if v.vip.v6 else ("ip4", REG_ORIG_DIP_IPV4)
 
 
 def _vip_match(v: Vip, proto: str) -> str:
@@ -188,7 +195,7 @@ def _vip_match(v: Vip, proto: str) -> str:
 def _load_vip(v: Vip) -> str:
     _, reg = _regs(v)
     out = f"{reg} = {v.vip.ip}; "
-    return out if v.vip.port is None else f"{out}{REG_ORIG_PORT} = {v.vip.port}; "
+    return out if v.vip.port is None else f"{out}{REG_ORIG_TP_DPORT} = {v.vip.port}; "
 
 
 def _rejects(lb: Any) -> bool:
@@ -236,14 +243,14 @@ def _affinity_specs(v: Vip, proto: str, timeout: int) -> list[FlowSpec]:
     fam, reg = _regs(v)
     vip_regs = f"ct.new && {fam} && {reg} == {v.vip.ip}"
     if v.vip.port is not None:
-        vip_regs += f" && {REG_ORIG_PORT} == {v.vip.port}"
+        vip_regs += f" && {REG_ORIG_TP_DPORT} == {v.vip.port}"
     out.append((LS_IN_LB_AFF_CHECK, AFF_PRIORITY, vip_regs, f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;",
                 None))
-    backend_reg = "xxreg0" if v.vip.v6 else "reg4"
+    backend_reg = REG_LB_L2_AFF_BACKEND_IP6 if v.vip.v6 else REG_LB_AFF_BACKEND_IP4
     for b in v.listed_backends:
         m = f"{REGBIT_KNOWN_LB_SESSION} == 1 && ct.new && {fam} && {backend_reg} == {b.ip}"
         if b.port is not None:
-            m += f" && {REG_AFF_BACKEND_PORT} == {b.port}"
+            m += f" && {REG_LB_AFF_MATCH_PORT} == {b.port}"
         out.append((LS_IN_LB, LB_AFF_PRIORITY, m,
                     f"{REGBIT_CONNTRACK_COMMIT} = 0; {_load_vip(v)}ct_lb_mark(backends={b.text()});", None))
         learn = f"{REGBIT_KNOWN_LB_SESSION} == 0 && {vip_regs} && {fam}.dst == {b.ip}"
