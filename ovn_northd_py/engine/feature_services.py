@@ -23,6 +23,7 @@ from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from ..sync.dns import TABLE as SB_DNS
 from ..sync.dns import dns_key, sync_sb_dns, sync_sb_dns_rows
+from ..sync.indexes import DNS_BY_ID as IDX_DNS
 from .features import Feature, FeatureCtx, register
 
 
@@ -76,7 +77,6 @@ def _on_dns_sb(changes: list[RowChange], hctx: FeatureCtx) -> bool:
     return True
 
 
-IDX_DNS = "dns_by_id"
 
 
 def _on_dns_sb_change(changes: list[RowChange], hctx: FeatureCtx) -> bool:
