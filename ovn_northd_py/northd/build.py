@@ -99,8 +99,19 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     vx = vxlan_mode(sb)
     max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
+    _build_datapaths(nd, nb, sb, keys, max_dp, w)
+    _build_ports(nd, sb, w)
+    _assign_port_keys(nd, sb, keys, max_port, w)
+    _build_ha_groups(nd, nb, w)
+    # ---- IPAM: dynamic addresses (ipam.py) ----
+    if mac_prefix:
+        assign_dynamic_addresses(nd, mac_prefix, w)
+    return nd
 
-    # ---- datapaths ----
+
+def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, w: Any) -> None:
+    """Every switch and enabled router, with its tunnel key (requested, else the one SB or an
+    earlier run gave it, else a fresh one); a datapath left without a key is not registered."""
     dps: list[Datapath] = []
     for row in sorted(nb.rows("Logical_Switch").values(), key=_uuid):
         dps.append(Datapath(_uuid(row), LS, row.name, row))
@@ -136,26 +147,11 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
         nd.datapaths[dp.key] = dp
         dp.external_ids = _dp_external_ids(dp)
 
-    # ---- ports ----
-    # Name conflicts: the row that already holds the SB binding keeps it (stability); otherwise
-    # router ports win over switch ports, then the lowest NB uuid.
-    sb_port_dp: dict[str, str] = {}
-    for pb in sb.rows("Port_Binding").values():
-        nbk = _sb_dp_key(pb)
-        if nbk:
-            sb_port_dp[pb.logical_port] = nbk
-    cands: dict[str, list[tuple[str, str]]] = {}  # name -> [(datapath key, row uuid)]
-    for dp in nd.routers():
-        for lrp in sorted(dp.nb.ports, key=_uuid):
-            cands.setdefault(lrp.name, []).append((dp.key, _uuid(lrp)))
-    for dp in nd.switches():
-        for lsp in sorted(dp.nb.ports, key=_uuid):
-            cands.setdefault(lsp.name, []).append((dp.key, _uuid(lsp)))
-    winners: dict[str, tuple[str, str]] = {}
-    for name, cs in cands.items():
-        held = [c for c in cs if c[0] == sb_port_dp.get(name)]
-        winners[name] = (held or cs)[0]
-    nd.name_winners = winners
+
+def _build_ports(nd: Northd, sb: Any, w: Any) -> None:
+    """The router and switch ports (name conflicts settled), router-to-router peers, RA options,
+    chassisredirect ports and the router-type switch ports' ``nat_addresses``."""
+    nd.name_winners = _name_winners(nd, sb)
     lrp_by_name: dict[str, Port] = {}
     for dp in nd.routers():
         is_gw_router = bool(dp.nb.options.get("chassis"))
@@ -194,7 +190,33 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
             if p.is_router_lsp:
                 _set_nat_addresses(p)
 
-    # ---- port tunnel keys, per datapath ----
+
+def _name_winners(nd: Northd, sb: Any) -> dict[str, tuple[str, str]]:
+    """Port name -> (datapath key, row uuid) of the row that gets the name.  The row that already
+    holds the SB binding keeps it (stability); otherwise router ports win over switch ports, then
+    the lowest NB uuid."""
+    sb_port_dp: dict[str, str] = {}
+    for pb in sb.rows("Port_Binding").values():
+        nbk = _sb_dp_key(pb)
+        if nbk:
+            sb_port_dp[pb.logical_port] = nbk
+    cands: dict[str, list[tuple[str, str]]] = {}  # name -> [(datapath key, row uuid)]
+    for dp in nd.routers():
+        for lrp in sorted(dp.nb.ports, key=_uuid):
+            cands.setdefault(lrp.name, []).append((dp.key, _uuid(lrp)))
+    for dp in nd.switches():
+        for lsp in sorted(dp.nb.ports, key=_uuid):
+            cands.setdefault(lsp.name, []).append((dp.key, _uuid(lsp)))
+    winners: dict[str, tuple[str, str]] = {}
+    for name, cs in cands.items():
+        held = [c for c in cs if c[0] == sb_port_dp.get(name)]
+        winners[name] = (held or cs)[0]
+    return winners
+
+
+def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any) -> None:
+    """Port tunnel keys, per datapath (as for datapaths: requested, else kept, else fresh); a port
+    left without a key is dropped from the model."""
     sb_port_keys: dict[str, tuple[str, int]] = {}
     for pb in sb.rows("Port_Binding").values():
         nbkey = _sb_dp_key(pb)
@@ -234,12 +256,6 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     keys.max_port = max_port
     for stale in set(keys.port_pools) - set(nd.datapaths):
         del keys.port_pools[stale]
-
-    _build_ha_groups(nd, nb, w)
-    # ---- IPAM: dynamic addresses (ipam.py) ----
-    if mac_prefix:
-        assign_dynamic_addresses(nd, mac_prefix, w)
-    return nd
 
 
 def _hmap_order(items: Iterable[tuple[int, str]]) -> list[str]:
