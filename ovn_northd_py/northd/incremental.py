@@ -14,8 +14,8 @@ Handled without a recompute:
   (``always-redirect``, peer switch ports' ``nat_addresses``) are refreshed;
 * NB_Global counter bumps and the options northd fills in itself; our own write-backs (``up``,
   ``dynamic_addresses``);
-* tables and columns the engine's features own (:class:`FeatureOwned`: ACLs, routes, QoS, ...)
-  change nothing here: their handlers rebuild flows and derived SB tables.
+* tables and columns the engine's features take (``flow_only_tables`` / ``flow_only_columns``:
+  ACLs, routes, QoS, ...) change nothing here: their handlers rebuild flows and derived SB tables.
 
 Anything else returns None, and the caller falls back to a full recompute.
 
@@ -28,6 +28,7 @@ flows, NB write-back).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,17 +89,6 @@ class Tracked:
                     or self.attach_changed or self.lb_routers or self.dps_added)
 
 
-@dataclass(frozen=True, slots=True)
-class FeatureOwned:
-    """What the engine's registered features own (``engine.features``): NB tables, and columns of
-    the model's switch / router tables, whose changes feed only flows and derived SB tables (their
-    handlers rebuild those); the model ignores them."""
-
-    tables: frozenset[str] = frozenset()
-    switch_columns: frozenset[str] = frozenset()  # Logical_Switch columns, e.g. acls
-    router_columns: frozenset[str] = frozenset()  # Logical_Router columns, e.g. static_routes
-
-
 def _is_plain(lsp: Any) -> bool:
     return lsp.type != "router" and not lsp.ha_chassis_group and not (
         opt(lsp.parent_name) and opt(lsp.tag_request) is not None and not lsp.tag
@@ -106,14 +96,17 @@ def _is_plain(lsp: Any) -> bool:
 
 
 def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], warn: Any,
-                     sb: Any = None, *, owned: FeatureOwned) -> Tracked | None:
-    """Apply NB row changes to the model incrementally; None when a recompute is needed.  Changes
-    to what the features ``owned`` are left to them.
+                     sb: Any = None, *, flow_only_tables: frozenset[str] = frozenset(),
+                     flow_only_columns: Mapping[str, frozenset[str]] | None = None) -> Tracked | None:
+    """Apply NB row changes to the model incrementally; None when a recompute is needed.
+
+    ``flow_only_tables`` / ``flow_only_columns`` (table -> columns): what the engine's features take
+    (they feed only flows and derived SB tables, never the model: their handlers rebuild those).
 
     Three steps: :func:`_classify` the changes, :func:`_plan` (validate) what they do to the
     model -- both return None, having changed nothing, when a recompute is needed -- then
     :func:`_apply` the plan, which cannot fail."""
-    batch = _classify(nb, changes, owned)
+    batch = _classify(nb, changes, flow_only_tables, flow_only_columns or {})
     if batch is None:
         return None
     plan = _plan(nd, keys, nb, batch, sb)
@@ -146,12 +139,12 @@ class _Plan:
     lrp_updates: dict[str, frozenset[str]]
 
 
-def _classify(nb: Any, changes: list[RowChange], owned: FeatureOwned) -> _Batch | None:
+def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
+              feature_columns: Mapping[str, frozenset[str]]) -> _Batch | None:
     """Sort the changes by what they touch; None when one needs a recompute."""
     b = _Batch()
-    flow_only = owned.tables
-    ls_feature_columns = owned.switch_columns
-    lr_feature_columns = owned.router_columns
+    ls_feature_columns = feature_columns.get("Logical_Switch", frozenset())  # e.g. acls: the features' handlers
+    lr_feature_columns = feature_columns.get("Logical_Router", frozenset())  # e.g. static_routes
     for c in changes:
         if c.table == "NB_Global":
             if c.event != "update" or not _nb_global_change_is_ours(c, nb):

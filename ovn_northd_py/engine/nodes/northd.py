@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...northd.build import KeyState, build_northd, vxlan_mode
-from ...northd.incremental import FeatureOwned, Tracked, apply_nb_changes
+from ...northd.incremental import Tracked, apply_nb_changes
 from ...northd.model import Northd
 from ...sync.datapaths import dp_nb_key
 from ...sync.globals import GlobalOptions, global_options, nb_global_row, sb_global_row
@@ -34,10 +34,9 @@ class NorthdNode(Node):
     def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
         if self.nb_in.resynced or self.gopts is None:
             return False
-        owned = FeatureOwned(flow_only_tables(), flow_only_columns("Logical_Switch"),
-                             flow_only_columns("Logical_Router"))
+        columns = {table: flow_only_columns(table) for table in ("Logical_Switch", "Logical_Router")}
         t = apply_nb_changes(self.data, self.keys, ctx.nb, self.nb_in.changes, ctx.warn.warn, sb=ctx.sb,
-                             owned=owned)
+                             flow_only_tables=flow_only_tables(), flow_only_columns=columns)
         if t is None:
             return False
         if t:
