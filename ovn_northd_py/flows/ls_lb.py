@@ -65,7 +65,7 @@ from ..northd.model import Datapath, Northd
 from .acl_index import ls_has_lb_vips
 from .context import FlowCtx, hint
 from .copp import copp_meter
-from .lb_health import Monitored, checked_vips, lb_monitored
+from .lb_health import Monitored, checked_vips, hash_fields, lb_monitored
 from .owners import dp_owner, switch_lb_owner
 from .registers import (
     REG_LB_AFF_BACKEND_IP4,
@@ -176,10 +176,6 @@ def _opt_int(lb: Any, name: str) -> int:
         return 0
 
 
-def _hash_fields(lb: Any, proto: str) -> str:
-    fields = [f.replace("tp_", f"{proto}_") for f in sorted(lb.selection_fields)]
-    return f'; hash_fields="{",".join(fields)}"' if fields else ""
-
 
 def _regs(v: Vip) -> tuple[str, str]:
     """(ip family, register holding the original destination)."""
@@ -230,7 +226,7 @@ def _vip_action(lb: Any, v: Vip, proto: str) -> str:
             return f"reg0 = 0; reject {{ outport <-> inport; next(pipeline=egress,table={LS_OUT_QOS_MARK.table_id});}};"
         return "drop;"
     backends = ",".join(b.text() for b in v.backends)
-    return f"{REGBIT_CONNTRACK_COMMIT} = 0; ct_lb_mark(backends={backends}{_hash_fields(lb, proto)});"
+    return f"{REGBIT_CONNTRACK_COMMIT} = 0; ct_lb_mark(backends={backends}{hash_fields(lb)});"
 
 
 # (stage, priority, match, actions, Copp protocol of its controller meter or None): the meter

@@ -333,6 +333,12 @@ def _apply(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], plan: 
         routers[p.dp.key] = p.dp
     for router in routers.values():
         t.ports_changed |= refresh_router_derived(router)
+    # A router's NAT flows read its gateway ports' switches' localnet ports (a VLAN tag there
+    # changes the gateway_mtu check): those routers are rebuilt whole.
+    localnet = {dp.key for dp, p in plan.removed if p.sb_type == "localnet"}
+    localnet |= {dp.key for dp, p, lsp in plan.updated if "localnet" in (p.sb_type, lsp.type)}
+    localnet |= {dp.key for dp, lsp in added if lsp.type == "localnet"}
+    t.routers_changed |= _attached_routers(nd, localnet)
     return t
 
 
@@ -391,6 +397,17 @@ def _apply_switch_ports(nd: Northd, keys: KeyState, plan: _Plan, added: list[tup
         t.ports_changed.add(p.name)
         t.ports_deleted.pop(p.name, None)
         t.dps_changed.add(dp.key)
+
+
+def _attached_routers(nd: Northd, switches: set[str]) -> set[str]:
+    """The routers with a port peered with one of ``switches``."""
+    out: set[str] = set()
+    for key in switches:
+        sw = nd.datapaths.get(key)
+        for q in sw.ports if sw is not None else ():
+            if q.is_router_lsp and q.peer is not None:
+                out.add(q.peer.dp.key)
+    return out
 
 
 def _lrp_updates(nd: Northd, nb: Any, updates: dict[str, frozenset[str]]) -> list[Port] | None:

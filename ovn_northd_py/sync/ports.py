@@ -93,7 +93,7 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         "options": p.options,
         "mac": p.mac,
         "port_security": p.port_security,
-        "parent_port": [p.parent_port] if p.parent_port else [],
+        "parent_port": [p.parent_port] if p.parent_port is not None else [],
         "tag": [p.tag] if p.tag is not None else [],
         "external_ids": p.external_ids,
         "nat_addresses": p.nat_addresses,
