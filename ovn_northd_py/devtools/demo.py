@@ -13,8 +13,7 @@ import time
 from pathlib import Path
 
 from .sample import load_sample
-from .servers import NB_SCHEMA, SB_SCHEMA, OvsdbServer, nbctl, sbctl, stop_pid
-from .testing import free_port
+from .servers import NB_SCHEMA, SB_SCHEMA, OvsdbServer, free_port, nbctl, sbctl, stop_pid
 
 TABLES = ("Datapath_Binding", "Port_Binding", "Multicast_Group", "HA_Chassis_Group", "IP_Multicast",
           "Logical_Flow", "Logical_DP_Group", "Load_Balancer", "Address_Set")

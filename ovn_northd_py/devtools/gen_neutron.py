@@ -236,12 +236,15 @@ class _Builder:
         vm_ports: list[tuple[str, str, str]],
         vips: list[str],
     ) -> list[Cmd]:
+        """One tenant network, step by step (ids and MACs are drawn in this order): the switch and
+        its router interface, DHCP options, the metadata port, a VLAN network's localnet port, the
+        VMs, then a virtual port, a trunk subport, an admin-down port, an external port and DNS
+        records on some networks."""
         idx = t * nets + n
         net_id = self.ids.uuid()
-        sw = f"neutron-{net_id}"
         v4, v6 = _v4_net(idx), _v6_net(idx)
-        mode = "slaac" if idx % 2 == 0 else "dhcpv6_stateless"
-        gw4, gw6 = v4.network_address + 1, v6.network_address + 1
+        net = _Net(t, n, idx, net_id, f"neutron-{net_id}", v4, v6, "slaac" if idx % 2 == 0 else "dhcpv6_stateless")
+        sw = net.sw
         cmds: list[Cmd] = [
             ["ls-add", sw],
             ["set", "logical_switch", sw,
@@ -249,11 +252,45 @@ class _Builder:
              "other_config:mcast_snoop=false", "other_config:mcast_flood_unregistered=false",
              "other_config:vlan-passthru=false"],
         ]
-        # Router interface.
+        lrp = self._router_interface(net, router, router_id, cmds)
+        if gw_ip is not None:
+            cmds.append(["lr-nat-add", router, "snat", gw_ip, str(v4)])
+        self._dhcp_options(net, cmds)
+        self._metadata_port(net, cmds)
+        if idx % 4 == 3:  # a VLAN tenant network: a localnet port, and the router port resides on the gateway
+            ln = f"provnet-{self.ids.uuid()}"
+            cmds += [
+                ["lsp-add", sw, ln], ["lsp-set-type", ln, "localnet"], ["lsp-set-addresses", ln, "unknown"],
+                ["lsp-set-options", ln, f"network_name={PHYSNET}", "mcast_flood=false",
+                 "mcast_flood_reports=true"],
+                ["set", "logical_switch_port", ln, f"tag={100 + idx % 3900}"],
+                ["set", "logical_router_port", lrp, "options:reside-on-redirect-chassis=true"],
+            ]
+        records, ports = self._vms(net, vms, vm_ports, cmds)
+        if idx % 2 == 1 and len(ports) >= 2:
+            vips.append(self._virtual_port(net, ports[:2], cmds))
+        if ports and idx % 3 == 0:
+            self._trunk_subport(net, ports[0][0], cmds)
+        if len(ports) > 2 and idx % 4 == 1:
+            cmds.append(["lsp-set-enabled", ports[2][0], "disabled"])  # an admin-down port
+        if idx % 3 == 2:
+            self._external_port(net, cmds)
+        if records:
+            cmds += [
+                [f"--id=@dns{idx}", "create", "DNS", "records={" + ",".join(records) + "}",
+                 f"external_ids:ls_name={sw}"],
+                ["add", "logical_switch", sw, "dns_records", f"@dns{idx}"],
+            ]
+        return cmds
+
+    def _router_interface(self, net: _Net, router: str, router_id: str, cmds: list[Cmd]) -> str:
+        """The router port on the network (with its RA configuration) and its switch-side peer."""
+        v4, v6, sw = net.v4, net.v6, net.sw
+        gw4, gw6 = net.gw4, v6.network_address + 1
         rp_id = self.ids.uuid()
         lrp, lrp_mac = f"lrp-{rp_id}", self.ids.mac()
-        ra = {"address_mode": mode, "mtu": str(TENANT_MTU)}
-        if idx % 4 < 2:
+        ra = {"address_mode": net.mode, "mtu": str(TENANT_MTU)}
+        if net.idx % 4 < 2:
             ra |= {"send_periodic": "true", "max_interval": "900", "min_interval": "450"}
         cmds += [
             ["lrp-add", router, lrp, lrp_mac, f"{gw4}/{v4.prefixlen}", f"{gw6}/{v6.prefixlen}"],
@@ -265,42 +302,40 @@ class _Builder:
             ["set", "logical_switch_port", rp_id,
              "external_ids=" + _ext_ids(device_owner="network:router_interface", device_id=router_id)],
         ]
-        if gw_ip is not None:
-            cmds.append(["lr-nat-add", router, "snat", gw_ip, str(v4)])
-        # DHCP options.
+        return lrp
+
+    def _dhcp_options(self, net: _Net, cmds: list[Cmd]) -> None:
+        """The DHCPv4 options (and DHCPv6 ones on a stateless network), named ``net.d4`` / ``net.d6``."""
+        v4, v6, gw4 = net.v4, net.v6, net.gw4
         dhcp_mac = self.ids.mac()
         v4_opts = {
             "lease_time": "43200", "mtu": str(TENANT_MTU), "router": str(gw4), "server_id": str(gw4),
             "server_mac": dhcp_mac, "dns_server": "{8.8.8.8}",
             "classless_static_route": f"{{169.254.169.254/32,{v4.network_address + 2}, 0.0.0.0/0,{gw4}}}",
         }
-        d4, d6 = f"@dhcp4_{idx}", f"@dhcp6_{idx}"
-        cmds.append([f"--id={d4}", "create", "DHCP_Options", f"cidr={v4}",
+        cmds.append([f"--id={net.d4}", "create", "DHCP_Options", f"cidr={v4}",
                      "options=" + "{" + ",".join(f'{k}="{v}"' for k, v in v4_opts.items()) + "}",
                      "external_ids=" + _ext_ids(subnet_id=self.ids.uuid(), revision_number="0")])
-        if mode == "dhcpv6_stateless":
-            cmds.append([f"--id={d6}", "create", "DHCP_Options", f'cidr="{v6}"',
+        if net.mode == "dhcpv6_stateless":
+            cmds.append([f"--id={net.d6}", "create", "DHCP_Options", f'cidr="{v6}"',
                          f'options={{server_id="{dhcp_mac}",dhcpv6_stateless="true",dns_server="{{2001:4860:4860::8888}}"}}',
                          "external_ids=" + _ext_ids(subnet_id=self.ids.uuid(), revision_number="0")])
-        # Metadata port.
-        meta, meta_mac = f"ovnmeta-{net_id}", self.ids.mac()
+
+    def _metadata_port(self, net: _Net, cmds: list[Cmd]) -> None:
+        v4, sw = net.v4, net.sw
+        meta, meta_mac = f"ovnmeta-{net.net_id}", self.ids.mac()
         cmds += [
             ["lsp-add", sw, meta], ["lsp-set-type", meta, "localport"],
-            ["lsp-set-addresses", meta, f"{meta_mac} {v4.network_address + 2} {eui64(v6, meta_mac)}"],
+            ["lsp-set-addresses", meta, f"{meta_mac} {v4.network_address + 2} {eui64(net.v6, meta_mac)}"],
             ["set", "logical_switch_port", meta,
              "external_ids=" + _ext_ids(device_owner="network:distributed", device_id=meta,
                                         cidrs=f"{v4.network_address + 2}/24")],
         ]
-        vlan = idx % 4 == 3
-        if vlan:  # a VLAN tenant network: a localnet port, and the router port resides on the gateway
-            ln = f"provnet-{self.ids.uuid()}"
-            cmds += [
-                ["lsp-add", sw, ln], ["lsp-set-type", ln, "localnet"], ["lsp-set-addresses", ln, "unknown"],
-                ["lsp-set-options", ln, f"network_name={PHYSNET}", "mcast_flood=false",
-                 "mcast_flood_reports=true"],
-                ["set", "logical_switch_port", ln, f"tag={100 + idx % 3900}"],
-                ["set", "logical_router_port", lrp, "options:reside-on-redirect-chassis=true"],
-            ]
+
+    def _vms(self, net: _Net, vms: int, vm_ports: list[tuple[str, str, str]],
+             cmds: list[Cmd]) -> tuple[list[str], list[tuple[str, str, str, str]]]:
+        """The VMs' ports; returns their DNS records and (name, mac, ipv4, ipv6) each."""
+        t, n, idx, sw, v4, v6 = net.t, net.n, net.idx, net.sw, net.v4, net.v6
         records: list[str] = []
         ports: list[tuple[str, str, str, str]] = []  # (name, mac, ipv4, ipv6) of this network's VMs
         for v in range(vms):
@@ -314,74 +349,95 @@ class _Builder:
                 ["lsp-add", sw, port],
                 ["lsp-set-addresses", port, addr, *(["unknown"] if no_port_security else [])],
                 ["lsp-set-options", port, f"requested-chassis={COMPUTES[(idx + v) % len(COMPUTES)]}"],
-                ["set", "logical_switch_port", port, f"dhcpv4_options={d4}",
+                ["set", "logical_switch_port", port, f"dhcpv4_options={net.d4}",
                  "external_ids=" + _ext_ids(device_owner="compute:nova", port_name=host,
                                             cidrs=f"{ip4}/24 {ip6}/64")],
             ]
             if not no_port_security:
                 cmds.append(["lsp-set-port-security", port, addr])
-            if mode == "dhcpv6_stateless":
-                cmds.append(["set", "logical_switch_port", port, f"dhcpv6_options={d6}"])
+            if net.mode == "dhcpv6_stateless":
+                cmds.append(["set", "logical_switch_port", port, f"dhcpv6_options={net.d6}"])
             fqdn, ptr = f"{host}.tenant{t}.example.org", ".".join(reversed(ip4.split("."))) + ".in-addr.arpa"
             records += [f'"{host}"="{ip4} {ip6}"', f'"{fqdn}"="{ip4} {ip6}"', f'"{ptr}"="{fqdn}"']
             ports.append((port, mac, ip4, ip6))
             if not no_port_security:
                 vm_ports.append((port, mac, ip4))
-        if idx % 2 == 1 and len(ports) >= 2:
-            # A VIP shared by the first two VMs (allowed address pairs): a virtual port.
-            vip, vport, vmac = str(v4.network_address + 250), self.ids.uuid(), self.ids.mac()
-            parents = ports[:2]
-            cmds += [
-                ["lsp-add", sw, vport], ["lsp-set-type", vport, "virtual"],
-                ["lsp-set-addresses", vport, f"{vmac} {vip}"], ["lsp-set-port-security", vport, f"{vmac} {vip}"],
-                ["lsp-set-options", vport, f"virtual-ip={vip}",
-                 "virtual-parents=" + ",".join(name for name, _, _, _ in parents)],
-                ["set", "logical_switch_port", vport,
-                 "external_ids=" + _ext_ids(device_owner="", port_name=f"vip-{t}-{n}", cidrs=f"{vip}/24")],
-            ]
-            for name, mac, ip4, ip6 in parents:
-                cmds.append(["lsp-set-port-security", name, f"{mac} {ip4} {ip6} {vip}"])
-            vips.append(vip)
-        if ports and idx % 3 == 0:
-            # A trunk subport (VLAN-aware VM) on the first VM, and a QoS bandwidth limit on it.
-            parent = ports[0][0]
-            sub, smac = self.ids.uuid(), self.ids.mac()
-            sip4, sip6 = str(v4.network_address + 150), str(eui64(v6, smac))
-            cmds += [
-                ["lsp-add", sw, sub, parent, str(10 + idx % 4000)],
-                ["lsp-set-addresses", sub, f"{smac} {sip4} {sip6}"],
-                ["lsp-set-port-security", sub, f"{smac} {sip4} {sip6}"],
-                ["set", "logical_switch_port", sub, f"dhcpv4_options={d4}",
-                 "external_ids=" + _ext_ids(device_owner="trunk:subport", port_name=f"sub-{t}-{n}")],
-                ["qos-add", sw, "from-lport", "2002", f'inport == "{parent}"', "rate=10000", "burst=1000"],
-                ["qos-add", sw, "from-lport", "2001", f'inport == "{parent}" && ip', "dscp=26"],
-            ]
-        if len(ports) > 2 and idx % 4 == 1:
-            cmds.append(["lsp-set-enabled", ports[2][0], "disabled"])  # an admin-down port
-        if idx % 3 == 2:
-            # A baremetal / SR-IOV port: type external, bound through an HA chassis group.
-            ext, emac = self.ids.uuid(), self.ids.mac()
-            eip4, eip6 = str(v4.network_address + 200), str(eui64(v6, emac))
-            hcs = [f"@hc{idx}_{k}" for k in range(2)]
-            for k, hc in enumerate(hcs):
-                cmds.append([f"--id={hc}", "create", "HA_Chassis", f"chassis_name={CHASSIS[(idx + k) % 4]}",
-                             f"priority={32767 - k}"])
-            cmds += [
-                [f"--id=@hag{idx}", "create", "HA_Chassis_Group", f"name=neutron-extport-{net_id}",
-                 "ha_chassis=[" + ",".join(hcs) + "]"],
-                ["lsp-add", sw, ext], ["lsp-set-type", ext, "external"],
-                ["lsp-set-addresses", ext, f"{emac} {eip4} {eip6}"],
-                ["lsp-set-port-security", ext, f"{emac} {eip4} {eip6}"],
-                ["set", "logical_switch_port", ext, f"ha_chassis_group=@hag{idx}", f"dhcpv4_options={d4}",
-                 "external_ids=" + _ext_ids(device_owner="baremetal:none", port_name=f"bm-{t}-{n}")],
-            ]
-        if records:
-            cmds += [
-                [f"--id=@dns{idx}", "create", "DNS", "records={" + ",".join(records) + "}",
-                 f"external_ids:ls_name={sw}"],
-                ["add", "logical_switch", sw, "dns_records", f"@dns{idx}"],
-            ]
-        return cmds
+        return records, ports
+
+    def _virtual_port(self, net: _Net, parents: list[tuple[str, str, str, str]], cmds: list[Cmd]) -> str:
+        """A VIP shared by the first two VMs (allowed address pairs): a virtual port; returns the VIP."""
+        vip, vport, vmac = str(net.v4.network_address + 250), self.ids.uuid(), self.ids.mac()
+        cmds += [
+            ["lsp-add", net.sw, vport], ["lsp-set-type", vport, "virtual"],
+            ["lsp-set-addresses", vport, f"{vmac} {vip}"], ["lsp-set-port-security", vport, f"{vmac} {vip}"],
+            ["lsp-set-options", vport, f"virtual-ip={vip}",
+             "virtual-parents=" + ",".join(name for name, _, _, _ in parents)],
+            ["set", "logical_switch_port", vport,
+             "external_ids=" + _ext_ids(device_owner="", port_name=f"vip-{net.t}-{net.n}", cidrs=f"{vip}/24")],
+        ]
+        for name, mac, ip4, ip6 in parents:
+            cmds.append(["lsp-set-port-security", name, f"{mac} {ip4} {ip6} {vip}"])
+        return vip
+
+    def _trunk_subport(self, net: _Net, parent: str, cmds: list[Cmd]) -> None:
+        """A trunk subport (VLAN-aware VM) on the first VM, and a QoS bandwidth limit on it."""
+        idx = net.idx
+        sub, smac = self.ids.uuid(), self.ids.mac()
+        sip4, sip6 = str(net.v4.network_address + 150), str(eui64(net.v6, smac))
+        cmds += [
+            ["lsp-add", net.sw, sub, parent, str(10 + idx % 4000)],
+            ["lsp-set-addresses", sub, f"{smac} {sip4} {sip6}"],
+            ["lsp-set-port-security", sub, f"{smac} {sip4} {sip6}"],
+            ["set", "logical_switch_port", sub, f"dhcpv4_options={net.d4}",
+             "external_ids=" + _ext_ids(device_owner="trunk:subport", port_name=f"sub-{net.t}-{net.n}")],
+            ["qos-add", net.sw, "from-lport", "2002", f'inport == "{parent}"', "rate=10000", "burst=1000"],
+            ["qos-add", net.sw, "from-lport", "2001", f'inport == "{parent}" && ip', "dscp=26"],
+        ]
+
+    def _external_port(self, net: _Net, cmds: list[Cmd]) -> None:
+        """A baremetal / SR-IOV port: type external, bound through an HA chassis group."""
+        idx = net.idx
+        ext, emac = self.ids.uuid(), self.ids.mac()
+        eip4, eip6 = str(net.v4.network_address + 200), str(eui64(net.v6, emac))
+        hcs = [f"@hc{idx}_{k}" for k in range(2)]
+        for k, hc in enumerate(hcs):
+            cmds.append([f"--id={hc}", "create", "HA_Chassis", f"chassis_name={CHASSIS[(idx + k) % 4]}",
+                         f"priority={32767 - k}"])
+        cmds += [
+            [f"--id=@hag{idx}", "create", "HA_Chassis_Group", f"name=neutron-extport-{net.net_id}",
+             "ha_chassis=[" + ",".join(hcs) + "]"],
+            ["lsp-add", net.sw, ext], ["lsp-set-type", ext, "external"],
+            ["lsp-set-addresses", ext, f"{emac} {eip4} {eip6}"],
+            ["lsp-set-port-security", ext, f"{emac} {eip4} {eip6}"],
+            ["set", "logical_switch_port", ext, f"ha_chassis_group=@hag{idx}", f"dhcpv4_options={net.d4}",
+             "external_ids=" + _ext_ids(device_owner="baremetal:none", port_name=f"bm-{net.t}-{net.n}")],
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Net:
+    """One tenant network being generated."""
+
+    t: int
+    n: int
+    idx: int
+    net_id: str
+    sw: str
+    v4: ipaddress.IPv4Network
+    v6: ipaddress.IPv6Network
+    mode: str  # the IPv6 address mode: slaac or dhcpv6_stateless
+
+    @property
+    def gw4(self) -> ipaddress.IPv4Address:
+        return self.v4.network_address + 1
+
+    @property
+    def d4(self) -> str:
+        return f"@dhcp4_{self.idx}"
+
+    @property
+    def d6(self) -> str:
+        return f"@dhcp6_{self.idx}"
 
 
 def neutron_commands(

@@ -26,6 +26,14 @@ NB_SCHEMA = DEFAULT_RELEASE.nb_schema
 SB_SCHEMA = DEFAULT_RELEASE.sb_schema
 
 
+def free_port() -> int:
+    """A free TCP port on the loopback address."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
 def _wait_for(predicate, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -85,14 +93,6 @@ def _listening(port: int | None) -> bool:
         s.settimeout(0.5)
         return s.connect_ex(("127.0.0.1", port)) == 0
 
-
-
-def free_port() -> int:
-    """A free TCP port on the loopback address."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 @dataclass(slots=True)
 class OvsdbServer:

@@ -29,12 +29,16 @@ from typing import Any
 from ..flows import build_datapath_flows, build_port_flows
 from ..flows.acl_index import AclIndex, nb_meters, pg_switches, switch_acls
 from ..flows.acl_rules import build_acl_flows, remove_acl_flows
-from ..flows.context import FlowCtx, dp_owner, port_owner
+from ..flows.context import FlowCtx
+from ..flows.owners import dp_owner, port_owner
 from ..flows.router_addrs import router_lb_vip_sets
-from ..northd.build import opt
 from ..northd.model import Datapath, Northd
+from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from ..sync.address_sets import address_set_row, warn_name_clash
+from ..sync.indexes import ADDRESS_SET_BY_NAME as IDX_ADDRESS_SET
+from ..sync.indexes import METER_BY_NAME as IDX_METER
+from ..sync.indexes import PORT_GROUP_BY_NAME as IDX_PORT_GROUP
 from ..sync.meters import MeterSpec, acl_fair_meter, desired_meters, nb_meter_specs, sync_meter, sync_meters
 from ..sync.port_groups import (
     desired_port_groups,
@@ -49,9 +53,6 @@ from .features import Feature, FeatureCtx, register
 NAME = "acl"
 NB_TABLES = frozenset({"ACL", "Port_Group", "Address_Set", "Meter", "Meter_Band"})
 NB_COLUMNS = {"Logical_Switch": frozenset({"acls"})}
-IDX_ADDRESS_SET = "acl:sb_address_set"
-IDX_PORT_GROUP = "acl:sb_port_group"
-IDX_METER = "acl:sb_meter"
 
 
 # --------------------------------------------------------------------------- flows

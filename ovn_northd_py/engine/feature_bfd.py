@@ -21,8 +21,9 @@ What depends on what (see :mod:`ovn_northd_py.flows.lr_bfd` and :mod:`ovn_northd
 from __future__ import annotations
 
 from ..flows import build_port_flows, datapath_enabled
-from ..flows.context import bfd_ports_of, port_owner
+from ..flows.context import bfd_ports_of
 from ..flows.lr_pipeline import build_lr_route_and_policy_flows, route_and_policy_owners
+from ..flows.owners import port_owner
 from ..ovsdb.connection import RowChange
 from ..sync.bfd import NB_TABLE, TABLE, sync_nb_bfd_status, sync_sb_bfd
 from .features import Feature, FeatureCtx, register

@@ -40,13 +40,13 @@ import uuid
 from typing import Any
 
 from ..flows import build_datapath_flows, build_port_flows
-from ..flows.context import FlowCtx, dp_owner, port_owner
+from ..flows.context import FlowCtx
 from ..flows.lb_health import pb_up_reader, sb_down_monitors, svc_monitor_src_ips
 from ..flows.lb_index import LbIndex, group_members
-from ..flows.lr_nat import LB_FACTS, build_router_lbs_only, nat_owner, remember_router_lb_facts
-from ..flows.lr_nat import lb_owner as router_lb_owner
+from ..flows.lr_nat import LB_FACTS, build_router_lbs_only, remember_router_lb_facts
 from ..flows.lr_pipeline import route_and_policy_owners
-from ..flows.ls_lb import OWNER_LB, build_lb_flows_on_switches, warn_bad_vips
+from ..flows.ls_lb import build_lb_flows_on_switches, warn_bad_vips
+from ..flows.owners import OWNER_LB, dp_owner, nat_owner, port_owner, router_lb_owner
 from ..northd.model import Datapath, Northd
 from ..ovsdb.connection import RowChange
 from .feature_acl import refresh_switches

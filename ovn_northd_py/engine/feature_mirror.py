@@ -20,13 +20,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..ovsdb.connection import RowChange
+from ..sync.indexes import MIRROR_BY_NAME as IDX
+from ..sync.indexes import PB_BY_NAME as PB_INDEX
 from ..sync.mirrors import NB_TABLE, TABLE, mirror_key, sync_sb_mirrors_of
 from ..sync.ports import pb_mirror_rules, port_mirror_names, sb_mirror_rows
 from ..sync.rows import update_row
 from .features import Feature, FeatureCtx, no_flows, register
 
-IDX = "mirror_by_name"
-PB_INDEX = "pb_by_name"  # sb_sync's Port_Binding index
 _NAMES: dict[Any, str] = {}  # NB Mirror uuid -> its name at the last sync
 
 

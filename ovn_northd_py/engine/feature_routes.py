@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..flows.lr_pipeline import build_lr_route_and_policy_flows, route_and_policy_owners
-from ..flows.lr_policy import policy_owner
-from ..flows.lr_routing import route_owner
+from ..flows.owners import policy_owner, route_owner
 from ..ovsdb.connection import RowChange
 from .features import Feature, register
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..flows import build_datapath_flows, build_port_flows
-from ..flows.context import OWNER_DP, OWNER_PORT
-from ..northd.build import opt
+from ..flows.owners import OWNER_DP, OWNER_PORT
+from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from ..sync.dns import TABLE as SB_DNS
 from ..sync.dns import dns_key, sync_sb_dns, sync_sb_dns_rows
+from ..sync.indexes import DNS_BY_ID as IDX_DNS
 from .features import Feature, FeatureCtx, register
 
 
@@ -76,7 +77,6 @@ def _on_dns_sb(changes: list[RowChange], hctx: FeatureCtx) -> bool:
     return True
 
 
-IDX_DNS = "dns_by_id"
 
 
 def _on_dns_sb_change(changes: list[RowChange], hctx: FeatureCtx) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ovsdb.connection import RowChange
+from ..sync.indexes import SMB_BY_KEY as IDX
 from ..sync.static_mac_bindings import (
     NB_TABLE,
     TABLE,
@@ -25,7 +26,6 @@ from ..sync.static_mac_bindings import (
 )
 from .features import Feature, FeatureCtx, no_flows, register
 
-IDX = "smb_by_key"
 _KEYS: dict[Any, tuple[str, str]] = {}  # NB row uuid -> its key at the last sync
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..ovsdb.connection import RowChange
+from ..sync.indexes import CTV_BY_CHASSIS as IDX
 from ..sync.template_vars import NB_TABLE, TABLE, ctv_key, sync_sb_template_vars, sync_sb_template_vars_of
 from .features import Feature, FeatureCtx, no_flows, register
 
-IDX = "ctv_by_chassis"
 _KEYS: dict[Any, str] = {}  # NB row uuid -> its chassis at the last sync
 
 

@@ -87,10 +87,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..lflow.table import FlowTable
-from ..northd.build import opt
 from ..northd.model import Datapath, Northd, Port
+from ..ovsdb.columns import opt
 from .acl_rules import build_all_acl_flows
-from .context import FlowCtx, WarnFn, dp_owner, flow_ctx_from_nb, hint, port_owner
+from .context import FlowCtx, WarnFn, flow_ctx_from_nb, hint
 from .defaults import build_lr_default_flows, build_lrp_default_flows, build_ls_default_flows
 from .lr_nat import build_lsp_nat_add_route_flows, remember_router_lb_facts
 from .lr_pipeline import LR_DP_BUILDERS, LR_PORT_BUILDERS, LSP_ROUTER_BUILDERS
@@ -105,6 +105,7 @@ from .ls_l2 import build_ls_l2_flows, build_lsp_l2_flows
 from .ls_lb import build_all_switch_lb_flows, build_ls_hairpin_flows
 from .ls_port_security import build_ls_port_sec_flows, build_lsp_port_sec_flows
 from .ls_qos import build_all_qos_flows
+from .owners import dp_owner, port_owner
 
 DpBuilder = Callable[[Datapath, FlowCtx, FlowTable], None]
 PortBuilder = Callable[[Port, FlowCtx, FlowTable], None]
@@ -131,6 +132,7 @@ SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (
     *LSP_ROUTER_BUILDERS,
     build_lsp_nat_add_route_flows,
 )
+
 ROUTER_PORT_BUILDERS: tuple[PortBuilder, ...] = (build_lrp_default_flows, *LR_PORT_BUILDERS)
 # Flows owned by NB rows other than datapaths and ports, built once per full build.
 ROW_BUILDERS: tuple[RowBuilder, ...] = (build_all_acl_flows, build_all_switch_lb_flows, build_all_qos_flows)

@@ -30,8 +30,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..northd.build import opt
 from ..northd.model import Datapath, Northd
+from ..ovsdb.columns import opt
 
 if TYPE_CHECKING:
     from .context import FlowCtx

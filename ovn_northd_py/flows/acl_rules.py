@@ -51,11 +51,12 @@ from ..lflow.stages import (
     Stage,
 )
 from ..lflow.table import FlowTable
-from ..northd.build import opt
 from ..northd.model import Datapath, Northd
+from ..ovsdb.columns import opt
 from .acl_index import smap_bool, switch_acl_rows, switch_acls
 from .context import FlowCtx, hint
 from .copp import copp_meter
+from .owners import acl_owner
 from .registers import (
     REG_ACL_LABEL,
     REGBIT_ACL_HINT_ALLOW,
@@ -67,18 +68,10 @@ from .registers import (
     REGBIT_CONNTRACK_COMMIT,
 )
 
-OWNER_ACL: Final = "acl"
 ACL_PRIORITY_OFFSET: Final = 1000
 LOG_RELATED_PRIORITY: Final = 65533
 ALLOW_ACTIONS: Final = frozenset({"allow", "allow-related", "allow-stateless"})
 CT_BLOCK: Final = "ct_commit { ct_mark.blocked = 1; }; "
-
-AclOwner = tuple[str, str, str]
-
-
-def acl_owner(acl_key: str, dp_key: str) -> AclOwner:
-    return (OWNER_ACL, acl_key, dp_key)
-
 
 @dataclass(frozen=True, slots=True)
 class AclFlow:

@@ -1,11 +1,8 @@
-"""What flow builders share: the :class:`FlowCtx`, flow owners and stage hints.
+"""What flow builders share: the :class:`FlowCtx` and stage hints.
 
-Every flow is added with an owner naming the NB entity that produced it, so that
-incremental processing can drop and rebuild one entity's flows
-(:meth:`FlowTable.remove_owner`):
-
-* ``("dp", dp.key)`` for datapath-wide flows (``dp_owner``),
-* ``("port", port.name)`` for per-port flows (``port_owner``).
+Every flow is added with an owner naming the NB entity that produced it (a datapath, a port, a
+load balancer, an ACL, a QoS row, a static route, a policy, a NAT rule): the nine kinds, their
+tuples and constructors are in :mod:`.owners`.
 
 The stage-hint (``Logical_Flow.external_ids:stage-hint``) is the first 8 hex
 digits of the NB row that produced the flow; the reference leaves it out of
@@ -19,18 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
-from ..northd.model import Datapath, Northd, Port
+from ..northd.model import Northd
 from .acl_index import AclIndex, build_acl_index
 from .lb_health import LbHealth, build_lb_health, svc_monitor_src_ips
 from .lb_index import LbIndex, build_lb_index
 
 T = TypeVar("T")
-
-OWNER_DP = "dp"
-OWNER_PORT = "port"
-
-Owner = tuple[str, str]
-
 
 class WarnFn(Protocol):
     """``warn(kind, table, row_uuid, reason, **kw)``, e.g. :meth:`WarnOnce.warn`."""
@@ -40,14 +31,6 @@ class WarnFn(Protocol):
 
 def _no_warn(kind: str, table: str, row: Any, reason: str, **kw: Any) -> None:
     return None
-
-
-def dp_owner(dp: Datapath) -> Owner:
-    return (OWNER_DP, dp.key)
-
-
-def port_owner(port: Port) -> Owner:
-    return (OWNER_PORT, port.name)
 
 
 def hint(nb_key: str) -> str:

@@ -23,8 +23,8 @@ in use).
 
 from __future__ import annotations
 
-from ..northd.build import opt
 from ..northd.model import Datapath
+from ..ovsdb.columns import opt
 from .context import FlowCtx
 
 

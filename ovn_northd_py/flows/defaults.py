@@ -76,8 +76,15 @@ from ..lflow.stages import (
 )
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, port_owner
-from .registers import REGBIT_PORT_SEC_DROP
+from .context import FlowCtx
+from .owners import dp_owner, port_owner
+from .registers import (
+    REG_ECMP_GROUP_ID,
+    REG_ROUTE_TABLE_ID,
+    REGBIT_DST_NAT_IP_LOCAL,
+    REGBIT_LOOKUP_NEIGHBOR_RESULT,
+    REGBIT_PORT_SEC_DROP,
+)
 
 NEXT: Final = "next;"
 DROP: Final = "drop;"
@@ -112,7 +119,7 @@ LS_FALLBACKS: Final[tuple[tuple[Stage, str], ...]] = (
 # Router stages whose priority-0 flow does not depend on anything.
 LR_FALLBACKS: Final[tuple[tuple[Stage, str], ...]] = (
     (LR_IN_ADMISSION, DROP),
-    (LR_IN_LOOKUP_NEIGHBOR, "reg9[2] = 1; next;"),
+    (LR_IN_LOOKUP_NEIGHBOR, f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} = 1; next;"),
     (LR_IN_LEARN_NEIGHBOR, DROP),
     (LR_IN_IP_INPUT, NEXT),
     (LR_IN_UNSNAT, NEXT),
@@ -123,17 +130,17 @@ LR_FALLBACKS: Final[tuple[tuple[Stage, str], ...]] = (
     (LR_IN_ECMP_STATEFUL, NEXT),
     (LR_IN_ND_RA_OPTIONS, NEXT),
     (LR_IN_ND_RA_RESPONSE, NEXT),
-    (LR_IN_IP_ROUTING_PRE, "reg7 = 0; next;"),
+    (LR_IN_IP_ROUTING_PRE, f"{REG_ROUTE_TABLE_ID} = 0; next;"),
     (LR_IN_IP_ROUTING, DROP),
     (LR_IN_IP_ROUTING_ECMP, DROP),
-    (LR_IN_POLICY, "reg8[0..15] = 0; next;"),
+    (LR_IN_POLICY, f"{REG_ECMP_GROUP_ID} = 0; next;"),
     (LR_IN_POLICY_ECMP, DROP),
     (LR_IN_ARP_RESOLVE, DROP),
     (LR_IN_CHK_PKT_LEN, NEXT),
     (LR_IN_LARGER_PKTS, NEXT),
     (LR_IN_GW_REDIRECT, NEXT),
     (LR_IN_ARP_REQUEST, "output;"),
-    (LR_OUT_CHK_DNAT_LOCAL, "reg9[4] = 0; next;"),
+    (LR_OUT_CHK_DNAT_LOCAL, f"{REGBIT_DST_NAT_IP_LOCAL} = 0; next;"),
     (LR_OUT_UNDNAT, NEXT),
     (LR_OUT_POST_UNDNAT, NEXT),
     (LR_OUT_SNAT, NEXT),

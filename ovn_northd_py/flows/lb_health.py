@@ -32,71 +32,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-PROTOCOLS: Final = ("tcp", "udp", "sctp")
+from ..northd.lb_vips import Endpoint, explicit_backends, is_template_lb, lb_protocol, parse_endpoint
+
 HEALTH_PROTOCOLS: Final = frozenset({"tcp", "udp"})
 DOWN: Final = frozenset({"offline", "error"})
 
 # (logical_port, ip, port, protocol): the Service_Monitor table's index.
 MonitorKey = tuple[str, str, int, str]
-
-
-@dataclass(frozen=True, slots=True)
-class Endpoint:
-    """An IP (normalised text) and port; in a template load balancer (:mod:`.ls_lb`) either may be a
-    ``^VAR`` token (the port then a ``str``) and ``raw`` backends print unbracketed (observed)."""
-
-    ip: str
-    v6: bool
-    port: int | str | None
-    raw: bool = False
-
-    def text(self) -> str:
-        """``IP[:PORT]`` / ``[IP6]:PORT`` / ``IP6``, as the reference prints it."""
-        if self.port is None:
-            return self.ip
-        return f"[{self.ip}]:{self.port}" if self.v6 and not self.raw else f"{self.ip}:{self.port}"
-
-    def with_port(self) -> Endpoint:
-        """The endpoint with port 0 when it has none (checked VIPs' backends)."""
-        return self if self.port is not None else Endpoint(self.ip, self.v6, 0)
-
-    def mapping_key(self) -> str:
-        """Its ``ip_port_mappings`` key."""
-        return f"[{self.ip}]" if self.v6 else self.ip
-
-
-def parse_endpoint(text: str) -> Endpoint | None:
-    """``IP``, ``IP:PORT``, ``IP6``, ``[IP6]`` or ``[IP6]:PORT``; None when invalid."""
-    s = text.strip()
-    port: int | None = None
-    if s.startswith("["):
-        host, sep, rest = s[1:].partition("]")
-        if not sep:
-            return None
-        if rest:
-            if not rest.startswith(":") or not rest[1:].isdigit():
-                return None
-            port = int(rest[1:])
-    elif s.count(":") == 1:
-        host, _, p = s.partition(":")
-        if not p.isdigit():
-            return None
-        port = int(p)
-    else:
-        host = s
-    try:
-        addr = ipaddress.ip_address(host)
-    except ValueError:
-        return None
-    if port is not None and not 0 < port <= 65535:
-        return None
-    return Endpoint(str(addr), addr.version == 6, port)
-
-
-def lb_protocol(lb: Any) -> str:
-    proto = getattr(lb, "protocol", None) or []
-    p = proto[0] if proto else "tcp"
-    return p if p in PROTOCOLS else "tcp"
 
 
 def hash_fields(lb: Any) -> str:
@@ -129,35 +71,12 @@ def parse_mapping(value: str) -> tuple[str, str] | None:
         return None
 
 
-def is_template_lb(lb: Any) -> bool:
-    """``options:template=true``: VIPs and backends may name Chassis_Template_Var variables (``^VAR``)."""
-    options = getattr(lb, "options", None) or {}
-    return str(options.get("template", "")).lower() == "true"
-
-
 def checked_vips(lb: Any) -> dict[str, Any]:
     """VIP key -> its Load_Balancer_Health_Check row, for a load balancer whose health checks count
     (template load balancers' do not: their VIPs are not addresses)."""
     if not lb.health_check or lb_protocol(lb) not in HEALTH_PROTOCOLS or is_template_lb(lb):
         return {}
     return {hc.vip: hc for hc in lb.health_check if hc.vip in lb.vips}
-
-
-def explicit_backends(text: str, v6: bool) -> tuple[Endpoint, ...] | str:
-    """A VIP's backends (``IP[:PORT]``, ``[IP6][:PORT]``), or why the VIP is unusable: observed, one
-    bad backend (address, port, the other family) drops the whole VIP -- its flows, its monitors
-    and the ARP / ND responder for their source IPs."""
-    out: list[Endpoint] = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        b = parse_endpoint(part)
-        if b is None:
-            return f"bad backend {part.strip()!r}"
-        if b.v6 != v6:
-            return f"backend {part.strip()!r} is not of the VIP's address family"
-        out.append(b)
-    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,16 +17,10 @@ from __future__ import annotations
 from ..lflow.stages import LR_IN_ADMISSION
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, port_owner
-from .lr_common import (
-    REGBIT_PKT_LARGER,
-    gateway_mtu,
-    lrp_hint,
-    peer_switch,
-    pkt_larger_len,
-    port_nets,
-    switch_port_types,
-)
+from .context import FlowCtx
+from .lr_common import gateway_mtu, lrp_hint, peer_switch, pkt_larger_len, port_nets, switch_port_types
+from .owners import dp_owner, port_owner
+from .registers import REG_INPORT_ETH_ADDR, REGBIT_PKT_LARGER
 
 
 def build_lr_admission_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
@@ -42,7 +36,7 @@ def build_lrp_admission_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> Non
     if nets is None:
         return
     mac = nets.ea_s
-    store = f"xreg0[0..47] = {mac}; next;"
+    store = f"{REG_INPORT_ETH_ADDR} = {mac}; next;"
     mtu = gateway_mtu(port)
     actions = f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu)}); {store}" if mtu else store
     unicast = f'eth.dst == {mac} && inport == "{port.name}"'

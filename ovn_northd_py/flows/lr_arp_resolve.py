@@ -42,7 +42,7 @@ from ..northd.addresses import (
     parse_ip,
 )
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, hint, port_owner
+from .context import FlowCtx, hint
 from .lr_common import (
     braces,
     fmt_ip,
@@ -55,6 +55,8 @@ from .lr_common import (
     router_info,
 )
 from .lsp_addrs import lsp_addresses
+from .owners import dp_owner, port_owner
+from .registers import REG_NEXT_HOP_IPV4, REG_NEXT_HOP_IPV6
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +90,8 @@ def build_lr_arp_resolve_flows(router: Datapath, ctx: FlowCtx, table: FlowTable)
     owner = dp_owner(router)
     i = router.index
     table.add(i, LR_IN_ARP_RESOLVE, 500, "ip4.mcast || ip6.mcast", "next;", owner=owner)
-    table.add(i, LR_IN_ARP_RESOLVE, 1, "ip4", "get_arp(outport, reg0); next;", owner=owner)
-    table.add(i, LR_IN_ARP_RESOLVE, 1, "ip6", "get_nd(outport, xxreg0); next;", owner=owner)
+    table.add(i, LR_IN_ARP_RESOLVE, 1, "ip4", f"get_arp(outport, {REG_NEXT_HOP_IPV4}); next;", owner=owner)
+    table.add(i, LR_IN_ARP_RESOLVE, 1, "ip6", f"get_nd(outport, {REG_NEXT_HOP_IPV6}); next;", owner=owner)
 
 
 def build_lrp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
@@ -130,9 +132,9 @@ def build_lrp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> N
     actions = f"eth.dst = {nets.ea_s}; next;"
     out = f'outport == "{peer.name}"'
     if nets.ipv4:
-        match = f"{out} && reg0== {ip_set([n.addr_s for n in nets.ipv4])}"
+        match = f"{out} && {REG_NEXT_HOP_IPV4}== {ip_set([n.addr_s for n in nets.ipv4])}"
         table.add(peer.dp.index, LR_IN_ARP_RESOLVE, 100, match, actions, hint=h, owner=owner)
-    match = f"{out} && xxreg0 == {ip_set([n.addr_s for n in nets.ipv6])}"
+    match = f"{out} && {REG_NEXT_HOP_IPV6} == {ip_set([n.addr_s for n in nets.ipv6])}"
     table.add(peer.dp.index, LR_IN_ARP_RESOLVE, 100, match, actions, hint=h, owner=owner)
 
 
@@ -165,7 +167,7 @@ def build_lsp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> N
                         i,
                         LR_IN_ARP_RESOLVE,
                         100,
-                        f"{out} && reg0 == {n4.addr_s}",
+                        f"{out} && {REG_NEXT_HOP_IPV4} == {n4.addr_s}",
                         actions,
                         hint=h,
                         owner=owner,
@@ -176,7 +178,7 @@ def build_lsp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> N
                         i,
                         LR_IN_ARP_RESOLVE,
                         100,
-                        f"{out} && xxreg0 == {n6.addr_s}",
+                        f"{out} && {REG_NEXT_HOP_IPV6} == {n6.addr_s}",
                         actions,
                         hint=h,
                         owner=owner,
@@ -190,7 +192,7 @@ def _virtual_flows(port: Port, routers: tuple[AttachedRouter, ...], ctx: FlowCtx
     if vip is None:
         return
     v4 = isinstance(vip, IPv4Address)
-    reg = "reg0" if v4 else "xxreg0"
+    reg = REG_NEXT_HOP_IPV4 if v4 else REG_NEXT_HOP_IPV6
     mask = hmap_mask(len(ctx.nd.ports))
     for ar in sorted(routers, key=lambda r: hmap_bucket(r.lsp.name, mask)):
         if any(n.contains(vip) for n in (ar.nets.ipv4 if v4 else ar.nets.ipv6)):  # type: ignore[arg-type]
@@ -219,8 +221,8 @@ def _router_lsp_flows(port: Port, routers: tuple[AttachedRouter, ...], ctx: Flow
         if other is me or other.lrp is me.lrp:
             continue
         if v4 is not None:
-            table.add(i, LR_IN_ARP_RESOLVE, 100, f"{out} && reg0 == {v4}", actions, hint=h, owner=owner)
-        table.add(i, LR_IN_ARP_RESOLVE, 100, f"{out} && xxreg0 == {v6}", actions, hint=h, owner=owner)
+            table.add(i, LR_IN_ARP_RESOLVE, 100, f"{out} && {REG_NEXT_HOP_IPV4} == {v4}", actions, hint=h, owner=owner)
+        table.add(i, LR_IN_ARP_RESOLVE, 100, f"{out} && {REG_NEXT_HOP_IPV6} == {v6}", actions, hint=h, owner=owner)
 
 
 def _binding_texts(sw_key: str, routers: tuple[AttachedRouter, ...], ctx: FlowCtx

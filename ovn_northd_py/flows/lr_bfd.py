@@ -31,11 +31,12 @@ from typing import Any
 
 from ..lflow.stages import LR_IN_IP_INPUT
 from ..lflow.table import FlowTable
-from ..northd.build import opt
 from ..northd.model import Port
-from .context import FlowCtx, port_owner
+from ..ovsdb.columns import opt
+from .context import FlowCtx
 from .copp import copp_meter
 from .lr_common import ip_set, lrp_hint, port_nets
+from .owners import port_owner
 
 BFD_UDP = 3784
 BFD_MATCH = f" && udp.dst == {BFD_UDP}"

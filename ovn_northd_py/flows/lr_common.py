@@ -35,13 +35,9 @@ from ..northd.addresses import (
     parse_lrp_networks,
 )
 from ..northd.model import Datapath, Port
+from ..northd.ovs_order import ovs_hash_string
 from .context import FlowCtx, hint
-from .ovs_order import ovs_hash_string
 from .router_addrs import lb_vip_addrs
-
-# The router pipeline's "packet too big" bit (``reg9[0]`` marks egress loopback,
-# ``reg9[2..3]`` neighbour lookup results, ``reg7`` the route table, ``reg8`` ECMP ids).
-REGBIT_PKT_LARGER = "reg9[1]"
 
 
 def smap_bool(options: Any, key: str, default: bool) -> bool:

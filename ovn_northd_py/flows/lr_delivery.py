@@ -30,10 +30,18 @@ from ..lflow.stages import (
 )
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, port_owner
+from .context import FlowCtx
 from .copp import copp_meter
 from .lr_common import first_ipv4, first_ipv6, gateway_mtu, lrp_hint, pkt_larger_len, port_nets, router_info
 from .lr_ip_input import frag_needed_actions
+from .owners import dp_owner, port_owner
+from .registers import (
+    REG_NEXT_HOP_IPV4,
+    REG_NEXT_HOP_IPV6,
+    REG_SRC_IPV4,
+    REGBIT_EGRESS_LOOPBACK,
+    REGBIT_PKT_LARGER,
+)
 
 
 def build_lr_delivery_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
@@ -44,7 +52,7 @@ def build_lr_delivery_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         LR_IN_ARP_REQUEST,
         100,
         "eth.dst == 00:00:00:00:00:00 && ip4",
-        "arp { eth.dst = ff:ff:ff:ff:ff:ff; arp.spa = reg1; arp.tpa = reg0; arp.op = 1; output; };",
+        f"arp {{ eth.dst = ff:ff:ff:ff:ff:ff; arp.spa = {REG_SRC_IPV4}; arp.tpa = {REG_NEXT_HOP_IPV4}; arp.op = 1; output; }};",
         owner=owner,
         controller_meter=copp_meter(router, ctx, "arp-resolve"),
     )
@@ -53,7 +61,7 @@ def build_lr_delivery_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         LR_IN_ARP_REQUEST,
         100,
         "eth.dst == 00:00:00:00:00:00 && ip6",
-        "nd_ns { nd.target = xxreg0; output; };",
+        f"nd_ns {{ nd.target = {REG_NEXT_HOP_IPV6}; output; }};",
         owner=owner,
         controller_meter=copp_meter(router, ctx, "nd-ns-resolve"),
     )
@@ -88,7 +96,8 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     h = lrp_hint(port)
     out = f'outport == "{name}"'
     table.add(
-        i, LR_IN_CHK_PKT_LEN, 50, out, f"reg9[1] = check_pkt_larger({pkt_larger_len(port, mtu)}); next;", hint=h, owner=owner
+        i, LR_IN_CHK_PKT_LEN, 50, out, f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu)}); next;",
+        hint=h, owner=owner
     )
     bypass = port.nb.options.get("gateway_mtu_bypass")
     if bypass:
@@ -106,7 +115,7 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
                 i,
                 LR_IN_LARGER_PKTS,
                 150,
-                f"{head} && ip4 && reg9[1] && reg9[0] == 0",
+                f"{head} && ip4 && {REGBIT_PKT_LARGER} && {REGBIT_EGRESS_LOOPBACK} == 0",
                 frag_needed_actions("ip4", nets.ea_s, src4, mtu),
                 hint=oh,
                 owner=owner,
@@ -116,7 +125,7 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
             i,
             LR_IN_LARGER_PKTS,
             150,
-            f"{head} && ip6 && reg9[1] && reg9[0] == 0",
+            f"{head} && ip6 && {REGBIT_PKT_LARGER} && {REGBIT_EGRESS_LOOPBACK} == 0",
             frag_needed_actions("ip6", nets.ea_s, first_ipv6(nets), mtu),
             hint=oh,
             owner=owner,

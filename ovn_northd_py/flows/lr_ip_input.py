@@ -47,7 +47,7 @@ from ..lflow.stages import LR_IN_IP_INPUT
 from ..lflow.table import FlowTable
 from ..northd.addresses import LrpNetworks, parse_ip
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, port_owner
+from .context import FlowCtx
 from .copp import copp_meter
 from .lr_common import (
     arp_resident_port,
@@ -62,6 +62,8 @@ from .lr_common import (
     router_info,
 )
 from .lr_lb import force_snat_router_ip
+from .owners import dp_owner, port_owner
+from .registers import REG_INPORT_ETH_ADDR, REGBIT_EGRESS_LOOPBACK, REGBIT_PKT_LARGER
 from .router_addrs import router_lb_vip_set_names
 
 MARTIANS = (
@@ -69,17 +71,18 @@ MARTIANS = (
     "|| ip4.src == 0.0.0.0/8 || ip4.dst == 0.0.0.0/8"
 )
 ARP_REPLY = (
-    "eth.dst = eth.src; eth.src = xreg0[0..47]; arp.op = 2; /* ARP reply */ arp.tha = arp.sha; "
-    "arp.sha = xreg0[0..47]; arp.tpa <-> arp.spa; outport = inport; flags.loopback = 1; output;"
+    f"eth.dst = eth.src; eth.src = {REG_INPORT_ETH_ADDR}; arp.op = 2; /* ARP reply */ arp.tha = arp.sha; "
+    f"arp.sha = {REG_INPORT_ETH_ADDR}; arp.tpa <-> arp.spa; outport = inport; flags.loopback = 1; output;"
 )
 NA_REPLY = (
-    "nd_na_router { eth.src = xreg0[0..47]; ip6.src = nd.target; nd.tll = xreg0[0..47]; "
+    f"nd_na_router {{ eth.src = {REG_INPORT_ETH_ADDR}; ip6.src = nd.target; nd.tll = {REG_INPORT_ETH_ADDR}; "
     "outport = inport; flags.loopback = 1; output; };"
 )
 LB_NA_REPLY = (
-    "nd_na { eth.src = xreg0[0..47]; ip6.src = nd.target; nd.tll = xreg0[0..47]; "
+    f"nd_na {{ eth.src = {REG_INPORT_ETH_ADDR}; ip6.src = nd.target; nd.tll = {REG_INPORT_ETH_ADDR}; "
     "outport = inport; flags.loopback = 1; output; };"
 )
+
 ECHO4 = "ip4.dst <-> ip4.src; ip.ttl = 255; icmp4.type = 0; flags.loopback = 1; next; "
 AddFn = Callable[..., None]
 ECHO6 = "ip6.dst <-> ip6.src; ip.ttl = 255; icmp6.type = 129; flags.loopback = 1; next; "
@@ -145,7 +148,7 @@ def build_lrp_ip_input_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     v6 = [n.addr_s for n in nets.ipv6]
     if nets.ipv4:
         own = ", ".join(x for n in nets.ipv4 for x in (n.addr_s, n.bcast_s))
-        add(100, f"ip4.src == {{{own}}} && reg9[0] == 0", "drop;")
+        add(100, f"ip4.src == {{{own}}} && {REGBIT_EGRESS_LOOPBACK} == 0", "drop;")
     for a in v6:
         add(
             100,
@@ -219,12 +222,12 @@ def frag_needed_actions(fam: str, mac: str, src: str, mtu: int) -> str:
     """The ICMP error a too-big packet gets (``lr_in_ip_input`` and ``lr_in_larger_pkts``)."""
     if fam == "ip4":
         return (
-            f"icmp4_error {{reg9[0] = 1; reg9[1] = 0; eth.dst = {mac}; ip4.dst = ip4.src; ip4.src = {src}; "
+            f"icmp4_error {{{REGBIT_EGRESS_LOOPBACK} = 1; {REGBIT_PKT_LARGER} = 0; eth.dst = {mac}; ip4.dst = ip4.src; ip4.src = {src}; "
             "ip.ttl = 255; icmp4.type = 3; /* Destination Unreachable. */ icmp4.code = 4; "
             f"/* Frag Needed and DF was Set. */ icmp4.frag_mtu = {mtu}; next(pipeline=ingress, table=0); }};"
         )
     return (
-        f"icmp6_error {{reg9[0] = 1; reg9[1] = 0; eth.dst = {mac}; ip6.dst = ip6.src; ip6.src = {src}; "
+        f"icmp6_error {{{REGBIT_EGRESS_LOOPBACK} = 1; {REGBIT_PKT_LARGER} = 0; eth.dst = {mac}; ip6.dst = ip6.src; ip6.src = {src}; "
         "ip.ttl = 255; icmp6.type = 2; /* Packet Too Big. */ icmp6.code = 0; "
         f"icmp6.frag_mtu = {mtu}; next(pipeline=ingress, table=0); }};"
     )
@@ -238,12 +241,12 @@ def _add_gateway_mtu(port: Port, nets: LrpNetworks, add: AddFn) -> None:
     src4 = first_ipv4(nets)
     if src4 is not None:
         add(
-            150, f"{head} && ip4 && reg9[1] && reg9[0] == 0", frag_needed_actions("ip4", nets.ea_s, src4, mtu),
+            150, f"{head} && ip4 && {REGBIT_PKT_LARGER} && {REGBIT_EGRESS_LOOPBACK} == 0", frag_needed_actions("ip4", nets.ea_s, src4, mtu),
             proto="icmp4-error",
         )
     add(
         150,
-        f"{head} && ip6 && reg9[1] && reg9[0] == 0",
+        f"{head} && ip6 && {REGBIT_PKT_LARGER} && {REGBIT_EGRESS_LOOPBACK} == 0",
         frag_needed_actions("ip6", nets.ea_s, first_ipv6(nets), mtu),
         proto="icmp6-error",
     )

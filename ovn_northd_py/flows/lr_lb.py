@@ -56,12 +56,23 @@ from ..lflow.stages import (
 )
 from ..lflow.table import FlowTable
 from ..northd.addresses import AddressError, IPAddress, parse_ip
+from ..northd.lb_vips import Endpoint, lb_protocol
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, hint
+from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lb_health import hash_fields
 from .lr_common import fmt_ip, parse_ip_strict, port_nets, router_info, smap_bool
-from .ls_lb import Endpoint, Vip, cached_vips, event_action, event_match, lb_protocol, raises_event
+from .ls_lb import Vip, cached_vips, event_action, event_match, raises_event
+from .owners import dp_owner, router_lb_owner
+from .registers import (
+    REG_LB_AFF_BACKEND_IP4,
+    REG_LB_AFF_MATCH_PORT,
+    REG_LB_L3_AFF_BACKEND_IP6,
+    REG_NEXT_HOP_IPV4,
+    REG_NEXT_HOP_IPV6,
+    REG_ORIG_TP_DPORT_ROUTER,
+    REGBIT_KNOWN_LB_SESSION,
+)
 
 LB_PORT_PRIORITY = 120
 LB_IP_PRIORITY = 110
@@ -79,11 +90,6 @@ class LbGateway(Protocol):
     def dgp(self) -> Port | None: ...
 
     def resident(self) -> str: ...
-
-
-def lb_owner(lb_key: str, router_key: str) -> tuple[str, str, str]:
-    """Same as :func:`.lr_nat.lb_owner` (the incremental handlers remove flows by that owner)."""
-    return ("lb", lb_key, router_key)
 
 
 def forces_snat_for_lb(router: Datapath, ctx: FlowCtx) -> bool:
@@ -137,7 +143,7 @@ def build_router_lb_flows(
 
     ``force_snat``: :func:`forces_snat_for_lb`; ``nat_ips``: :func:`nat_external_ips`; ``gateway``:
     False for a plain distributed router (no gateway router, no distributed gateway port)."""
-    i, owner, h = router.index, lb_owner(str(lb.uuid), router.key), hint(str(lb.uuid))
+    i, owner, h = router.index, router_lb_owner(str(lb.uuid), router.key), hint(str(lb.uuid))
 
     def add(stage: Any, prio: int, match: str, actions: str, meter: str | None = None) -> None:
         table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter)
@@ -199,19 +205,20 @@ def _add_affinity(orig: Vip, proto: str, timeout: int, prefix: str, suffix: str,
     the ``lr_in_lb_aff_check`` match (observed)."""
     v = orig.affinity()
     vip, fam = v.vip, _fam(v.vip)
-    vip_reg = "xxreg0" if vip.v6 else "reg0"
+    vip_reg = REG_NEXT_HOP_IPV6 if vip.v6 else REG_NEXT_HOP_IPV4
     check = f"{vip_reg} = {fam}.dst; "
     if vip.port is not None:
-        check += f"reg9[16..31] = {proto}.dst; "
-    add(LR_IN_LB_AFF_CHECK, AFF_PRIORITY, _vip_match(orig, proto), check + "reg9[6] = chk_lb_aff(); next;")
-    backend_reg = "xxreg1" if vip.v6 else "reg4"
-    learn_vip = f"reg9[6] == 0 && ct.new && {fam} && {vip_reg} == {vip.ip}"
+        check += f"{REG_ORIG_TP_DPORT_ROUTER} = {proto}.dst; "
+    add(LR_IN_LB_AFF_CHECK, AFF_PRIORITY, _vip_match(orig, proto),
+        check + f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;")
+    backend_reg = REG_LB_L3_AFF_BACKEND_IP6 if vip.v6 else REG_LB_AFF_BACKEND_IP4
+    learn_vip = f"{REGBIT_KNOWN_LB_SESSION} == 0 && ct.new && {fam} && {vip_reg} == {vip.ip}"
     if vip.port is not None:
-        learn_vip += f" && reg9[16..31] == {vip.port}"
+        learn_vip += f" && {REG_ORIG_TP_DPORT_ROUTER} == {vip.port}"
     for b in v.listed_backends:
-        m = f"reg9[6] == 1 && ct.new && {fam} && {backend_reg} == {b.ip}"
+        m = f"{REGBIT_KNOWN_LB_SESSION} == 1 && ct.new && {fam} && {backend_reg} == {b.ip}"
         if b.port is not None:
-            m += f" && reg8[0..15] == {b.port}"
+            m += f" && {REG_LB_AFF_MATCH_PORT} == {b.port}"
         add(LR_IN_DNAT, LB_AFF_PRIORITY, m, f"{vip_reg} = {vip.ip}; {prefix}ct_lb_mark(backends={b.text()}{suffix});")
         learn = f"{learn_vip} && {fam}.dst == {b.ip}"
         if b.port is not None:

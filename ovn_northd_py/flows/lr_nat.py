@@ -107,13 +107,21 @@ from ..lflow.stages import (
     LR_OUT_UNDNAT,
 )
 from ..lflow.table import FlowTable
-from ..northd.addresses import AddressError, format_ip, format_ipv6, format_mac, parse_mac, solicited_node
-from ..northd.build import opt
+from ..northd.addresses import (
+    AddressError,
+    IPAddress,
+    format_ip,
+    format_ipv6,
+    format_mac,
+    parse_mac,
+    solicited_node,
+)
+from ..northd.lb_vips import is_template_lb, parse_vip
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, hint, port_owner
-from .lb_health import is_template_lb
+from ..northd.ovs_order import sset_order
+from ..ovsdb.columns import opt
+from .context import FlowCtx, hint
 from .lr_common import (
-    REGBIT_PKT_LARGER,
     fmt_ip,
     gateway_mtu,
     network_addr_for,
@@ -131,23 +139,30 @@ from .lr_lb import (
     forces_snat_for_lb,
     nat_external_ips,
 )
-from .ls_lb import parse_vip
-from .ovs_order import sset_order
+from .owners import NatOwner, RouterLbOwner, dp_owner, nat_owner, port_owner, router_lb_owner
+from .registers import (
+    REG_ECMP_GROUP_ID,
+    REG_INPORT_ETH_ADDR,
+    REG_NEXT_HOP_IPV4,
+    REG_NEXT_HOP_IPV6,
+    REG_SRC_IPV4,
+    REG_SRC_IPV6,
+    REGBIT_DST_NAT_IP_LOCAL,
+    REGBIT_EGRESS_LOOPBACK,
+    REGBIT_PKT_LARGER,
+)
 from .router_addrs import reachable_vips, router_addrs, router_lb_vip_set_names
-
-NatOwner = tuple[str, str]
-LbOwner = tuple[str, str, str]
 
 SNAT_TYPES = frozenset({"snat", "dnat_and_snat"})
 DNAT_TYPES = frozenset({"dnat", "dnat_and_snat"})
 EGR_LOOP = (
     'clone { ct_clear; inport = outport; outport = ""; eth.dst <-> eth.src; flags = 0; flags.loopback = 1; '
-    "flags.use_snat_zone = reg9[4]; reg0 = 0; reg1 = 0; reg2 = 0; reg3 = 0; reg4 = 0; reg5 = 0; reg6 = 0; "
-    "reg7 = 0; reg8 = 0; reg9 = 0; reg9[0] = 1; next(pipeline=ingress, table=0); };"
+    f"flags.use_snat_zone = {REGBIT_DST_NAT_IP_LOCAL}; reg0 = 0; reg1 = 0; reg2 = 0; reg3 = 0; reg4 = 0; reg5 = 0; reg6 = 0; "
+    f"reg7 = 0; reg8 = 0; reg9 = 0; {REGBIT_EGRESS_LOOPBACK} = 1; next(pipeline=ingress, table=0); }};"
 )
 # The neighbour advertisement for an IPv6 NAT external IP (``nd_na``, not ``nd_na_router``).
 NAT_NA_REPLY = (
-    "nd_na { eth.src = xreg0[0..47]; ip6.src = nd.target; nd.tll = xreg0[0..47]; "
+    f"nd_na {{ eth.src = {REG_INPORT_ETH_ADDR}; ip6.src = nd.target; nd.tll = {REG_INPORT_ETH_ADDR}; "
     "outport = inport; flags.loopback = 1; output; };"
 )
 CT_EST = "ct.est && !ct.rel && !ct.new && ct_mark.natted"
@@ -160,14 +175,6 @@ DNAT_CT_FLOWS = (
     (70, f"{CT_REL} && ct_mark.force_snat == 1", "flags.force_snat_for_lb = 1; ct_commit_nat;"),
     (70, f"{CT_REL} && ct_mark.skip_snat == 1", "flags.skip_snat_for_lb = 1; ct_commit_nat;"),
 )
-
-
-def nat_owner(nat_key: str) -> NatOwner:
-    return ("nat", nat_key)
-
-
-def lb_owner(lb_key: str, router_key: str) -> LbOwner:
-    return ("lb", lb_key, router_key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,10 +261,10 @@ def router_lbs(router: Datapath) -> list[Any]:
     return lbs
 
 
-def nat_and_lb_owners(router: Datapath) -> list[Any]:
+def nat_and_lb_owners(router: Datapath) -> list[NatOwner | RouterLbOwner]:
     """The owners of a router's per-NAT-rule and per-load-balancer flows."""
-    owners: list[Any] = [nat_owner(str(n.uuid)) for n in router.nb.nat]
-    owners += [lb_owner(str(lb.uuid), router.key) for lb in router_lbs(router)]
+    owners: list[NatOwner | RouterLbOwner] = [nat_owner(str(n.uuid)) for n in router.nb.nat]
+    owners += [router_lb_owner(str(lb.uuid), router.key) for lb in router_lbs(router)]
     return owners
 
 
@@ -331,7 +338,9 @@ def dnat_forces_snat(router: Datapath, ctx: FlowCtx) -> bool:
 
 
 def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTable) -> None:
-    """The flows of one NAT rule on ``router`` (see the module doc)."""
+    """The flows of one NAT rule on ``router`` (see the module doc): the ARP / ND replies for its
+    external IP, then -- for a rule that applies -- its distributed gateway port's flows, its SNAT
+    and its DNAT flows."""
     ext_ip = parse_ip_strict(nat.external_ip.strip())
     logical = _logical(nat.logical_ip)
     if ext_ip is None or nat.type not in SNAT_TYPES | DNAT_TYPES:
@@ -339,31 +348,9 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
         ctx.warn("nat_bad_rule", "NAT", nat.uuid, reason, router=router.name)
         return
     ext = fmt_ip(ext_ip)
-    v4 = ext_ip.version == 4
-    fam = "ip4" if v4 else "ip6"
-    i, owner, h = router.index, nat_owner(str(nat.uuid)), hint(str(nat.uuid))
-
-    def add(stage: Any, prio: int, match: str, actions: str) -> None:
-        table.add(i, stage, prio, match, actions, hint=h, owner=owner)
-
     o = NatOpts.of(nat)
-    # ARP / ND replies for the external IP: every rule, on the port resolved for it.
-    arp_gw = nat_arp_gateway(router, ctx, nat)
-    arp_dgp = arp_gw.dgp if arp_gw is not None else None
-    nat_mac = _nat_mac(nat) if arp_dgp is not None else None  # observed: any type with a logical port
-    arp_mac = nat_mac.raw if nat_mac is not None else None
-    if v4:
-        resolve, resolve_reply = f"arp.op == 1 && arp.tpa == {ext}", ARP_REPLY
-    else:
-        sn = format_ipv6(solicited_node(IPv6Address(ext_ip)))
-        resolve, resolve_reply = f"ip6.dst == {{{ext}, {sn}}} && nd_ns && nd.target == {ext}", NAT_NA_REPLY
-    add(LR_IN_IP_INPUT, 90, resolve, resolve_reply)
-    if arp_gw is not None and arp_dgp is not None:
-        inp = f'inport == "{arp_dgp.name}"'
-        arp_res = f' && is_chassis_resident("{opt(nat.logical_port)}")' if arp_mac else arp_gw.resident()
-        add(LR_IN_IP_INPUT, 91, f"{inp} && {resolve}", "drop;")
-        reply = resolve_reply.replace("xreg0[0..47]", arp_mac) if arp_mac else resolve_reply
-        add(LR_IN_IP_INPUT, 92, f"{inp} && {resolve}{arp_res}", reply)
+    add = _NatAdd(table, router.index, nat_owner(str(nat.uuid)), hint(str(nat.uuid)))
+    _build_nat_arp_flows(router, nat, ctx, ext_ip, add)
     if logical is None:
         # Observed: a logical IP that does not parse leaves the rule its ARP / ND replies only.
         ctx.warn("nat_bad_rule", "NAT", nat.uuid, f"bad logical_ip {nat.logical_ip!r}", router=router.name)
@@ -377,115 +364,210 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
         ctx.warn("nat_bad_rule", "NAT", nat.uuid, f"bad logical_ip {nat.logical_ip!r} for {nat.type}",
                  router=router.name)
         return
-
-    dgp, res = gw.dgp, gw.resident()
-    dmac = _distributed_mac(nat) if dgp is not None else None
+    dmac = _distributed_mac(nat) if gw.dgp is not None else None
     mac = dmac.norm if dmac is not None else None
-    # A distributed (floating) IP is handled on its logical port's chassis, with its own MAC.
-    nat_res = f' && is_chassis_resident("{opt(nat.logical_port)}")' if mac else res
-    set_src = f"eth.src = {mac}; " if mac else ""
-    # allowed_ext_ips / exempted_ext_ips: the remote end (source of DNAT, destination of SNAT).
-    dnat_allow = f" && {fam}.src == ${o.allowed}" if o.allowed else ""
-    snat_allow = f" && {fam}.dst == ${o.allowed}" if o.allowed else ""
-    if dgp is not None:
-        inp, outp = f'inport == "{dgp.name}"', f'outport == "{dgp.name}"'
-        nets = port_nets(dgp, ctx)
-        if nat.type == "snat":
-            add(LR_IN_IP_INPUT, 120, f"{inp} && {fam}.src == {ext}", "next;")
-        if mac:
-            store = f"xreg0[0..47] = {nets.ea_s if nets else mac}; next;"
-            mtu = gateway_mtu(dgp)
-            admit = f"eth.dst == {mac} && {inp}{nat_res}"
-            add(LR_IN_ADMISSION, 50, admit, f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(dgp, mtu)}); {store}"
-                if mtu else store)
-            if mtu:
-                bypass = dgp.nb.options.get("gateway_mtu_bypass")
-                if bypass:
-                    add(LR_IN_ADMISSION, 55, f"{admit} && ({bypass})", store)
-                add(
-                    LR_IN_IP_INPUT,
-                    160,
-                    f"{inp} && {REGBIT_PKT_LARGER} && reg9[0] == 0 && {fam} && {fam}.dst == {ext}",
-                    _frag_needed(fam, dmac.raw if dmac else mac, ext, mtu, dgp.name),
-                )
-            add(
-                LR_IN_GW_REDIRECT,
-                100,
-                f"{fam}.src == {log_ip} && {outp}{nat_res}",
-                f"eth.src = {dmac.raw if dmac else mac}; {'reg1' if v4 else 'xxreg1'} = {ext}; next;",
-            )
-            if any(_bridged(q) for q in router.ports if q.kind == "lrp"):
-                lookup = "get_arp(outport, reg0)" if v4 else "get_nd(outport, xxreg0)"
-                add(LR_IN_ARP_RESOLVE, 90, f"{outp} && {fam}.src == {log_ip}{nat_res}", f"{lookup}; next;")
-        if o.stateless and gw.cr:
-            # Observed: stateless rules with address sets steer the remote end's traffic.
-            if o.allowed:
-                add(LR_IN_GW_REDIRECT, 75, f"{outp} && {fam}.src == ${o.allowed}", f'outport = "{gw.cr}"; next;')
-                add(LR_IN_GW_REDIRECT, 70, f"ip && {fam}.dst == {ext}", "drop;")
-            elif o.exempted:
-                add(LR_IN_GW_REDIRECT, 75, f"{outp} && {fam}.src == ${o.exempted}", "drop;")
-        bound_mac = dmac.raw if dmac else (nets.ea_s if nets is not None else None)
-        if bound_mac is not None:
-            reg = "reg0" if v4 else "xxreg0"
-            add(LR_IN_ARP_RESOLVE, 100, f"{outp} && {reg} == {ext}", f"eth.dst = {bound_mac}; next;")
-        add(LR_IN_ARP_RESOLVE, 150, f"{inp} && {outp} && {fam}.dst == {ext}", "drop;")
-        add(LR_OUT_CHK_DNAT_LOCAL, 50, f"ip && {fam}.dst == {ext}{nat_res}", "reg9[4] = 1; next;")
-        add(LR_OUT_EGR_LOOP, 100, f"{fam}.dst == {ext} && {outp}{nat_res}", EGR_LOOP)
-    in_res = "" if mac else res  # unSNAT/DNAT of a distributed IP happen wherever the packet is
+    r = _NatRule(nat, o, ext, ext_ip.version == 4, log_ip, plen, gw, dmac, mac,
+                 # A distributed (floating) IP is handled on its logical port's chassis, with its own MAC.
+                 f' && is_chassis_resident("{opt(nat.logical_port)}")' if mac else gw.resident())
+    if r.dgp is not None:
+        _build_nat_dgp_flows(router, ctx, r, r.dgp, add)
     if nat.type in SNAT_TYPES:
-        if dgp is None:
-            add(LR_IN_UNSNAT, 90, f"ip && {fam}.dst == {ext}", "next;" if o.stateless else "ct_snat;")
-            m = f"ip && {fam}.src == {log_ip}{snat_allow}"
-            prio = plen + 1
-            if o.stateless:
-                add(LR_OUT_SNAT, prio, m, f"{fam}.src={ext}; next;")
-            else:
-                add(LR_OUT_SNAT, prio, f"{m} && (!ct.trk || !ct.rpl)", f"ct_snat({o.ct_arg(ext)});")
-            if o.exempted:
-                add(LR_OUT_SNAT, prio + 2, f"ip && {fam}.src == {log_ip} && {fam}.dst == ${o.exempted}", "next;")
-        else:
-            head = f"ip && {fam}.dst == {ext} && {inp}"
-            if o.stateless:
-                add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "next;")
-            else:
-                add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "ct_snat_in_czone;")
-                add(
-                    LR_IN_UNSNAT,
-                    100,
-                    f"{head} && flags.loopback == 1 && flags.use_snat_zone == 1{in_res}",
-                    "ct_snat;",
-                )
-            m = f"ip && {fam}.src == {log_ip} && {outp}{nat_res}"
-            base = plen + 129
-            if o.stateless:
-                add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{set_src}{fam}.src={ext}; next;")
-            else:
-                arg = o.ct_arg(ext)
-                add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{set_src}ct_snat_in_czone({arg});")
-                add(LR_OUT_SNAT, base + 1, f"{m}{snat_allow} && reg9[4] == 1",
-                    f"{set_src}reg9[4] = 0; ct_snat({arg});")
-            if o.exempted:
-                add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
+        _build_snat_flows(r, add)
     if nat.type in DNAT_TYPES:
-        if dgp is None:
-            m = f"ip && {fam}.dst == {ext}"
-            force = "flags.force_snat_for_dnat = 1; " if dnat_forces_snat(router, ctx) else ""
-            act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat({o.ct_arg(log_ip)});"
-            add(LR_IN_DNAT, 100, f"{m}{dnat_allow}", f"{force}flags.loopback = 1; {act}")
-            if o.exempted:
-                add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
-        else:
-            m = f"ip && {fam}.dst == {ext} && {inp}{in_res}"
-            act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat_in_czone({o.ct_arg(log_ip)});"
-            add(LR_IN_DNAT, 100, f"{m}{dnat_allow}", act)
-            if o.exempted:
-                add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
+        _build_dnat_flows(router, ctx, r, add)
+
+
+@dataclass(frozen=True, slots=True)
+class _NatAdd:
+    """Adds one NAT rule's flows (its router, owner and stage-hint)."""
+
+    table: FlowTable
+    dp: int
+    owner: NatOwner
+    hint: str
+
+    def __call__(self, stage: Any, prio: int, match: str, actions: str) -> None:
+        self.table.add(self.dp, stage, prio, match, actions, hint=self.hint, owner=self.owner)
+
+
+@dataclass(frozen=True, slots=True)
+class _NatRule:
+    """A NAT rule that applies, with what its flows share."""
+
+    nat: Any
+    o: NatOpts
+    ext: str  # the external IP, normalised
+    v4: bool
+    log_ip: str
+    plen: int
+    gw: NatGw
+    dmac: NatMac | None  # the external MAC of a distributed (floating) IP
+    mac: str | None  # ... normalised
+    nat_res: str  # where the rule is handled: `` && is_chassis_resident(...)`` or ""
+
+    @property
+    def fam(self) -> str:
+        return "ip4" if self.v4 else "ip6"
+
+    @property
+    def dgp(self) -> Port | None:
+        return self.gw.dgp
+
+    @property
+    def set_src(self) -> str:
+        return f"eth.src = {self.mac}; " if self.mac else ""
+
+    @property
+    def in_res(self) -> str:
+        """UnSNAT / DNAT of a distributed IP happen wherever the packet is."""
+        return "" if self.mac else self.gw.resident()
+
+    @property
+    def inp(self) -> str:
+        assert self.dgp is not None
+        return f'inport == "{self.dgp.name}"'
+
+    @property
+    def outp(self) -> str:
+        assert self.dgp is not None
+        return f'outport == "{self.dgp.name}"'
+
+
+def _build_nat_arp_flows(router: Datapath, nat: Any, ctx: FlowCtx, ext_ip: IPAddress, add: _NatAdd) -> None:
+    """ARP / ND replies for the external IP: every rule, on the port resolved for it."""
+    ext = fmt_ip(ext_ip)
+    arp_gw = nat_arp_gateway(router, ctx, nat)
+    arp_dgp = arp_gw.dgp if arp_gw is not None else None
+    nat_mac = _nat_mac(nat) if arp_dgp is not None else None  # observed: any type with a logical port
+    arp_mac = nat_mac.raw if nat_mac is not None else None
+    if ext_ip.version == 4:
+        resolve, resolve_reply = f"arp.op == 1 && arp.tpa == {ext}", ARP_REPLY
+    else:
+        sn = format_ipv6(solicited_node(IPv6Address(ext_ip)))
+        resolve, resolve_reply = f"ip6.dst == {{{ext}, {sn}}} && nd_ns && nd.target == {ext}", NAT_NA_REPLY
+    add(LR_IN_IP_INPUT, 90, resolve, resolve_reply)
+    if arp_gw is not None and arp_dgp is not None:
+        inp = f'inport == "{arp_dgp.name}"'
+        arp_res = f' && is_chassis_resident("{opt(nat.logical_port)}")' if arp_mac else arp_gw.resident()
+        add(LR_IN_IP_INPUT, 91, f"{inp} && {resolve}", "drop;")
+        reply = resolve_reply.replace(REG_INPORT_ETH_ADDR, arp_mac) if arp_mac else resolve_reply
+        add(LR_IN_IP_INPUT, 92, f"{inp} && {resolve}{arp_res}", reply)
+
+
+def _build_nat_dgp_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, dgp: Port, add: _NatAdd) -> None:
+    """The flows of a rule applied on a distributed gateway port: admission and MTU checks of a
+    floating IP, gateway redirects, bindings, the local-DNAT mark and the egress loopback."""
+    fam, ext, o, mac, dmac, nat_res = r.fam, r.ext, r.o, r.mac, r.dmac, r.nat_res
+    inp, outp = r.inp, r.outp
+    nets = port_nets(dgp, ctx)
+    if r.nat.type == "snat":
+        add(LR_IN_IP_INPUT, 120, f"{inp} && {fam}.src == {ext}", "next;")
+    if mac:
+        store = f"{REG_INPORT_ETH_ADDR} = {nets.ea_s if nets else mac}; next;"
+        mtu = gateway_mtu(dgp)
+        admit = f"eth.dst == {mac} && {inp}{nat_res}"
+        add(LR_IN_ADMISSION, 50, admit,
+            f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(dgp, mtu)}); {store}" if mtu else store)
+        if mtu:
+            bypass = dgp.nb.options.get("gateway_mtu_bypass")
+            if bypass:
+                add(LR_IN_ADMISSION, 55, f"{admit} && ({bypass})", store)
             add(
-                LR_OUT_UNDNAT,
-                100,
-                f"ip && {fam}.src == {log_ip} && {outp}{in_res}",
-                f"{set_src}next;" if o.stateless else f"{set_src}ct_dnat_in_czone;",
+                LR_IN_IP_INPUT,
+                160,
+                f"{inp} && {REGBIT_PKT_LARGER} && {REGBIT_EGRESS_LOOPBACK} == 0 && {fam} && {fam}.dst == {ext}",
+                _frag_needed(fam, dmac.raw if dmac else mac, ext, mtu, dgp.name),
             )
+        add(
+            LR_IN_GW_REDIRECT,
+            100,
+            f"{fam}.src == {r.log_ip} && {outp}{nat_res}",
+            f"eth.src = {dmac.raw if dmac else mac}; {REG_SRC_IPV4 if r.v4 else REG_SRC_IPV6} = {ext}; next;",
+        )
+        if any(_bridged(q) for q in router.ports if q.kind == "lrp"):
+            lookup = f"get_arp(outport, {REG_NEXT_HOP_IPV4})" if r.v4 else f"get_nd(outport, {REG_NEXT_HOP_IPV6})"
+            add(LR_IN_ARP_RESOLVE, 90, f"{outp} && {fam}.src == {r.log_ip}{nat_res}", f"{lookup}; next;")
+    if o.stateless and r.gw.cr:
+        # Observed: stateless rules with address sets steer the remote end's traffic.
+        if o.allowed:
+            add(LR_IN_GW_REDIRECT, 75, f"{outp} && {fam}.src == ${o.allowed}", f'outport = "{r.gw.cr}"; next;')
+            add(LR_IN_GW_REDIRECT, 70, f"ip && {fam}.dst == {ext}", "drop;")
+        elif o.exempted:
+            add(LR_IN_GW_REDIRECT, 75, f"{outp} && {fam}.src == ${o.exempted}", "drop;")
+    bound_mac = dmac.raw if dmac else (nets.ea_s if nets is not None else None)
+    if bound_mac is not None:
+        reg = REG_NEXT_HOP_IPV4 if r.v4 else REG_NEXT_HOP_IPV6
+        add(LR_IN_ARP_RESOLVE, 100, f"{outp} && {reg} == {ext}", f"eth.dst = {bound_mac}; next;")
+    add(LR_IN_ARP_RESOLVE, 150, f"{inp} && {outp} && {fam}.dst == {ext}", "drop;")
+    add(LR_OUT_CHK_DNAT_LOCAL, 50, f"ip && {fam}.dst == {ext}{nat_res}", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;")
+    add(LR_OUT_EGR_LOOP, 100, f"{fam}.dst == {ext} && {outp}{nat_res}", EGR_LOOP)
+
+
+def _build_snat_flows(r: _NatRule, add: _NatAdd) -> None:
+    """unSNAT and SNAT of a snat / dnat_and_snat rule (gateway router, or on its DGP)."""
+    fam, ext, o, log_ip, in_res = r.fam, r.ext, r.o, r.log_ip, r.in_res
+    # allowed_ext_ips / exempted_ext_ips: the remote end (here the destination of SNAT).
+    snat_allow = f" && {fam}.dst == ${o.allowed}" if o.allowed else ""
+    if r.dgp is None:
+        add(LR_IN_UNSNAT, 90, f"ip && {fam}.dst == {ext}", "next;" if o.stateless else "ct_snat;")
+        m = f"ip && {fam}.src == {log_ip}{snat_allow}"
+        prio = r.plen + 1
+        if o.stateless:
+            add(LR_OUT_SNAT, prio, m, f"{fam}.src={ext}; next;")
+        else:
+            add(LR_OUT_SNAT, prio, f"{m} && (!ct.trk || !ct.rpl)", f"ct_snat({o.ct_arg(ext)});")
+        if o.exempted:
+            add(LR_OUT_SNAT, prio + 2, f"ip && {fam}.src == {log_ip} && {fam}.dst == ${o.exempted}", "next;")
+        return
+    head = f"ip && {fam}.dst == {ext} && {r.inp}"
+    if o.stateless:
+        add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "next;")
+    else:
+        add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "ct_snat_in_czone;")
+        add(
+            LR_IN_UNSNAT,
+            100,
+            f"{head} && flags.loopback == 1 && flags.use_snat_zone == 1{in_res}",
+            "ct_snat;",
+        )
+    m = f"ip && {fam}.src == {log_ip} && {r.outp}{r.nat_res}"
+    base = r.plen + 129
+    set_src = r.set_src
+    if o.stateless:
+        add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{set_src}{fam}.src={ext}; next;")
+    else:
+        arg = o.ct_arg(ext)
+        add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{set_src}ct_snat_in_czone({arg});")
+        add(LR_OUT_SNAT, base + 1, f"{m}{snat_allow} && {REGBIT_DST_NAT_IP_LOCAL} == 1",
+            f"{set_src}{REGBIT_DST_NAT_IP_LOCAL} = 0; ct_snat({arg});")
+    if o.exempted:
+        add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
+
+
+def _build_dnat_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, add: _NatAdd) -> None:
+    """DNAT (and, on a DGP, unDNAT) of a dnat / dnat_and_snat rule."""
+    fam, ext, o, log_ip = r.fam, r.ext, r.o, r.log_ip
+    # allowed_ext_ips / exempted_ext_ips: the remote end (here the source of DNAT).
+    dnat_allow = f" && {fam}.src == ${o.allowed}" if o.allowed else ""
+    if r.dgp is None:
+        m = f"ip && {fam}.dst == {ext}"
+        force = "flags.force_snat_for_dnat = 1; " if dnat_forces_snat(router, ctx) else ""
+        act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat({o.ct_arg(log_ip)});"
+        add(LR_IN_DNAT, 100, f"{m}{dnat_allow}", f"{force}flags.loopback = 1; {act}")
+        if o.exempted:
+            add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
+        return
+    m = f"ip && {fam}.dst == {ext} && {r.inp}{r.in_res}"
+    act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat_in_czone({o.ct_arg(log_ip)});"
+    add(LR_IN_DNAT, 100, f"{m}{dnat_allow}", act)
+    if o.exempted:
+        add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
+    add(
+        LR_OUT_UNDNAT,
+        100,
+        f"ip && {fam}.src == {log_ip} && {r.outp}{r.in_res}",
+        f"{r.set_src}next;" if o.stateless else f"{r.set_src}ct_dnat_in_czone;",
+    )
 
 
 def _bridged(port: Port) -> bool:
@@ -495,7 +577,7 @@ def _bridged(port: Port) -> bool:
 
 def _frag_needed(fam: str, mac: str, ext: str, mtu: int, port: str) -> str:
     """The ICMP error for a too-big packet to a distributed floating IP (sent back from its MAC/IP)."""
-    head = f"reg9[0] = 1; reg9[1] = 0; eth.dst = eth.src; eth.src = {mac}; {fam}.dst = {fam}.src; {fam}.src = {ext}; "
+    head = f"{REGBIT_EGRESS_LOOPBACK} = 1; {REGBIT_PKT_LARGER} = 0; eth.dst = eth.src; eth.src = {mac}; {fam}.dst = {fam}.src; {fam}.src = {ext}; "
     tail = f'outport = "{port}"; flags.loopback = 1; output; }};'
     if fam == "ip4":
         return (
@@ -564,7 +646,7 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
             table.add(i, LR_IN_DNAT, prio, match, actions, owner=owner)
     if router.nb.nat:
         table.add(
-            i, LR_OUT_CHK_DNAT_LOCAL, 50, "ip && ct_mark.natted == 1", "reg9[4] = 1; next;", owner=owner
+            i, LR_OUT_CHK_DNAT_LOCAL, 50, "ip && ct_mark.natted == 1", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;", owner=owner
         )
     if gw.dgp is None:
         table.add(i, LR_OUT_UNDNAT, 50, "ip", "flags.loopback = 1; ct_dnat;", owner=owner)
@@ -576,7 +658,7 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
 
 
 def build_router_lbs_only(router: Datapath, lbs: list[Any], ctx: FlowCtx, table: FlowTable) -> None:
-    """The per-router flows of load balancers ``lbs`` alone (owners ``lb_owner(lb, router)``,
+    """The per-router flows of load balancers ``lbs`` alone (owners ``router_lb_owner(lb, router)``,
     removed first), as :func:`build_lr_nat_flows` builds them, for a router whose other flows stay:
     same NAT context and same :func:`router_lb_facts`."""
     gw = nat_gateway(router, ctx)
@@ -689,7 +771,7 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
         if nets is None or not nets.ipv4:
             continue
         i = p.dp.index
-        tail = (f"reg8[0..15] = 0; reg0 = ip4.dst; reg1 = {nets.ipv4[0].addr_s}; eth.src = {nets.ea_s}; "
+        tail = (f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV4} = ip4.dst; {REG_SRC_IPV4} = {nets.ipv4[0].addr_s}; eth.src = {nets.ea_s}; "
                 f'outport = "{p.name}"; flags.loopback = 1; next;')
         for ips in by_mac.values():
             for ip in ips:
@@ -698,7 +780,7 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
         # Observed: a neighbour port that is itself a DGP binds too; dynamic_neigh_routers binds nothing.
         if (info.is_gateway or p in info.dgps) and not smap_bool(p.dp.nb.options, "dynamic_neigh_routers", False):
             for mac, ips in by_mac.items():
-                table.add(i, LR_IN_ARP_RESOLVE, 100, f'outport == "{p.name}" && reg0 == {{{", ".join(ips)}}}',
+                table.add(i, LR_IN_ARP_RESOLVE, 100, f'outport == "{p.name}" && {REG_NEXT_HOP_IPV4} == {{{", ".join(ips)}}}',
                           f"eth.dst = {mac}; next;", owner=owner)
 
 

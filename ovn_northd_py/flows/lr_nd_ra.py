@@ -16,9 +16,11 @@ from __future__ import annotations
 from ..lflow.stages import LR_IN_ND_RA_OPTIONS, LR_IN_ND_RA_RESPONSE
 from ..lflow.table import FlowTable
 from ..northd.model import Port
-from .context import FlowCtx, port_owner
+from .context import FlowCtx
 from .copp import copp_meter
 from .lr_common import lrp_hint, net_s, port_nets
+from .owners import port_owner
+from .registers import REGBIT_ND_RA_OPTS_RESULT
 
 ADDRESS_MODES = frozenset({"slaac", "dhcpv6_stateful", "dhcpv6_stateless"})
 
@@ -59,7 +61,7 @@ def build_lrp_nd_ra_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         LR_IN_ND_RA_OPTIONS,
         50,
         f"{head} && nd_rs",
-        f"reg0[5] = put_nd_ra_opts({', '.join(opts)}); next;",
+        f"{REGBIT_ND_RA_OPTS_RESULT} = put_nd_ra_opts({', '.join(opts)}); next;",
         hint=h,
         owner=owner,
         controller_meter=copp_meter(port.dp, ctx, "nd-ra-opts"),
@@ -68,4 +70,4 @@ def build_lrp_nd_ra_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         f"eth.dst = eth.src; eth.src = {nets.ea_s}; ip6.dst = ip6.src; ip6.src = {nets.lla.addr_s}; "
         "outport = inport; flags.loopback = 1; output;"
     )
-    table.add(i, LR_IN_ND_RA_RESPONSE, 50, f"{head} && nd_ra && reg0[5]", actions, hint=h, owner=owner)
+    table.add(i, LR_IN_ND_RA_RESPONSE, 50, f"{head} && nd_ra && {REGBIT_ND_RA_OPTS_RESULT}", actions, hint=h, owner=owner)

@@ -23,13 +23,15 @@ from __future__ import annotations
 from ..lflow.stages import LR_IN_LEARN_NEIGHBOR, LR_IN_LOOKUP_NEIGHBOR
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, port_owner
+from .context import FlowCtx
 from .copp import copp_meter
 from .lr_common import lrp_hint, net_s, port_nets, router_info
+from .owners import dp_owner, port_owner
+from .registers import REGBIT_LOOKUP_NEIGHBOR_IP_RESULT, REGBIT_LOOKUP_NEIGHBOR_RESULT
 
-LOOKUP_ARP = "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
-LOOKUP_NA = "reg9[2] = lookup_nd(inport, nd.target, nd.tll); "
-LOOKUP_NS = "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); "
+LOOKUP_ARP = f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} = lookup_arp(inport, arp.spa, arp.sha); "
+LOOKUP_NA = f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} = lookup_nd(inport, nd.target, nd.tll); "
+LOOKUP_NS = f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} = lookup_nd(inport, ip6.src, nd.sll); "
 
 
 def build_lr_neighbor_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
@@ -48,17 +50,17 @@ def build_lr_neighbor_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         lookup(100, "arp.op == 2", LOOKUP_ARP + "next;")
         lookup(100, "nd_na", LOOKUP_NA + "next;")
         lookup(100, "nd_ns", LOOKUP_NS + "next;")
-        learn(100, "reg9[2] == 1", "next;")
+        learn(100, f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} == 1", "next;")
     else:
-        lookup(100, "arp.op == 2", LOOKUP_ARP + "reg9[3] = 1; next;")
-        lookup(100, "nd_na", LOOKUP_NA + "reg9[3] = 1; next;")
-        lookup(100, "nd_ns", LOOKUP_NS + "reg9[3] = lookup_nd_ip(inport, ip6.src); next;")
+        lookup(100, "arp.op == 2", LOOKUP_ARP + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = 1; next;")
+        lookup(100, "nd_na", LOOKUP_NA + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = 1; next;")
+        lookup(100, "nd_ns", LOOKUP_NS + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = lookup_nd_ip(inport, ip6.src); next;")
         lookup(
             110,
             "nd_na && ip6.src == fe80::/10 && ip6.dst == ff00::/8",
-            "reg9[2] = lookup_nd(inport, ip6.src, nd.tll); reg9[3] = lookup_nd_ip(inport, ip6.src); next;",
+            f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} = lookup_nd(inport, ip6.src, nd.tll); {REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = lookup_nd_ip(inport, ip6.src); next;",
         )
-        learn(100, "reg9[2] == 1 || reg9[3] == 0", "next;")
+        learn(100, f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} == 1 || {REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} == 0", "next;")
     learn(95, "nd_na && nd.tll == 0", "put_nd(inport, nd.target, eth.src); next;", "nd-na")
     learn(95, "nd_ns && (ip6.src == 0 || nd.sll == 0)", "next;")
     learn(90, "arp", "put_arp(inport, arp.spa, arp.sha); next;", "arp")
@@ -85,8 +87,8 @@ def build_lrp_neighbor_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
             continue
         match = f"{head} && arp.tpa == {net.addr_s} && arp.op == 1{resident}"
         table.add(
-            i, LR_IN_LOOKUP_NEIGHBOR, 110, match, LOOKUP_ARP + "reg9[3] = 1; next;", hint=h, owner=owner
+            i, LR_IN_LOOKUP_NEIGHBOR, 110, match, LOOKUP_ARP + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = 1; next;", hint=h, owner=owner
         )
         match = f"{head} && arp.op == 1{resident}"
-        actions = LOOKUP_ARP + "reg9[3] = lookup_arp_ip(inport, arp.spa); next;"
+        actions = LOOKUP_ARP + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = lookup_arp_ip(inport, arp.spa); next;"
         table.add(i, LR_IN_LOOKUP_NEIGHBOR, 100, match, actions, hint=h, owner=owner)

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, Owner
+from .context import FlowCtx
 from .lr_admission import build_lr_admission_flows, build_lrp_admission_flows
 from .lr_arp_resolve import (
     build_lr_arp_resolve_flows,
@@ -37,13 +37,13 @@ from .lr_ip_input import build_lr_ip_input_flows, build_lrp_ip_input_flows
 from .lr_nat import build_lr_nat_flows
 from .lr_nd_ra import build_lrp_nd_ra_flows
 from .lr_neighbor import build_lr_neighbor_flows, build_lrp_neighbor_flows
-from .lr_policy import build_lr_policy_flows, policy_owner
+from .lr_policy import build_lr_policy_flows
 from .lr_routing import (
     build_lr_routing_flows,
     build_lr_static_route_flows,
     build_lrp_routing_flows,
-    route_owner,
 )
+from .owners import Owner, policy_owner, route_owner
 
 DpBuilder = Callable[[Datapath, FlowCtx, FlowTable], None]
 PortBuilder = Callable[[Port, FlowCtx, FlowTable], None]

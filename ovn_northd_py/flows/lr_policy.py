@@ -30,16 +30,19 @@ from typing import Any
 from ..lflow.stages import LR_IN_POLICY, LR_IN_POLICY_ECMP
 from ..lflow.table import FlowTable
 from ..northd.addresses import IPAddress
-from ..northd.build import opt
 from ..northd.model import Datapath, Port
+from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .lr_common import find_lrp_for_ip, fmt_ip, parse_ip_strict, port_nets
-
-OWNER_POLICY = "policy"
-
-
-def policy_owner(uuid: str) -> tuple[str, str]:
-    return (OWNER_POLICY, uuid)
+from .owners import policy_owner
+from .registers import (
+    REG_ECMP_GROUP_ID,
+    REG_ECMP_MEMBER_ID,
+    REG_NEXT_HOP_IPV4,
+    REG_NEXT_HOP_IPV6,
+    REG_SRC_IPV4,
+    REG_SRC_IPV6,
+)
 
 
 def _pkt_mark(row: Any) -> str:
@@ -71,8 +74,9 @@ def _next_hop(router: Datapath, ctx: FlowCtx, ip: IPAddress) -> str | None:
 
 
 def _hop_actions(ip: IPAddress, port: Port, addr: str, mac: str) -> str:
-    r = "xx" if isinstance(ip, IPv6Address) else ""
-    return f'{r}reg0 = {fmt_ip(ip)}; {r}reg1 = {addr}; eth.src = {mac}; outport = "{port.name}";'
+    v6 = isinstance(ip, IPv6Address)
+    nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if v6 else (REG_NEXT_HOP_IPV4, REG_SRC_IPV4)
+    return f'{nh_reg} = {fmt_ip(ip)}; {src_reg} = {addr}; eth.src = {mac}; outport = "{port.name}";'
 
 
 def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
@@ -93,7 +97,7 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
                 LR_IN_POLICY,
                 priority,
                 match,
-                f"{_pkt_mark(row)}reg8[0..15] = 0; next;",
+                f"{_pkt_mark(row)}{REG_ECMP_GROUP_ID} = 0; next;",
                 hint=h,
                 owner=owner,
             )
@@ -103,7 +107,7 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
                 ip = parse_ip_strict(hops[0])
                 hop = _next_hop(router, ctx, ip) if ip is not None else None
                 if hop is not None:
-                    actions = f"{_pkt_mark(row)}{hop} flags.loopback = 1; reg8[0..15] = 0; next;"
+                    actions = f"{_pkt_mark(row)}{hop} flags.loopback = 1; {REG_ECMP_GROUP_ID} = 0; next;"
                     table.add(i, LR_IN_POLICY, priority, match, actions, hint=h, owner=owner)
             elif len(hops) > 1:
                 gid += 1
@@ -125,7 +129,7 @@ def _add_ecmp_policy(
         hop = _next_hop(router, ctx, ip)
         if hop is None:
             return
-        match = f"reg8[0..15] == {gid} && reg8[16..31] == {mid}"
+        match = f"{REG_ECMP_GROUP_ID} == {gid} && {REG_ECMP_MEMBER_ID} == {mid}"
         table.add(
             router.index,
             LR_IN_POLICY_ECMP,
@@ -136,5 +140,5 @@ def _add_ecmp_policy(
             owner=owner,
         )
     ids = ", ".join(str(m) for m in range(1, len(valid) + 1))
-    actions = f"reg8[0..15] = {gid}; reg8[16..31] = select({ids});"
+    actions = f"{REG_ECMP_GROUP_ID} = {gid}; {REG_ECMP_MEMBER_ID} = select({ids});"
     table.add(router.index, LR_IN_POLICY, int(row.priority), str(row.match), actions, hint=h, owner=owner)

@@ -76,10 +76,10 @@ from ..northd.addresses import (
     parse_lrp_networks,
     solicited_node,
 )
-from ..northd.build import opt
 from ..northd.mcast_keys import MC_STATIC
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, hint, port_owner
+from ..ovsdb.columns import opt
+from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lr_bfd import BFD_MATCH, route_bfd_down
 from .lr_common import (
@@ -93,8 +93,19 @@ from .lr_common import (
     router_info,
     smap_bool,
 )
-
-OWNER_ROUTE = "route"
+from .owners import dp_owner, port_owner, route_owner
+from .registers import (
+    REG_ECMP_ETH_FIELD,
+    REG_ECMP_ETH_FULL,
+    REG_ECMP_GROUP_ID,
+    REG_ECMP_MEMBER_ID,
+    REG_NEXT_HOP_IPV4,
+    REG_NEXT_HOP_IPV6,
+    REG_ROUTE_TABLE_ID,
+    REG_SRC_IPV4,
+    REG_SRC_IPV6,
+    REGBIT_KNOWN_ECMP_NH,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,20 +141,16 @@ class Route:
         m = f"{fam}.{direction} == {net_s(self.prefix)}"
         if self.src and self.table_id == 0:
             return m
-        return f"reg7 == {self.table_id} && {m}"
+        return f"{REG_ROUTE_TABLE_ID} == {self.table_id} && {m}"
 
     def next_hop_actions(self) -> str:
         assert self.port is not None
-        r = "xx" if self.v6 else ""
+        nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if self.v6 else (REG_NEXT_HOP_IPV4, REG_SRC_IPV4)
         nh = "discard" if self.nexthop is None else fmt_ip(self.nexthop)
         return (
-            f"{r}reg0 = {nh}; {r}reg1 = {self.port_addr}; eth.src = {self.mac}; "
+            f"{nh_reg} = {nh}; {src_reg} = {self.port_addr}; eth.src = {self.mac}; "
             f'outport = "{self.port.name}";'
         )
-
-
-def route_owner(uuid: str) -> tuple[str, str]:
-    return (OWNER_ROUTE, uuid)
 
 
 def _by_uuid(rows: Any) -> list[Any]:
@@ -251,7 +258,7 @@ def build_lrp_routing_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     rtb = port.nb.options.get("route_table")
     if rtb:
         tid = route_table_ids(port.dp, ctx)[rtb]
-        table.add(i, LR_IN_IP_ROUTING_PRE, 100, f'inport == "{name}"', f"reg7 = {tid}; next;", owner=owner)
+        table.add(i, LR_IN_IP_ROUTING_PRE, 100, f'inport == "{name}"', f"{REG_ROUTE_TABLE_ID} = {tid}; next;", owner=owner)
     info = router_info(port.dp, ctx)
     if info.mcast_relay and info.mcast_flood:
         # The router's own IGMP/MLD, statically forwarded, must not loop back.
@@ -260,13 +267,13 @@ def build_lrp_routing_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     tail = f'eth.src = {mac}; outport = "{name}"; flags.loopback = 1; next;'
     bfd = name in ctx.bfd_ports
     for n4 in nets.ipv4:
-        actions = f"reg8[0..15] = 0; reg0 = ip4.dst; reg1 = {n4.addr_s}; {tail}"
+        actions = f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV4} = ip4.dst; {REG_SRC_IPV4} = {n4.addr_s}; {tail}"
         match, priority = f"ip4.dst == {net_s(n4)}", n4.plen * 3 + 2
         table.add(i, LR_IN_IP_ROUTING, priority, match, "ip.ttl--; " + actions, hint=h, owner=owner)
         if bfd:
             table.add(i, LR_IN_IP_ROUTING, priority + 1, match + BFD_MATCH, actions, hint=h, owner=owner)
     for n6 in nets.ipv6:
-        actions = f"reg8[0..15] = 0; xxreg0 = ip6.dst; xxreg1 = {n6.addr_s}; {tail}"
+        actions = f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV6} = ip6.dst; {REG_SRC_IPV6} = {n6.addr_s}; {tail}"
         match = f"ip6.dst == {net_s(n6)}"
         if n6 is nets.lla:
             match = f'inport == "{name}" && {match}'
@@ -280,13 +287,13 @@ def build_lr_routing_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> 
     """Router-wide routing flows: RS/RA drop and the ECMP bypasses (routes and policies)."""
     owner = dp_owner(router)
     table.add(router.index, LR_IN_IP_ROUTING, 10550, "nd_rs || nd_ra", "drop;", owner=owner)
-    table.add(router.index, LR_IN_IP_ROUTING_ECMP, 150, "reg8[0..15] == 0", "next;", owner=owner)
-    table.add(router.index, LR_IN_POLICY_ECMP, 150, "reg8[0..15] == 0", "next;", owner=owner)
+    table.add(router.index, LR_IN_IP_ROUTING_ECMP, 150, f"{REG_ECMP_GROUP_ID} == 0", "next;", owner=owner)
+    table.add(router.index, LR_IN_POLICY_ECMP, 150, f"{REG_ECMP_GROUP_ID} == 0", "next;", owner=owner)
     for lrp in _by_uuid(router.nb.ports):
         # A port with a malformed MAC has no Port_Binding nor other flows, but selects its table.
         rtb = str(lrp.options.get("route_table", ""))
         if rtb and _bad_mac(lrp):
-            actions = f"reg7 = {route_table_ids(router, ctx)[rtb]}; next;"
+            actions = f"{REG_ROUTE_TABLE_ID} = {route_table_ids(router, ctx)[rtb]}; next;"
             table.add(router.index, LR_IN_IP_ROUTING_PRE, 100, f'inport == "{lrp.name}"', actions, owner=owner)
     info = router_info(router, ctx)
     if info.mcast_relay:
@@ -326,12 +333,12 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
     for gid, members in enumerate(order, start=1):
         first = members[0]
         ids = ", ".join(str(m) for m in range(1, len(members) + 1))
-        actions = f"ip.ttl--; flags.loopback = 1; reg8[0..15] = {gid}; reg8[16..31] = select({ids});"
+        actions = f"ip.ttl--; flags.loopback = 1; {REG_ECMP_GROUP_ID} = {gid}; {REG_ECMP_MEMBER_ID} = select({ids});"
         table.add(i, LR_IN_IP_ROUTING, first.priority, first.match, actions, owner=route_owner(first.uuid))
         for mid, route in enumerate(members, start=1):
             if route.port is None:
                 continue
-            match = f"reg8[0..15] == {gid} && reg8[16..31] == {mid}"
+            match = f"{REG_ECMP_GROUP_ID} == {gid} && {REG_ECMP_MEMBER_ID} == {mid}"
             actions = f"{route.next_hop_actions()} next;"
             table.add(
                 i,
@@ -355,7 +362,7 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None
         LR_IN_DEFRAG,
         100,
         first.match,
-        "reg9[5] = chk_ecmp_nh(); ct_next;",
+        f"{REGBIT_KNOWN_ECMP_NH} = chk_ecmp_nh(); ct_next;",
         hint=hint(first.uuid),
         owner=owner,
     )
@@ -368,14 +375,14 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None
         reverse = f"{fam}.{'dst' if m.src else 'src'} == {net_s(m.prefix)}"
         key = m.port.tunnel_key
         head = f'inport == "{m.port.name}" && {reverse}'
-        table.add(i, LR_IN_DEFRAG, 100, head, "reg9[5] = chk_ecmp_nh_mac(); ct_next;", hint=h, owner=owner)
+        table.add(i, LR_IN_DEFRAG, 100, head, f"{REGBIT_KNOWN_ECMP_NH} = chk_ecmp_nh_mac(); ct_next;", hint=h, owner=owner)
         commit = (
             f"ct_commit {{ ct_label.ecmp_reply_eth = eth.src;  ct_mark.ecmp_reply_port = {key};}}; "
             f"commit_ecmp_nh(ipv6 = {'true' if m.v6 else 'false'}, proto = {{proto}}); next;"
         )
         for proto in ("sctp", "tcp", "udp"):
             actions = commit.replace("{proto}", proto)
-            match = f"{head} && (!ct.rpl && ct.est) && {proto} && reg9[5] == 0"
+            match = f"{head} && (!ct.rpl && ct.est) && {proto} && {REGBIT_KNOWN_ECMP_NH} == 0"
             table.add(i, LR_IN_ECMP_STATEFUL, 100, match, actions, hint=h, owner=owner)
             table.add(
                 i,
@@ -386,10 +393,10 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None
                 hint=h,
                 owner=owner,
             )
-        reply = f"ct.rpl && reg9[5] == 1 && ct_mark.ecmp_reply_port == {key}"
-        xx = "xx" if m.v6 else ""
+        reply = f"ct.rpl && {REGBIT_KNOWN_ECMP_NH} == 1 && ct_mark.ecmp_reply_port == {key}"
+        src_reg = REG_SRC_IPV6 if m.v6 else REG_SRC_IPV4
         actions = (
-            f"ip.ttl--; flags.loopback = 1; eth.src = {m.mac}; {xx}reg1 = {m.port_addr}; "
+            f"ip.ttl--; flags.loopback = 1; eth.src = {m.mac}; {src_reg} = {m.port_addr}; "
             f'outport = "{m.port.name}"; next;'
         )
         table.add(i, LR_IN_IP_ROUTING, 10300, f"{reply} && {m.match}", actions, hint=h, owner=owner)
@@ -399,7 +406,7 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None
             LR_IN_ARP_RESOLVE,
             200,
             reply,
-            "push(xxreg1); xxreg1 = ct_label; eth.dst = xxreg1[32..79]; pop(xxreg1); next;",
+            f"push({REG_ECMP_ETH_FULL}); {REG_ECMP_ETH_FULL} = ct_label; eth.dst = {REG_ECMP_ETH_FIELD}; pop({REG_ECMP_ETH_FULL}); next;",
             hint=h,
             owner=owner,
         )
@@ -410,7 +417,7 @@ def _add_unique_route(i: int, route: Route, table: FlowTable, ctx: FlowCtx) -> N
     if route.nexthop is None:
         table.add(i, LR_IN_IP_ROUTING, route.priority, route.match, "drop;", hint=h, owner=owner)
         return
-    actions = f"reg8[0..15] = 0; {route.next_hop_actions()} flags.loopback = 1; next;"
+    actions = f"{REG_ECMP_GROUP_ID} = 0; {route.next_hop_actions()} flags.loopback = 1; next;"
     table.add(i, LR_IN_IP_ROUTING, route.priority, route.match, "ip.ttl--; " + actions, hint=h, owner=owner)
     if route.port is not None and route.port.name in ctx.bfd_ports:
         table.add(i, LR_IN_IP_ROUTING, route.priority + 1, route.match + BFD_MATCH, actions, hint=h, owner=owner)
@@ -423,7 +430,7 @@ def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable, ctx: FlowCtx) 
     sn = solicited_node(nexthop)
     mcast = format_mac((0x3333 << 32) | (int(sn) & 0xFFFFFFFF))
     g = fmt_ip(nexthop)
-    match = f"eth.dst == 00:00:00:00:00:00 && ip6 && xxreg0 == {g}"
+    match = f"eth.dst == 00:00:00:00:00:00 && ip6 && {REG_NEXT_HOP_IPV6} == {g}"
     actions = f"nd_ns {{ eth.dst = {mcast}; ip6.dst = {fmt_ip(sn)}; nd.target = {g}; output; }};"
     uuid = str(row.uuid)
     table.add(router.index, LR_IN_ARP_REQUEST, 200, match, actions, hint=hint(uuid), owner=route_owner(uuid),
@@ -431,11 +438,9 @@ def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable, ctx: FlowCtx) 
 
 
 __all__ = [
-    "OWNER_ROUTE",
     "build_lr_routing_flows",
     "build_lr_static_route_flows",
     "build_lrp_routing_flows",
-    "route_owner",
     "route_resolves",
     "route_table_ids",
     "static_routes",

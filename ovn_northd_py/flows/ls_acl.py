@@ -55,12 +55,13 @@ from ..lflow.stages import (
 )
 from ..lflow.table import MAX_PRIORITY, FlowTable
 from ..northd.addresses import AddressError, EthAddr, format_ipv6
-from ..northd.build import opt
 from ..northd.model import Datapath, Port
+from ..ovsdb.columns import opt
 from .acl_index import switch_acls
-from .context import FlowCtx, dp_owner, hint, port_owner
+from .context import FlowCtx, hint
 from .ls_dns import switch_has_dns_records
 from .ls_l2 import peer_router_port
+from .owners import dp_owner, port_owner
 from .registers import (
     REG_ACL_LABEL,
     REGBIT_ACL_HINT_ALLOW,

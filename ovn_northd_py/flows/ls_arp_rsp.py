@@ -32,12 +32,13 @@ from typing import Final
 from ..lflow.stages import LS_IN_ARP_RSP
 from ..lflow.table import FlowTable
 from ..northd.addresses import format_ipv6, parse_ipv6, solicited_node
-from ..northd.build import opt
 from ..northd.model import Port
-from .context import FlowCtx, hint, port_owner
+from ..ovsdb.columns import opt
+from .context import FlowCtx, hint
 from .copp import copp_meter
 from .ls_l2 import peer_router_port
 from .lsp_addrs import lsp_addresses
+from .owners import port_owner
 from .router_addrs import lrp_networks
 
 LOCAL_REPLY: Final = "outport = inport; flags.loopback = 1; output;"

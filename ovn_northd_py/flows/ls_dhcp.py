@@ -40,15 +40,16 @@ from ..northd.addresses import (
     parse_ipv4_cidr,
     parse_ipv6_cidr,
 )
-from ..northd.build import opt
 from ..northd.model import Port
-from .context import FlowCtx, hint, port_owner
+from ..ovsdb.columns import opt
+from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lsp_addrs import lsp_addresses
+from .owners import port_owner
+from .registers import REGBIT_DHCP_OPTS_RESULT
 
 DHCPV4_MATCH: Final = "udp.src == 68 && udp.dst == 67"
 DHCPV6_MATCH: Final = "ip6.dst == ff02::1:2 && udp.src == 546 && udp.dst == 547"
-REGBIT_DHCP_OPTS_RESULT: Final = "reg0[3]"
 LOCAL_REPLY: Final = "outport = inport; flags.loopback = 1; output;"
 
 

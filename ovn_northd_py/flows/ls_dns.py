@@ -9,15 +9,13 @@ No stage-hint.  The records themselves reach ovn-controller through the SB ``DNS
 
 from __future__ import annotations
 
-from typing import Final
-
 from ..lflow.stages import LS_IN_DNS_LOOKUP, LS_IN_DNS_RESPONSE
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath
-from .context import FlowCtx, dp_owner
+from .context import FlowCtx
 from .copp import copp_meter
-
-REGBIT_DNS_LOOKUP_RESULT: Final = "reg0[4]"
+from .owners import dp_owner
+from .registers import REGBIT_DNS_LOOKUP_RESULT
 
 
 def switch_has_dns_records(dp: Datapath) -> bool:

@@ -17,10 +17,11 @@ from __future__ import annotations
 from ..lflow.stages import LS_IN_EXTERNAL_PORT
 from ..lflow.table import FlowTable
 from ..northd.model import Port
-from .context import FlowCtx, hint, port_owner
+from .context import FlowCtx, hint
 from .ls_arp_rsp import nd_ns_match
 from .ls_l2 import peer_router_port
 from .lsp_addrs import lsp_addresses
+from .owners import port_owner
 
 
 def build_lsp_external_port_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

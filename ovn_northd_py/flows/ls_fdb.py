@@ -13,8 +13,9 @@ from __future__ import annotations
 from ..lflow.stages import LS_IN_LOOKUP_FDB, LS_IN_PUT_FDB
 from ..lflow.table import FlowTable
 from ..northd.model import Port
-from .context import FlowCtx, hint, port_owner
+from .context import FlowCtx, hint
 from .ls_port_security import has_port_security
+from .owners import port_owner
 from .registers import REGBIT_LKUP_FDB
 
 

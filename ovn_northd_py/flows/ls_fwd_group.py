@@ -14,8 +14,9 @@ from __future__ import annotations
 from ..lflow.stages import LS_IN_ARP_RSP, LS_IN_L2_LKUP
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath
-from .context import FlowCtx, dp_owner, hint
+from .context import FlowCtx, hint
 from .ls_arp_rsp import arp_reply_action
+from .owners import dp_owner
 
 
 def build_ls_fwd_group_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

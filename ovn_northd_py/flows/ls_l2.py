@@ -58,13 +58,14 @@ from dataclasses import dataclass
 from ..lflow.stages import LS_IN_L2_LKUP, LS_IN_L2_UNKNOWN, LS_OUT_PRE_LB
 from ..lflow.table import FlowTable
 from ..northd.addresses import format_ip, leading_mac
-from ..northd.build import opt
 from ..northd.mcast_keys import MC_FLOOD, MC_FLOOD_L2, MC_MROUTER_FLOOD, MC_STATIC, MC_UNKNOWN
 from ..northd.model import Datapath, Port
+from ..northd.ovs_order import sset_order
+from ..ovsdb.columns import opt
 from .acl_index import smap_bool
-from .context import FlowCtx, dp_owner, hint, port_owner
+from .context import FlowCtx, hint
 from .copp import copp_meter
-from .ovs_order import sset_order
+from .owners import dp_owner, port_owner
 from .registers import FLAGBIT_NOT_VXLAN
 from .router_addrs import lrp_networks, reachable_vips, router_addrs
 

@@ -61,39 +61,33 @@ from ..lflow.stages import (
     LS_OUT_QOS_MARK,
 )
 from ..lflow.table import FlowTable
+from ..northd.lb_vips import Endpoint, is_template_lb, lb_protocol, parse_vip
 from ..northd.model import Datapath, Northd
 from .acl_index import ls_has_lb_vips
-from .context import FlowCtx, Owner, dp_owner, hint
+from .context import FlowCtx, hint
 from .copp import copp_meter
-from .lb_health import (
-    Endpoint,
-    Monitored,
-    checked_vips,
-    explicit_backends,
-    hash_fields,
-    is_template_lb,
-    lb_monitored,
-    lb_protocol,
-    parse_endpoint,
+from .lb_health import Monitored, checked_vips, hash_fields, lb_monitored
+from .owners import dp_owner, switch_lb_owner
+from .registers import (
+    REG_LB_AFF_BACKEND_IP4,
+    REG_LB_AFF_MATCH_PORT,
+    REG_LB_L2_AFF_BACKEND_IP6,
+    REG_ORIG_DIP_IPV4,
+    REG_ORIG_DIP_IPV6,
+    REG_ORIG_TP_DPORT,
+    REGBIT_CONNTRACK_COMMIT,
+    REGBIT_CONNTRACK_NAT,
+    REGBIT_HAIRPIN,
+    REGBIT_HAIRPIN_REPLY,
+    REGBIT_KNOWN_LB_SESSION,
 )
-from .registers import REGBIT_CONNTRACK_COMMIT, REGBIT_CONNTRACK_NAT
 
-OWNER_LB: Final = "lb"
-REGBIT_HAIRPIN: Final = "reg0[6]"
-REGBIT_HAIRPIN_REPLY: Final = "reg0[12]"
-REGBIT_KNOWN_LB_SESSION: Final = "reg9[6]"
-REG_ORIG_PORT: Final = "reg2[0..15]"
-REG_AFF_BACKEND_PORT: Final = "reg8[0..15]"
 PRE_STATEFUL_VIP_PRIORITY: Final = 120
 LB_PORT_PRIORITY: Final = 120
 LB_IP_PRIORITY: Final = 110
 LB_AFF_PRIORITY: Final = 150
 AFF_PRIORITY: Final = 100
 EVENT_PRIORITY: Final = 130
-
-
-def lb_owner(lb: Any) -> Owner:
-    return (OWNER_LB, str(lb.uuid))
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,75 +114,6 @@ class Vip:
         v = self.vip
         backends = tuple(Endpoint(b.ip, True, None) for b in self.listed_backends)
         return Vip(Endpoint(v.ip, True, v.port), backends, self.key, None, True)
-
-
-def template_v6(lb: Any) -> bool:
-    """A template load balancer's family: ``options:address-family=ipv6``, else IPv4."""
-    return str(lb.options.get("address-family", "ipv4")).lower() == "ipv6"
-
-
-def _template_endpoint(text: str, v6: bool, raw: bool) -> Endpoint | None:
-    """``HOST[:PORT]`` of a template load balancer (observed: HOST is taken as written -- a ``^VAR``
-    or any other word -- and PORT is a ``^VAR`` or a port number; no brackets, one colon at most)."""
-    s = text.strip()
-    parts = s.split(":")
-    if len(parts) > 2 or not all(parts) or any(c in s for c in "[] \t"):
-        return None
-    port: int | str | None = None
-    if len(parts) == 2:
-        p = parts[1]
-        if p.startswith("^") and len(p) > 1:
-            port = p
-        elif p.isdigit() and 0 < int(p) <= 65535:
-            port = int(p)
-        else:
-            return None
-    return Endpoint(parts[0], v6, port, raw)
-
-
-def _template_backends(text: str, v6: bool) -> tuple[Endpoint, ...] | str:
-    """A template load balancer's backends: all in template form, else all explicit (observed)."""
-    out: list[Endpoint] = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        b = _template_endpoint(part, v6, True)
-        if b is None:
-            return explicit_backends(text, v6)
-        out.append(b)
-    return tuple(out)
-
-
-def parse_vip(lb: Any, key: str) -> tuple[Endpoint, tuple[Endpoint, ...]] | str:
-    """VIP ``key`` of ``lb`` and its backends, or the reason it is skipped.
-
-    Template load balancers (``options:template=true``, :func:`is_template_lb`) accept ``^VAR``
-    tokens in the VIP (``^VIP[:^PORT|:port]``, in the ``address-family``) and backends; elsewhere a
-    token is a bad address."""
-    text = str(lb.vips[key])
-    if is_template_lb(lb):
-        v6 = template_v6(lb)
-        vip = _template_endpoint(key, v6, False)
-        if vip is None:
-            return f"bad template VIP {key!r} (expected ^VIP_VAR[:^PORT_VAR|:port])"
-        backends = _template_backends(text, v6)
-    else:
-        vip = parse_endpoint(key)
-        if vip is None:
-            return f"bad VIP {key!r} (expected IP[:PORT] or [IP6][:PORT])"
-        backends = explicit_backends(text, vip.v6)
-    if isinstance(backends, str):
-        return f"VIP {key!r}: {backends}"
-    return vip, backends
-
-
-def sb_vip_key(lb: Any, key: str) -> str:
-    """The key of VIP ``key`` in the SB Load_Balancer row (observed: a template load balancer's
-    usable VIPs are rewritten, an IPv6 one with a port as ``[VIP]:PORT``; the rest as written)."""
-    if not is_template_lb(lb):
-        return key
-    parsed = parse_vip(lb, key)
-    return key if isinstance(parsed, str) else parsed[0].text()
 
 
 def _usable(ctx: FlowCtx) -> Callable[[Monitored], bool]:
@@ -255,7 +180,7 @@ def _opt_int(lb: Any, name: str) -> int:
 
 def _regs(v: Vip) -> tuple[str, str]:
     """(ip family, register holding the original destination)."""
-    return ("ip6", "xxreg1") if v.vip.v6 else ("ip4", "reg1")
+    return ("ip6", REG_ORIG_DIP_IPV6) if v.vip.v6 else ("ip4", REG_ORIG_DIP_IPV4)
 
 
 def _vip_match(v: Vip, proto: str) -> str:
@@ -267,7 +192,7 @@ def _vip_match(v: Vip, proto: str) -> str:
 def _load_vip(v: Vip) -> str:
     _, reg = _regs(v)
     out = f"{reg} = {v.vip.ip}; "
-    return out if v.vip.port is None else f"{out}{REG_ORIG_PORT} = {v.vip.port}; "
+    return out if v.vip.port is None else f"{out}{REG_ORIG_TP_DPORT} = {v.vip.port}; "
 
 
 def _rejects(lb: Any) -> bool:
@@ -316,14 +241,14 @@ def _affinity_specs(v: Vip, proto: str, timeout: int) -> list[FlowSpec]:
     fam, reg = _regs(v)
     vip_regs = f"ct.new && {fam} && {reg} == {v.vip.ip}"
     if v.vip.port is not None:
-        vip_regs += f" && {REG_ORIG_PORT} == {v.vip.port}"
+        vip_regs += f" && {REG_ORIG_TP_DPORT} == {v.vip.port}"
     out.append((LS_IN_LB_AFF_CHECK, AFF_PRIORITY, vip_regs, f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;",
                 None))
-    backend_reg = "xxreg0" if v.vip.v6 else "reg4"
+    backend_reg = REG_LB_L2_AFF_BACKEND_IP6 if v.vip.v6 else REG_LB_AFF_BACKEND_IP4
     for b in v.listed_backends:
         m = f"{REGBIT_KNOWN_LB_SESSION} == 1 && ct.new && {fam} && {backend_reg} == {b.ip}"
         if b.port is not None:
-            m += f" && {REG_AFF_BACKEND_PORT} == {b.port}"
+            m += f" && {REG_LB_AFF_MATCH_PORT} == {b.port}"
         out.append((LS_IN_LB, LB_AFF_PRIORITY, m,
                     f"{REGBIT_CONNTRACK_COMMIT} = 0; {_load_vip(v)}ct_lb_mark(backends={b.text()});", None))
         learn = f"{REGBIT_KNOWN_LB_SESSION} == 0 && {vip_regs} && {fam}.dst == {b.ip}"
@@ -380,7 +305,7 @@ def build_lb_flows_on_switches(dps: list[Datapath], lb: Any, ctx: FlowCtx | None
     added once over all of them."""
     if not dps:
         return
-    owner, h = lb_owner(lb), hint(str(lb.uuid))
+    owner, h = switch_lb_owner(str(lb.uuid)), hint(str(lb.uuid))
     indices = [dp.index for dp in dps]
     for stage, prio, match, actions, copp in switch_lb_specs(lb, ctx):
         if copp is not None and ctx is not None:

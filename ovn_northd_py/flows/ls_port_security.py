@@ -38,7 +38,8 @@ from ..lflow.stages import (
 from ..lflow.table import FlowTable
 from ..northd.addresses import extract_lport_addresses
 from ..northd.model import Datapath, Port
-from .context import FlowCtx, dp_owner, hint, port_owner
+from .context import FlowCtx, hint
+from .owners import dp_owner, port_owner
 from .registers import REGBIT_FROM_RAMP, REGBIT_PORT_SEC_DROP
 
 CHECK_IN_PORT_SEC = f"{REGBIT_PORT_SEC_DROP} = check_in_port_sec(); next;"

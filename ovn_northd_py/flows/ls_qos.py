@@ -28,17 +28,10 @@ from ..lflow.stages import LS_IN_QOS_MARK, LS_IN_QOS_METER, LS_OUT_QOS_MARK, LS_
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Northd
 from .context import FlowCtx, hint
+from .owners import qos_owner
 
-OWNER_QOS: Final = "qos"
 QOS_FLOWS: Final = "qos_flows"  # FlowCtx memo kind: a QoS row's flows, keyed by its uuid
 QOS_INDEX: Final = "qos_index"  # FlowCtx memo kind: the QosIndex (one per FlowCtx, key "")
-
-QosOwner = tuple[str, str, str]
-
-
-def qos_owner(qos_key: str, dp_key: str) -> QosOwner:
-    return (OWNER_QOS, qos_key, dp_key)
-
 
 @dataclass(slots=True)
 class QosIndex:

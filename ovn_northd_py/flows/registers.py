@@ -1,26 +1,159 @@
-"""Register bits and match fragments the logical pipelines use (as the reference writes them)."""
+"""Registers, register bits and logical flags the logical pipelines use, as the reference names and
+writes them (``northd.c`` of OVN 23.03; the flow text must match it byte for byte).
+
+Logical registers: ``reg0``..``reg9`` are 32 bits each; ``xreg0``..``xreg4`` are 64 bits
+(``xregN`` = ``reg(2N)``:``reg(2N+1)``) and ``xxreg0`` / ``xxreg1`` 128 bits (``xxreg0`` =
+``reg0``..``reg3``, ``xxreg1`` = ``reg4``..``reg7``), so the wide names overlap the narrow ones.
+A register is meaningful only between the stages that set and read it (ranges below).
+
+Logical switch pipeline::
+
+    +----+----------------------------------------------+---+----------------------------------+
+    | R0 | REGBIT_CONNTRACK_{DEFRAG,COMMIT,NAT}  [0..2]  |   |                                  |
+    |    | REGBIT_{DHCP_OPTS,DNS_LOOKUP}_RESULT  [3..4]  |   |                                  |
+    |    | REGBIT_HAIRPIN [6], REGBIT_HAIRPIN_REPLY [12] | X |                                  |
+    |    | REGBIT_ACL_HINT_{ALLOW_NEW,ALLOW,DROP,BLOCK}  | X |                                  |
+    |    |   [7..10], REGBIT_ACL_HINT_ALLOW_REL [17]     | R |    REG_LB_L2_AFF_BACKEND_IP6     |
+    |    | REGBIT_LKUP_FDB [11], REGBIT_ACL_LABEL [13]   | E |    (ls_in_lb_aff_check ..        |
+    |    | REGBIT_FROM_RAMP [14]                         | G |     ls_in_lb)                    |
+    |    | REGBIT_PORT_SEC_DROP [15]                     | 0 |                                  |
+    |    | REGBIT_ACL_STATELESS [16]                     |   |                                  |
+    +----+----------------------------------------------+   |                                  |
+    | R1 | REG_ORIG_DIP_IPV4 (>= ls_in_pre_stateful)     |   |                                  |
+    +----+----------------------------------------------+   |                                  |
+    | R2 | REG_ORIG_TP_DPORT [0..15]                     |   |                                  |
+    |    |   (>= ls_in_pre_stateful)                     |   |                                  |
+    +----+----------------------------------------------+   |                                  |
+    | R3 | REG_ACL_LABEL (committed as ct_label.label)   |   |                                  |
+    +----+----------------------------------------------+---+----------------------------------+
+    | R4 | REG_LB_AFF_BACKEND_IP4                        | X |                                  |
+    +----+----------------------------------------------+ X |                                  |
+    | R5 | unused                                        | R | REG_ORIG_DIP_IPV6                |
+    +----+----------------------------------------------+ E |   (>= ls_in_pre_stateful)        |
+    | R6 | unused                                        | G |                                  |
+    +----+----------------------------------------------+ 1 |                                  |
+    | R7 | unused                                        |   |                                  |
+    +----+----------------------------------------------+---+----------------------------------+
+    | R8 | REG_LB_AFF_MATCH_PORT [0..15]                 |
+    +----+----------------------------------------------+
+    | R9 | REGBIT_KNOWN_LB_SESSION [6]                   |
+    |    |   (ls_in_lb_aff_check .. ls_in_lb_aff_learn)  |
+    +----+----------------------------------------------+
+
+Logical router pipeline::
+
+    +----+-------------------------------+---+---------------------+---+------------------------+
+    | R0 | REGBIT_ND_RA_OPTS_RESULT [5]  |   |                     |   |                        |
+    |    |   (lr_in_nd_ra_options ..     | X |                     |   |                        |
+    |    |    lr_in_nd_ra_response)      | R | REG_INPORT_ETH_ADDR |   |                        |
+    |    | REG_NEXT_HOP_IPV4             | E |  [0..47]            | X |                        |
+    |    |   (>= lr_in_ip_routing; the   | G |  (lr_in_admission   | X |  REG_NEXT_HOP_IPV6     |
+    |    |    LB affinity VIP before)    | 0 |   .. lr_in_ip_input)| R |   (>= lr_in_ip_routing;|
+    +----+-------------------------------+   |                     | E |    the LB affinity VIP |
+    | R1 | REG_SRC_IPV4                  |   |                     | G |    before)             |
+    |    |   (>= lr_in_ip_routing)       |   |                     | 0 |                        |
+    +----+-------------------------------+---+---------------------+   |                        |
+    | R2 | unused                        |                         |   |                        |
+    +----+-------------------------------+                         |   |                        |
+    | R3 | unused                        |                         |   |                        |
+    +----+-------------------------------+-------------------------+---+------------------------+
+    | R4 | REG_LB_AFF_BACKEND_IP4        |                         |   | REG_SRC_IPV6           |
+    +----+-------------------------------+                         | X |   (>= lr_in_ip_routing)|
+    | R5 | unused                        |                         | X | REG_LB_L3_AFF_BACKEND_ |
+    +----+-------------------------------+                         | R |   IP6 (<= lr_in_dnat)  |
+    | R6 | unused                        |                         | E | REG_ECMP_ETH_FULL      |
+    +----+-------------------------------+                         | G |   (saved and restored  |
+    | R7 | REG_ROUTE_TABLE_ID            |                         | 1 |    within one flow)    |
+    |    |   (lr_in_ip_routing_pre ..    |                         |   |                        |
+    |    |    lr_in_ip_routing)          |                         |   |                        |
+    +----+-------------------------------+-------------------------+---+------------------------+
+    | R8 | REG_ECMP_GROUP_ID [0..15],    |
+    |    | REG_ECMP_MEMBER_ID [16..31],  |
+    |    | REG_LB_AFF_MATCH_PORT [0..15] |
+    +----+-------------------------------+
+    | R9 | REGBIT_EGRESS_LOOPBACK [0]    |
+    |    | REGBIT_PKT_LARGER [1]         |
+    |    | REGBIT_LOOKUP_NEIGHBOR_RESULT |
+    |    |   [2]                         |
+    |    | REGBIT_LOOKUP_NEIGHBOR_IP_    |
+    |    |   RESULT [3]                  |
+    |    | REGBIT_DST_NAT_IP_LOCAL [4]   |
+    |    | REGBIT_KNOWN_ECMP_NH [5]      |
+    |    | REGBIT_KNOWN_LB_SESSION [6]   |
+    |    | REG_ORIG_TP_DPORT_ROUTER      |
+    |    |   [16..31]                    |
+    +----+-------------------------------+
+
+Logical flags (``flags``, the MFF_LOG_FLAGS register; flows name most bits symbolically):
+``flags[0]`` ``flags.loopback`` (output back to the inport allowed), ``flags[1]`` received from a
+VXLAN tunnel (:data:`FLAGBIT_NOT_VXLAN`), ``flags[2]`` ``flags.force_snat_for_dnat``,
+``flags[3]`` ``flags.force_snat_for_lb``; and, by name only, ``flags.skip_snat_for_lb`` and
+``flags.use_snat_zone`` (the router pipeline's load-balancer SNAT choices).
+
+Whole-register clears (``reg0 = 0; ... reg9 = 0;`` of the egress loopback, ``reg0 = 0;`` before
+a ``reject``) are written out where they occur: they name no use of the register.
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
-# Switch pipeline (reg0 bits).
-REGBIT_LKUP_FDB: Final = "reg0[11]"  # lookup_fdb() found the inport/eth.src pair
-REGBIT_FROM_RAMP: Final = "reg0[14]"  # packet came from a VTEP (RAMP) port
-REGBIT_PORT_SEC_DROP: Final = "reg0[15]"  # port security check failed
-
-# Logical flags.
-FLAGBIT_NOT_VXLAN: Final = "flags[1] == 0"  # packet did not come in over a VXLAN tunnel
-
-# Switch conntrack / ACL hints (reg0 bits), as ``man ovn-northd`` names them.
+# ---- Logical switch: reg0 bits ----
 REGBIT_CONNTRACK_DEFRAG: Final = "reg0[0]"  # send to conntrack (ct_next) in pre_stateful
 REGBIT_CONNTRACK_COMMIT: Final = "reg0[1]"  # commit the connection in the stateful stage
 REGBIT_CONNTRACK_NAT: Final = "reg0[2]"  # send to conntrack (ct_lb_mark) in pre_stateful
-REGBIT_ACL_HINT_ALLOW_NEW: Final = "reg0[7]"
+REGBIT_DHCP_OPTS_RESULT: Final = "reg0[3]"  # put_dhcp(v6)_opts succeeded
+REGBIT_DNS_LOOKUP_RESULT: Final = "reg0[4]"  # dns_lookup found an answer
+REGBIT_HAIRPIN: Final = "reg0[6]"  # load-balanced traffic going back out of its inport
+REGBIT_ACL_HINT_ALLOW_NEW: Final = "reg0[7]"  # ACL hints, as ``man ovn-northd`` names them
 REGBIT_ACL_HINT_ALLOW: Final = "reg0[8]"
 REGBIT_ACL_HINT_DROP: Final = "reg0[9]"
 REGBIT_ACL_HINT_BLOCK: Final = "reg0[10]"
+REGBIT_LKUP_FDB: Final = "reg0[11]"  # lookup_fdb() found the inport/eth.src pair
+REGBIT_HAIRPIN_REPLY: Final = "reg0[12]"  # reply of a hairpinned load-balanced connection
 REGBIT_ACL_LABEL: Final = "reg0[13]"  # commit reg3 as ct_label.label
+REGBIT_FROM_RAMP: Final = "reg0[14]"  # packet came from a VTEP (RAMP) port
+REGBIT_PORT_SEC_DROP: Final = "reg0[15]"  # port security check failed
 REGBIT_ACL_STATELESS: Final = "reg0[16]"  # matched an allow-stateless ACL: skip conntrack
 REGBIT_ACL_HINT_ALLOW_REL: Final = "reg0[17]"  # reply or related traffic of an allowed connection
-REG_ACL_LABEL: Final = "reg3"
+
+# ---- Logical switch: other registers ----
+REG_ORIG_DIP_IPV4: Final = "reg1"  # a load-balanced packet's original destination IPv4
+REG_ORIG_DIP_IPV6: Final = "xxreg1"  # ... IPv6
+REG_ORIG_TP_DPORT: Final = "reg2[0..15]"  # ... and its original L4 destination port
+REG_ACL_LABEL: Final = "reg3"  # the ACL label (upstream REG_LABEL)
+REG_LB_L2_AFF_BACKEND_IP6: Final = "xxreg0"  # the IPv6 backend chk_lb_aff() found (switch)
+
+# ---- Switches and routers: load-balancer affinity ----
+REG_LB_AFF_BACKEND_IP4: Final = "reg4"  # the IPv4 backend chk_lb_aff() found
+REG_LB_AFF_MATCH_PORT: Final = "reg8[0..15]"  # ... and its port
+
+# ---- Logical router: reg0 bit ----
+REGBIT_ND_RA_OPTS_RESULT: Final = "reg0[5]"  # put_nd_ra_opts succeeded
+
+# ---- Logical router: routing ----
+REG_NEXT_HOP_IPV4: Final = "reg0"
+REG_NEXT_HOP_IPV6: Final = "xxreg0"
+REG_SRC_IPV4: Final = "reg1"  # the output port's address (ARP request source)
+REG_SRC_IPV6: Final = "xxreg1"  # ... (NS source)
+REG_INPORT_ETH_ADDR: Final = "xreg0[0..47]"  # the inport's MAC, stored by lr_in_admission
+REG_ROUTE_TABLE_ID: Final = "reg7"  # the inport's route table (lr_in_ip_routing_pre)
+REG_ECMP_GROUP_ID: Final = "reg8[0..15]"  # 0: not ECMP
+REG_ECMP_MEMBER_ID: Final = "reg8[16..31]"
+REG_LB_L3_AFF_BACKEND_IP6: Final = "xxreg1"  # the IPv6 backend chk_lb_aff() found (router)
+# Holds ct_label for a moment (push / pop) to read the ECMP reply MAC out of it.
+REG_ECMP_ETH_FULL: Final = "xxreg1"
+REG_ECMP_ETH_FIELD: Final = "xxreg1[32..79]"  # ct_label.ecmp_reply_eth within REG_ECMP_ETH_FULL
+
+# ---- Logical router: reg9 bits ----
+REGBIT_EGRESS_LOOPBACK: Final = "reg9[0]"  # recirculated by the egress loopback
+REGBIT_PKT_LARGER: Final = "reg9[1]"  # check_pkt_larger(): larger than the gateway MTU
+REGBIT_LOOKUP_NEIGHBOR_RESULT: Final = "reg9[2]"  # lookup_arp / lookup_nd: binding known
+REGBIT_LOOKUP_NEIGHBOR_IP_RESULT: Final = "reg9[3]"  # learning allowed for the sender's IP
+REGBIT_DST_NAT_IP_LOCAL: Final = "reg9[4]"  # destination is a NAT IP local to this chassis
+REGBIT_KNOWN_ECMP_NH: Final = "reg9[5]"  # chk_ecmp_nh(_mac): reply of a symmetric ECMP route
+REGBIT_KNOWN_LB_SESSION: Final = "reg9[6]"  # chk_lb_aff(): an affinity session exists
+REG_ORIG_TP_DPORT_ROUTER: Final = "reg9[16..31]"  # a load-balanced packet's original L4 port
+
+# ---- Logical flags ----
+FLAGBIT_NOT_VXLAN: Final = "flags[1] == 0"  # packet did not come in over a VXLAN tunnel

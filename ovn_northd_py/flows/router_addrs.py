@@ -22,11 +22,11 @@ from ..northd.addresses import (
     parse_lrp_networks,
     parse_mac,
 )
-from ..northd.build import opt
+from ..northd.lb_vips import is_template_lb
 from ..northd.model import Datapath, Port
 from ..ovsdb import fastrow
+from ..ovsdb.columns import opt
 from .context import FlowCtx
-from .lb_health import is_template_lb
 
 # NAT types whose external IP the router answers ARP/ND for.
 DNAT_TYPES = frozenset({"dnat", "dnat_and_snat"})

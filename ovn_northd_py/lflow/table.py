@@ -11,7 +11,8 @@ matrix (:class:`~ovn_northd_py.lflow.bitmap.BitmapPool`) and demoted again when 
 is back to one.
 
 Ownership, for incremental processing: every ``add`` may name an ``owner`` (any
-hashable, e.g. ``("lsp", uuid)``).  Each add is one reference to its (flow,
+hashable; the flow builders use the kinds of :mod:`ovn_northd_py.flows.owners`, e.g.
+``("port", port name)``).  Each add is one reference to its (flow,
 datapath) pair; :meth:`FlowTable.remove_owner` drops exactly the references that
 owner made.  A pair stays while any reference remains (references made with
 ``owner=None`` are permanent), and a flow goes when its last datapath goes.

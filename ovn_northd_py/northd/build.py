@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..log import WarnOnce
+from ..ovsdb.columns import opt
 from .addresses import (
     AddressError,
     format_ip,
@@ -23,7 +24,9 @@ from .addresses import (
 )
 from .idpool import IdPool
 from .ipam import assign_dynamic_addresses
+from .lb_vips import is_template_lb, parse_vip
 from .model import LR, LS, Datapath, HaChassis, HaGroup, Northd, Port
+from .ovs_order import ovs_hash_string, sset_order
 from .tnlkeys import (
     DP_KEY_MAX_GENEVE,
     DP_KEY_MAX_VXLAN,
@@ -34,13 +37,6 @@ from .tnlkeys import (
     KeyAssigner,
     parse_requested_key,
 )
-
-
-def opt(v: Any) -> Any:
-    """The value of an optional IDL column (a 0- or 1-element list), or None."""
-    if isinstance(v, list):
-        return v[0] if v else None
-    return v
 
 
 def _uuid(row: Any) -> str:
@@ -103,8 +99,19 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     vx = vxlan_mode(sb)
     max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
+    _build_datapaths(nd, nb, sb, keys, max_dp, w)
+    _build_ports(nd, sb, w)
+    _assign_port_keys(nd, sb, keys, max_port, w)
+    _build_ha_groups(nd, nb, w)
+    # ---- IPAM: dynamic addresses (ipam.py) ----
+    if mac_prefix:
+        assign_dynamic_addresses(nd, mac_prefix, w)
+    return nd
 
-    # ---- datapaths ----
+
+def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, w: Any) -> None:
+    """Every switch and enabled router, with its tunnel key (requested, else the one SB or an
+    earlier run gave it, else a fresh one); a datapath left without a key is not registered."""
     dps: list[Datapath] = []
     for row in sorted(nb.rows("Logical_Switch").values(), key=_uuid):
         dps.append(Datapath(_uuid(row), LS, row.name, row))
@@ -140,26 +147,11 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
         nd.datapaths[dp.key] = dp
         dp.external_ids = _dp_external_ids(dp)
 
-    # ---- ports ----
-    # Name conflicts: the row that already holds the SB binding keeps it (stability); otherwise
-    # router ports win over switch ports, then the lowest NB uuid.
-    sb_port_dp: dict[str, str] = {}
-    for pb in sb.rows("Port_Binding").values():
-        nbk = _sb_dp_key(pb)
-        if nbk:
-            sb_port_dp[pb.logical_port] = nbk
-    cands: dict[str, list[tuple[str, str]]] = {}  # name -> [(datapath key, row uuid)]
-    for dp in nd.routers():
-        for lrp in sorted(dp.nb.ports, key=_uuid):
-            cands.setdefault(lrp.name, []).append((dp.key, _uuid(lrp)))
-    for dp in nd.switches():
-        for lsp in sorted(dp.nb.ports, key=_uuid):
-            cands.setdefault(lsp.name, []).append((dp.key, _uuid(lsp)))
-    winners: dict[str, tuple[str, str]] = {}
-    for name, cs in cands.items():
-        held = [c for c in cs if c[0] == sb_port_dp.get(name)]
-        winners[name] = (held or cs)[0]
-    nd.name_winners = winners
+
+def _build_ports(nd: Northd, sb: Any, w: Any) -> None:
+    """The router and switch ports (name conflicts settled), router-to-router peers, RA options,
+    chassisredirect ports and the router-type switch ports' ``nat_addresses``."""
+    nd.name_winners = _name_winners(nd, sb)
     lrp_by_name: dict[str, Port] = {}
     for dp in nd.routers():
         is_gw_router = bool(dp.nb.options.get("chassis"))
@@ -198,7 +190,33 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
             if p.is_router_lsp:
                 _set_nat_addresses(p)
 
-    # ---- port tunnel keys, per datapath ----
+
+def _name_winners(nd: Northd, sb: Any) -> dict[str, tuple[str, str]]:
+    """Port name -> (datapath key, row uuid) of the row that gets the name.  The row that already
+    holds the SB binding keeps it (stability); otherwise router ports win over switch ports, then
+    the lowest NB uuid."""
+    sb_port_dp: dict[str, str] = {}
+    for pb in sb.rows("Port_Binding").values():
+        nbk = _sb_dp_key(pb)
+        if nbk:
+            sb_port_dp[pb.logical_port] = nbk
+    cands: dict[str, list[tuple[str, str]]] = {}  # name -> [(datapath key, row uuid)]
+    for dp in nd.routers():
+        for lrp in sorted(dp.nb.ports, key=_uuid):
+            cands.setdefault(lrp.name, []).append((dp.key, _uuid(lrp)))
+    for dp in nd.switches():
+        for lsp in sorted(dp.nb.ports, key=_uuid):
+            cands.setdefault(lsp.name, []).append((dp.key, _uuid(lsp)))
+    winners: dict[str, tuple[str, str]] = {}
+    for name, cs in cands.items():
+        held = [c for c in cs if c[0] == sb_port_dp.get(name)]
+        winners[name] = (held or cs)[0]
+    return winners
+
+
+def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any) -> None:
+    """Port tunnel keys, per datapath (as for datapaths: requested, else kept, else fresh); a port
+    left without a key is dropped from the model."""
     sb_port_keys: dict[str, tuple[str, int]] = {}
     for pb in sb.rows("Port_Binding").values():
         nbkey = _sb_dp_key(pb)
@@ -239,12 +257,6 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     for stale in set(keys.port_pools) - set(nd.datapaths):
         del keys.port_pools[stale]
 
-    _build_ha_groups(nd, nb, w)
-    # ---- IPAM: dynamic addresses (ipam.py) ----
-    if mac_prefix:
-        assign_dynamic_addresses(nd, mac_prefix, w)
-    return nd
-
 
 def _hmap_order(items: Iterable[tuple[int, str]]) -> list[str]:
     """The iteration order of an OVS hmap after inserting ``(hash, item)`` in turn.
@@ -279,8 +291,6 @@ def idl_row_order(uuids: Iterable[str]) -> list[str]:
     IDL's row map, keyed by the uuid's first 32 bits.  Checked against the reference's fresh
     datapath tunnel keys (it numbers switches, then routers, in this order).
     """
-    from ..flows.ovs_order import ovs_hash_string  # lazy: the flows package imports this module
-
     by_text = _hmap_order((ovs_hash_string(u), u) for u in sorted(uuids))
     return _hmap_order((int(u.replace("-", "")[:8], 16), u) for u in by_text)
 
@@ -499,12 +509,8 @@ def _garp_lb_vips(router: Datapath) -> list[str]:
     """The router's load-balancer VIPs as ``nat_addresses`` lists them (observed): IPv4 ones, then
     IPv6 ones, each in the iteration order of an OVS string set filled load balancer by load
     balancer (own ones, then groups'), each's VIPs in the order of its ``vips`` map; only the VIPs
-    the load balancer uses (:func:`~ovn_northd_py.flows.ls_lb.parse_vip`).  A template
+    the load balancer uses (:func:`.lb_vips.parse_vip`).  A template
     load balancer's usable VIPs are listed as written (``^VAR``, with the IPv4 ones)."""
-    from ..flows.lb_health import is_template_lb
-    from ..flows.ls_lb import parse_vip
-    from ..flows.ovs_order import sset_order
-
     lbs = list(router.nb.load_balancer)
     for grp in router.nb.load_balancer_group:
         lbs.extend(grp.load_balancer)

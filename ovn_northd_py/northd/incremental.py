@@ -1,30 +1,44 @@
-"""Incremental update of the northd model for logical switch port changes.
+"""Incremental update of the northd model (datapaths, ports, tunnel keys, derived port values).
 
-Handled: VIF-like ports (any type but "router") added to, removed from, or updated
-on existing switches (except address changes on switches with IPAM: those may move
-other ports' dynamic addresses); NB_Global counter bumps; our own write-backs
-(``up``, ``tag``, ``dynamic_addresses``).  Anything else returns None, and the caller
-falls back to a full recompute.
+Handled without a recompute:
 
-Contract: on None the model may not have been touched; we validate everything
-first, then apply.  On success the returned ``Tracked`` names exactly what
-changed, for the downstream nodes (SB sync, flows, NB write-back).
+* switches and routers created (not deleted): their datapaths get tunnel keys as a full build
+  would hand them out, and their ports are added like the others;
+* switch ports (any type but ``router``, no HA chassis group) added to, removed from, or updated
+  on a switch -- except address changes on a switch with IPAM, which may move other ports'
+  dynamic addresses;
+* router ports attached or detached (a router's ``ports``) and router-type switch ports added or
+  removed, without gateway chassis (:mod:`.router_ports`); router ports updated in place
+  (addresses, options, ``peer``, ...: :data:`LRP_IN_PLACE`);
+* NAT rule and load-balancer changes: the values router ports derive from them
+  (``always-redirect``, peer switch ports' ``nat_addresses``) are refreshed;
+* NB_Global counter bumps and the options northd fills in itself; our own write-backs (``up``,
+  ``dynamic_addresses``);
+* tables and columns the engine's features take (``flow_only_tables`` / ``flow_only_columns``:
+  ACLs, routes, QoS, ...) change nothing here: their handlers rebuild flows and derived SB tables.
+
+Anything else returns None, and the caller falls back to a full recompute.
+
+Contract: on None the model has not been touched -- the changes are classified and validated
+first (:func:`_classify`, :func:`_plan`), then applied (:func:`_apply`, which cannot fail).  On
+success the returned ``Tracked`` names exactly what changed, for the downstream nodes (SB sync,
+flows, NB write-back).
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.features import flow_only_columns, flow_only_tables
+from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
 from .build import (
     KeyState,
     add_datapaths,
     lsp_port,
-    opt,
     refresh_router_derived,
     resolve_lrp_peer,
     update_lrp_in_place,
@@ -32,7 +46,7 @@ from .build import (
 from .idpool import IdPoolExhausted
 from .ipam import switch_has_ipam_keys, uses_dynamic_addresses
 from .model import LR, LS, Datapath, Northd, Port
-from .router_ports import apply_router_ports, plan_router_ports
+from .router_ports import RouterPortPlan, apply_router_ports, plan_router_ports
 
 # NB_Global columns that change on every `ovn-nbctl --wait` or that we write ourselves.
 NB_GLOBAL_COUNTERS = frozenset(
@@ -67,7 +81,7 @@ class Tracked:
     # Routers whose NAT rules or load balancers changed (SB address sets derived from their VIPs).
     lb_routers: set[str] = field(default_factory=set)
     # Datapaths created (switches / routers added to NB): their SB rows are inserted, and every
-    # registered feature sees them as an update of all its columns.
+    # feature sees them as an update of all its columns.
     dps_added: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
@@ -82,64 +96,151 @@ def _is_plain(lsp: Any) -> bool:
 
 
 def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], warn: Any,
-                     sb: Any = None) -> Tracked | None:
-    """Apply NB row changes to the model incrementally; None when a recompute is needed."""
-    ls_rows = nb.rows("Logical_Switch")
-    lsp_rows = nb.rows("Logical_Switch_Port")
-    removed: list[tuple[Datapath, Port]] = []
-    added: list[tuple[Datapath, Any]] = []
-    updated: list[tuple[Datapath, Port, Any]] = []
-    switch_changes: set[str] = set()
-    lsp_updates: dict[str, frozenset[str]] = {}
-    lrp_updates: dict[str, frozenset[str]] = {}
-    router_port_changes: set[str] = set()
-    rlsp_added: list[tuple[Datapath, Any]] = []
-    rlsp_removed: list[Port] = []
-    created: dict[str, str] = {}  # NB uuid of a new switch / router -> its table
+                     sb: Any = None, *, flow_only_tables: frozenset[str] = frozenset(),
+                     flow_only_columns: Mapping[str, frozenset[str]] | None = None) -> Tracked | None:
+    """Apply NB row changes to the model incrementally; None when a recompute is needed.
 
-    flow_only = flow_only_tables()
-    ls_feature_columns = flow_only_columns("Logical_Switch")  # e.g. acls: the features' handlers
-    lr_feature_columns = flow_only_columns("Logical_Router")  # e.g. static_routes
+    ``flow_only_tables`` / ``flow_only_columns`` (table -> columns): what the engine's features take
+    (they feed only flows and derived SB tables, never the model: their handlers rebuild those).
+
+    Three steps: :func:`_classify` the changes, :func:`_plan` (validate) what they do to the
+    model -- both return None, having changed nothing, when a recompute is needed -- then
+    :func:`_apply` the plan, which cannot fail."""
+    batch = _classify(nb, changes, flow_only_tables, flow_only_columns or {})
+    if batch is None:
+        return None
+    plan = _plan(nd, keys, nb, batch, sb)
+    if plan is None:
+        return None
+    return _apply(nd, keys, nb, changes, plan, warn, sb)
+
+
+@dataclass(slots=True)
+class _Batch:
+    """The NB changes the model handles incrementally, by kind (:func:`_classify`)."""
+
+    switch_changes: set[str] = field(default_factory=set)  # switches whose ``ports`` changed
+    router_port_changes: set[str] = field(default_factory=set)  # routers whose ``ports`` changed
+    lsp_updates: dict[str, frozenset[str]] = field(default_factory=dict)  # LSP uuid -> changed columns
+    lrp_updates: dict[str, frozenset[str]] = field(default_factory=dict)  # LRP uuid -> changed columns
+    created: dict[str, str] = field(default_factory=dict)  # NB uuid of a new switch / router -> its table
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What a batch does to the model, validated (:func:`_plan`); :func:`_apply` carries it out."""
+
+    new_dps: dict[str, Datapath]
+    removed: list[tuple[Datapath, Port]]  # plain switch ports removed
+    added: list[tuple[Datapath, Any]]  # (switch, LSP row) of plain switch ports added
+    updated: list[tuple[Datapath, Port, Any]]  # plain switch ports updated in place
+    rplan: RouterPortPlan  # router ports and router-type switch ports attached / detached
+    lrp_ports: list[Port]  # router ports updated in place
+    lrp_updates: dict[str, frozenset[str]]
+
+
+def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
+              feature_columns: Mapping[str, frozenset[str]]) -> _Batch | None:
+    """Sort the changes by what they touch; None when one needs a recompute."""
+    b = _Batch()
+    ls_feature_columns = feature_columns.get("Logical_Switch", frozenset())  # e.g. acls: the features' handlers
+    lr_feature_columns = feature_columns.get("Logical_Router", frozenset())  # e.g. static_routes
     for c in changes:
         if c.table == "NB_Global":
             if c.event != "update" or not _nb_global_change_is_ours(c, nb):
                 return None
         elif c.table in ("Logical_Switch", "Logical_Router") and c.event == "create":
-            created[str(c.uuid)] = c.table
+            b.created[str(c.uuid)] = c.table
         elif c.table == "Logical_Switch":
             if c.event != "update" or not c.columns <= {"ports"} | ls_feature_columns:
                 return None
             if "ports" in c.columns:
-                switch_changes.add(str(c.uuid))
+                b.switch_changes.add(str(c.uuid))
         elif c.table == "Logical_Router":
-            # Columns that feed registered features (routes, policies, NAT, ...) and its port set.
+            # Columns that feed the engine's features (routes, policies, NAT, ...) and its port set.
             if c.event != "update" or not c.columns <= lr_feature_columns | {"ports"}:
                 return None
             if "ports" in c.columns:
-                router_port_changes.add(str(c.uuid))
+                b.router_port_changes.add(str(c.uuid))
         elif c.table == "Logical_Router_Port":
             if c.event != "update":
                 continue  # an added / removed row: seen through its router's ``ports``
             if not c.columns <= LRP_IN_PLACE:
                 return None
-            lrp_updates[str(c.uuid)] = lrp_updates.get(str(c.uuid), frozenset()) | c.columns
+            b.lrp_updates[str(c.uuid)] = b.lrp_updates.get(str(c.uuid), frozenset()) | c.columns
         elif c.table == "Logical_Switch_Port":
             if c.event == "update":
-                cols = lsp_updates.get(str(c.uuid), frozenset()) | c.columns
-                lsp_updates[str(c.uuid)] = cols
+                cols = b.lsp_updates.get(str(c.uuid), frozenset()) | c.columns
+                b.lsp_updates[str(c.uuid)] = cols
         elif c.table in flow_only:
             continue  # feeds only flows / derived SB tables: handled by the feature's handlers
-        # (NAT and load-balancer changes also refresh the router ports' derived values below.)
+        # (NAT and load-balancer changes also refresh the router ports' derived values in _apply.)
         else:
             return None
+    return b
 
-    new_dps = _new_datapaths(nd, nb, created)
+
+def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any) -> _Plan | None:
+    """Validate the batch against the model, changing nothing; None when a recompute is needed."""
+    new_dps = _new_datapaths(nd, nb, b.created)
     if new_dps is None or (new_dps and sb is None):
         return None
     for key, dp in new_dps.items():
-        (switch_changes if dp.kind == LS else router_port_changes).add(key)
+        (b.switch_changes if dp.kind == LS else b.router_port_changes).add(key)
+    members = _switch_membership(nd, nb, b.switch_changes, new_dps)
+    if members is None:
+        return None
+    removed, added, rlsp_added, rlsp_removed = members
+    updated = _lsp_updates(nd, nb, b.lsp_updates, added, rlsp_added)
+    if updated is None:
+        return None
 
-    # Port membership of the switches whose `ports` changed.
+    # IPAM: any address change on a switch with IPAM may move other ports' dynamic addresses.
+    ipam_touched = [dp for dp, _ in removed] + [dp for dp, _ in added]
+    ipam_touched += [dp for dp, _, lsp in updated if "addresses" in b.lsp_updates.get(str(lsp.uuid), ())]
+    if any(switch_has_ipam_keys(dp.nb.other_config) for dp in ipam_touched) and (
+        uses_dynamic_addresses(nd) or any(_asks_dynamic(lsp) for _, lsp in added)
+        or any(_asks_dynamic(lsp) for _, _, lsp in updated)
+    ):
+        return None
+
+    # Validate names (and that we have the switch's key pool) before touching anything.
+    removed_names = {p.name for _, p in removed}
+    seen: set[str] = set()
+    for dp, lsp in added:
+        if dp.key not in keys.port_pools and dp.key not in new_dps:
+            return None
+        name = lsp.name
+        if not name or name in seen or (name in nd.ports and name not in removed_names):
+            return None
+        if lsp.options.get("requested-tnl-key"):
+            return None
+        seen.add(name)
+
+    rplan = plan_router_ports(nd, keys, nb.rows("Logical_Router"), b.router_port_changes, rlsp_added, rlsp_removed,
+                              {lsp.name for _, lsp in added}, removed_names, new_dps)
+    if rplan is None:
+        return None
+    lrp_updates = dict(b.lrp_updates)
+    for u in rplan.added_lrp_uuids:
+        lrp_updates.pop(u, None)  # built from its present row anyway
+    lrp_ports = _lrp_updates(nd, nb, lrp_updates)
+    if lrp_ports is None:
+        return None
+    return _Plan(new_dps, removed, added, updated, rplan, lrp_ports, lrp_updates)
+
+
+_Members = tuple[list[tuple[Datapath, Port]], list[tuple[Datapath, Any]], list[tuple[Datapath, Any]], list[Port]]
+
+
+def _switch_membership(nd: Northd, nb: Any, switch_changes: set[str], new_dps: dict[str, Datapath]) -> _Members | None:
+    """Port membership of the switches whose ``ports`` changed: (plain ports removed, plain ports
+    added, router-type ports added, router-type ports removed); None when a recompute is needed."""
+    ls_rows = nb.rows("Logical_Switch")
+    removed: list[tuple[Datapath, Port]] = []
+    added: list[tuple[Datapath, Any]] = []
+    rlsp_added: list[tuple[Datapath, Any]] = []
+    rlsp_removed: list[Port] = []
     claimed: dict[str, str] = {}  # lsp uuid -> switch key, for rows now in some changed switch
     for key in switch_changes:
         sdp = nd.datapaths.get(key) or new_dps.get(key)
@@ -166,8 +267,15 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
                     return None
                 else:
                     added.append((dp, lsp))
+    return removed, added, rlsp_added, rlsp_removed
 
-    # Updates of ports that stay where they are.
+
+def _lsp_updates(nd: Northd, nb: Any, lsp_updates: dict[str, frozenset[str]], added: list[tuple[Datapath, Any]],
+                 rlsp_added: list[tuple[Datapath, Any]]) -> list[tuple[Datapath, Port, Any]] | None:
+    """Updates of switch ports that stay where they are: (switch, port, row) of those to rebuild;
+    None when one needs a recompute."""
+    lsp_rows = nb.rows("Logical_Switch_Port")
+    updated: list[tuple[Datapath, Port, Any]] = []
     for u, cols in lsp_updates.items():
         if not cols - LSP_WRITEBACK:
             if "dynamic_addresses" in cols and not _dynamic_addresses_are_ours(nd, lsp_rows.get(_as_uuid(u, lsp_rows))):
@@ -190,57 +298,72 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         if "options" in cols and lsp.options.get("requested-tnl-key") is not None:
             return None
         updated.append((p.dp, p, lsp))
+    return updated
 
-    # IPAM: any address change on a switch with IPAM may move other ports' dynamic addresses.
-    ipam_touched = [dp for dp, _ in removed] + [dp for dp, _ in added]
-    ipam_touched += [dp for dp, _, lsp in updated if "addresses" in lsp_updates.get(str(lsp.uuid), ())]
-    if any(switch_has_ipam_keys(dp.nb.other_config) for dp in ipam_touched) and (
-        uses_dynamic_addresses(nd) or any(_asks_dynamic(lsp) for _, lsp in added)
-        or any(_asks_dynamic(lsp) for _, _, lsp in updated)
-    ):
-        return None
 
-    # Validate names (and that we have the switch's key pool) before touching anything.
-    removed_names = {p.name for _, p in removed}
-    seen: set[str] = set()
-    for dp, lsp in added:
-        if dp.key not in keys.port_pools and dp.key not in new_dps:
-            return None
-        name = lsp.name
-        if not name or name in seen or (name in nd.ports and name not in removed_names):
-            return None
-        if lsp.options.get("requested-tnl-key"):
-            return None
-        seen.add(name)
-
-    rplan = plan_router_ports(nd, keys, nb.rows("Logical_Router"), router_port_changes, rlsp_added, rlsp_removed,
-                              {lsp.name for _, lsp in added}, removed_names, new_dps)
-    if rplan is None:
-        return None
-    for u in rplan.added_lrp_uuids:
-        lrp_updates.pop(u, None)  # built from its present row anyway
-    lrp_ports = _lrp_updates(nd, nb, lrp_updates)
-    if lrp_ports is None:
-        return None
-
-    # ---- apply ----
+def _apply(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], plan: _Plan, warn: Any,
+           sb: Any) -> Tracked:
+    """Carry out a validated plan; returns what changed."""
     t = Tracked()
     preassigned: dict[str, int] = {}  # NB port uuid -> tunnel key, for the ports of new datapaths
-    if new_dps:
-        for dp in add_datapaths(nd, keys, sb, list(new_dps.values()), warn):
-            t.dps_added.add(dp.key)
-            t.dps_changed.add(dp.key)
-            if dp.kind == LR:
-                t.routers_changed.add(dp.key)
-            # A full build numbers a new datapath's ports in NB uuid order (switch ports, router
-            # ports); the add paths below take these keys.
-            rows = sorted(dp.nb.ports, key=lambda r: str(r.uuid))
-            new_pool = keys.port_pools[dp.key]
-            for r in rows:
-                preassigned[str(r.uuid)] = new_pool.allocate()
-        missing = set(new_dps) - t.dps_added
+    added = plan.added
+    if plan.new_dps:
+        missing = _add_new_datapaths(nd, keys, sb, plan.new_dps, t, preassigned, warn)
         added = [(dp, lsp) for dp, lsp in added if dp.key not in missing]
-    for dp, p in removed:
+    _apply_switch_ports(nd, keys, plan, added, t, preassigned, warn)
+    if plan.rplan:
+        apply_router_ports(nd, keys, plan.rplan, t, warn, preassigned)
+    routers = {r.key: r for r in _nat_lb_routers(nd, nb, changes)}
+    t.lb_routers |= set(routers)
+    for p in plan.lrp_ports:
+        if "peer" in plan.lrp_updates.get(p.nb_key, ()):
+            old_peer = p.peer
+            resolve_lrp_peer(nd, p, warn)
+            if old_peer is not None and old_peer.kind == "lrp":
+                t.routers_changed.add(old_peer.dp.key)
+            if p.peer is not None:
+                t.routers_changed.add(p.peer.dp.key)
+        t.ports_changed |= update_lrp_in_place(p)
+        t.routers_changed.add(p.dp.key)
+        # Multicast groups read router ports' enabled / mcast_flood (the router's _MC_static, the
+        # attached switch's _MC_mrouter_flood).
+        t.dps_changed.add(p.dp.key)
+        if p.peer is not None and p.peer.kind == "lsp":
+            t.dps_changed.add(p.peer.dp.key)
+        routers[p.dp.key] = p.dp
+    for router in routers.values():
+        t.ports_changed |= refresh_router_derived(router)
+    # A router's NAT flows read its gateway ports' switches' localnet ports (a VLAN tag there
+    # changes the gateway_mtu check): those routers are rebuilt whole.
+    localnet = {dp.key for dp, p in plan.removed if p.sb_type == "localnet"}
+    localnet |= {dp.key for dp, p, lsp in plan.updated if "localnet" in (p.sb_type, lsp.type)}
+    localnet |= {dp.key for dp, lsp in added if lsp.type == "localnet"}
+    t.routers_changed |= _attached_routers(nd, localnet)
+    return t
+
+
+def _add_new_datapaths(nd: Northd, keys: KeyState, sb: Any, new_dps: dict[str, Datapath], t: Tracked,
+                       preassigned: dict[str, int], warn: Any) -> set[str]:
+    """Register the datapaths created in this batch and reserve their ports' tunnel keys in
+    ``preassigned``; returns the keys of those left out (no tunnel key left)."""
+    for dp in add_datapaths(nd, keys, sb, list(new_dps.values()), warn):
+        t.dps_added.add(dp.key)
+        t.dps_changed.add(dp.key)
+        if dp.kind == LR:
+            t.routers_changed.add(dp.key)
+        # A full build numbers a new datapath's ports in NB uuid order (switch ports, router
+        # ports); the add paths below take these keys.
+        rows = sorted(dp.nb.ports, key=lambda r: str(r.uuid))
+        new_pool = keys.port_pools[dp.key]
+        for r in rows:
+            preassigned[str(r.uuid)] = new_pool.allocate()
+    return set(new_dps) - t.dps_added
+
+
+def _apply_switch_ports(nd: Northd, keys: KeyState, plan: _Plan, added: list[tuple[Datapath, Any]], t: Tracked,
+                        preassigned: dict[str, int], warn: Any) -> None:
+    """Remove, update and add the plain switch ports of the plan."""
+    for dp, p in plan.removed:
         dp.ports.remove(p)
         if nd.ports.get(p.name) is p:
             del nd.ports[p.name]
@@ -250,7 +373,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         keys.port.pop(p.name, None)
         t.ports_deleted[p.name] = dp.key
         t.dps_changed.add(dp.key)
-    for dp, p, lsp in updated:
+    for dp, p, lsp in plan.updated:
         new = lsp_port(dp, lsp, {}, warn)
         new.tunnel_key = p.tunnel_key
         new.dynamic_addresses = p.dynamic_addresses  # its addresses did not change (else: recompute)
@@ -274,35 +397,6 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         t.ports_changed.add(p.name)
         t.ports_deleted.pop(p.name, None)
         t.dps_changed.add(dp.key)
-    if rplan:
-        apply_router_ports(nd, keys, rplan, t, warn, preassigned)
-    routers = {r.key: r for r in _nat_lb_routers(nd, nb, changes)}
-    t.lb_routers |= set(routers)
-    for p in lrp_ports:
-        if "peer" in lrp_updates.get(p.nb_key, ()):
-            old_peer = p.peer
-            resolve_lrp_peer(nd, p, warn)
-            if old_peer is not None and old_peer.kind == "lrp":
-                t.routers_changed.add(old_peer.dp.key)
-            if p.peer is not None:
-                t.routers_changed.add(p.peer.dp.key)
-        t.ports_changed |= update_lrp_in_place(p)
-        t.routers_changed.add(p.dp.key)
-        # Multicast groups read router ports' enabled / mcast_flood (the router's _MC_static, the
-        # attached switch's _MC_mrouter_flood).
-        t.dps_changed.add(p.dp.key)
-        if p.peer is not None and p.peer.kind == "lsp":
-            t.dps_changed.add(p.peer.dp.key)
-        routers[p.dp.key] = p.dp
-    for router in routers.values():
-        t.ports_changed |= refresh_router_derived(router)
-    # A router's NAT flows read its gateway ports' switches' localnet ports (a VLAN tag there
-    # changes the gateway_mtu check): those routers are rebuilt whole.
-    localnet = {dp.key for dp, p in removed if p.sb_type == "localnet"}
-    localnet |= {dp.key for dp, p, lsp in updated if "localnet" in (p.sb_type, lsp.type)}
-    localnet |= {dp.key for dp, lsp in added if lsp.type == "localnet"}
-    t.routers_changed |= _attached_routers(nd, localnet)
-    return t
 
 
 def _attached_routers(nd: Northd, switches: set[str]) -> set[str]:

@@ -31,8 +31,8 @@ from ..flows import datapath_enabled
 from ..flows.context import FlowCtx
 from ..flows.lr_bfd import effective_status, route_bfd_row
 from ..flows.lr_routing import route_resolves
-from ..northd.build import opt
 from ..northd.model import Northd
+from ..ovsdb.columns import opt
 from .rows import SyncStats, update_row
 
 TABLE = "BFD"

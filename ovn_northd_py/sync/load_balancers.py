@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..flows.ls_lb import sb_vip_key
+from ..northd.lb_vips import sb_vip_key
 from ..northd.model import Northd
 from .lflows import WantLb, _omap
 

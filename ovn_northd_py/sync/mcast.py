@@ -20,7 +20,6 @@ from typing import Any
 
 from ..flows.acl_index import smap_bool
 from ..flows.ls_l2 import in_mc_mrouter_flood, in_mc_static, in_mc_unknown
-from ..northd.build import opt
 from ..northd.mcast_keys import (
     MC_FLOOD,
     MC_FLOOD_KEY,
@@ -34,6 +33,7 @@ from ..northd.mcast_keys import (
     MC_UNKNOWN_KEY,
 )
 from ..northd.model import Datapath, Northd
+from ..ovsdb.columns import opt
 from .datapaths import dp_nb_key
 from .rows import SyncStats, sync_table
 

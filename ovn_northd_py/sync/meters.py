@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..flows.acl_rules import fair_meter_name
-from ..northd.build import opt
+from ..ovsdb.columns import opt
 from .rows import SyncStats
 
 Band = tuple[str, int, int]  # (action, rate, burst_size)

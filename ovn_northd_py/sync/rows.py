@@ -102,24 +102,6 @@ def sync_table(
     return out
 
 
-def sync_keyed_rows(txn: Any, table: str, rows: Any, key_of: Callable[[Any], Hashable | None],
-                    keys: Collection[Any], want: Mapping[Any, dict[str, Any] | None],
-                    stats: SyncStats) -> None:
-    """Make the SB rows of ``table`` keyed ``keys`` match ``want`` (a missing key: delete), leaving
-    every other row alone; duplicates of a key are deleted.  (The incremental counterpart of
-    :func:`sync_table` for one feature's changed keys.)"""
-    have: dict[Hashable, list[Any]] = {}
-    for row in rows.values():
-        k = key_of(row)
-        if k in keys:
-            have.setdefault(k, []).append(row)
-    for k in keys:
-        found = have.get(k, [])
-        for extra in found[1:]:
-            sync_one_row(txn, table, extra, None, stats)
-        sync_one_row(txn, table, found[0] if found else None, want.get(k), stats)
-
-
 def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | None, stats: SyncStats,
                  on_insert: dict[str, Any] | None = None) -> Any | None:
     """Make one row match ``want`` (insert, update or, with ``want`` None, delete)."""
@@ -139,3 +121,21 @@ def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | N
     if update_row(row, want):
         stats.bump(stats.updated, table)
     return row
+
+
+def sync_keyed_rows(txn: Any, table: str, rows: Any, key_of: Callable[[Any], Hashable | None],
+                    keys: Collection[Any], want: Mapping[Any, dict[str, Any] | None],
+                    stats: SyncStats) -> None:
+    """Make the SB rows of ``table`` keyed ``keys`` match ``want`` (a missing key: delete), leaving
+    every other row alone; duplicates of a key are deleted.  (The incremental counterpart of
+    :func:`sync_table` for one feature's changed keys.)"""
+    have: dict[Hashable, list[Any]] = {}
+    for row in rows.values():
+        k = key_of(row)
+        if k in keys:
+            have.setdefault(k, []).append(row)
+    for k in keys:
+        found = have.get(k, [])
+        for extra in found[1:]:
+            sync_one_row(txn, table, extra, None, stats)
+        sync_one_row(txn, table, found[0] if found else None, want.get(k), stats)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..flows.lb_health import MonitorKey, desired_monitors, lb_monitored, monitor_key, pb_up_reader
 from ..northd.model import Northd
+from .indexes import PB_BY_NAME, SM_BY_KEY
 from .rows import SyncStats, sync_one_row, sync_table
 
 TABLE = "Service_Monitor"
@@ -77,9 +78,7 @@ def reset_port_statuses(sb: Any, ports: Collection[str], port_up: Callable[[str]
             reset_status(row, port_up, stats)
 
 
-IDX_MONITORS = "sm_by_key"
 KEY_COLUMNS = frozenset({"logical_port", "ip", "port", "protocol"})
-IDX_PORTS = "pb_by_name"
 
 
 class MonitorSync:
@@ -89,14 +88,14 @@ class MonitorSync:
     (our own writes echoing back, ovn-controller's ``status``, anyone's edits) one by one."""
 
     def __init__(self, sb_in: Any) -> None:
-        self.index = sb_in.add_index(IDX_MONITORS, TABLE, monitor_key)
+        self.index = sb_in.add_index(SM_BY_KEY, TABLE, monitor_key)
         self.sb_in = sb_in
         self.want: dict[MonitorKey, dict[str, Any]] | None = None
         self.mapped: set[str] = set()
         self.checked_lbs: set[str] = set()  # load balancers with health checks at the last full sync
 
     def _port_up(self, sb: Any) -> Callable[[str], bool]:
-        return pb_up_reader(sb, self.sb_in.indexes.get(IDX_PORTS))
+        return pb_up_reader(sb, self.sb_in.indexes.get(PB_BY_NAME))
 
     def full(self, txn: Any, sb: Any, nb: Any, nd: Northd, svc_monitor_mac: str, stats: SyncStats) -> None:
         self.want, self.mapped, self.checked_lbs = wanted_monitors(nb, nd, svc_monitor_mac)

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from ovn_northd_py.flows import FlowCtx, build_datapath_flows, build_lflows, build_port_flows
-from ovn_northd_py.flows.ovs_order import ovs_hash_string, sset_order
 from ovn_northd_py.lflow.stages import (
     LR_IN_ADMISSION,
     LR_IN_LOOKUP_NEIGHBOR,
@@ -35,6 +34,7 @@ from ovn_northd_py.lflow.stages import (
 )
 from ovn_northd_py.lflow.table import FlowTable, LFlow
 from ovn_northd_py.northd.model import LR, LS, Datapath, Northd, Port
+from ovn_northd_py.northd.ovs_order import ovs_hash_string, sset_order
 
 # --------------------------------------------------------------------------- a tiny model
 

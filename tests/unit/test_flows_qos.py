@@ -18,9 +18,9 @@ from ovn_northd_py.flows.ls_qos import (
     build_qos_flows,
     qos_flows,
     qos_index,
-    qos_owner,
     remove_qos_flows,
 )
+from ovn_northd_py.flows.owners import qos_owner
 from ovn_northd_py.lflow.stages import LS_IN_QOS_MARK, LS_IN_QOS_METER, LS_OUT_QOS_MARK, LS_OUT_QOS_METER
 from ovn_northd_py.lflow.table import FlowTable
 

@@ -9,7 +9,6 @@ from typing import Any
 from ovn_northd_py.flows.context import FlowCtx
 from ovn_northd_py.flows.lr_common import hmap_mask, parse_ip_strict, smap_bool
 from ovn_northd_py.flows.lr_pipeline import build_lr_route_and_policy_flows, route_and_policy_owners
-from ovn_northd_py.flows.ovs_order import ovs_hash_string, sset_order
 from ovn_northd_py.lflow.stages import (
     LR_IN_IP_ROUTING,
     LR_IN_IP_ROUTING_ECMP,
@@ -18,6 +17,7 @@ from ovn_northd_py.lflow.stages import (
 )
 from ovn_northd_py.lflow.table import FlowTable
 from ovn_northd_py.northd.model import LR, Datapath, Northd, Port
+from ovn_northd_py.northd.ovs_order import ovs_hash_string, sset_order
 
 
 def test_smap_bool_reads_like_ovs() -> None:

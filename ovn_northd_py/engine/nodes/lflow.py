@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ...flows import build_datapath_flows, build_lflows, build_port_flows, port_reads_switch
-from ...flows.context import OWNER_DP, OWNER_PORT, FlowCtx, flow_ctx_from_nb
+from ...flows.context import FlowCtx, flow_ctx_from_nb
 from ...flows.lr_pipeline import attached_router_ports
 from ...flows.ls_lb import warn_bad_vips
+from ...flows.owners import OWNER_DP, OWNER_PORT
 from ...lflow.table import FlowTable
 from ...ovsdb.connection import RowChange
+from ...sync.indexes import PB_BY_NAME
 from ..engine import Node
 from ..feature_lb import on_health_sb, on_mapped_ports, rebuild_router_scope
 from ..features import FeatureCtx, feature, flow_only_columns, split_changes
@@ -40,7 +42,7 @@ class LflowNode(Node):
             return False
         self.fctx.nd = self.northd.data
         if on_health_sb(self.sb_in.changes, self.sb_in.resynced, ctx.sb, ctx.nb, self.fctx, self.table,
-                        self.sb_in.indexes.get("pb_by_name")):
+                        self.sb_in.indexes.get(PB_BY_NAME)):
             self.changed = True
         return True
 
@@ -137,7 +139,7 @@ class LflowNode(Node):
         table = FlowTable(len(nd.by_index))
         fctx = flow_ctx_from_nb(nd, ctx.nb, mac_prefix=gopts.mac_prefix if gopts else "",
                                 svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", warn=ctx.warn.warn,
-                                sb=ctx.sb, pb_index=self.sb_in.indexes.get("pb_by_name") if self.sb_in else None,
+                                sb=ctx.sb, pb_index=self.sb_in.indexes.get(PB_BY_NAME) if self.sb_in else None,
                                 profile=ctx.profile)
         build_lflows(nd, fctx, table)
         for lb in ctx.nb.rows("Load_Balancer").values():

@@ -8,6 +8,7 @@ from typing import Any
 from ...northd.model import Port
 from ...sync.bfd import sync_nb_bfd_status
 from ...sync.globals import hv_cfg, sb_global_row, sync_nb_global
+from ...sync.indexes import PB_BY_NAME
 from ..engine import Node
 from .inputs import DbInput
 from .northd import NorthdNode
@@ -20,7 +21,7 @@ class NbSyncNode(Node):
         super().__init__()
         self.northd = northd
         self.sb_in = sb_in
-        self.pb_index = sb_in.add_index("pb_by_name", "Port_Binding", lambda r: r.logical_port)
+        self.pb_index = sb_in.add_index(PB_BY_NAME, "Port_Binding", lambda r: r.logical_port)
         self.add_input(northd, self._on_northd_change)
         self.add_input(sb_in, self._on_sb_change)
         self.add_input(nb_in, self._on_nb_change)

@@ -10,6 +10,7 @@ from ...northd.model import Northd
 from ...sync.datapaths import dp_nb_key
 from ...sync.globals import GlobalOptions, global_options, nb_global_row, sb_global_row
 from ..engine import Node
+from ..features import flow_only_columns, flow_only_tables
 from .inputs import DbInput
 
 # SB tables whose changes alter what the northd node computes.
@@ -33,7 +34,9 @@ class NorthdNode(Node):
     def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
         if self.nb_in.resynced or self.gopts is None:
             return False
-        t = apply_nb_changes(self.data, self.keys, ctx.nb, self.nb_in.changes, ctx.warn.warn, sb=ctx.sb)
+        columns = {table: flow_only_columns(table) for table in ("Logical_Switch", "Logical_Router")}
+        t = apply_nb_changes(self.data, self.keys, ctx.nb, self.nb_in.changes, ctx.warn.warn, sb=ctx.sb,
+                             flow_only_tables=flow_only_tables(), flow_only_columns=columns)
         if t is None:
             return False
         if t:

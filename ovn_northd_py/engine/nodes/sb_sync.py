@@ -16,6 +16,7 @@ from ...sync.address_sets import desired_address_sets, sync_address_sets
 from ...sync.datapaths import dp_nb_key, prune_datapaths, sync_datapaths, sync_ip_multicast
 from ...sync.dhcp_codes import sync_dhcp_option_codes
 from ...sync.globals import nb_global_row, sync_sb_global
+from ...sync.indexes import DP_BY_NB_KEY, MC_BY_KEY, PB_BY_NAME
 from ...sync.mcast import MC_NAMES, desired_groups_of, sync_multicast_groups
 from ...sync.mirrors import sync_sb_mirrors
 from ...sync.ports import (
@@ -76,9 +77,9 @@ class SbSyncNode(Node):
         super().__init__()
         self.northd = northd
         self.sb_in = sb_in
-        self.pb_index = sb_in.add_index("pb_by_name", "Port_Binding", lambda r: r.logical_port)
-        self.dp_index = sb_in.add_index("dp_by_nb_key", "Datapath_Binding", dp_nb_key)
-        self.mc_index = sb_in.add_index("mc_by_key", "Multicast_Group", _mc_key)
+        self.pb_index = sb_in.add_index(PB_BY_NAME, "Port_Binding", lambda r: r.logical_port)
+        self.dp_index = sb_in.add_index(DP_BY_NB_KEY, "Datapath_Binding", dp_nb_key)
+        self.mc_index = sb_in.add_index(MC_BY_KEY, "Multicast_Group", _mc_key)
         self.monitors = MonitorSync(sb_in)  # Service_Monitor (load-balancer health checks)
         for f in FEATURES:
             for name, (table, key_of) in f.sb_indexes.items():

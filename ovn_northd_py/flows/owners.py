@@ -1,0 +1,97 @@
+"""Flow owners: which NB entity produced a flow, so that incremental processing can drop and rebuild
+exactly that entity's flows (:meth:`~ovn_northd_py.lflow.table.FlowTable.remove_owner`).
+
+Every flow builder adds its flows with one of these owners (a tuple whose first item names the
+kind); nothing else is an owner of a built flow.
+
+==================  =======================================  ==============================  ===========================
+kind                owner                                    flows                           built / rebuilt by
+==================  =======================================  ==============================  ===========================
+datapath            ``("dp", datapath key)``                 datapath-wide flows of a        ``flows.build_datapath_flows``
+                                                             switch or router
+port                ``("port", port name)``                  one port's flows (switch,       ``flows.build_port_flows``
+                                                             router, chassisredirect)
+switch LB           ``("lb", lb uuid)``                      a load balancer's flows on all  :mod:`.ls_lb`
+                                                             the switches using it
+router LB           ``("lb", lb uuid, router key)``          a load balancer's flows on one  :mod:`.lr_lb`, :mod:`.lr_nat`
+                                                             router
+ACL                 ``("acl", acl uuid, switch key)``        one ACL's flows on one switch   :mod:`.acl_rules`
+QoS                 ``("qos", qos uuid, switch key)``        one QoS row's flows on one      :mod:`.ls_qos`
+                                                             switch
+static route        ``("route", route uuid)``                one static route's flows (an    :mod:`.lr_routing`
+                                                             ECMP group's: its first route)
+policy              ``("policy", policy uuid)``              one routing policy's flows      :mod:`.lr_policy`
+NAT                 ``("nat", nat uuid)``                    one NAT rule's flows            :mod:`.lr_nat`
+==================  =======================================  ==============================  ===========================
+
+Keys are text: a datapath's key is its NB uuid (``Datapath.key``), a port's its name, every other
+kind names its NB row's uuid.  (The flow table itself accepts any hashable owner; its unit tests use
+others.)
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from ..northd.model import Datapath, Port
+
+OWNER_DP: Final = "dp"
+OWNER_PORT: Final = "port"
+OWNER_LB: Final = "lb"
+OWNER_ACL: Final = "acl"
+OWNER_QOS: Final = "qos"
+OWNER_ROUTE: Final = "route"
+OWNER_POLICY: Final = "policy"
+OWNER_NAT: Final = "nat"
+
+OwnerKind = Literal["dp", "port", "lb", "acl", "qos", "route", "policy", "nat"]
+
+DpOwner = tuple[Literal["dp"], str]
+PortOwner = tuple[Literal["port"], str]
+SwitchLbOwner = tuple[Literal["lb"], str]
+RouterLbOwner = tuple[Literal["lb"], str, str]
+AclOwner = tuple[Literal["acl"], str, str]
+QosOwner = tuple[Literal["qos"], str, str]
+RouteOwner = tuple[Literal["route"], str]
+PolicyOwner = tuple[Literal["policy"], str]
+NatOwner = tuple[Literal["nat"], str]
+
+Owner = (
+    DpOwner | PortOwner | SwitchLbOwner | RouterLbOwner | AclOwner | QosOwner | RouteOwner | PolicyOwner | NatOwner
+)
+
+
+def dp_owner(dp: Datapath) -> DpOwner:
+    return (OWNER_DP, dp.key)
+
+
+def port_owner(port: Port) -> PortOwner:
+    return (OWNER_PORT, port.name)
+
+
+def switch_lb_owner(lb_key: str) -> SwitchLbOwner:
+    return (OWNER_LB, lb_key)
+
+
+def router_lb_owner(lb_key: str, router_key: str) -> RouterLbOwner:
+    return (OWNER_LB, lb_key, router_key)
+
+
+def acl_owner(acl_key: str, dp_key: str) -> AclOwner:
+    return (OWNER_ACL, acl_key, dp_key)
+
+
+def qos_owner(qos_key: str, dp_key: str) -> QosOwner:
+    return (OWNER_QOS, qos_key, dp_key)
+
+
+def route_owner(uuid: str) -> RouteOwner:
+    return (OWNER_ROUTE, uuid)
+
+
+def policy_owner(uuid: str) -> PolicyOwner:
+    return (OWNER_POLICY, uuid)
+
+
+def nat_owner(nat_key: str) -> NatOwner:
+    return (OWNER_NAT, nat_key)
