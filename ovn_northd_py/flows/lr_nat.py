@@ -114,6 +114,7 @@ from ..northd.addresses import (
     format_ipv6,
     format_mac,
     parse_mac,
+    parse_nat_external_ip,
     solicited_node,
 )
 from ..northd.lb_vips import is_template_lb, parse_vip
@@ -341,13 +342,17 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     """The flows of one NAT rule on ``router`` (see the module doc): the ARP / ND replies for its
     external IP, then -- for a rule that applies -- its distributed gateway port's flows, its SNAT
     and its DNAT flows."""
-    ext_ip = parse_ip_strict(nat.external_ip.strip())
+    parsed = parse_nat_external_ip(nat.external_ip)
     logical = _logical(nat.logical_ip)
-    if ext_ip is None or nat.type not in SNAT_TYPES | DNAT_TYPES:
-        reason = f"bad external_ip {nat.external_ip!r}" if ext_ip is None else f"bad type {nat.type!r}"
+    if parsed is None or nat.type not in SNAT_TYPES | DNAT_TYPES:
+        reason = f"bad external_ip {nat.external_ip!r}" if parsed is None else f"bad type {nat.type!r}"
         ctx.warn("nat_bad_rule", "NAT", nat.uuid, reason, router=router.name)
         return
-    ext = fmt_ip(ext_ip)
+    ext_ip, ext = parsed
+    if ext != fmt_ip(ext_ip):
+        ctx.warn("nat_lenient_external_ip", "NAT", nat.uuid,
+                 f"external_ip {nat.external_ip!r} read as {fmt_ip(ext_ip)}, as the reference does",
+                 router=router.name)
     o = NatOpts.of(nat)
     add = _NatAdd(table, router.index, nat_owner(str(nat.uuid)), hint(str(nat.uuid)))
     _build_nat_arp_flows(router, nat, ctx, ext_ip, add)

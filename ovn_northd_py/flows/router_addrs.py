@@ -21,6 +21,7 @@ from ..northd.addresses import (
     parse_ip,
     parse_lrp_networks,
     parse_mac,
+    parse_nat_external_ip,
 )
 from ..northd.lb_vips import is_template_lb
 from ..northd.model import Datapath, Port
@@ -94,12 +95,10 @@ def _compute(router: Datapath) -> RouterAddrs:
     nat_macs: list[str] = []
     distributed: list[tuple[str, str]] = []
     for nat in _by_uuid(router.nb.nat):
-        try:
-            ext_ip: IPAddress | None = parse_ip(nat.external_ip)
-        except AddressError:
-            ext_ip = None  # observed: neither its IP nor its MAC is announced or flooded
-        if nat.type in DNAT_TYPES and ext_ip is not None:
-            nat_ips.append(format_ip(ext_ip))
+        ext = parse_nat_external_ip(nat.external_ip)
+        ext_ip = ext[0] if ext is not None else None  # None: its IP and MAC are neither announced nor flooded
+        if nat.type in DNAT_TYPES and ext is not None:
+            nat_ips.append(ext[1])
         mac = opt(nat.external_mac)
         if mac and nat.type in DNAT_TYPES and ext_ip is not None:
             nat_macs.append(str(mac))  # observed: as written, valid or not

@@ -194,9 +194,26 @@ def parse_ipv6(s: str) -> IPv6Address:
     return IPv6Address(raw)
 
 
-def parse_ip(s: str) -> IPAddress:
-    """IPv4 if ``s`` has no colon, else IPv6."""
-    return parse_ipv6(s) if ":" in s else parse_ipv4(s)
+def parse_ip(s: str, *, lenient: bool = False) -> IPAddress:
+    """IPv4 if ``s`` has no colon, else IPv6; ``lenient``: IPv4 octets modulo 256 (:func:`parse_ipv4`)."""
+    return parse_ipv6(s) if ":" in s else parse_ipv4(s, lenient=lenient)
+
+
+def parse_nat_external_ip(text: str) -> tuple[IPAddress, str] | None:
+    """A NAT rule's ``external_ip``: (the address, the text its flows match on), or None.
+
+    Observed: the reference reads IPv4 octets above 255 modulo 256 here too; its ARP replies are
+    for that address (``10.0.0.300`` answers for 10.0.0.44), while its NAT, ``nat-addresses`` and
+    ARP-flooding flows write the text as the NB has it."""
+    t = text.strip()
+    try:
+        addr = parse_ip(t)
+    except AddressError:
+        try:
+            return parse_ip(t, lenient=True), t
+        except AddressError:
+            return None
+    return addr, format_ip(addr)
 
 
 def format_ipv6(addr: IPv6Address) -> str:

@@ -20,6 +20,7 @@ from .addresses import (
     parse_lrp_networks,
     parse_lsp_address,
     parse_mac,
+    parse_nat_external_ip,
     parse_port_security,
 )
 from .idpool import IdPool
@@ -576,9 +577,7 @@ def _set_nat_addresses(p: Port) -> None:
                     continue  # GARPs are IPv4 only
                 if len(dgps) > 1 and _nat_dgp(dgps, nat) is not peer:
                     continue  # several DGPs: each announces the NAT rules applied on it
-                try:
-                    parse_ip(nat.external_ip)
-                except AddressError:
+                if parse_nat_external_ip(nat.external_ip) is None:
                     continue  # observed: a rule with a malformed external IP is not announced
                 if dgps and _is_distributed_nat(nat):
                     try:  # observed: normalised; a malformed external MAC drops the rule's entry

@@ -73,3 +73,21 @@ def test_localnet_ports_with_qos_parameters_get_a_queue(parity_run):
         cmds += vif(sw, ln, "unknown", type="localnet", options=[f"network_name=phys-{ln}", opt])
     cmds += vif("sw1", "vm1", "0a:00:00:00:00:01 10.0.0.5", options=["qos_max_rate=1000"])
     assert_parity(parity_run(nbctl_commands(*cmds)))
+
+
+def test_nat_external_ip_with_octet_above_255(parity_run):
+    """ARP replies for the address read modulo 256, NAT flows and nat-addresses with the text."""
+    nb = nbctl_commands(
+        ["ls-add", "ext"], ["ls-add", "in"], ["lr-add", "g1"],
+        ["set", "logical_router", "g1", "options:chassis=hv1"],
+        ["lrp-add", "g1", "g1-ext", "02:00:00:00:10:01", "172.16.0.10/24"],
+        ["lrp-add", "g1", "g1-in", "02:00:00:00:10:02", "10.1.0.1/24"],
+        *rport("ext", "ext-g1", "g1-ext"), *rport("in", "in-g1", "g1-in"),
+        ["lsp-set-options", "ext-g1", "router-port=g1-ext", "nat-addresses=router"],
+        *vif("in", "vm1", "0a:00:00:00:00:01 10.1.0.31"),
+        ["--id=@n", "create", "NAT", "type=dnat_and_snat", 'external_ip="10.0.0.300"', 'logical_ip="10.1.0.31"'],
+        ["add", "logical_router", "g1", "nat", "@n"],
+        ["--id=@m", "create", "NAT", "type=snat", 'external_ip="172.16.0.256"', 'logical_ip="10.1.0.0/24"'],
+        ["add", "logical_router", "g1", "nat", "@m"],
+    )
+    assert_parity(parity_run(nb))
