@@ -14,10 +14,10 @@ changed, for the downstream nodes (SB sync, flows, NB write-back).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.features import flow_only_columns, flow_only_tables
 from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
 from .build import (
@@ -82,8 +82,12 @@ def _is_plain(lsp: Any) -> bool:
 
 
 def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], warn: Any,
-                     sb: Any = None) -> Tracked | None:
-    """Apply NB row changes to the model incrementally; None when a recompute is needed."""
+                     sb: Any = None, *, flow_only_tables: frozenset[str] = frozenset(),
+                     flow_only_columns: Mapping[str, frozenset[str]] | None = None) -> Tracked | None:
+    """Apply NB row changes to the model incrementally; None when a recompute is needed.
+
+    ``flow_only_tables`` / ``flow_only_columns`` (table -> columns): what the engine's features take
+    (they feed only flows and derived SB tables, never the model)."""
     ls_rows = nb.rows("Logical_Switch")
     lsp_rows = nb.rows("Logical_Switch_Port")
     removed: list[tuple[Datapath, Port]] = []
@@ -97,9 +101,10 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     rlsp_removed: list[Port] = []
     created: dict[str, str] = {}  # NB uuid of a new switch / router -> its table
 
-    flow_only = flow_only_tables()
-    ls_feature_columns = flow_only_columns("Logical_Switch")  # e.g. acls: the features' handlers
-    lr_feature_columns = flow_only_columns("Logical_Router")  # e.g. static_routes
+    flow_only = flow_only_tables
+    feature_columns = flow_only_columns or {}
+    ls_feature_columns = feature_columns.get("Logical_Switch", frozenset())  # e.g. acls: the features' handlers
+    lr_feature_columns = feature_columns.get("Logical_Router", frozenset())  # e.g. static_routes
     for c in changes:
         if c.table == "NB_Global":
             if c.event != "update" or not _nb_global_change_is_ours(c, nb):

@@ -7,7 +7,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...ovsdb.connection import DbConnection, RowChange
-from ..engine import InputNode
+from ..engine import EngineCtx, InputNode
+
+PB_BY_NAME = "pb_by_name"  # SB Port_Binding by logical port (nb_sync, sb_sync, features)
+
+
+def pb_name(row: Any) -> Hashable | None:
+    """Key of the :data:`PB_BY_NAME` index: a Port_Binding's logical port."""
+    name: str = row.logical_port
+    return name
 
 
 @dataclass(slots=True)
@@ -79,7 +87,7 @@ class DbInput(InputNode):
             idx.rebuild(self.conn)
         return idx
 
-    def observe(self, ctx: Any) -> bool:
+    def observe(self, ctx: EngineCtx) -> bool:
         self.changes, self.resynced = self.conn.take_changes()
         for idx in self.indexes.values():
             if self.resynced:
