@@ -96,7 +96,7 @@ class Edge:
     @property
     def handler_name(self) -> str:
         h = self.handler
-        return "(recompute)" if h is None else getattr(h, "__name__", repr(h))
+        return "(recompute)" if h is None else getattr(h, "__qualname__", repr(h))
 
 
 class Node:

@@ -2,7 +2,7 @@
 feature with the NB/SB tables and columns it takes.  Nothing registers itself at import; each
 :func:`build_graph` call makes a new graph with its own node data and feature state (the
 ``--check-incremental`` shadow builds its own).  ``ovn-northd-py --dump-graph`` prints it
-(:func:`dump`); ``tests/unit/golden/graph.txt`` pins that print.
+(:func:`dump`); ``tests/unit/golden/engine_graph.txt`` pins that print.
 
 The edges (``node <- input: handler``)::
 

@@ -13,7 +13,7 @@ from ..features import FeatureSet
 from .inputs import DbInput
 
 # SB tables whose changes alter what the northd node computes.
-_SB_TABLES_NEEDING_RECOMPUTE = {"Chassis", "Encap"}
+_SB_TABLES_NEEDING_RECOMPUTE = frozenset({"Chassis", "Encap"})
 
 
 class NorthdNode(Node):
