@@ -15,11 +15,10 @@ Their :class:`~.features.Feature` records are declared in :mod:`ovn_northd_py.en
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..flows import build_datapath_flows, build_port_flows
 from ..flows.context import OWNER_DP, OWNER_PORT
 from ..northd.build import opt
+from ..northd.model import Datapath, Northd
 from ..ovsdb.connection import RowChange
 from ..sync.dns import TABLE as SB_DNS
 from ..sync.dns import dns_key, sync_sb_dns, sync_sb_dns_rows
@@ -30,7 +29,7 @@ def _uuids(changes: list[RowChange], table: str) -> set[str]:
     return {str(c.uuid) for c in changes if c.table == table}
 
 
-def dhcp_users(nd: Any, uuids: set[str]) -> list[str]:
+def dhcp_users(nd: Northd, uuids: set[str]) -> list[str]:
     """Names of the switch ports whose DHCPv4 or DHCPv6 options row is one of ``uuids``."""
     out: list[str] = []
     for p in nd.ports.values():
@@ -50,7 +49,7 @@ def on_dhcp_flows(changes: list[RowChange], hctx: FlowFeatureCtx) -> bool:
     return True
 
 
-def dns_switches(nd: Any, uuids: set[str]) -> list[Any]:
+def dns_switches(nd: Northd, uuids: set[str]) -> list[Datapath]:
     """The switches whose ``dns_records`` name one of ``uuids``."""
     return [dp for dp in nd.switches() if any(str(r.uuid) in uuids for r in dp.nb.dns_records)]
 

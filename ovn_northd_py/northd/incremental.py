@@ -67,7 +67,7 @@ class Tracked:
     # Routers whose NAT rules or load balancers changed (SB address sets derived from their VIPs).
     lb_routers: set[str] = field(default_factory=set)
     # Datapaths created (switches / routers added to NB): their SB rows are inserted, and every
-    # registered feature sees them as an update of all its columns.
+    # feature sees them as an update of all its columns.
     dps_added: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
@@ -117,7 +117,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
             if "ports" in c.columns:
                 switch_changes.add(str(c.uuid))
         elif c.table == "Logical_Router":
-            # Columns that feed registered features (routes, policies, NAT, ...) and its port set.
+            # Columns that feed the engine's features (routes, policies, NAT, ...) and its port set.
             if c.event != "update" or not c.columns <= lr_feature_columns | {"ports"}:
                 return None
             if "ports" in c.columns:

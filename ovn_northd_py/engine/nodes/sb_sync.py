@@ -13,7 +13,7 @@ by their ``sync_sb``.  This node knows no feature: it calls the hooks of the gra
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from ...ovsdb.connection import DbConnection
@@ -244,7 +244,7 @@ class SbSyncNode(Node):
 
 
 def feature_ctx(nb: DbConnection, sb: DbConnection, northd: NorthdNode, sb_txn: Any, stats: SyncStats,
-                warn: Any, sb_in: DbInput) -> SbFeatureCtx:
+                warn: Callable[..., None] | None, sb_in: DbInput) -> SbFeatureCtx:
     gopts = northd.gopts
     return SbFeatureCtx(nb, sb, northd.data, sb_txn, stats, sb_in.indexes, warn=warn,
                         svc_monitor_mac=gopts.svc_monitor_mac if gopts else "")
