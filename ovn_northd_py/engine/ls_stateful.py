@@ -7,8 +7,8 @@ feature's tables (ACLs, port groups) and on the load-balancer feature's (VIPs at
 feature hands the switches whose facts *may* have changed (``touched``) and the (ACL, switch)
 pairs it wants refreshed to :func:`apply`, which computes the facts once, compares them with what
 the flows were built from (``AclIndex.acl_facts`` / ``dp_facts``, in the lflow node's flow
-context) and rebuilds what reads them.  The result tracks the switches whose facts did change
-(``updated``); a switch that is gone is in ``deleted``.
+context) and rebuilds what reads them.  The result tracks the switches whose facts were computed
+for the first time (``created``), did change (``updated``) or are gone (``deleted``).
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ class Work:
 
 @dataclass(slots=True)
 class Tracked:
-    """What :func:`apply` found: switches whose facts changed (or were first computed), or are gone."""
+    """What :func:`apply` found: switches whose facts were first computed, changed, or are gone."""
 
+    created: set[str] = field(default_factory=set)
     updated: set[str] = field(default_factory=set)
     deleted: set[str] = field(default_factory=set)
 
@@ -83,8 +84,11 @@ def apply(w: Work, h: FlowFeatureCtx) -> Tracked:
             w.refresh.update((str(a.uuid), d) for a in dp.nb.acls)
             w.refresh.update((str(a.uuid), d) for a in idx.pg_acl_rows(d))
         idx.acl_facts[d] = facts
+        if built is None:
+            out.created.add(d)
         if idx.dp_facts.get(d) != facts or built != facts:
-            out.updated.add(d)
+            if built is not None:
+                out.updated.add(d)
             rebuild_switch(dp, fctx, h.table)
     acl_rows = h.nb.rows("ACL")
     for a, d in w.refresh:

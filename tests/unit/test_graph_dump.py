@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 from ovn_northd_py.engine.graph import dump
@@ -40,3 +41,19 @@ def test_every_feature_table_is_listed_once() -> None:
     assert "NorthdNode.on_nb" in text
     for line in ("ACL -> acl", "Service_Monitor -> lb_nat", "Logical_Switch.acls -> acl"):
         assert f"  {line}\n" in text
+
+
+def test_graph_docstring_lists_the_declared_edges() -> None:
+    """The edge list in engine/graph.py's docstring is the graph's (keep it in step when editing)."""
+    import re
+
+    from ovn_northd_py.engine import graph as graph_mod
+    from ovn_northd_py.engine.graph import _NoRows, build_graph
+    from ovn_northd_py.ovsdb.connection import DbConnection
+
+    doc = graph_mod.__doc__ or ""
+    documented = {(m[1], m[2], m[3]) for m in re.finditer(r"^\s+(\w+)\s+<- (\w+): (\w+)", doc, re.MULTILINE)}
+    none = typing.cast(DbConnection, _NoRows())
+    g = build_graph(none, none)
+    declared = {(n.name, e.node.name, e.handler_name.rsplit(".", 1)[1]) for n in g.engine.nodes for e in n.inputs}
+    assert documented == declared
