@@ -462,10 +462,11 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
                           mac_prefix=gopts.mac_prefix if gopts else "")
     table = FlowTable(len(shadow.by_index))
     fctx = flow_ctx_from_nb(shadow, nb, mac_prefix=gopts.mac_prefix if gopts else "",
-                            svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb)
+                            svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb,
+                            profile=d.release.profile)
     build_lflows(shadow, fctx, table)
     dp_uuid = dp_uuids(sb)
-    fplan = plan_sync(cache, desired_flows(table, shadow, dp_uuid), desired_sb_lbs(shadow, dp_uuid))
+    fplan = plan_sync(cache, desired_flows(table, shadow, dp_uuid, fctx.profile), desired_sb_lbs(shadow, dp_uuid))
     lines = [(f"Logical_Flow/Logical_DP_Group/Load_Balancer: {fplan.inserted} to insert, {fplan.updated} to "
              f"update, {fplan.deleted} to delete")]
     unbound = {i for i, dp in enumerate(shadow.by_index) if dp.key not in dp_uuid}
@@ -480,7 +481,7 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     txn = ovs.db.idl.Transaction(sb.idl)
     rows: list[str] = []
     try:
-        stats = shadow_sb_sync(EngineCtx(nb, sb, d.warn), shadow, graph, txn)
+        stats = shadow_sb_sync(EngineCtx(nb, sb, d.warn, profile=d.release.profile), shadow, graph, txn)
         for row in list(txn._txn_rows.values()):
             if row._data is None:
                 what = "insert"

@@ -25,7 +25,7 @@ import json
 import os
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -87,54 +87,74 @@ class Options:
     ovn_release: str | None = None  # --ovn-release: the profile to use (default: from the schema versions)
 
 
+@dataclass(slots=True)
+class LoopState:
+    """What the loop remembers between iterations about the engine and the connections."""
+
+    force_recompute: bool = True  # the next engine run recomputes every node
+    runs: int = 0  # engine runs that wrote
+    last_report: Any = None  # the last such run's engine report
+    incremental_since_check: int = 0  # incremental runs since the last --check-incremental
+    had_lock: bool = False  # whether we held the SB lock at the last iteration
+    sb_connects_seen: int = 0  # SB (re)connections handled
+    probe_applied: dict[str, int] = field(default_factory=dict)  # db -> probe interval (ms) we last set
+
+
+@dataclass(slots=True)
+class WriteState:
+    """One SB write at a time: the engine run's IDL transaction with its flow plan attached
+    (``sb_txn`` + ``sb_plan``), or a plan that went alone (``flow_req`` + ``sb_plan``: a run with
+    no IDL changes, or the repair of foreign changes); and when a failed write is retried."""
+
+    sb_txn: Any = None
+    nb_txn: Any = None
+    sb_plan: Plan | None = None
+    flow_req: RawRequest | None = None
+    started: float = 0.0  # perf_counter() when the SB write went out
+    pending_nb_cfg: int | None = None  # NB_Global.nb_cfg the write in flight covers
+    retry_at: float = 0.0  # monotonic(): no engine run before (back-off after a failure)
+    # After a referential-integrity failure: the deletions of referrers the retry adds.
+    ri_retry_ops: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class StandbyState:
+    """Hot standby: while another northd holds the lock, the computing nodes run (no writes)."""
+
+    warm: bool = False  # their state is current, so taking the lock recomputes only the writers
+    takeover: bool = False  # the next run is a takeover from a warm standby
+    # Once things are quiet (at ``verify_at``), a standby checks that its writer nodes would write
+    # nothing; then (``writers_clean``) taking over needs no recompute at all.
+    writers_clean: bool = False
+    verify_at: float = 0.0
+
+
 class Daemon:
     def __init__(self, opts: Options, metrics: Metrics | None = None) -> None:
         self.opts = opts
         self.log = logmod.get("ovn_northd_py")
         self.metrics = metrics or Metrics()
-        self.stop_event = asyncio.Event()
-        self.recompute_event = asyncio.Event()
         self.warn = logmod.WarnOnce(self.log)
+        self.release: Release = DEFAULT_RELEASE  # set by check_schemas from the servers' versions
+        # Connections and what runs on them (set by connect()).
         self.nb: DbConnection | None = None
         self.sb: DbConnection | None = None
         self.graph: Graph | None = None
-        self.force_recompute = True
-        self.had_lock = False
-        self.runs = 0
-        self.last_report: Any = None
-        self.settled = asyncio.Event()
         self.raw: RawSb | None = None
-        self.writer = FlowWriter()
-        self.load_req: RawRequest | None = None  # the select that loads the writer's cache
-        # One SB write at a time: the engine run's IDL transaction with its flow plan attached
-        # (``sb_txn`` + ``sb_plan``), or a plan that went alone (``flow_req`` + ``sb_plan``: a run
-        # with no IDL changes, or the repair of foreign changes).
-        self.sb_txn: Any = None
-        self.nb_txn: Any = None
-        self.sb_plan: Plan | None = None
-        self.flow_req: RawRequest | None = None
-        self.sb_txn_started = 0.0
-        self.pending_nb_cfg: int | None = None
-        self.sb_connects_seen = 0
-        self.retry_at = 0.0
+        self.writer = FlowWriter()  # the raw tables' cache, their load, plans and repairs
+        # The loop's state, by concern.
+        self.state = LoopState()
+        self.write = WriteState()
+        self.standby = StandbyState()
         self.failures = TxnFailures(self.log, self.metrics)
-        self.incremental_since_check = 0
-        self.ri_retry_ops: list[dict[str, Any]] = []  # after a referential-integrity failure: for the retry
-        self.probe_applied: dict[str, int] = {}  # db -> probe interval (ms) we last set
         self.trimmer = MemoryTrimmer()  # NB_Global options:northd_trim_timeout
-        # Hot standby: while another northd holds the lock, the computing nodes run (no writes).
-        # ``standby_warm``: their state is current, so taking the lock recomputes only the writers.
-        self.standby_warm = False
-        self.takeover = False
-        self.lean_after_write = False  # switch the raw monitor from following to repairing
-        # A standby checks, once things are quiet (at ``verify_at``), that its writer nodes would
-        # write nothing; then (``writers_clean``) taking over needs no recompute at all.
-        self.writers_clean = False
-        self.verify_at = 0.0
-        self.release: Release = DEFAULT_RELEASE  # set by check_schemas from the servers' versions
-        # Operator control (ovn_northd_py.control): pause/resume, a wake-up, per-iteration hooks.
-        self.paused = False
+        # Signals, operator control (ovn_northd_py.control: pause/resume, a wake-up, per-iteration
+        # hooks) and tooling (``settled``: the first sync committed).
+        self.stop_event = asyncio.Event()
+        self.recompute_event = asyncio.Event()
         self.wake_event = asyncio.Event()
+        self.settled = asyncio.Event()
+        self.paused = False
         self.loop_hooks: list[Any] = []
 
     @property
@@ -210,15 +230,15 @@ class Daemon:
                 self.nb.wait(poller)
                 self.sb.wait(poller)
                 self._trim_memory(poller)
-                for txn in (self.sb_txn, self.nb_txn):
+                for txn in (self.write.sb_txn, self.write.nb_txn):
                     if txn is not None:
                         txn.wait(poller)
                 if self._ready_for_more():
                     poller.immediate_wake()
-                elif self.retry_at > time.monotonic():
-                    poller.timer_wait((self.retry_at - time.monotonic()) * 1000)
-                elif self.verify_at:
-                    poller.timer_wait(max(0.0, self.verify_at - time.monotonic()) * 1000)
+                elif self.write.retry_at > time.monotonic():
+                    poller.timer_wait((self.write.retry_at - time.monotonic()) * 1000)
+                elif self.standby.verify_at:
+                    poller.timer_wait(max(0.0, self.standby.verify_at - time.monotonic()) * 1000)
                 poller.wake_on(self.stop_event)
                 poller.wake_on(self.recompute_event)
                 poller.wake_on(self.wake_event)
@@ -237,49 +257,42 @@ class Daemon:
         self._update_conn_metrics()
         self._poll_txns()
         self._poll_flows()
-        if sb.connects != self.sb_connects_seen:
+        if sb.connects != self.state.sb_connects_seen:
             # A (re)connection: requests in flight and our monitor went with the old connection, and
             # the writer's cache may be stale.
-            self.sb_connects_seen = sb.connects
+            self.state.sb_connects_seen = sb.connects
             self.raw.tap.forget()
             self.writer.reset()
-            self.load_req = None
 
-        if sb.has_lock != self.had_lock:
+        if sb.has_lock != self.state.had_lock:
             self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME, connected=sb.connected)
-            self.had_lock = sb.has_lock
-            if sb.has_lock and self.standby_warm and self.writers_clean and not self.force_recompute:
+            self.state.had_lock = sb.has_lock
+            if sb.has_lock and self.standby.warm and self.standby.writers_clean and not self.state.force_recompute:
                 pass  # everything is current and SB holds what we would write: just go on
-            elif sb.has_lock and self.standby_warm and not self.force_recompute:
-                self.takeover = True  # the model is current: recompute only what writes
+            elif sb.has_lock and self.standby.warm and not self.state.force_recompute:
+                self.standby.takeover = True  # the model is current: recompute only what writes
             elif sb.has_lock:
-                self.force_recompute = True
+                self.state.force_recompute = True
             if sb.has_lock and self.writer.following:
-                # What the last active wrote is the truth we take over; from now on a change we
-                # did not make is foreign (repaired), and the monitor goes lean after our write.
-                self.writer.follow(self.raw.tap.updates)
+                # What the last active wrote is the truth we take over.  Unless the writers were
+                # checked clean, SB may lack rows we would write (e.g. the Datapath_Binding of a
+                # switch added while nobody wrote): flows on such datapaths could not be compared
+                # while standing by, so compare every flow now.
+                self.writer.take_over(self.raw.tap.updates, compare_all=not self.standby.writers_clean)
                 self.raw.tap.updates = []
-                self.lean_after_write = True
-                if not self.writers_clean:
-                    # SB lacks rows we would write (e.g. the Datapath_Binding of a switch added
-                    # while nobody wrote): flows on such datapaths could not be compared while
-                    # standing by, so compare every flow now.
-                    self.writer.full_sync_needed = True
             elif not sb.has_lock:
                 # Someone else writes now: our view of the raw tables goes stale (a hot standby
                 # reads them again, following the new active's writes).
                 self.raw.cancel_monitor()
                 self.writer.reset()
-                self.load_req = None
-            self.standby_warm = self.writers_clean = False
-            self.verify_at = 0.0
+            self.standby.warm = self.standby.writers_clean = False
+            self.standby.verify_at = 0.0
         if self.recompute_event.is_set():
             self.recompute_event.clear()
-            self.force_recompute = True
+            self.state.force_recompute = True
             # A forced recompute also re-reads the raw tables.
             if not self._busy():
                 self.writer.reset()
-                self.load_req = None
             self.log.info("recompute requested")
         if self._paused_gate():
             return
@@ -292,17 +305,17 @@ class Daemon:
         if self._busy():
             return
         if not self.writer.loaded:
-            self.load_req = self.writer.start_load(self.raw)
+            self.writer.start_load(self.raw)
             return
         if self.raw.tap.updates and self._start_repairs():
             return
         pending = nb.idl.changes or sb.idl.changes or nb.resynced or sb.resynced
-        if not (pending or nb_changed or sb_changed or self.force_recompute or self.writer.full_sync_needed):
+        if not (pending or nb_changed or sb_changed or self.state.force_recompute or self.writer.full_sync_needed):
             return
-        if time.monotonic() < self.retry_at:
+        if time.monotonic() < self.write.retry_at:
             return
         if nb.resynced or sb.resynced:
-            self.force_recompute = True
+            self.state.force_recompute = True
         self.run_engine()
 
     def _standby_step(self, changed: bool) -> None:
@@ -312,18 +325,18 @@ class Daemon:
         if not self.opts.hot_standby or self._busy():
             return
         if not self.writer.loaded:
-            self.load_req = self.writer.start_load(self.raw, follow=True)
+            self.writer.start_load(self.raw, follow=True)
             return
         if self.raw.tap.updates:
             self.writer.follow(self.raw.tap.updates)
             self.raw.tap.updates = []
         pending = self.nb.idl.changes or self.sb.idl.changes or self.nb.resynced or self.sb.resynced
-        if not (pending or changed or self.force_recompute or not self.standby_warm):
-            if self.verify_at and time.monotonic() >= self.verify_at:
+        if not (pending or changed or self.state.force_recompute or not self.standby.warm):
+            if self.standby.verify_at and time.monotonic() >= self.standby.verify_at:
                 self._verify_writers()
             return
         ctx = self._engine_ctx()
-        force = self.force_recompute or not self.standby_warm or self.nb.resynced or self.sb.resynced
+        force = self.state.force_recompute or not self.standby.warm or self.nb.resynced or self.sb.resynced
         try:
             with _gc_paused():
                 rep = self.graph.engine.run(ctx, force=force, skip=WRITER_NODES)
@@ -331,16 +344,16 @@ class Daemon:
                                   self._dp_uuid())
         except Exception:
             self.log.exception("standby engine run failed; will recompute")
-            self.force_recompute = True
-            self.standby_warm = False
+            self.state.force_recompute = True
+            self.standby.warm = False
             return
         finally:
             ctx.sb_txn.abort()
             ctx.nb_txn.abort()
-        self.force_recompute = False
-        self.standby_warm = True
-        self.writers_clean = False
-        self.verify_at = time.monotonic() + 0.5
+        self.state.force_recompute = False
+        self.standby.warm = True
+        self.standby.writers_clean = False
+        self.standby.verify_at = time.monotonic() + 0.5
         self.metrics.runs.labels(kind="standby-recompute" if force else "standby-incremental").inc()
         self.log.debug("standby engine run", recomputed=rep.recomputed, incremental=rep.incremental,
                        ms=round(rep.seconds * 1000, 2))
@@ -348,39 +361,39 @@ class Daemon:
     def _verify_writers(self) -> None:
         """Quiet standby: would the writer nodes, recomputed, write anything?  (Never sent.)"""
         assert self.nb is not None and self.sb is not None and self.graph is not None
-        self.verify_at = 0.0
+        self.standby.verify_at = 0.0
         ctx = self._engine_ctx()
         try:
             with _gc_paused():
                 self.graph.engine.run(ctx, recompute=WRITER_NODES)
-            self.writers_clean = not (ctx.sb_txn._txn_rows or ctx.nb_txn._txn_rows or ctx.sb_extra_ops)
+            self.standby.writers_clean = not (ctx.sb_txn._txn_rows or ctx.nb_txn._txn_rows or ctx.sb_extra_ops)
         except Exception:
             self.log.exception("standby check of the writers failed")
-            self.writers_clean = False
+            self.standby.writers_clean = False
         finally:
             ctx.sb_txn.abort()
             ctx.nb_txn.abort()
-        self.log.debug("standby writers checked", clean=self.writers_clean)
+        self.log.debug("standby writers checked", clean=self.standby.writers_clean)
 
     def _engine_ctx(self) -> Ctx:
         """The context of one engine run, with fresh SB and NB transactions."""
         assert self.nb is not None and self.sb is not None
-        ctx = Ctx(self.nb, self.sb, self.warn)
+        ctx = Ctx(self.nb, self.sb, self.warn, profile=self.release.profile)
         ctx.sb_txn = Txn(self.sb.idl)
         ctx.nb_txn = Txn(self.nb.idl)
         return ctx
 
     def _busy(self) -> bool:
         """A write or the cache load is in flight."""
-        return (self.sb_txn is not None or self.nb_txn is not None or self.flow_req is not None
-                or self.load_req is not None)
+        return (self.write.sb_txn is not None or self.write.nb_txn is not None or self.write.flow_req is not None
+                or self.writer.loading)
 
     # ---- pause / resume (unixctl `pause`, `resume`, --dry-run) ----
     def pause(self) -> None:
         """As ovn-northd paused: the IDLs follow NB and SB, nothing is computed or written.  Nobody may
         write SB meanwhile, so the hot-standby state is not trusted on resume: a full recompute."""
         self.paused = True
-        self.standby_warm = False
+        self.standby.warm = False
         self.wake_event.set()
 
     def resume(self) -> None:
@@ -411,7 +424,7 @@ class Daemon:
     def _maybe_check(self) -> None:
         """--check-incremental: once SB is written, compare incremental state with a recompute."""
         n = self.opts.check_incremental
-        if not n or self.incremental_since_check < n or self.graph is None:
+        if not n or self.state.incremental_since_check < n or self.graph is None:
             return
         if self._busy() or not self.writer.loaded or self.writer.full_sync_needed:
             return
@@ -419,16 +432,17 @@ class Daemon:
             return
         from .engine.check import check_consistency
 
-        self.incremental_since_check = 0
+        self.state.incremental_since_check = 0
         self.metrics.incremental_checks.inc()
-        res = check_consistency(self.graph, Ctx(self.nb, self.sb, self.warn), self.flow_cache)
+        res = check_consistency(self.graph, Ctx(self.nb, self.sb, self.warn, profile=self.release.profile),
+                                self.flow_cache)
         if res.ok:
             self.log.debug("incremental check passed")
             return
         self.metrics.incremental_mismatches.inc()
         self.log.warning("incremental state differs from a full recompute; repairing by recompute",
                          differences=res.differences[:20])
-        self.force_recompute = True
+        self.state.force_recompute = True
 
     def _ready_for_more(self) -> bool:
         """Work we can do now without waiting for the network (else the poller would sleep on it)."""
@@ -439,28 +453,28 @@ class Daemon:
             return False
         if not self.writer.loaded or self.raw.tap.updates:
             return True
-        if time.monotonic() < self.retry_at:
+        if time.monotonic() < self.write.retry_at:
             return False
-        check_due = bool(self.opts.check_incremental) and self.incremental_since_check >= self.opts.check_incremental
-        return self.writer.full_sync_needed or self.force_recompute or check_due
+        check_due = bool(self.opts.check_incremental) and self.state.incremental_since_check >= self.opts.check_incremental
+        return self.writer.full_sync_needed or self.state.force_recompute or check_due
 
     def run_engine(self) -> None:
         assert self.nb is not None and self.sb is not None and self.graph is not None and self.raw is not None
         ctx = self._engine_ctx()
-        force = self.force_recompute
-        self.force_recompute = False
+        force = self.state.force_recompute
+        self.state.force_recompute = False
         # Taking over from a warm standby: the writers compare everything with what SB holds.
-        recompute = WRITER_NODES if self.takeover and not force else frozenset()
-        self.takeover = False
+        recompute = WRITER_NODES if self.standby.takeover and not force else frozenset()
+        self.standby.takeover = False
         t0 = time.perf_counter()
         try:
             with _gc_paused():
                 rep = self.graph.engine.run(ctx, force=force, recompute=recompute)
                 # Others' rows (MAC_Binding, FDB, IGMP_Group) that name the datapaths and ports deleted here.
                 ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
-                ctx.sb_extra_ops += self.ri_retry_ops
+                ctx.sb_extra_ops += self.write.ri_retry_ops
                 nbg = nb_global_row(self.nb)
-                self.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
+                self.write.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
                 if ctx.stats.deleted.get("Datapath_Binding"):
                     # Every flow, group and load balancer on a deleted datapath must go in this
                     # same transaction: compare them all.
@@ -470,30 +484,30 @@ class Daemon:
             self.log.exception("engine run failed; will recompute")
             ctx.sb_txn.abort()
             ctx.nb_txn.abort()
-            self.force_recompute = True
+            self.state.force_recompute = True
             self.writer.failed()
-            self.retry_at = time.monotonic() + 1.0  # don't spin on a persistent failure
+            self.write.retry_at = time.monotonic() + 1.0  # don't spin on a persistent failure
             return
         self.metrics.compute_seconds.observe(time.perf_counter() - t0)
         self.metrics.runs.labels(kind="recompute" if force else "incremental").inc()
         if not force and rep.incremental and not rep.recomputed:
-            self.incremental_since_check += 1
+            self.state.incremental_since_check += 1
         self.log.debug("engine run", recomputed=rep.recomputed, incremental=rep.incremental,
                        unhandled=rep.unhandled, ms=round(rep.seconds * 1000, 2))
-        self.runs += 1
-        self.last_report = rep
-        self.ri_retry_ops = []
+        self.state.runs += 1
+        self.state.last_report = rep
+        self.write.ri_retry_ops = []
         self.trimmer.active()
         if self.warn.count:
             self.metrics.bad_rows.labels(kind="any").inc(self.warn.count)
             self.warn.count = 0
         # One run, one SB transaction: the flow plan and the extra operations ride on the IDL's.
         ops = plan.ops + ctx.sb_extra_ops
-        self.sb_plan = plan
-        self.sb_txn_started = time.perf_counter()
+        self.write.sb_plan = plan
+        self.write.started = time.perf_counter()
         self.raw.tap.attach_ops = ops or None
-        self.sb_txn = ctx.sb_txn
-        self.nb_txn = ctx.nb_txn
+        self.write.sb_txn = ctx.sb_txn
+        self.write.nb_txn = ctx.nb_txn
         self._poll_txns()
         if ctx.stats.total:
             self.log.debug("sb changes", inserted=ctx.stats.inserted, updated=ctx.stats.updated,
@@ -508,10 +522,10 @@ class Daemon:
         self.metrics.lflows.set(nwant if nwant is not None else len(lflow.table))
         sbg = sb_global_row(self.sb)
         # (While SB_Global is being created, its echo triggers another run that writes nb_cfg.)
-        if (sbg is not None and sbg._data is not None and self.pending_nb_cfg is not None
-                and sbg.nb_cfg != self.pending_nb_cfg):
+        if (sbg is not None and sbg._data is not None and self.write.pending_nb_cfg is not None
+                and sbg.nb_cfg != self.write.pending_nb_cfg):
             plan.ops.append({"op": "update", "table": "SB_Global", "where": [["_uuid", "==", ["uuid", str(sbg.uuid)]]],
-                             "row": {"nb_cfg": self.pending_nb_cfg}})
+                             "row": {"nb_cfg": self.write.pending_nb_cfg}})
         return plan
 
     def _dp_uuid(self) -> dict[str, str]:
@@ -520,36 +534,36 @@ class Daemon:
         return dp_uuids(self.sb)
 
     def _poll_txns(self) -> None:
-        if self.sb_txn is not None:
+        if self.write.sb_txn is not None:
             self._poll_sb_txn()
-        if self.nb_txn is not None:
-            st = self.nb_txn.commit()
+        if self.write.nb_txn is not None:
+            st = self.write.nb_txn.commit()
             if st != Txn.INCOMPLETE:
                 if st not in (Txn.SUCCESS, Txn.UNCHANGED):
-                    self.failures.failed("nb", Txn.status_to_string(st), self.nb_txn.get_error())
-                    self.force_recompute = True
-                self.nb_txn = None
+                    self.failures.failed("nb", Txn.status_to_string(st), self.write.nb_txn.get_error())
+                    self.state.force_recompute = True
+                self.write.nb_txn = None
                 self._maybe_settled()
 
     def _poll_sb_txn(self) -> None:
         assert self.raw is not None
         tap = self.raw.tap
-        st = self.sb_txn.commit()
+        st = self.write.sb_txn.commit()
         if tap.attach_ops is not None:
             # The IDL sent nothing (no IDL changes, or it could not send): the plan goes alone.
             ops, tap.attach_ops = tap.attach_ops, None
             if st == Txn.UNCHANGED:
-                self.sb_txn = None
-                self.flow_req = self.raw.send(ops)
-                if self.flow_req is None:
+                self.write.sb_txn = None
+                self.write.flow_req = self.raw.send(ops)
+                if self.write.flow_req is None:
                     self._write_failed("flow", "not connected", None)
                 return
         if st == Txn.INCOMPLETE:
             return
-        self.sb_txn, txn = None, self.sb_txn
-        plan, self.sb_plan = self.sb_plan, None
+        self.write.sb_txn, txn = None, self.write.sb_txn
+        plan, self.write.sb_plan = self.write.sb_plan, None
         self.metrics.commits.labels(status=Txn.status_to_string(st)).inc()
-        self.metrics.commit_seconds.observe(time.perf_counter() - self.sb_txn_started)
+        self.metrics.commit_seconds.observe(time.perf_counter() - self.write.started)
         results = tap.attached_results.pop(getattr(txn, "_request_id", None), None)
         if st in (Txn.SUCCESS, Txn.UNCHANGED):
             if plan is not None and plan.ops:
@@ -567,16 +581,14 @@ class Daemon:
 
     def _write_succeeded(self) -> None:
         self.failures.succeeded()
-        if self.lean_after_write and self.raw is not None:
-            self.lean_after_write = False
-            self.writer.lean_monitor(self.raw)
+        self.writer.write_succeeded(self.raw)
         self.metrics.dp_groups.set(len(self.flow_cache.groups))
 
     def _write_failed(self, what: str, status: str, error: Any) -> None:
         """Nothing of the write committed: recompute and compare every flow again, after a back-off."""
-        self.force_recompute = True
+        self.state.force_recompute = True
         self.writer.failed()
-        self.retry_at = time.monotonic() + self.failures.failed(what, status, error)
+        self.write.retry_at = time.monotonic() + self.failures.failed(what, status, error)
         self._after_referential_error(error)
 
     def _after_referential_error(self, error: Any) -> None:
@@ -585,33 +597,25 @@ class Daemon:
         tables (a row someone else inserted there may be the referrer)."""
         rows = referential_integrity_rows(error)
         for table, row_uuid in rows:
-            self.ri_retry_ops += referrer_cleanup_ops(table, row_uuid)
+            self.write.ri_retry_ops += referrer_cleanup_ops(table, row_uuid)
         if rows and not self._busy():
             self.writer.reset()
-            self.load_req = None
 
     # ---- the raw path alone: loading the cache, plans without IDL changes, repairs ----
     def _poll_flows(self) -> None:
         assert self.raw is not None
-        if self.load_req is not None:
-            done, result = self.raw.poll(self.load_req)
-            if done:
-                self.load_req = None
-                if isinstance(result, str):
-                    self.log.warning("reading the flow tables failed; retrying", error=result)
-                    self.writer.reset()
-                else:
-                    with _gc_paused():
-                        self.load_req = self.writer.loaded_chunk(self.raw, result)
-                    if self.load_req is None and not self.writer.loaded:
-                        self.writer.reset()  # (not connected: read again on reconnection)
-        if self.flow_req is None:
+        if self.writer.loading:
+            with _gc_paused():
+                error = self.writer.poll_load(self.raw)
+            if error is not None:
+                self.log.warning("reading the flow tables failed; retrying", error=error)
+        if self.write.flow_req is None:
             return
-        done, result = self.raw.poll(self.flow_req)
+        done, result = self.raw.poll(self.write.flow_req)
         if not done:
             return
-        self.flow_req = None
-        plan, self.sb_plan = self.sb_plan, None
+        self.write.flow_req = None
+        plan, self.write.sb_plan = self.write.sb_plan, None
         if isinstance(result, str):
             self.metrics.commits.labels(status="flow-error").inc()
             self._write_failed("flow", "error", result)
@@ -620,7 +624,7 @@ class Daemon:
             with _gc_paused():
                 self.writer.committed(plan, result)
         self.metrics.commits.labels(status="flow-success").inc()
-        self.metrics.commit_seconds.observe(time.perf_counter() - self.sb_txn_started)
+        self.metrics.commit_seconds.observe(time.perf_counter() - self.write.started)
         self._write_succeeded()
         self._maybe_settled()
 
@@ -635,16 +639,16 @@ class Daemon:
         self.metrics.repairs.inc(st.total)
         self.log.warning("repairing foreign changes to logical flows, datapath groups or load balancers",
                          inserted=st.foreign_inserts, deleted=st.foreign_deletes, modified=st.foreign_modifies)
-        self.sb_plan = plan
-        self.sb_txn_started = time.perf_counter()
-        self.flow_req = self.raw.send(plan.ops)
-        if self.flow_req is None:
-            self.sb_plan = None
+        self.write.sb_plan = plan
+        self.write.started = time.perf_counter()
+        self.write.flow_req = self.raw.send(plan.ops)
+        if self.write.flow_req is None:
+            self.write.sb_plan = None
             self.writer.reset()  # not connected: re-read on reconnection
         return True
 
     def _maybe_settled(self) -> None:
-        idle = (not self._busy() and self.runs and not self.force_recompute and not self.writer.full_sync_needed)
+        idle = (not self._busy() and self.state.runs and not self.state.force_recompute and not self.writer.full_sync_needed)
         if idle and not self.settled.is_set():
             self.settled.set()
             self._report_settled()
@@ -660,16 +664,16 @@ class Daemon:
         northd_probe_interval (else --probe-interval, else the default) on both connections, and
         northd_trim_timeout.  Read from NB only while NB is in sync."""
         assert self.nb is not None and self.sb is not None
-        if not self.nb.synced and self.probe_applied:
+        if not self.nb.synced and self.state.probe_applied:
             return
         nbg = nb_global_row(self.nb) if self.nb.synced else None
         options = nbg.options if nbg is not None else {}
         self.trimmer.timeout_ms = trim_timeout_ms(options)
         for conn in (self.nb, self.sb):
             want = northd_probe_interval(options, conn.default_probe_interval_ms())
-            if self.probe_applied.get(conn.name) != want:
+            if self.state.probe_applied.get(conn.name) != want:
                 conn.set_probe_interval(want)
-                self.probe_applied[conn.name] = want
+                self.state.probe_applied[conn.name] = want
                 self.log.info("probe interval", db=conn.name, ms=conn.probe_interval)
             self.metrics.probe_interval.labels(db=conn.name).set(conn.probe_interval / 1000.0)
 

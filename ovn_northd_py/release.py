@@ -3,10 +3,12 @@
 A release is named like OVN's (``23.03``) and identified on the wire by the versions of its NB and
 SB schemas.  Each has a Debian suite whose ``ovn-central`` is that release (its reference
 ``ovn-northd`` runs from a chroot of that suite: ``scripts/chroots.sh``) and a copy of its two
-schemas in ``ovn_northd_py/schemas``.  Only releases with ``flow_profile`` set can be served:
-the flows a release's ovn-controller expects (stage tables, registers) differ from release to
-release, so the daemon refuses databases of any other release rather than write flows of the
-wrong one.
+schemas in ``ovn_northd_py/schemas``.  Only releases with a ``flow_profile``
+(:class:`~ovn_northd_py.lflow.profile.FlowProfile`: stage table, registers, behaviours) can be
+served: the flows a release's ovn-controller expects differ from release to release, so the
+daemon refuses databases of any other release rather than write flows of the wrong one.  The
+daemon hands the chosen release's profile to the flow builders (``FlowCtx.profile``) and to the
+flow writer, which is where table ids come from.
 
 The profile is chosen from the versions the servers report (:func:`select_release`): the major
 and minor versions of both schemas must be those of a release with a flow profile (a newer
@@ -19,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .lflow.profile import OVN_23_03, FlowProfile
 from .ovsdb.schema_check import SchemaMismatch, SchemaVersion, check_compatible
 
 SCHEMA_ROOT = Path(__file__).resolve().parent / "schemas"
@@ -30,8 +33,15 @@ class Release:
     suite: str  # the Debian suite whose ovn-central is this release
     nb_version: str  # OVN_Northbound schema version
     sb_version: str  # OVN_Southbound schema version
-    flow_profile: bool  # the daemon can write this release's flows
+    flow_profile: FlowProfile | None  # the release's flows (None: the daemon cannot serve it)
     schema_dir: Path
+
+    @property
+    def profile(self) -> FlowProfile:
+        """The flow profile (a release without one is never selected: :func:`select_release`)."""
+        if self.flow_profile is None:
+            raise ValueError(f"ovn-northd-py has no flow profile for OVN {self.name}")
+        return self.flow_profile
 
     @property
     def nb_schema(self) -> Path:
@@ -57,9 +67,9 @@ class Release:
 RELEASES: dict[str, Release] = {
     r.name: r
     for r in (
-        Release("23.03", "bookworm", "7.0.0", "20.27.0", True, SCHEMA_ROOT),
-        Release("25.03", "trixie", "7.11.0", "20.41.0", False, SCHEMA_ROOT / "25.03"),
-        Release("26.03", "sid", "7.18.0", "21.8.0", False, SCHEMA_ROOT / "26.03"),
+        Release("23.03", "bookworm", "7.0.0", "20.27.0", OVN_23_03, SCHEMA_ROOT),
+        Release("25.03", "trixie", "7.11.0", "20.41.0", None, SCHEMA_ROOT / "25.03"),
+        Release("26.03", "sid", "7.18.0", "21.8.0", None, SCHEMA_ROOT / "26.03"),
     )
 }
 DEFAULT_RELEASE = RELEASES["23.03"]
@@ -74,7 +84,7 @@ def get_release(name: str) -> Release:
 
 def profiles() -> list[Release]:
     """The releases the daemon can serve."""
-    return [r for r in RELEASES.values() if r.flow_profile]
+    return [r for r in RELEASES.values() if r.flow_profile is not None]
 
 
 def release_of(nb: str, sb: str) -> Release | None:
@@ -94,7 +104,7 @@ def select_release(nb: str, sb: str, override: str | None = None) -> Release:
             chosen = get_release(override)
         except ValueError as e:
             raise SchemaMismatch(f"--ovn-release: {e}") from None
-        if not chosen.flow_profile:
+        if chosen.flow_profile is None:
             raise SchemaMismatch(
                 f"--ovn-release {chosen.name}: ovn-northd-py has no flow profile for OVN {chosen.name} "
                 f"(profiles: {_profile_list()})"
@@ -120,7 +130,7 @@ def _profile_list() -> str:
 def version_text() -> str:
     """What ``--version`` adds under the program's version."""
     lines = [f"OVN release profiles: {_profile_list()}"]
-    others = [r.describe() for r in RELEASES.values() if not r.flow_profile]
+    others = [r.describe() for r in RELEASES.values() if r.flow_profile is None]
     if others:
         lines.append(f"known, no profile yet (refused): {', '.join(others)}")
     lines.append("the profile is chosen from the connected NB/SB schema versions (--ovn-release overrides)")

@@ -13,8 +13,11 @@ for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 # For the operator tests, without their recommends: systemd-analyze (verify/security of the unit)
-# and promtool (`promtool check metrics`; the prometheus package, ~19 MB, is not started).
-TOOLS=(systemd prometheus)
+# and promtool (`promtool check metrics`; the prometheus package, ~19 MB, is not started); for the
+# container build and smoke test (scripts/container.sh, tests/functional/test_container.py):
+# buildah and podman with runc (runs as root, --network=host: no slirp4netns, no fuse-overlayfs),
+# debootstrap for the local base image.
+TOOLS=(systemd prometheus buildah podman runc debootstrap)
 missing_tools=()
 for p in "${TOOLS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing_tools+=("$p")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -84,6 +85,14 @@ def _listening(port: int | None) -> bool:
         s.settimeout(0.5)
         return s.connect_ex(("127.0.0.1", port)) == 0
 
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback address."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 @dataclass(slots=True)
 class OvsdbServer:
@@ -408,8 +417,6 @@ class OvsdbCluster:
         return ",".join(m.remote for m in self.members)
 
     def start(self) -> OvsdbCluster:
-        from .testing import free_port
-
         self.workdir.mkdir(parents=True, exist_ok=True)
         ports: set[int] = set()
         while len(ports) < 2 * self.size:

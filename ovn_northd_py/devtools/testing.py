@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
-import socket
+import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+from .servers import OurNorthd, free_port
 
-def free_port() -> int:
-    """A free TCP port on the loopback address."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+# The shared NB workload scripts (``mixed.py NB_REMOTE S P G``...), for the tests, the benchmarks
+# and the parity harness (``parity.sources.workload``).
+WORKLOAD_DIR = Path(
+    os.environ.get("OVN_PARITY_WORKLOADS", Path(__file__).resolve().parents[3] / "shared" / "workloads")
+)
 
 
 def wait_until(pred: Callable[[], Any], timeout: float, what: str) -> Any:
@@ -64,8 +67,6 @@ def run_batch(env: Any, batch: list[list[str]]) -> None:
 
 def start_checked_daemon(env: Any) -> tuple[Any, int]:
     """Our daemon on ``env``'s databases with --check-incremental=1 and a metrics port."""
-    from .servers import OurNorthd
-
     port = free_port()
     d = OurNorthd(env.workdir, env.nb.remote, env.sb.remote,
                   extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{port}"]).start()
@@ -98,6 +99,7 @@ def checked_daemon(env: Any) -> Iterator[tuple[Any, Any, int]]:
 
 def build_mixed(env: Any, switches: int, ports: int, gateways: int) -> None:
     """The shared "mixed" workload (``mixed.py NB S P G``) in ``env``'s NB."""
-    from ..parity.harness import workload
-
-    workload("mixed", switches, ports, gateways)(env.nb.remote)
+    argv = [sys.executable, str(WORKLOAD_DIR / "mixed.py"), env.nb.remote, str(switches), str(ports), str(gateways)]
+    proc = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=600)
+    if proc.returncode:
+        raise RuntimeError(f"NB builder {' '.join(argv)} failed: {proc.stderr[-2000:]}")

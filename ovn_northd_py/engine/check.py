@@ -80,7 +80,7 @@ def shadow_sb_sync(ctx: EngineCtx, nd: Northd, graph: Graph, txn: Any) -> SyncSt
     shadow = build_graph(ctx.nb, ctx.sb)
     shadow.northd.data = nd
     shadow.northd.gopts = copy.copy(graph.northd.gopts)
-    sctx = EngineCtx(ctx.nb, ctx.sb, ctx.warn, sb_txn=txn, stats=SyncStats())
+    sctx = EngineCtx(ctx.nb, ctx.sb, ctx.warn, sb_txn=txn, profile=ctx.profile, stats=SyncStats())
     shadow.sb_sync.recompute(sctx)
     return sctx.stats
 
@@ -99,12 +99,12 @@ def check_consistency(graph: Graph, ctx: EngineCtx, cache: FlowCache) -> CheckRe
     # 2. The flows.
     table = FlowTable(len(shadow.by_index))
     fctx = flow_ctx_from_nb(shadow, nb, mac_prefix=gopts.mac_prefix if gopts else "",
-                            svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb)
+                            svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb, profile=ctx.profile)
     build_lflows(shadow, fctx, table)
     _diff_dicts("flow", _flow_view(graph.lflow.table, northd.data), _flow_view(table, shadow), res.differences)
     # 3a. SB raw tables: a full diff against the cache must be empty.
     dp_uuid = dp_uuids(sb)
-    plan = plan_sync(cache, desired_flows(table, shadow, dp_uuid), desired_sb_lbs(shadow, dp_uuid),
+    plan = plan_sync(cache, desired_flows(table, shadow, dp_uuid, fctx.profile), desired_sb_lbs(shadow, dp_uuid),
                      compare_hints=False)
     if plan:
         res.differences.append(

@@ -39,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..log import WarnOnce
 from ..ovsdb.connection import DbConnection
 from ..sync.rows import SyncStats
@@ -53,6 +54,8 @@ class EngineCtx:
     warn: WarnOnce
     sb_txn: Any = None  # the run's SB IDL transaction (ovs.db.idl.Transaction)
     nb_txn: Any = None  # the run's NB IDL transaction
+    # The flow profile of the release being served: the lflow node builds its FlowCtx with it.
+    profile: FlowProfile = DEFAULT_PROFILE
     stats: SyncStats = field(default_factory=SyncStats)
     # Raw OVSDB operations that go into this run's SB transaction beside its IDL changes and its
     # flow plan (e.g. deleting rows others wrote that reference a datapath this run deletes).

@@ -41,7 +41,7 @@ from ..sync.port_groups import (
     port_group_row,
     sync_port_groups,
 )
-from ..sync.ports import sync_one_row
+from ..sync.rows import sync_one_row
 from .features import FlowFeatureCtx, SbFeatureCtx
 from .flow_rebuild import rebuild_router_scope
 from .ls_stateful import Work, apply

@@ -39,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..lflow.stages import (
     LS_IN_ACL,
     LS_IN_ACL_AFTER_LB,
@@ -93,11 +94,11 @@ def acl_stage(acl: Any) -> Stage:
     return LS_OUT_ACL
 
 
-def reject_action(ingress: bool) -> str:
+def reject_action(ingress: bool, profile: FlowProfile = DEFAULT_PROFILE) -> str:
     if ingress:
-        target = f"pipeline=egress,table={LS_OUT_QOS_MARK.table_id}"
+        target = f"pipeline=egress,table={profile.table_id(LS_OUT_QOS_MARK)}"
     else:
-        target = f"pipeline=ingress,table={LS_IN_L2_LKUP.table_id}"
+        target = f"pipeline=ingress,table={profile.table_id(LS_IN_L2_LKUP)}"
     return (
         "reg0 = 0; reject { /* eth.dst <-> eth.src; ip.dst <-> ip.src; is implicit. */ "
         f"outport <-> inport; next({target}); }};"
@@ -127,7 +128,8 @@ def fair_meter_name(meter: str, acl_key: str) -> str:
 
 
 def acl_flows(
-    acl: Any, acl_key: str, stateful: bool, use_ct_inv_match: bool, fair_meters: frozenset[str]
+    acl: Any, acl_key: str, stateful: bool, use_ct_inv_match: bool, fair_meters: frozenset[str],
+    profile: FlowProfile = DEFAULT_PROFILE,
 ) -> tuple[AclFlow, ...]:
     """The flows of ACL ``acl`` on a switch that is (not) ``stateful``."""
     ingress = acl.direction == "from-lport"
@@ -137,7 +139,7 @@ def acl_flows(
     action = acl.action
     log = log_action(acl, acl_key, fair_meters)
     if action == "reject":
-        reject = reject_action(ingress)
+        reject = reject_action(ingress, profile)
         if not stateful:
             return (AclFlow(stage, prio, m, log + reject),)
         return (
@@ -189,7 +191,7 @@ def _flows_for(acl: Any, acl_key: str, stateful: bool, ctx: FlowCtx) -> tuple[Ac
     idx = ctx.acl
     kind = "acl_flows_stateful" if stateful else "acl_flows"
     return ctx.cached(
-        kind, acl_key, lambda: acl_flows(acl, acl_key, stateful, idx.use_ct_inv_match, idx.fair_meters)
+        kind, acl_key, lambda: acl_flows(acl, acl_key, stateful, idx.use_ct_inv_match, idx.fair_meters, ctx.profile)
     )
 
 

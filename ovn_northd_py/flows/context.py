@@ -18,6 +18,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Datapath, Northd, Port
 from .acl_index import AclIndex, build_acl_index
 from .lb_health import LbHealth, build_lb_health, svc_monitor_src_ips
@@ -66,12 +67,18 @@ class FlowCtx:
     switch answers ARP/ND for, with the load balancer's uuid (:mod:`.lb_health`); ``health``
     which health-checked backends are down (SB Service_Monitor) and which load balancers read them.
 
+    ``profile`` is the flow profile of the OVN release being served (its stage table,
+    registers and behaviours, :mod:`ovn_northd_py.lflow.profile`): a builder that writes a
+    table id into an action asks ``profile.table_id(stage)``, one whose flows differ between
+    releases asks ``profile.has(behaviour)``.
+
     ``memo`` caches values derived from one NB entity during a build (e.g. the
     addresses a router owns, read by every switch port attached to it); call
     :meth:`forget` with the entity's key when it changes.
     """
 
     nd: Northd
+    profile: FlowProfile = DEFAULT_PROFILE
     mac_prefix: str = ""
     svc_monitor_mac: str = ""
     default_acl_drop: bool = False
@@ -128,10 +135,11 @@ def flow_ctx_from_nb(
     warn: WarnFn = _no_warn,
     sb: Any = None,
     pb_index: Any = None,
+    profile: FlowProfile = DEFAULT_PROFILE,
 ) -> FlowCtx:
     """A :class:`FlowCtx` with the NB-wide inputs read from ``nb`` (anything with ``rows(table)``)
     and the Service_Monitor statuses read from ``sb`` (None: none is down; ``pb_index``: an SB
-    ``Port_Binding`` RowIndex by name, to read ``up``)."""
+    ``Port_Binding`` RowIndex by name, to read ``up``; ``profile``: the served release's flow profile)."""
     default_acl_drop = False
     ignore_lsp_down = True
     controller_event = False
@@ -142,6 +150,7 @@ def flow_ctx_from_nb(
         break
     return FlowCtx(
         nd,
+        profile=profile,
         mac_prefix=mac_prefix,
         svc_monitor_mac=svc_monitor_mac,
         default_acl_drop=default_acl_drop,

@@ -99,6 +99,19 @@ def lb_protocol(lb: Any) -> str:
     return p if p in PROTOCOLS else "tcp"
 
 
+def hash_fields(lb: Any) -> str:
+    """The ``; hash_fields="..."`` argument of a VIP's ``ct_lb_mark`` (``selection_fields``, sorted).
+
+    Observed: ``tp_src``/``tp_dst`` become ``<protocol>_src``/``_dst`` only when the load balancer
+    names its protocol; without one (tcp by default) the reference writes ``tp_src`` as it is."""
+    proto = getattr(lb, "protocol", None) or []
+    named = proto[0] if proto else None
+    fields = sorted(lb.selection_fields)
+    if named:
+        fields = [f.replace("tp_", f"{named}_") for f in fields]
+    return f'; hash_fields="{",".join(fields)}"' if fields else ""
+
+
 def parse_mapping(value: str) -> tuple[str, str] | None:
     """``PORT:SRC_IP`` / ``PORT:[SRC_IP6]`` (or ``PORT:SRC_IP6``) -> (port name, normalised source IP);
     None when invalid (leading zeros included)."""

@@ -18,7 +18,15 @@ from ..lflow.stages import LR_IN_ADMISSION
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, port_owner
-from .lr_common import REGBIT_PKT_LARGER, gateway_mtu, lrp_hint, peer_switch, port_nets, switch_port_types
+from .lr_common import (
+    REGBIT_PKT_LARGER,
+    gateway_mtu,
+    lrp_hint,
+    peer_switch,
+    pkt_larger_len,
+    port_nets,
+    switch_port_types,
+)
 
 
 def build_lr_admission_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
@@ -36,7 +44,7 @@ def build_lrp_admission_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> Non
     mac = nets.ea_s
     store = f"xreg0[0..47] = {mac}; next;"
     mtu = gateway_mtu(port)
-    actions = f"{REGBIT_PKT_LARGER} = check_pkt_larger({mtu + 14}); {store}" if mtu else store
+    actions = f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu)}); {store}" if mtu else store
     unicast = f'eth.dst == {mac} && inport == "{port.name}"'
     if port.crp is not None:
         sw = peer_switch(port)

@@ -215,6 +215,17 @@ def gateway_mtu(port: Port) -> int | None:
     return mtu if mtu > 0 else None
 
 
+def pkt_larger_len(port: Port, mtu: int) -> int:
+    """The frame length ``check_pkt_larger`` tests for ``options:gateway_mtu=mtu`` on ``port``: the
+    MTU plus an Ethernet header (14), or plus 18 when the port's switch has a VLAN-tagged localnet
+    port (observed on the reference)."""
+    sw = peer_switch(port)
+    tagged = sw is not None and any(
+        q.kind == "lsp" and q.sb_type == "localnet" and q.tag is not None for q in sw.ports
+    )
+    return mtu + (18 if tagged else 14)
+
+
 def first_ipv4(nets: LrpNetworks) -> str | None:
     return nets.ipv4[0].addr_s if nets.ipv4 else None
 

@@ -32,7 +32,7 @@ from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, port_owner
 from .copp import copp_meter
-from .lr_common import first_ipv4, first_ipv6, gateway_mtu, lrp_hint, port_nets, router_info
+from .lr_common import first_ipv4, first_ipv6, gateway_mtu, lrp_hint, pkt_larger_len, port_nets, router_info
 from .lr_ip_input import frag_needed_actions
 
 
@@ -88,7 +88,7 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     h = lrp_hint(port)
     out = f'outport == "{name}"'
     table.add(
-        i, LR_IN_CHK_PKT_LEN, 50, out, f"reg9[1] = check_pkt_larger({mtu + 14}); next;", hint=h, owner=owner
+        i, LR_IN_CHK_PKT_LEN, 50, out, f"reg9[1] = check_pkt_larger({pkt_larger_len(port, mtu)}); next;", hint=h, owner=owner
     )
     bypass = port.nb.options.get("gateway_mtu_bypass")
     if bypass:

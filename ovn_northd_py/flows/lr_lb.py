@@ -59,6 +59,7 @@ from ..northd.addresses import AddressError, IPAddress, parse_ip
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, dp_owner, hint
 from .copp import copp_meter
+from .lb_health import hash_fields
 from .lr_common import fmt_ip, parse_ip_strict, port_nets, router_info, smap_bool
 from .ls_lb import Endpoint, Vip, cached_vips, event_action, event_match, lb_protocol, raises_event
 
@@ -120,10 +121,6 @@ def _vip_match(v: Vip, proto: str) -> str:
     return m if v.vip.port is None else f"{m} && {proto} && {proto}.dst == {v.vip.port}"
 
 
-def _hash_fields(lb: Any, proto: str) -> str:
-    fields = [f.replace("tp_", f"{proto}_") for f in sorted(lb.selection_fields)]
-    return f'; hash_fields="{",".join(fields)}"' if fields else ""
-
 
 def build_router_lb_flows(
     router: Datapath,
@@ -175,7 +172,7 @@ def build_router_lb_flows(
         if v.backends:
             backends = ",".join(b.text() for b in v.backends)
             add(LR_IN_DNAT, prio, match + res,
-                f"{prefix}ct_lb_mark(backends={backends}{_hash_fields(lb, proto)}{suffix});")
+                f"{prefix}ct_lb_mark(backends={backends}{hash_fields(lb)}{suffix});")
         elif reject:
             add(LR_IN_DNAT, prio, match, prefix + REJECT, copp_meter(router, ctx, "reject") if ctx else None)
         else:

@@ -118,6 +118,7 @@ from .lr_common import (
     gateway_mtu,
     network_addr_for,
     parse_ip_strict,
+    pkt_larger_len,
     port_nets,
     router_info,
     smap_bool,
@@ -395,7 +396,7 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
             store = f"xreg0[0..47] = {nets.ea_s if nets else mac}; next;"
             mtu = gateway_mtu(dgp)
             admit = f"eth.dst == {mac} && {inp}{nat_res}"
-            add(LR_IN_ADMISSION, 50, admit, f"{REGBIT_PKT_LARGER} = check_pkt_larger({mtu + 14}); {store}"
+            add(LR_IN_ADMISSION, 50, admit, f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(dgp, mtu)}); {store}"
                 if mtu else store)
             if mtu:
                 bypass = dgp.nb.options.get("gateway_mtu_bypass")

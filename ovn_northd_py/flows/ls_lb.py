@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..lflow.stages import (
     LS_IN_HAIRPIN,
     LS_IN_LB,
@@ -69,6 +70,7 @@ from .lb_health import (
     Monitored,
     checked_vips,
     explicit_backends,
+    hash_fields,
     is_template_lb,
     lb_monitored,
     lb_protocol,
@@ -250,10 +252,6 @@ def _opt_int(lb: Any, name: str) -> int:
         return 0
 
 
-def _hash_fields(lb: Any, proto: str) -> str:
-    fields = [f.replace("tp_", f"{proto}_") for f in sorted(lb.selection_fields)]
-    return f'; hash_fields="{",".join(fields)}"' if fields else ""
-
 
 def _regs(v: Vip) -> tuple[str, str]:
     """(ip family, register holding the original destination)."""
@@ -298,13 +296,14 @@ def event_action(lb: Any, v: Vip, proto: str) -> str:
             f'load_balancer = "{lb.uuid}");')
 
 
-def _vip_action(lb: Any, v: Vip, proto: str) -> str:
+def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile) -> str:
     if not v.backends:
         if _rejects(lb):
-            return f"reg0 = 0; reject {{ outport <-> inport; next(pipeline=egress,table={LS_OUT_QOS_MARK.table_id});}};"
+            qos_mark = profile.table_id(LS_OUT_QOS_MARK)
+            return f"reg0 = 0; reject {{ outport <-> inport; next(pipeline=egress,table={qos_mark});}};"
         return "drop;"
     backends = ",".join(b.text() for b in v.backends)
-    return f"{REGBIT_CONNTRACK_COMMIT} = 0; ct_lb_mark(backends={backends}{_hash_fields(lb, proto)});"
+    return f"{REGBIT_CONNTRACK_COMMIT} = 0; ct_lb_mark(backends={backends}{hash_fields(lb)});"
 
 
 # (stage, priority, match, actions, Copp protocol of its controller meter or None): the meter
@@ -350,6 +349,8 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
     """The flows load balancer ``lb`` gives every switch it is on (the same on each but for their
     meters).  Reads the row, ``ctx.health`` and ``ctx.controller_event``."""
 
+    profile = ctx.profile if ctx is not None else DEFAULT_PROFILE
+
     def compute() -> list[FlowSpec]:
         out: list[FlowSpec] = []
         proto = lb_protocol(lb)
@@ -360,7 +361,8 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
                         f"{_load_vip(v)}ct_lb_mark;", None))
             prio = LB_IP_PRIORITY if v.vip.port is None else LB_PORT_PRIORITY
             rejects = not v.backends and _rejects(lb)
-            out.append((LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto), "reject" if rejects else None))
+            out.append((LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto, profile),
+                        "reject" if rejects else None))
             if raises_event(lb, v, ctx):
                 out.append((LS_IN_PRE_LB, EVENT_PRIORITY, event_match(v, proto), event_action(lb, v, proto),
                             "event-elb"))

@@ -19,7 +19,8 @@ so the logical flows only set and test ``REGBIT_PORT_SEC_DROP``.  Observed on th
   MAC, read as leniently as ``addresses`` (:func:`has_port_security`): a port whose entries are all
   unusable (``""``, ``"bogus"``) learns MACs like a port without port security, while
   ``"<mac> foo"`` or ``"<mac> 10.0.0.300"`` count;
-* an enabled port with ``options:qdisc_queue_id`` (copied verbatim, not validated): the
+* an enabled port whose Port_Binding has ``options:qdisc_queue_id`` (the NB option copied
+  verbatim, not validated; or 1, chosen by northd for a localnet port with QoS parameters): the
   same flow prefixed with ``set_queue(ID);`` (70; vtep ports get the prefix on their flow);
   on a localnet port also the egress ``outport == P`` -> ``set_queue(ID); output;`` (100).
 """
@@ -61,7 +62,7 @@ def build_ls_port_sec_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> Non
     table.add(i, LS_OUT_APPLY_PORT_SEC, 50, f"{REGBIT_PORT_SEC_DROP} == 1", "drop;", owner=owner)
     if any(p.sb_type == "vtep" for p in dp.ports if p.kind == "lsp"):
         table.add(i, LS_IN_HAIRPIN, 1000, f"{REGBIT_FROM_RAMP} == 1",
-                  f"next(pipeline=ingress, table={LS_IN_L2_LKUP.table_id});", owner=owner)
+                  f"next(pipeline=ingress, table={ctx.profile.table_id(LS_IN_L2_LKUP)});", owner=owner)
 
 
 def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
@@ -77,10 +78,10 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
             i, LS_IN_CHECK_PORT_SEC, 100, inport, f"{REGBIT_PORT_SEC_DROP} = 1; next;", hint=h, owner=owner
         )
         return
-    queue_id = port.nb.options.get("qdisc_queue_id")
+    queue_id = port.options.get("qdisc_queue_id")  # the Port_Binding's (northd may have chosen it)
     set_queue = f"set_queue({queue_id}); " if queue_id is not None else ""
     if port.sb_type == "vtep":
-        skip = f"{REGBIT_FROM_RAMP} = 1; next(pipeline=ingress, table={LS_IN_HAIRPIN.table_id});"
+        skip = f"{REGBIT_FROM_RAMP} = 1; next(pipeline=ingress, table={ctx.profile.table_id(LS_IN_HAIRPIN)});"
         table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + skip, hint=h, owner=owner)
     elif set_queue:
         table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + CHECK_IN_PORT_SEC, hint=h, owner=owner)

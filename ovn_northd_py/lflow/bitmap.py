@@ -11,7 +11,7 @@ rows can be gathered into one matrix and deduplicated with ``np.unique``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -56,7 +56,7 @@ def popcount(packed: U8Array) -> int:
 
 def row_popcounts(matrix: U8Array) -> IntArray:
     """Set bits per row of a packed matrix."""
-    return _POPCOUNT[matrix].sum(axis=1, dtype=np.int64)
+    return cast(IntArray, _POPCOUNT[matrix].sum(axis=1, dtype=np.int64))
 
 
 def key_bytes(packed: U8Array) -> bytes:
@@ -261,7 +261,7 @@ class BitmapPool:
     def packed(self, row: int) -> U8Array:
         """A copy of one row."""
         self._check_row(row)
-        return self._m[row].copy()
+        return cast(U8Array, self._m[row].copy())
 
     def members(self, row: int) -> IntArray:
         """Indices of the set bits of ``row``, ascending."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -109,7 +109,7 @@ class DpGroups:
 
     def members(self, gid: int) -> list[int]:
         """The datapath indices of group ``gid``, ascending."""
-        return unpack(self.bitmaps[gid]).tolist()
+        return cast(list[int], unpack(self.bitmaps[gid]).tolist())
 
     def key(self, gid: int) -> bytes:
         """A capacity-independent identity of group ``gid`` (for matching existing SB groups)."""
@@ -158,7 +158,7 @@ class FlowTable:
         self._dirty: set[int] = set()
         # Datapath set of a reported flow when it first became dirty in this batch (a removed and
         # re-added owner often leaves a flow exactly as it was: take_changed then skips it).
-        self._snap: dict[int, Any] = {}
+        self._snap: dict[int, int | bytes | None] = {}
         self._free: list[int] = []
         self._extra: dict[int, int] = {}  # pair -> references beyond the first
         self._owners: dict[Owner, array[int]] = {}
@@ -516,7 +516,7 @@ class FlowTable:
         self._check(fid)
         if self._ndp[fid] == 1:
             return [self._single[fid]]
-        return self._bits.members(self._row[fid]).tolist()
+        return cast(list[int], self._bits.members(self._row[fid]).tolist())
 
     def has_datapath(self, fid: int, dp: int) -> bool:
         self._check(fid)

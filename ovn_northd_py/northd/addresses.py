@@ -165,13 +165,22 @@ _IPV4_RE: Final = re.compile(r"(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})")
 _PLEN_RE: Final = re.compile(r"\d{1,3}")
 
 
-def parse_ipv4(s: str) -> IPv4Address:
-    """Dotted quad; octets are decimal, leading zeros allowed, each <= 255."""
-    m = _IPV4_RE.fullmatch(s)
+_IPV4_LENIENT_RE: Final = re.compile(r"(\d+)\.(\d+)\.(\d+)\.(\d+)")
+
+
+def parse_ipv4(s: str, *, lenient: bool = False) -> IPv4Address:
+    """Dotted quad; octets are decimal, leading zeros allowed, each <= 255.
+
+    ``lenient``: an octet above 255 is taken modulo 256 (``300.1.1.1`` is 44.1.1.1), as the
+    reference reads switch port ``addresses`` and router port ``networks`` (observed on 23.03:
+    ``256.1.1.1`` answers ARP as 0.1.1.1, a router port ``300.1.1.1/24`` owns 44.1.1.1)."""
+    m = (_IPV4_LENIENT_RE if lenient else _IPV4_RE).fullmatch(s)
     if not m:
         raise AddressError(f"invalid IPv4 address {s!r}", s)
     octets = [int(g) for g in m.groups()]
-    if any(o > 255 for o in octets):
+    if lenient:
+        octets = [o % 256 for o in octets]
+    elif any(o > 255 for o in octets):
         raise AddressError(f"invalid IPv4 address {s!r} (octet above 255)", s)
     return IPv4Address(bytes(octets))
 
@@ -326,10 +335,11 @@ def solicited_node(addr: IPv6Address) -> IPv6Address:
 IpNet: TypeAlias = Ipv4Net | Ipv6Net
 
 
-def parse_ipv4_cidr(s: str) -> Ipv4Net:
-    """``a.b.c.d`` (/32), ``a.b.c.d/N`` or ``a.b.c.d/m.m.m.m`` (contiguous mask)."""
+def parse_ipv4_cidr(s: str, *, lenient: bool = False) -> Ipv4Net:
+    """``a.b.c.d`` (/32), ``a.b.c.d/N`` or ``a.b.c.d/m.m.m.m`` (contiguous mask); ``lenient``:
+    octets modulo 256 (:func:`parse_ipv4`)."""
     addr_s, slash, prefix_s = s.partition("/")
-    addr = parse_ipv4(addr_s)
+    addr = parse_ipv4(addr_s, lenient=lenient)
     if not slash:
         return Ipv4Net(addr, 32)
     return Ipv4Net(addr, _parse_prefix(prefix_s, 32, s))
@@ -344,16 +354,16 @@ def parse_ipv6_cidr(s: str) -> Ipv6Net:
     return Ipv6Net(addr, _parse_prefix(prefix_s, 128, s))
 
 
-def parse_ip_cidr(s: str) -> IpNet:
+def parse_ip_cidr(s: str, *, lenient: bool = False) -> IpNet:
     """IPv4 or IPv6 address with optional prefix (IPv6 iff the address part has a colon)."""
     addr_s = s.partition("/")[0]
-    return parse_ipv6_cidr(s) if ":" in addr_s else parse_ipv4_cidr(s)
+    return parse_ipv6_cidr(s) if ":" in addr_s else parse_ipv4_cidr(s, lenient=lenient)
 
 
-def parse_ip_token(token: str) -> IpNet:
+def parse_ip_token(token: str, *, lenient: bool = False) -> IpNet:
     """Like :func:`parse_ip_cidr` but the error reads as a bad address token."""
     try:
-        return parse_ip_cidr(token)
+        return parse_ip_cidr(token, lenient=lenient)
     except AddressError as e:
         raise AddressError(f"invalid address token {token!r}: {e}", token) from None
 
@@ -526,7 +536,8 @@ def extract_lport_addresses(s: str) -> LenientLportAddresses:
     Observed: a bad MAC drops the whole entry; otherwise IPs are read left to
     right and the first bad token stops the parse, keeping the IPs before it
     (``"<mac> 10.8.0.2 foo 10.8.0.22"`` owns 10.8.0.2 only).  A MAC glued to
-    junk (``"<mac>, 10.9.0.3"``) keeps the MAC and no IPs.
+    junk (``"<mac>, 10.9.0.3"``) keeps the MAC and no IPs.  IPv4 octets above 255
+    are read modulo 256 (``256.1.1.1`` is 0.1.1.1) and still reported as the error.
     """
     try:
         return LenientLportAddresses(parse_lport_addresses(s), None)
@@ -541,8 +552,13 @@ def extract_lport_addresses(s: str) -> LenientLportAddresses:
     v6: list[Ipv6Net] = []
     for tok in tokens[1:]:
         try:
-            net = parse_ip_token(tok)
+            net = parse_ip_token(tok, lenient=True)
         except AddressError:
+            # Observed: the reference reads an IPv4 address off the front of a token and stops at
+            # what follows it (``1.2.3.4.5`` owns 1.2.3.4, and nothing after it is read).
+            m = _IPV4_HEAD_RE.match(tok)
+            if m is not None:
+                v4.append(Ipv4Net(parse_ipv4(m.group(0), lenient=True), 32))
             break
         if isinstance(net, Ipv4Net):
             v4.append(net)
@@ -554,6 +570,8 @@ def extract_lport_addresses(s: str) -> LenientLportAddresses:
 
 
 _PS_SEP_RE: Final = re.compile(r"[\s,]+")
+# An IPv4 address at the front of a token, followed by neither a digit nor a prefix.
+_IPV4_HEAD_RE: Final = re.compile(r"\d+\.\d+\.\d+\.\d+(?=[^\d/])")
 
 
 def parse_port_security(s: str) -> LportAddresses:
@@ -587,13 +605,15 @@ class LrpNetworks:
 
     ``ipv6`` holds the configured IPv6 networks in the order given followed by
     the EUI-64 link-local ``fe80::.../64`` (always present, never de-duplicated).
-    ``errors`` lists the network strings that were skipped.
+    ``errors`` lists the network strings that were skipped, ``lenient`` the ones read
+    leniently (IPv4 octets modulo 256, as the reference does) and kept.
     """
 
     mac: EthAddr
     ipv4: tuple[Ipv4Net, ...]
     ipv6: tuple[Ipv6Net, ...]
     errors: tuple[AddressError, ...] = ()
+    lenient: tuple[AddressError, ...] = ()
 
     @property
     def ea_s(self) -> str:
@@ -620,6 +640,7 @@ def parse_lrp_networks(mac: str, networks: Iterable[str], *, strict: bool = Fals
     v4: list[Ipv4Net] = []
     v6: list[Ipv6Net] = []
     errors: list[AddressError] = []
+    lenient: list[AddressError] = []
     for network in networks:
         try:
             net = parse_ip_cidr(network)
@@ -627,11 +648,16 @@ def parse_lrp_networks(mac: str, networks: Iterable[str], *, strict: bool = Fals
             err = AddressError(f"invalid syntax {network!r} in networks: {e}", network)
             if strict:
                 raise err from None
-            errors.append(err)
-            continue
+            try:
+                net = parse_ip_cidr(network, lenient=True)
+            except AddressError:
+                errors.append(err)
+                continue
+            lenient.append(AddressError(f"{err}; read as {net.addr}/{net.plen}, as the reference does",
+                                        network))
         if isinstance(net, Ipv4Net):
             v4.append(net)
         else:
             v6.append(net)
     v6.append(Ipv6Net(ea.ipv6_lla(), 64))
-    return LrpNetworks(ea, tuple(v4), tuple(v6), tuple(errors))
+    return LrpNetworks(ea, tuple(v4), tuple(v6), tuple(errors), tuple(lenient))

@@ -351,6 +351,8 @@ def _make_lrp(dp: Datapath, lrp: Any, is_gw_router: bool, nd: Northd, w: Any) ->
         return None
     for err in nets.errors:
         w("lrp_bad_network", "Logical_Router_Port", lrp.uuid, str(err), name=name)
+    for err in nets.lenient:
+        w("lrp_lenient_network", "Logical_Router_Port", lrp.uuid, str(err), name=name)
     # Observed: a port none of whose networks parses is kept, with only its EUI-64 link-local
     # address (which parse_lrp_networks always appends).
     p = Port(name, "lrp", dp, lrp, _uuid(lrp))
@@ -426,14 +428,25 @@ def lsp_port(dp: Datapath, lsp: Any, lrps: dict[str, Port], w: Any) -> Port:
         # non-router port's Port_Binding options.
         if dp.nb.other_config.get("vlan-passthru", "").lower() == "true":
             p.options["vlan-passthru"] = "true"
-        p.parent_port = opt(lsp.parent_name) or None
+        # Observed: a localnet port with QoS parameters gets a queue on the physical device,
+        # ``qdisc_queue_id=1`` (each localnet port has a queue space of its own), unless the NB
+        # names one; its flows then set_queue() it (flows/ls_port_security.py).
+        if (lsp.type == "localnet" and "qdisc_queue_id" not in p.options
+                and any(k in lsp.options for k in QOS_PARAMS)):
+            p.options["qdisc_queue_id"] = "1"
+        # Observed: an empty parent_name (``lsp-add SW PORT "" TAG``, how a localnet port gets
+        # its VLAN) is copied as it is, and its tag_request becomes the tag.
+        p.parent_port = opt(lsp.parent_name)
         p.tag = opt(lsp.tag)
-        if p.tag is None and p.parent_port and opt(lsp.tag_request) is not None:
+        if p.tag is None and p.parent_port is not None and opt(lsp.tag_request) is not None:
             p.tag = _tag_for(dp, lsp)
         rc = lsp.options.get("requested-chassis")
         if rc:
             p.requested_chassis = rc
     return p
+
+
+QOS_PARAMS = ("qos_max_rate", "qos_burst", "qos_min_rate")
 
 
 def _tag_for(dp: Datapath, lsp: Any) -> int | None:

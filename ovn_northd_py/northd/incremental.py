@@ -301,7 +301,24 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         routers[p.dp.key] = p.dp
     for router in routers.values():
         t.ports_changed |= refresh_router_derived(router)
+    # A router's NAT flows read its gateway ports' switches' localnet ports (a VLAN tag there
+    # changes the gateway_mtu check): those routers are rebuilt whole.
+    localnet = {dp.key for dp, p in removed if p.sb_type == "localnet"}
+    localnet |= {dp.key for dp, p, lsp in updated if "localnet" in (p.sb_type, lsp.type)}
+    localnet |= {dp.key for dp, lsp in added if lsp.type == "localnet"}
+    t.routers_changed |= _attached_routers(nd, localnet)
     return t
+
+
+def _attached_routers(nd: Northd, switches: set[str]) -> set[str]:
+    """The routers with a port peered with one of ``switches``."""
+    out: set[str] = set()
+    for key in switches:
+        sw = nd.datapaths.get(key)
+        for q in sw.ports if sw is not None else ():
+            if q.is_router_lsp and q.peer is not None:
+                out.add(q.peer.dp.key)
+    return out
 
 
 def _lrp_updates(nd: Northd, nb: Any, updates: dict[str, frozenset[str]]) -> list[Port] | None:

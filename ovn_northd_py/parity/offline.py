@@ -39,6 +39,7 @@ from typing import Any
 from ovn_northd_py import log as logmod
 from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OvsdbServer, ReferenceNorthd, nbctl
 from ovn_northd_py.flows import build_lflows, flow_ctx_from_nb
+from ovn_northd_py.lflow.profile import OVN_23_03
 from ovn_northd_py.lflow.stages import (
     LS_IN_ACL,
     LS_IN_ACL_HINT,
@@ -58,7 +59,6 @@ from ovn_northd_py.lflow.stages import (
     LS_OUT_ACL_HINT,
     LS_OUT_APPLY_PORT_SEC,
     LS_OUT_CHECK_PORT_SEC,
-    STAGES_BY_NAME,
 )
 from ovn_northd_py.lflow.table import MAX_PRIORITY, FlowTable
 from ovn_northd_py.northd.build import KeyState, build_northd
@@ -79,6 +79,8 @@ from ovn_northd_py.parity.harness import (
 )
 from ovn_northd_py.parity.services_nb import build_services_nb
 
+# The reference here is the host's ovn-northd, 23.03: our flows are built with its profile.
+PROFILE = OVN_23_03
 # Stages whose every flow our builders produce.
 FULL_STAGES: tuple[str, ...] = tuple(
     s.name
@@ -510,6 +512,7 @@ def build_ours(nb: DbConnection, sb: DbConnection) -> tuple[Northd, FlowTable]:
         mac_prefix=opts.get("mac_prefix", ""),
         svc_monitor_mac=opts.get("svc_monitor_mac", ""),
         warn=warn.warn,
+        profile=PROFILE,
     )
     table = FlowTable(len(nd.by_index))
     build_lflows(nd, ctx, table)
@@ -528,7 +531,7 @@ def expand_ours(
             key: FlowKey = (
                 nd.by_index[i].key,
                 st.pipeline,
-                st.table_id,
+                PROFILE.table_id(st),
                 f.priority,
                 f.match,
                 f.actions,
@@ -556,8 +559,8 @@ def _reference_hints(res: Resolver) -> dict[HintKey, set[str]]:
 
 
 def _stage_order(sid: StageId) -> tuple[str, bool, int, str]:
-    stage = STAGES_BY_NAME.get(sid[1])
-    return (sid[1][:3], sid[0] != "ingress", stage.table_id if stage else -1, sid[1])
+    stage = PROFILE.stage_named(sid[1])
+    return (sid[1][:3], sid[0] != "ingress", PROFILE.table_id(stage) if stage else -1, sid[1])
 
 
 def compare(

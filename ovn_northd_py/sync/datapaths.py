@@ -15,7 +15,8 @@ def dp_nb_key(sb_dp: Any) -> str | None:
     ids = getattr(sb_dp, "external_ids", None)
     if not ids:
         return None
-    return ids.get("logical-switch") or ids.get("logical-router")
+    key = ids.get("logical-switch") or ids.get("logical-router")
+    return None if key is None else str(key)
 
 
 def dp_uuids(sb: Any) -> dict[str, str]:

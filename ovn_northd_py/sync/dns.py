@@ -12,8 +12,7 @@ from typing import Any
 
 from ..northd.model import Northd
 from .datapaths import dp_nb_key
-from .ports import sync_one_row
-from .rows import SyncStats, sync_table
+from .rows import SyncStats, sync_one_row, sync_table
 
 TABLE = "DNS"
 

@@ -1,11 +1,15 @@
 """The flow writer: SB Logical_Flow, Logical_DP_Group and Load_Balancer.
 
-It owns the cache of what SB holds in those three tables (``lflows.FlowCache``), the
-raw monitor that watches them, and the planning of every write.  It sends nothing
+It owns the cache of what SB holds in those three tables (``lflows.FlowCache``), its
+load (one ``select`` per chunk, :meth:`FlowWriter.start_load` / :meth:`FlowWriter.poll_load`),
+the raw monitor that watches them, the planning of every write (``lflows.plan_sync``:
+operations plus the typed actions that replay them on the cache), the repair of foreign
+changes, and, as a hot standby, following what another northd writes.  It sends no write
 itself: the daemon attaches a plan to the SB IDL transaction of the same engine run
 (``ovsdb/raw.SessionTap.attach_ops``), so one engine run is one SB transaction and SB
 never holds a flow that names an address set, port group, meter or port the same
-run deletes.
+run deletes.  The ``table_id`` of each flow comes from the flow profile of the release
+being served (``FlowCtx.profile``).
 
 Invariants:
 
@@ -13,8 +17,7 @@ Invariants:
   committed, with every foreign change the monitor has reported folded in by
   :meth:`take_repairs`.  A plan is applied to the cache only when its transaction
   commits (:meth:`committed`); a failed transaction changed nothing in SB, so the
-  cache stays valid and only the flows the plan covered must be compared again
-  (:meth:`failed` asks for a full diff).
+  cache stays valid, and the next plan compares every flow (:meth:`failed`).
 * The monitor (started before the ``select`` that loads the cache, so nothing slips
   between them) reports inserts and deletes with no columns, so the echo of our
   own bulk inserts costs a few bytes per row, and modifications with the full
@@ -34,15 +37,23 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from .lflow_desired import desired_changed_flows, desired_flows, desired_for_keys
 from .lflows import (
     EMPTY_SET,
     LB_COLUMNS,
+    DeleteFlow,
+    DeleteLb,
     FKey,
     FlowCache,
     FlowRow,
+    InsertFlow,
+    InsertLb,
     LbRow,
     Plan,
+    ResizeGroup,
+    UpdateFlow,
+    UpdateLb,
     WantFlow,
     WantLb,
     _map,
@@ -50,6 +61,7 @@ from .lflows import (
     _opt_str,
     _uuid_of,
     _uuid_set,
+    _where,
     apply_plan,
     chunked_select_ops,
     lb_key,
@@ -95,10 +107,6 @@ def _lb_equal(lb: LbRow, new: dict[str, Any]) -> bool:
     return all(_norm_json(new.get(c)) == _norm_json(lb.cols.get(c)) for c in LB_COLUMNS)
 
 
-def _where(u: str) -> list[Any]:
-    return [["_uuid", "==", ["uuid", u]]]
-
-
 def _omap(d: dict[str, str]) -> list[Any]:
     return ["map", sorted([k, v] for k, v in d.items())]
 
@@ -120,7 +128,10 @@ class RepairStats:
 class FlowWriter:
     cache: FlowCache = field(default_factory=FlowCache)
     full_sync_needed: bool = True  # the next plan compares every flow (after a load or a failure)
-    load_started: bool = False
+    load_req: Any = None  # the select (one chunk of the load) whose reply is awaited
+    # After taking over from a hot standby: once our first write commits, the monitor goes from
+    # following (full rows) to lean (foreign changes only).
+    lean_after_write: bool = False
     _chunks: list[list[dict[str, Any]]] = field(default_factory=list)  # selects still to send
     _sent: list[dict[str, Any]] = field(default_factory=list)  # the select whose reply is awaited
     # Hot standby: the cache follows what another northd writes (full monitor), and ``dirty``
@@ -133,9 +144,10 @@ class FlowWriter:
 
     # ---- loading ----
     def reset(self) -> None:
-        """Forget SB (a reconnection): the next :meth:`start_load` re-reads it."""
+        """Forget SB (a reconnection): the next :meth:`start_load` re-reads it (a load in flight
+        is forgotten too)."""
         self.cache.reset()
-        self.load_started = False
+        self.load_req = None
         self.full_sync_needed = True
         self.following = False
         self.dirty_all = True
@@ -146,17 +158,38 @@ class FlowWriter:
     def loaded(self) -> bool:
         return self.cache.loaded
 
-    def start_load(self, raw: Any, follow: bool = False) -> Any:
-        """Start the monitor, then read the three tables, a chunk at a time (``chunked_select_ops``):
-        returns the first select's request (or None); :meth:`loaded_chunk` takes each reply.
-        ``follow``: as a hot standby (see :meth:`follow`)."""
+    @property
+    def loading(self) -> bool:
+        """A select of the load is in flight (:meth:`poll_load` takes its reply)."""
+        return self.load_req is not None
+
+    def start_load(self, raw: Any, follow: bool = False) -> None:
+        """Start the monitor, then read the three tables, a chunk at a time (``chunked_select_ops``,
+        ``load_req`` the select in flight; :meth:`poll_load` takes each reply).  ``follow``: as a
+        hot standby (see :meth:`follow`)."""
         if raw.monitor(monitor_requests(full=follow)) is None:
-            return None
+            return
         self.cache.reset()
         self._chunks = chunked_select_ops()
-        self.load_started = True
         self.following = follow
-        return self._send_chunk(raw)
+        self.load_req = self._send_chunk(raw)
+
+    def poll_load(self, raw: Any) -> str | None:
+        """Take the reply to the select in flight, if it came: fold it in and send the next one.
+        Returns the error of a select that failed (the cache is then reset, to be read again)."""
+        if self.load_req is None:
+            return None
+        done, result = raw.poll(self.load_req)
+        if not done:
+            return None
+        self.load_req = None
+        if isinstance(result, str):
+            self.reset()
+            return result
+        self.load_req = self.loaded_chunk(raw, result)
+        if self.load_req is None and not self.loaded:
+            self.reset()  # (not connected: read again on reconnection)
+        return None
 
     def _send_chunk(self, raw: Any) -> Any:
         self._sent = self._chunks.pop(0)
@@ -178,6 +211,16 @@ class FlowWriter:
         """After taking over: watch for foreign changes only (our own bulk writes echo cheaply).
         The new monitor starts before the old one is cancelled, so nothing falls between."""
         raw.monitor(monitor_requests(), cancel_old=True)
+
+    def take_over(self, updates: list[dict[str, Any]], compare_all: bool) -> None:
+        """We got the lock while following another northd: what it wrote (``updates`` not yet
+        folded in) is the truth we take over; from now on a change we did not make is foreign
+        (repaired), and the monitor goes lean after our first write.  ``compare_all``: the first
+        plan compares every flow (SB may lack rows the standby could not compare)."""
+        self.follow(updates)
+        self.lean_after_write = True
+        if compare_all:
+            self.full_sync_needed = True
 
     # ---- hot standby ----
     def follow(self, updates: list[dict[str, Any]]) -> None:
@@ -231,7 +274,7 @@ class FlowWriter:
         self.dirty_keys, self.dirty_lbs = self._plan_scope(plan)
 
     def _dirty_plan(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]) -> Plan:
-        want = desired_for_keys(lflow.table, nd, dp_uuid, self.dirty_keys)
+        want = desired_for_keys(lflow.table, nd, dp_uuid, self.dirty_keys, _profile(lflow))
         want_lbs: dict[str, WantLb] = {}
         fctx = lflow.fctx
         for key in self.dirty_lbs:
@@ -249,18 +292,18 @@ class FlowWriter:
         keys: set[FKey] = set()
         lbs: set[str] = set()
         for a in plan.actions:
-            kind = a[0]
-            if kind == "insert_flow":
-                keys.add(a[2])
-            elif kind in ("delete_flow", "update_flow") and a[1] in cache.flows:
-                keys.add(cache.flows[a[1]].key)
-            elif kind == "resize_group":
-                keys.update(cache.flows[f].key for f in cache.group_users.get(a[1], ()))
-                lbs.update(lb.key for lb in cache.lbs.values() if lb.group == a[1])
-            elif kind == "insert_lb":
-                lbs.add(a[2])
-            elif kind in ("delete_lb", "update_lb") and a[1] in cache.lbs:
-                lbs.add(cache.lbs[a[1]].key)
+            if isinstance(a, InsertFlow):
+                keys.add(a.key)
+            elif isinstance(a, DeleteFlow | UpdateFlow):
+                if a.uuid in cache.flows:
+                    keys.add(cache.flows[a.uuid].key)
+            elif isinstance(a, ResizeGroup):
+                keys.update(cache.flows[f].key for f in cache.group_users.get(a.group, ()))
+                lbs.update(lb.key for lb in cache.lbs.values() if lb.group == a.group)
+            elif isinstance(a, InsertLb):
+                lbs.add(a.key)
+            elif isinstance(a, DeleteLb | UpdateLb) and a.uuid in cache.lbs:
+                lbs.add(cache.lbs[a.uuid].key)
         return keys, lbs
 
 
@@ -279,12 +322,12 @@ class FlowWriter:
         if self.full_sync_needed or lflow.full_sync_needed:
             return self._full_plan(lflow, nd, dp_uuid)
         # Incremental: compare only the flows (and load balancers) that changed since the last plan.
-        changed, scope = desired_changed_flows(lflow.table, nd, dp_uuid)
+        changed, scope = desired_changed_flows(lflow.table, nd, dp_uuid, _profile(lflow))
         want_lbs, lb_scope = _changed_lbs(lflow, nd, nb_lbs, dp_uuid)
         return plan_sync(self.cache, changed, want_lbs, scope, lb_scope=lb_scope), None
 
     def _full_plan(self, lflow: Any, nd: Any, dp_uuid: dict[str, str]) -> tuple[Plan, int]:
-        want = desired_flows(lflow.table, nd, dp_uuid)
+        want = desired_flows(lflow.table, nd, dp_uuid, _profile(lflow))
         lflow.table.take_changed()  # this plan covers every flow
         plan = plan_sync(self.cache, want, desired_sb_lbs(nd, dp_uuid))
         if lflow.fctx is not None:
@@ -294,7 +337,7 @@ class FlowWriter:
 
     def _take_changes(self, lflow: Any, nd: Any, dp_uuid: dict[str, str]) -> None:
         """The flow table's and load-balancer index's changes since the last plan, into ``dirty``."""
-        _want, scope = desired_changed_flows(lflow.table, nd, dp_uuid)
+        _want, scope = desired_changed_flows(lflow.table, nd, dp_uuid, _profile(lflow))
         self.dirty_keys |= scope
         fctx = lflow.fctx
         if fctx is not None:
@@ -303,6 +346,12 @@ class FlowWriter:
 
     def committed(self, plan: Plan, results: list[Any]) -> None:
         apply_plan(self.cache, plan, results)
+
+    def write_succeeded(self, raw: Any) -> None:
+        """A write of ours committed (with or without a plan of ours in it)."""
+        if self.lean_after_write:
+            self.lean_after_write = False
+            self.lean_monitor(raw)
 
     def failed(self) -> None:
         """A plan did not commit: SB (and so the cache) is as before; compare everything next time."""
@@ -314,11 +363,31 @@ class FlowWriter:
 
         ``live_dps``: the Datapath_Binding uuids SB holds now (a group that lost only datapaths
         that no longer exist was trimmed by the server, not by someone else)."""
-        st = RepairStats()
-        cache = self.cache
-        ins: dict[str, set[str]] = {"Logical_Flow": set(), "Logical_DP_Group": set(), "Load_Balancer": set()}
-        mods: dict[str, dict[str, dict[str, Any]]] = {t: {} for t in ins}
-        dels: dict[str, set[str]] = {t: set() for t in ins}
+        r = _Repairs(self.cache, _ForeignChanges.of(updates))
+        r.reinsert_deleted()
+        r.delete_foreign_inserts()
+        r.write_back_modified(live_dps)
+        r.plan_reinserts()
+        return r.plan, r.stats
+
+
+_RAW_TABLES = ("Logical_Flow", "Logical_DP_Group", "Load_Balancer")
+
+
+@dataclass(slots=True)
+class _ForeignChanges:
+    """The monitor's updates of the raw tables, net: per table the rows inserted, modified (their
+    new contents) and deleted since the last repair (a row inserted then deleted is in none)."""
+
+    ins: dict[str, set[str]]
+    mods: dict[str, dict[str, dict[str, Any]]]
+    dels: dict[str, set[str]]
+
+    @classmethod
+    def of(cls, updates: list[dict[str, Any]]) -> _ForeignChanges:
+        ins: dict[str, set[str]] = {t: set() for t in _RAW_TABLES}
+        mods: dict[str, dict[str, dict[str, Any]]] = {t: {} for t in _RAW_TABLES}
+        dels: dict[str, set[str]] = {t: set() for t in _RAW_TABLES}
         for tu in updates:
             for table, rows in tu.items():
                 if table not in ins:
@@ -336,52 +405,71 @@ class FlowWriter:
                         mods[table].pop(u, None)
                     else:
                         mods[table][u] = new
-        plan = Plan()
-        want: dict[FKey, WantFlow] = {}
-        want_lbs: dict[str, WantLb] = {}
-        gone_groups = dels["Logical_DP_Group"]
+        return cls(ins, mods, dels)
 
-        def reinsert_flow(u: str, r: FlowRow) -> None:
-            dps = frozenset((r.dp,) if r.dp else ()) if r.group is None else cache.groups.get(r.group, frozenset())
-            want[r.key] = WantFlow(dps, dict(r.ext), dict(r.tags))
-            cache.del_flow(u)
 
-        def reinsert_lb(u: str, lb: LbRow) -> None:
-            want_lbs[lb.key] = WantLb(cache.groups.get(lb.group or "", frozenset()), dict(lb.cols))
-            del cache.lbs[u]
+@dataclass(slots=True)
+class _Repairs:
+    """One :meth:`FlowWriter.take_repairs`: the plan that undoes foreign changes, built in steps."""
 
-        # Rows of ours that someone deleted are inserted again (plan_sync below), as the cache had
-        # them; so is a row someone modified so that its group went away (garbage-collected).
-        for u in dels["Logical_Flow"]:
+    cache: FlowCache
+    seen: _ForeignChanges
+    plan: Plan = field(default_factory=Plan)
+    stats: RepairStats = field(default_factory=RepairStats)
+    # Rows of ours to insert again, as the cache had them (planned by plan_sync at the end).
+    want: dict[FKey, WantFlow] = field(default_factory=dict)
+    want_lbs: dict[str, WantLb] = field(default_factory=dict)
+
+    def _reinsert_flow(self, u: str, r: FlowRow) -> None:
+        cache = self.cache
+        dps = frozenset((r.dp,) if r.dp else ()) if r.group is None else cache.groups.get(r.group, frozenset())
+        self.want[r.key] = WantFlow(dps, dict(r.ext), dict(r.tags))
+        cache.del_flow(u)
+
+    def _reinsert_lb(self, u: str, lb: LbRow) -> None:
+        cache = self.cache
+        self.want_lbs[lb.key] = WantLb(cache.groups.get(lb.group or "", frozenset()), dict(lb.cols))
+        del cache.lbs[u]
+
+    def reinsert_deleted(self) -> None:
+        """Rows of ours that someone deleted are inserted again, as the cache had them; so is a
+        row someone modified so that its group went away (garbage-collected)."""
+        cache, seen, st, ops = self.cache, self.seen, self.stats, self.plan.ops
+        gone_groups = seen.dels["Logical_DP_Group"]
+        for u in seen.dels["Logical_Flow"]:
             r = cache.flows.get(u)
             if r is not None:  # (else: our own delete)
-                reinsert_flow(u, r)
+                self._reinsert_flow(u, r)
                 st.foreign_deletes += 1
-        for u in dels["Load_Balancer"]:
+        for u in seen.dels["Load_Balancer"]:
             lb = cache.lbs.get(u)
             if lb is not None:
-                reinsert_lb(u, lb)
+                self._reinsert_lb(u, lb)
                 st.foreign_deletes += 1
-        for u, new in list(mods["Logical_Flow"].items()):
+        flow_mods, lb_mods = seen.mods["Logical_Flow"], seen.mods["Load_Balancer"]
+        for u, new in list(flow_mods.items()):
             r = cache.flows.get(u)
             if r is not None and r.group in gone_groups and not _flow_equal(r, new):
-                plan.ops.append({"op": "delete", "table": "Logical_Flow", "where": _where(u)})
-                reinsert_flow(u, r)
-                del mods["Logical_Flow"][u]
+                ops.append({"op": "delete", "table": "Logical_Flow", "where": _where(u)})
+                self._reinsert_flow(u, r)
+                del flow_mods[u]
                 st.foreign_modifies += 1
-        for u, new in list(mods["Load_Balancer"].items()):
+        for u, new in list(lb_mods.items()):
             lb = cache.lbs.get(u)
             if lb is not None and lb.group in gone_groups and not _lb_equal(lb, new):
-                plan.ops.append({"op": "delete", "table": "Load_Balancer", "where": _where(u)})
-                reinsert_lb(u, lb)
-                del mods["Load_Balancer"][u]
+                ops.append({"op": "delete", "table": "Load_Balancer", "where": _where(u)})
+                self._reinsert_lb(u, lb)
+                del lb_mods[u]
                 st.foreign_modifies += 1
         lb_groups = {lb.group for lb in cache.lbs.values()}
         for g in gone_groups:
             if g in cache.groups and not cache.group_users.get(g) and g not in lb_groups:
                 cache.del_group(g)
-        # Rows someone inserted: not ours, delete them.
-        for table, us in ins.items():
+
+    def delete_foreign_inserts(self) -> None:
+        """Rows someone inserted: not ours, delete them."""
+        cache, plan = self.cache, self.plan
+        for table, us in self.seen.ins.items():
             if table == "Logical_DP_Group":
                 continue  # an unreferenced group is garbage-collected by the server
             known: Collection[str] = cache.flows if table == "Logical_Flow" else cache.lbs
@@ -389,8 +477,11 @@ class FlowWriter:
                 if u not in known:  # (else: the echo of our own insert)
                     plan.ops.append({"op": "delete", "table": table, "where": _where(u)})
                     plan.deleted += 1
-                    st.foreign_inserts += 1
-        # Rows of ours that someone modified: write back what the cache holds.
+                    self.stats.foreign_inserts += 1
+
+    def write_back_modified(self, live_dps: Collection[str]) -> None:
+        """Rows of ours that someone modified: write back what the cache holds."""
+        cache, plan, st, mods = self.cache, self.plan, self.stats, self.seen.mods
         for u, new in mods["Logical_Flow"].items():
             r = cache.flows.get(u)
             if r is not None and not _flow_equal(r, new):
@@ -418,25 +509,18 @@ class FlowWriter:
                 plan.ops.append({"op": "update", "table": "Load_Balancer", "where": _where(u), "row": row})
                 plan.updated += 1
                 st.foreign_modifies += 1
-        if want or want_lbs:
-            again = plan_sync(cache, want, want_lbs or None, set(want), lb_scope=set(want_lbs))
-            base = len(plan.ops)
-            plan.ops.extend(again.ops)
-            plan.actions.extend(_shift(a, base) for a in again.actions)
-            plan.inserted += again.inserted
-            plan.updated += again.updated
-            plan.deleted += again.deleted
-        return plan, st
+
+    def plan_reinserts(self) -> None:
+        """The rows taken out of the cache by :meth:`reinsert_deleted`, planned as our own writes."""
+        if self.want or self.want_lbs:
+            self.plan.extend(plan_sync(self.cache, self.want, self.want_lbs or None, set(self.want),
+                                       lb_scope=set(self.want_lbs)))
 
 
-def _shift(action: tuple[Any, ...], base: int) -> tuple[Any, ...]:
-    """An action of a plan whose ops now start at ``base`` of a longer op list."""
-    kind = action[0]
-    if kind in ("insert_group", "insert_flow", "insert_lb"):
-        return (kind, action[1] + base, *action[2:])
-    if kind in ("update_flow", "update_lb"):
-        return (kind, action[1], action[2] + base, *action[3:])
-    return action
+def _profile(lflow: Any) -> FlowProfile:
+    """The flow profile the flow table was built for (that of the release being served)."""
+    fctx = lflow.fctx
+    return fctx.profile if fctx is not None else DEFAULT_PROFILE
 
 
 def _flow_row(r: FlowRow) -> dict[str, Any]:

@@ -1,18 +1,35 @@
-"""From the FlowTable (dense datapath indexes) to desired SB flows (Datapath_Binding uuids)."""
+"""From the FlowTable (dense datapath indexes) to desired SB flows (Datapath_Binding uuids).
+
+The flow table names stages; the ``table_id`` of each SB row comes from the flow profile of
+the release being served (``profile``: :mod:`ovn_northd_py.lflow.profile`), resolved by a tuple
+index per flow (a stage the release lacks raises ``StageNotInProfile``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..lflow.stages import STAGES_BY_NAME, Stage
+from ..lflow.profile import FlowProfile, table_id_of
+from ..lflow.stages import Stage
 from ..lflow.table import FlowKey, FlowTable, LFlow
 from ..northd.model import Northd
 from .lflows import FKey, WantFlow
 
 
-def desired_flows(table: FlowTable, nd: Northd, dp_uuid: dict[str, str]) -> dict[FKey, WantFlow]:
+def _key(f: LFlow, profile: FlowProfile, ids: tuple[int, ...]) -> FKey:
+    st = f.stage
+    i = st.index
+    tid = ids[i] if i < len(ids) else -1
+    if tid < 0:
+        tid = table_id_of(profile, ids, st)
+    return (st.name, st.pipeline, tid, f.priority, f.match, f.actions, f.controller_meter or "")
+
+
+def desired_flows(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], profile: FlowProfile
+                  ) -> dict[FKey, WantFlow]:
     """dp_uuid: NB datapath key -> SB Datapath_Binding uuid.  Flows on unbound datapaths are dropped."""
     by_index: list[str | None] = [dp_uuid.get(dp.key) for dp in nd.by_index]
+    ids = profile.table_ids
     groups = table.groups()
     gid_of = groups.as_dict()
     group_sets: dict[int, frozenset[str]] = {}
@@ -30,18 +47,22 @@ def desired_flows(table: FlowTable, nd: Northd, dp_uuid: dict[str, str]) -> dict
         if not dps:
             continue
         st = f.stage
+        si = st.index  # the table id, inlined from _key (this loop runs once per flow)
+        tid = ids[si] if si < len(ids) else -1
+        if tid < 0:
+            tid = table_id_of(profile, ids, st)
         ext = {"stage-name": st.name}
         if f.hint:
             ext["stage-hint"] = f.hint[:8]
         tags = {"in_out_port": f.io_port} if f.io_port else {}
-        key: FKey = (st.name, st.pipeline, st.table_id, f.priority, f.match, f.actions, f.controller_meter or "")
+        key: FKey = (st.name, st.pipeline, tid, f.priority, f.match, f.actions, f.controller_meter or "")
         want[key] = WantFlow(dps, ext, tags)
     return want
 
 
-def fkey(stage: Stage, key: FlowKey) -> FKey:
+def fkey(stage: Stage, key: FlowKey, profile: FlowProfile) -> FKey:
     _name, priority, match, actions, meter = key
-    return (stage.name, stage.pipeline, stage.table_id, priority, match, actions, meter or "")
+    return (stage.name, stage.pipeline, profile.table_id(stage), priority, match, actions, meter or "")
 
 
 def _want(f: LFlow, by_index: list[str | None]) -> WantFlow | None:
@@ -55,14 +76,15 @@ def _want(f: LFlow, by_index: list[str | None]) -> WantFlow | None:
     return WantFlow(dps, ext, tags)
 
 
-def desired_for_keys(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], keys: Iterable[FKey]
-                     ) -> dict[FKey, WantFlow]:
-    """What the flows with these identities should be (absent: no such flow is wanted)."""
+def desired_for_keys(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], keys: Iterable[FKey],
+                     profile: FlowProfile) -> dict[FKey, WantFlow]:
+    """What the flows with these identities should be (absent: no such flow is wanted, e.g. a
+    stage the release does not have, or not at that table id)."""
     by_index: list[str | None] = [dp_uuid.get(dp.key) for dp in nd.by_index]
     want: dict[FKey, WantFlow] = {}
     for k in keys:
-        st = STAGES_BY_NAME.get(k[0])
-        if st is None:
+        st = profile.stage_named(k[0])
+        if st is None or profile.table_id(st) != k[2]:
             continue
         fid = table.find(st, k[3], k[4], k[5], k[6] or None)
         if fid is None and k[6] == "":
@@ -76,18 +98,18 @@ def desired_for_keys(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], keys
 
 
 def desired_changed_flows(
-    table: FlowTable, nd: Northd, dp_uuid: dict[str, str]
+    table: FlowTable, nd: Northd, dp_uuid: dict[str, str], profile: FlowProfile
 ) -> tuple[dict[FKey, WantFlow], set[FKey]]:
     """The flows changed since the last call (``FlowTable.take_changed``): what they should now be,
     and the set of identities to compare (changed and vanished ones)."""
     by_index: list[str | None] = [dp_uuid.get(dp.key) for dp in nd.by_index]
+    ids = profile.table_ids
     alive, gone = table.take_changed()
-    scope = {fkey(st, k) for st, k in gone}
+    scope = {fkey(st, k, profile) for st, k in gone}
     want: dict[FKey, WantFlow] = {}
     for fid in alive:
         f = table.flow(fid)
-        st = f.stage
-        key: FKey = (st.name, st.pipeline, st.table_id, f.priority, f.match, f.actions, f.controller_meter or "")
+        key = _key(f, profile, ids)
         scope.add(key)
         w = _want(f, by_index)
         if w is not None:

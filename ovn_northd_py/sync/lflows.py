@@ -1,15 +1,17 @@
-"""SB Logical_Flow, Logical_DP_Group and Load_Balancer: diff and write through the lean raw path.
+"""SB Logical_Flow, Logical_DP_Group and Load_Balancer: the cache and the diff the flow writer plans with.
 
 We keep our own cache of these three tables (they are not monitored by the
-IDL, see ``ovsdb/raw.py``).  A sync compares the desired flows with the cache
-and emits the fewest operations:
+IDL, see ``ovsdb/raw.py``; ``sync/flow_writer.py`` loads and watches it).
+:func:`plan_sync` compares the desired flows with the cache and emits the fewest
+operations, each with a typed action (:class:`InsertFlow`, :class:`ResizeGroup`...)
+that :func:`apply_plan` replays on the cache once the write commits:
 
 * a flow whose (stage, priority, match, actions, meter) already exists keeps
   its row; only its datapath reference or external_ids are updated if needed;
 * datapath groups are matched by their datapath *set*: an existing
   Logical_DP_Group whose set is still wanted is re-used as is; a group whose
-  referencing flows and load balancers all want one new set is resized in place
-  (one row update instead of one per flow); only sets nobody has get new rows;
+  users (its flows, or its load balancers) all want one new set is resized in
+  place (one row update instead of one per user); only sets nobody has get new rows;
 * like the reference, flows and load balancers never share a group: each kind
   is deduplicated by datapath set among its own groups;
 * Logical_DP_Group is not a root table: a group nobody references any more is
@@ -220,11 +222,70 @@ def _norm_json(v: Any) -> Any:
     return repr(v)
 
 
+# ---- plans: the operations of one write, and the actions that replay it on the cache ----
+#
+# Each action records what one operation (``op``: its index in ``Plan.ops``) does to the cache,
+# so that :func:`apply_plan` replays a committed plan with the uuids the server assigned.
+
+
+@dataclass(slots=True)
+class InsertGroup:
+    op: int
+    dps: frozenset[str]
+
+
+@dataclass(slots=True)
+class ResizeGroup:
+    group: str
+    dps: frozenset[str]
+
+
+@dataclass(slots=True)
+class InsertFlow:
+    op: int
+    key: FKey
+    want: WantFlow
+
+
+@dataclass(slots=True)
+class UpdateFlow:
+    uuid: str
+    op: int
+    want: WantFlow
+
+
+@dataclass(slots=True)
+class DeleteFlow:
+    uuid: str
+
+
+@dataclass(slots=True)
+class InsertLb:
+    op: int
+    key: str
+    want: WantLb
+
+
+@dataclass(slots=True)
+class UpdateLb:
+    uuid: str
+    op: int
+    want: WantLb
+
+
+@dataclass(slots=True)
+class DeleteLb:
+    uuid: str
+
+
+PlanAction = InsertGroup | ResizeGroup | InsertFlow | UpdateFlow | DeleteFlow | InsertLb | UpdateLb | DeleteLb
+_WITH_OP = (InsertGroup, InsertFlow, UpdateFlow, InsertLb, UpdateLb)
+
+
 @dataclass(slots=True)
 class Plan:
     ops: list[dict[str, Any]] = field(default_factory=list)
-    # Replayed on the cache after success: ("insert_flow", FlowRow) / ("insert_group", set) / ...
-    actions: list[tuple[Any, ...]] = field(default_factory=list)
+    actions: list[PlanAction] = field(default_factory=list)  # replayed on the cache after success
     inserted: int = 0
     updated: int = 0
     deleted: int = 0
@@ -232,11 +293,234 @@ class Plan:
     def __bool__(self) -> bool:
         return bool(self.ops)
 
+    def extend(self, other: Plan) -> None:
+        """Append ``other``'s operations (its actions' op indexes shifted to where they land)."""
+        base = len(self.ops)
+        self.ops.extend(other.ops)
+        for a in other.actions:
+            if base and isinstance(a, _WITH_OP):
+                a.op += base
+            self.actions.append(a)
+        self.inserted += other.inserted
+        self.updated += other.updated
+        self.deleted += other.deleted
 
-def _points_right(r: FlowRow, w: WantFlow, set_to_group: dict[frozenset[str], Any]) -> bool:
+
+def _where(u: str) -> list[Any]:
+    return [["_uuid", "==", ["uuid", u]]]
+
+
+def _uuid_set_json(dps: frozenset[str]) -> list[Any]:
+    return ["set", [["uuid", d] for d in sorted(dps)]]
+
+
+GroupIndex = dict[frozenset[str], str | list[Any]]  # datapath set -> group uuid, or named-uuid ref
+
+
+def _points_right(r: FlowRow, w: WantFlow, set_to_group: GroupIndex) -> bool:
     if len(w.dps) == 1:
         return r.group is None and r.dp in w.dps
     return r.group is not None and set_to_group.get(w.dps) == r.group
+
+
+class _Planner:
+    """One :func:`plan_sync`: groups first (keep, resize, index by datapath set), then flows, then
+    load balancers, which name the groups by set (new sets get a group inserted on first use)."""
+
+    __slots__ = (
+        "cache",
+        "compare_hints",
+        "flow_groups",
+        "keys",
+        "lb_groups",
+        "lb_scope",
+        "named",
+        "plan",
+        "want",
+        "want_lbs",
+    )
+
+    def __init__(self, cache: FlowCache, want: dict[FKey, WantFlow], want_lbs: dict[str, WantLb] | None,
+                 keys: set[FKey], lb_scope: set[str] | None, compare_hints: bool) -> None:
+        self.cache = cache
+        self.want = want
+        self.want_lbs = want_lbs
+        self.keys = keys
+        self.lb_scope = lb_scope
+        self.compare_hints = compare_hints
+        self.plan = Plan()
+        # Like the reference, flows and load balancers never share a group: a group with flow
+        # users is a flow group (load balancers on it move to a group of their own), one with only
+        # load balancers on it is a load-balancer group.  Each kind is deduplicated by datapath set.
+        self.flow_groups: GroupIndex = {}
+        self.lb_groups: GroupIndex = {}
+        self.named = 0
+
+    def lb_in_scope(self, key: str) -> bool:
+        return self.want_lbs is not None and (self.lb_scope is None or key in self.lb_scope)
+
+    # -- 1. groups --
+    def plan_groups(self) -> None:
+        """Index the groups by kind and set; resize in place the groups (used by the flows and
+        load balancers being compared) whose users all want one new set nobody has."""
+        cache, keys, want = self.cache, self.keys, self.want
+        affected: set[str] = set()
+        for k in keys:
+            for u in cache.by_key.get(k, ()):
+                g = cache.flows[u].group
+                if g is not None:
+                    affected.add(g)
+        if self.want_lbs is not None:
+            affected |= {lb.group for lb in cache.lbs.values()
+                         if lb.group is not None and self.lb_in_scope(lb.key)}
+        lb_users: dict[str, list[LbRow]] = {}
+        for lb in cache.lbs.values():
+            if lb.group is not None:
+                lb_users.setdefault(lb.group, []).append(lb)
+        for g, dps in cache.groups.items():
+            if cache.group_users.get(g):
+                self.flow_groups.setdefault(dps, g)
+            elif g in lb_users:
+                self.lb_groups.setdefault(dps, g)
+        resizes: list[tuple[str, frozenset[str]]] = []
+        for g in sorted(affected):
+            cur = cache.groups.get(g)
+            if cur is None:
+                continue
+            wanted: set[frozenset[str]] = set()
+            if cache.group_users.get(g):
+                index = self.flow_groups
+                for u in cache.group_users.get(g, ()):
+                    k = cache.flows[u].key
+                    if k in keys:
+                        w = want.get(k)
+                        if w is not None and len(w.dps) > 1:
+                            wanted.add(w.dps)
+                    else:
+                        wanted.add(cur)
+            else:
+                index = self.lb_groups
+                for lb in lb_users.get(g, ()):
+                    if self.want_lbs is None or not self.lb_in_scope(lb.key):
+                        wanted.add(cur)
+                    else:
+                        wl = self.want_lbs.get(lb.key)
+                        if wl is not None:
+                            wanted.add(wl.dps)
+            if len(wanted) == 1:
+                (new,) = tuple(wanted)
+                if new != cur and new not in index:
+                    resizes.append((g, new))
+                    if index.get(cur) == g:
+                        del index[cur]
+                    index[new] = g
+        plan = self.plan
+        for g, new in resizes:
+            plan.ops.append({"op": "update", "table": "Logical_DP_Group", "where": _where(g),
+                             "row": {"datapaths": _uuid_set_json(new)}})
+            plan.actions.append(ResizeGroup(g, new))
+            plan.updated += 1
+
+    def group_ref(self, s: frozenset[str], index: GroupIndex) -> list[Any]:
+        """The reference to the group of ``index`` with set ``s`` (inserted by this plan if none)."""
+        ref = index.get(s)
+        if ref is None:
+            self.named += 1
+            name = f"g{self.named}"
+            plan = self.plan
+            plan.ops.append({"op": "insert", "table": "Logical_DP_Group", "uuid-name": name,
+                             "row": {"datapaths": _uuid_set_json(s)}})
+            plan.actions.append(InsertGroup(len(plan.ops) - 1, s))
+            plan.inserted += 1
+            ref = ["named-uuid", name]
+            index[s] = ref
+        return ["uuid", ref] if isinstance(ref, str) else ref
+
+    # -- 2. flows --
+    def _ref_cols(self, w: WantFlow) -> dict[str, Any]:
+        if len(w.dps) == 1:
+            (d,) = tuple(w.dps)
+            return {"logical_datapath": ["uuid", d], "logical_dp_group": EMPTY_SET}
+        return {"logical_datapath": EMPTY_SET, "logical_dp_group": self.group_ref(w.dps, self.flow_groups)}
+
+    def _delete_flow(self, u: str) -> None:
+        plan = self.plan
+        plan.ops.append({"op": "delete", "table": "Logical_Flow", "where": _where(u)})
+        plan.actions.append(DeleteFlow(u))
+        plan.deleted += 1
+
+    def plan_flows(self) -> None:
+        """Insert, update (datapath reference, external_ids, tags) or delete each compared flow."""
+        cache, want, plan, flow_groups = self.cache, self.want, self.plan, self.flow_groups
+        ops, actions = plan.ops, plan.actions
+        for k in self.keys:
+            have = cache.by_key.get(k, [])
+            w = want.get(k)
+            if w is None:
+                for u in have:
+                    self._delete_flow(u)
+                continue
+            if not have:
+                row = {"pipeline": k[1], "table_id": k[2], "priority": k[3], "match": k[4], "actions": k[5],
+                       "external_ids": _omap(w.ext), "tags": _omap(w.tags)}
+                if k[6]:
+                    row["controller_meter"] = k[6]
+                row.update(self._ref_cols(w))
+                ops.append({"op": "insert", "table": "Logical_Flow", "row": row})
+                actions.append(InsertFlow(len(ops) - 1, k, w))
+                plan.inserted += 1
+                continue
+            keep = next((u for u in have if _points_right(cache.flows[u], w, flow_groups)), have[0])
+            for u in have:
+                if u != keep:
+                    self._delete_flow(u)
+            r = cache.flows[keep]
+            upd: dict[str, Any] = {}
+            if not _points_right(r, w, flow_groups):
+                upd.update(self._ref_cols(w))
+            if r.ext != w.ext and self.compare_hints:
+                upd["external_ids"] = _omap(w.ext)
+            if r.tags != w.tags:
+                upd["tags"] = _omap(w.tags)
+            if upd:
+                ops.append({"op": "update", "table": "Logical_Flow", "where": _where(keep), "row": upd})
+                actions.append(UpdateFlow(keep, len(ops) - 1, w))
+                plan.updated += 1
+
+    # -- 3. load balancers (datapaths through datapath_group, never the datapaths column) --
+    def plan_lbs(self, want_lbs: dict[str, WantLb]) -> None:
+        cache, plan = self.cache, self.plan
+        ops = plan.ops
+        lb_by_key: dict[str, list[str]] = {}
+        for u, lb in cache.lbs.items():
+            lb_by_key.setdefault(lb.key, []).append(u)
+        for u, lb in cache.lbs.items():
+            if not self.lb_in_scope(lb.key):
+                continue
+            if lb.key not in want_lbs or lb_by_key[lb.key][0] != u:
+                ops.append({"op": "delete", "table": "Load_Balancer", "where": _where(u)})
+                plan.actions.append(DeleteLb(u))
+                plan.deleted += 1
+        for lk, wl in want_lbs.items():
+            have_lb = lb_by_key.get(lk)
+            gref = self.group_ref(wl.dps, self.lb_groups)
+            if not have_lb:
+                row = dict(wl.cols)
+                row["datapath_group"] = gref
+                ops.append({"op": "insert", "table": "Load_Balancer", "row": row})
+                plan.actions.append(InsertLb(len(ops) - 1, lk, wl))
+                plan.inserted += 1
+                continue
+            u = have_lb[0]
+            lb = cache.lbs[u]
+            upd = {c: v for c, v in wl.cols.items() if _norm_json(lb.cols.get(c)) != _norm_json(v)}
+            if lb.group is None or gref != ["uuid", lb.group]:
+                upd["datapath_group"] = gref
+                upd["datapaths"] = EMPTY_SET
+            if upd:
+                ops.append({"op": "update", "table": "Load_Balancer", "where": _where(u), "row": upd})
+                plan.actions.append(UpdateLb(u, len(ops) - 1, wl))
+                plan.updated += 1
 
 
 def plan_sync(
@@ -255,186 +539,25 @@ def plan_sync(
     those are compared (``want_lbs`` then holds those that should exist).  ``compare_hints`` False ignores external_ids
     (the stage-hint of a flow several entities produce names one of them, depending on history).
     """
-    plan = Plan()
-    ops = plan.ops
     keys: set[FKey] = scope if scope is not None else set(cache.by_key) | set(want)
-
-    def wanted_set(k: FKey) -> frozenset[str] | None:
-        w = want.get(k)
-        return w.dps if w is not None and len(w.dps) > 1 else None
-
-    # --- 1. Groups the considered flows (and load balancers) use: keep, resize, or let go. ---
-    affected: set[str] = set()
-    for k in keys:
-        for u in cache.by_key.get(k, ()):
-            g = cache.flows[u].group
-            if g is not None:
-                affected.add(g)
-    def lb_in_scope(key: str) -> bool:
-        return want_lbs is not None and (lb_scope is None or key in lb_scope)
-
+    p = _Planner(cache, want, want_lbs, keys, lb_scope, compare_hints)
+    p.plan_groups()
+    p.plan_flows()
     if want_lbs is not None:
-        affected |= {lb.group for lb in cache.lbs.values() if lb.group is not None and lb_in_scope(lb.key)}
-    lb_users: dict[str, list[LbRow]] = {}
-    for lb in cache.lbs.values():
-        if lb.group is not None:
-            lb_users.setdefault(lb.group, []).append(lb)
-
-    # Like the reference, flows and load balancers never share a group: a group with flow users
-    # is a flow group (load balancers on it move to a group of their own), one with only load
-    # balancers on it is a load-balancer group.  Each kind is deduplicated by datapath set.
-    set_to_group: dict[frozenset[str], str | list[Any]] = {}
-    lb_set_to_group: dict[frozenset[str], str | list[Any]] = {}
-    for g, dps in cache.groups.items():
-        if cache.group_users.get(g):
-            set_to_group.setdefault(dps, g)
-        elif g in lb_users:
-            lb_set_to_group.setdefault(dps, g)
-    resizes: list[tuple[str, frozenset[str]]] = []
-    for g in sorted(affected):
-        cur = cache.groups.get(g)
-        if cur is None:
-            continue
-        wanted: set[frozenset[str]] = set()
-        index = set_to_group if cache.group_users.get(g) else lb_set_to_group
-        if index is set_to_group:
-            for u in cache.group_users.get(g, ()):
-                k = cache.flows[u].key
-                ws = wanted_set(k) if k in keys else cur
-                if ws is not None:
-                    wanted.add(ws)
-        else:
-            for lb in lb_users.get(g, ()):
-                if want_lbs is None or not lb_in_scope(lb.key):
-                    wanted.add(cur)
-                else:
-                    wl = want_lbs.get(lb.key)
-                    if wl is not None:
-                        wanted.add(wl.dps)
-        if len(wanted) == 1:
-            (new,) = tuple(wanted)
-            if new != cur and new not in index:
-                resizes.append((g, new))
-                if index.get(cur) == g:
-                    del index[cur]
-                index[new] = g
-    for g, new in resizes:
-        ops.append({"op": "update", "table": "Logical_DP_Group", "where": [["_uuid", "==", ["uuid", g]]],
-                    "row": {"datapaths": ["set", [["uuid", d] for d in sorted(new)]]}})
-        plan.actions.append(("resize_group", g, new))
-        plan.updated += 1
-
-    named = 0
-
-    def group_ref(s: frozenset[str], index: dict[frozenset[str], str | list[Any]] = set_to_group) -> list[Any]:
-        nonlocal named
-        ref = index.get(s)
-        if ref is None:
-            named += 1
-            name = f"g{named}"
-            ops.append({"op": "insert", "table": "Logical_DP_Group", "uuid-name": name,
-                        "row": {"datapaths": ["set", [["uuid", d] for d in sorted(s)]]}})
-            plan.actions.append(("insert_group", len(ops) - 1, s))
-            plan.inserted += 1
-            ref = ["named-uuid", name]
-            index[s] = ref
-        return ["uuid", ref] if isinstance(ref, str) else ref
-
-    def ref_cols(w: WantFlow) -> dict[str, Any]:
-        if len(w.dps) == 1:
-            (d,) = tuple(w.dps)
-            return {"logical_datapath": ["uuid", d], "logical_dp_group": EMPTY_SET}
-        return {"logical_datapath": EMPTY_SET, "logical_dp_group": group_ref(w.dps)}
-
-    def delete_flow(u: str) -> None:
-        ops.append({"op": "delete", "table": "Logical_Flow", "where": [["_uuid", "==", ["uuid", u]]]})
-        plan.actions.append(("delete_flow", u))
-        plan.deleted += 1
-
-    # --- 2. Flows. ---
-    for k in keys:
-        have = cache.by_key.get(k, [])
-        w = want.get(k)
-        if w is None:
-            for u in have:
-                delete_flow(u)
-            continue
-        if not have:
-            row = {"pipeline": k[1], "table_id": k[2], "priority": k[3], "match": k[4], "actions": k[5],
-                   "external_ids": _omap(w.ext), "tags": _omap(w.tags)}
-            if k[6]:
-                row["controller_meter"] = k[6]
-            row.update(ref_cols(w))
-            ops.append({"op": "insert", "table": "Logical_Flow", "row": row})
-            plan.actions.append(("insert_flow", len(ops) - 1, k, w))
-            plan.inserted += 1
-            continue
-        keep = next((u for u in have if _points_right(cache.flows[u], w, set_to_group)), have[0])
-        for u in have:
-            if u != keep:
-                delete_flow(u)
-        r = cache.flows[keep]
-        upd: dict[str, Any] = {}
-        if not _points_right(r, w, set_to_group):
-            upd.update(ref_cols(w))
-        if r.ext != w.ext and compare_hints:
-            upd["external_ids"] = _omap(w.ext)
-        if r.tags != w.tags:
-            upd["tags"] = _omap(w.tags)
-        if upd:
-            ops.append({"op": "update", "table": "Logical_Flow", "where": [["_uuid", "==", ["uuid", keep]]],
-                        "row": upd})
-            plan.actions.append(("update_flow", keep, len(ops) - 1, w))
-            plan.updated += 1
-
-    # --- 3. Load balancers (datapaths through datapath_group, never the datapaths column). ---
-    if want_lbs is None:
-        return plan
-    lb_by_key: dict[str, list[str]] = {}
-    for u, lb in cache.lbs.items():
-        lb_by_key.setdefault(lb.key, []).append(u)
-    for u, lb in cache.lbs.items():
-        if not lb_in_scope(lb.key):
-            continue
-        if lb.key not in want_lbs or lb_by_key[lb.key][0] != u:
-            ops.append({"op": "delete", "table": "Load_Balancer", "where": [["_uuid", "==", ["uuid", u]]]})
-            plan.actions.append(("delete_lb", u))
-            plan.deleted += 1
-    for lk, wl in want_lbs.items():
-        have_lb = lb_by_key.get(lk)
-        gref = group_ref(wl.dps, lb_set_to_group)
-        if not have_lb:
-            row = dict(wl.cols)
-            row["datapath_group"] = gref
-            ops.append({"op": "insert", "table": "Load_Balancer", "row": row})
-            plan.actions.append(("insert_lb", len(ops) - 1, lk, wl))
-            plan.inserted += 1
-            continue
-        u = have_lb[0]
-        lb = cache.lbs[u]
-        upd = {c: v for c, v in wl.cols.items() if _norm_json(lb.cols.get(c)) != _norm_json(v)}
-        if lb.group is None or gref != ["uuid", lb.group]:
-            upd["datapath_group"] = gref
-            upd["datapaths"] = EMPTY_SET
-        if upd:
-            ops.append({"op": "update", "table": "Load_Balancer", "where": [["_uuid", "==", ["uuid", u]]],
-                        "row": upd})
-            plan.actions.append(("update_lb", u, len(ops) - 1, wl))
-            plan.updated += 1
-    return plan
+        p.plan_lbs(want_lbs)
+    return p.plan
 
 
 def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
     """Replay a committed plan onto the cache, using the uuids the server assigned to inserts."""
-    new_groups: dict[int, str] = {}
+    by_name: dict[str, str] = {}
     for a in plan.actions:
-        if a[0] == "insert_group":
-            u = str(results[a[1]]["uuid"][1])
-            new_groups[a[1]] = u
-            cache.set_group(u, a[2])
-        elif a[0] == "resize_group":
-            cache.set_group(a[1], a[2])
-    by_name = {plan.ops[i]["uuid-name"]: u for i, u in new_groups.items()}
+        if isinstance(a, InsertGroup):
+            u = str(results[a.op]["uuid"][1])
+            by_name[plan.ops[a.op]["uuid-name"]] = u
+            cache.set_group(u, a.dps)
+        elif isinstance(a, ResizeGroup):
+            cache.set_group(a.group, a.dps)
 
     def group_from_row(row: dict[str, Any]) -> str | None:
         ref = row.get("logical_dp_group", row.get("datapath_group"))
@@ -446,39 +569,34 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
 
     touched: set[str] = set()
     for a in plan.actions:
-        kind = a[0]
-        if kind == "delete_flow":
-            g = cache.flows[a[1]].group if a[1] in cache.flows else None
-            if g:
-                touched.add(g)
-            cache.del_flow(a[1])
-        elif kind == "insert_flow":
-            _, idx, k, w = a
-            row = plan.ops[idx]["row"]
-            cache.add_flow(str(results[idx]["uuid"][1]),
-                           FlowRow(k, _uuid_of(row["logical_datapath"]), group_from_row(row), w.ext, w.tags))
-        elif kind == "update_flow":
-            _, u, idx, w = a
-            r = cache.flows[u]
-            row = plan.ops[idx]["row"]
+        if isinstance(a, DeleteFlow):
+            r = cache.flows.get(a.uuid)
+            if r is not None and r.group:
+                touched.add(r.group)
+            cache.del_flow(a.uuid)
+        elif isinstance(a, InsertFlow):
+            row = plan.ops[a.op]["row"]
+            cache.add_flow(str(results[a.op]["uuid"][1]), FlowRow(
+                a.key, _uuid_of(row["logical_datapath"]), group_from_row(row), a.want.ext, a.want.tags))
+        elif isinstance(a, UpdateFlow):
+            r = cache.flows[a.uuid]
+            row = plan.ops[a.op]["row"]
             if "logical_datapath" in row:
                 if r.group:
                     touched.add(r.group)
-                cache.set_flow_ref(u, _uuid_of(row["logical_datapath"]), group_from_row(row))
-            r.ext, r.tags = w.ext, w.tags
-        elif kind == "delete_lb":
-            lb = cache.lbs.pop(a[1], None)
+                cache.set_flow_ref(a.uuid, _uuid_of(row["logical_datapath"]), group_from_row(row))
+            r.ext, r.tags = a.want.ext, a.want.tags
+        elif isinstance(a, DeleteLb):
+            lb = cache.lbs.pop(a.uuid, None)
             if lb is not None and lb.group:
                 touched.add(lb.group)
-        elif kind == "insert_lb":
-            _, idx, k, wl = a
-            row = plan.ops[idx]["row"]
-            cache.lbs[str(results[idx]["uuid"][1])] = LbRow(k, dict(wl.cols), group_from_row(row))
-        elif kind == "update_lb":
-            _, u, idx, wl = a
-            lb = cache.lbs[u]
-            row = plan.ops[idx]["row"]
-            lb.cols = dict(wl.cols)
+        elif isinstance(a, InsertLb):
+            row = plan.ops[a.op]["row"]
+            cache.lbs[str(results[a.op]["uuid"][1])] = LbRow(a.key, dict(a.want.cols), group_from_row(row))
+        elif isinstance(a, UpdateLb):
+            lb = cache.lbs[a.uuid]
+            row = plan.ops[a.op]["row"]
+            lb.cols = dict(a.want.cols)
             if "datapath_group" in row:
                 if lb.group:
                     touched.add(lb.group)

@@ -2,7 +2,7 @@
 
 A load balancer is attached directly (Logical_Switch.load_balancer) or through
 a Load_Balancer_Group.  Its datapaths go into a Logical_DP_Group referenced
-from ``datapath_group`` (written by the lean flow writer, ``sync/lflows.py``).
+from ``datapath_group`` (written by the lean flow writer, ``sync/flow_writer.py``).
 """
 
 from __future__ import annotations

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Hashable
 from typing import Any
 
-from .ports import sync_one_row
-from .rows import SyncStats, sync_table
+from .rows import SyncStats, sync_one_row, sync_table
 
 TABLE = "Mirror"
 NB_TABLE = "Mirror"

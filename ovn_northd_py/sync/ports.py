@@ -6,7 +6,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from ..northd.model import Northd, Port
-from .rows import SyncStats, insert_row, norm, sync_table, update_row
+from .rows import SyncStats, norm, sync_table
 
 
 def chassis_by_name(sb: Any) -> dict[str, Any]:
@@ -93,7 +93,7 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         "options": p.options,
         "mac": p.mac,
         "port_security": p.port_security,
-        "parent_port": [p.parent_port] if p.parent_port else [],
+        "parent_port": [p.parent_port] if p.parent_port is not None else [],
         "tag": [p.tag] if p.tag is not None else [],
         "external_ids": p.external_ids,
         "nat_addresses": p.nat_addresses,
@@ -121,22 +121,3 @@ def sync_port_bindings(
     )
 
 
-def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | None, stats: SyncStats,
-                 on_insert: dict[str, Any] | None = None) -> Any | None:
-    """Make one row match ``want`` (insert, update or, with ``want`` None, delete)."""
-    if want is None:
-        if row is not None:
-            row.delete()
-            stats.bump(stats.deleted, table)
-        return None
-    if row is None:
-        row = insert_row(txn, table)
-        for col, val in (on_insert or {}).items():
-            setattr(row, col, val)
-        for col, val in want.items():
-            setattr(row, col, val)
-        stats.bump(stats.inserted, table)
-        return row
-    if update_row(row, want):
-        stats.bump(stats.updated, table)
-    return row

@@ -108,8 +108,6 @@ def sync_keyed_rows(txn: Any, table: str, rows: Any, key_of: Callable[[Any], Has
     """Make the SB rows of ``table`` keyed ``keys`` match ``want`` (a missing key: delete), leaving
     every other row alone; duplicates of a key are deleted.  (The incremental counterpart of
     :func:`sync_table` for one feature's changed keys.)"""
-    from .ports import sync_one_row  # (ports imports this module)
-
     have: dict[Hashable, list[Any]] = {}
     for row in rows.values():
         k = key_of(row)
@@ -120,3 +118,24 @@ def sync_keyed_rows(txn: Any, table: str, rows: Any, key_of: Callable[[Any], Has
         for extra in found[1:]:
             sync_one_row(txn, table, extra, None, stats)
         sync_one_row(txn, table, found[0] if found else None, want.get(k), stats)
+
+
+def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | None, stats: SyncStats,
+                 on_insert: dict[str, Any] | None = None) -> Any | None:
+    """Make one row match ``want`` (insert, update or, with ``want`` None, delete)."""
+    if want is None:
+        if row is not None:
+            row.delete()
+            stats.bump(stats.deleted, table)
+        return None
+    if row is None:
+        row = insert_row(txn, table)
+        for col, val in (on_insert or {}).items():
+            setattr(row, col, val)
+        for col, val in want.items():
+            setattr(row, col, val)
+        stats.bump(stats.inserted, table)
+        return row
+    if update_row(row, want):
+        stats.bump(stats.updated, table)
+    return row

@@ -16,8 +16,7 @@ from typing import Any
 
 from ..flows.lb_health import MonitorKey, desired_monitors, lb_monitored, monitor_key, pb_up_reader
 from ..northd.model import Northd
-from .ports import sync_one_row
-from .rows import SyncStats, sync_table
+from .rows import SyncStats, sync_one_row, sync_table
 
 TABLE = "Service_Monitor"
 
@@ -144,7 +143,7 @@ class MonitorSync:
             key = monitor_key(row) if row is not None else self.index.key_of_uuid(c.uuid)
             if key is None:
                 return False
-            keys.add(key)  # type: ignore[arg-type]
+            keys.add(key)
         if keys:
             sync_monitor_rows(ctx.sb_txn, sb, keys, self.want, port_up, ctx.stats, self.index)
         ports = {p for p in up_ports if p in self.mapped}

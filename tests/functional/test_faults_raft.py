@@ -3,7 +3,7 @@ client (ours, ovn-nbctl) is given the three remotes.  The SB leader, then (in an
 leader, is killed -9 in the middle of a burst of NB changes and restarted on its database file.
 Each test ends with SB equal to what a fresh northd writes from the final NB, no duplicate
 Datapath_Binding / Port_Binding / Multicast_Group rows and the tunnel keys of the rows that
-existed before the fault unchanged (``ovn_northd_py.devtools.faults``)."""
+existed before the fault unchanged (``ovn_northd_py.parity.faults``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ovn_northd_py.devtools.faults import (
+from ovn_northd_py.parity.faults import (
     assert_converged,
     monitor_cond_since_resumes,
     sb_state,

@@ -1,7 +1,7 @@
 """Faults (issue 16): database servers restarted under ours, and ours killed -9 in the middle of a
 large cold write.  Each test ends with SB equal to what a fresh northd writes from the final NB, no
 duplicate Datapath_Binding / Port_Binding / Multicast_Group rows and the tunnel keys of the rows
-that existed before the fault unchanged (``ovn_northd_py.devtools.faults``)."""
+that existed before the fault unchanged (``ovn_northd_py.parity.faults``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ovn_northd_py.devtools.faults import assert_converged, assert_keys_kept, sb_state
+from ovn_northd_py.parity.faults import assert_converged, assert_keys_kept, sb_state
 from ovn_northd_py.devtools.servers import OurNorthd
 from ovn_northd_py.devtools.testing import build_mixed, wait_until
 

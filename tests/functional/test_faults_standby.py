@@ -2,7 +2,7 @@
 SIGSTOP/SIGCONT of the active over TCP, where the SB server's inactivity probe takes its lock away),
 and ours beside the C ovn-northd in both directions.  Each test ends with SB equal to what a fresh
 northd writes from the final NB, no duplicate rows and the tunnel keys of the rows that existed
-before the fault unchanged (``ovn_northd_py.devtools.faults``)."""
+before the fault unchanged (``ovn_northd_py.parity.faults``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ovn_northd_py.devtools.faults import assert_converged, assert_keys_kept, sb_state
+from ovn_northd_py.parity.faults import assert_converged, assert_keys_kept, sb_state
 from ovn_northd_py.devtools.servers import (
     NB_SCHEMA,
     SB_SCHEMA,

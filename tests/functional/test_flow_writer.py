@@ -2,8 +2,9 @@
 
 What is checked here is what the writer promises in ``sync/lflows.py``: it writes
 the fewest rows (nothing when nothing changed), resizes datapath groups in place,
-shares a group between flows and load balancers with the same datapath set, and
-re-reads its cache after a reconnect.  Row changes are observed with an OVSDB
+never shares a group between flows and load balancers (as the reference: each kind
+is deduplicated by datapath set among its own groups), and re-reads its cache after
+a reconnect.  Row changes are observed with an OVSDB
 ``monitor`` of our own (no initial contents), row identity and ``_version`` with
 ``select``, and the daemon's raw transactions with its
 ``ovn_northd_py_sb_commits_total{status="flow-success"}`` counter.

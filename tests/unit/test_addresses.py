@@ -415,3 +415,43 @@ def test_lrp_mac() -> None:
         with pytest.raises(AddressError, match="bad 'mac'") as exc:
             parse_lrp_networks(bad, ["10.0.0.1/24"])
         assert exc.value.token == bad
+
+
+def test_lenient_ipv4_takes_octets_modulo_256():
+    from ovn_northd_py.northd.addresses import parse_ipv4
+
+    assert str(parse_ipv4("300.1.1.1", lenient=True)) == "44.1.1.1"
+    assert str(parse_ipv4("256.1.1.1", lenient=True)) == "0.1.1.1"
+
+
+def test_strict_ipv4_still_refuses_octets_above_255():
+    import pytest
+
+    from ovn_northd_py.northd.addresses import AddressError, parse_ipv4
+
+    with pytest.raises(AddressError):
+        parse_ipv4("256.1.1.1")
+
+
+def test_lrp_network_read_leniently_is_kept_and_reported():
+    from ovn_northd_py.northd.addresses import parse_lrp_networks
+
+    nets = parse_lrp_networks("00:00:00:00:01:01", ["300.1.1.1/24", "10.0.0.1/33"])
+    assert [str(n.addr) for n in nets.ipv4] == ["44.1.1.1"]
+    assert len(nets.lenient) == 1 and "300.1.1.1/24" in str(nets.lenient[0])
+    assert len(nets.errors) == 1 and "10.0.0.1/33" in str(nets.errors[0])
+
+
+def test_lsp_address_with_octet_above_255_is_read_modulo_256_and_reported():
+    from ovn_northd_py.northd.addresses import extract_lport_addresses
+
+    r = extract_lport_addresses("00:00:00:00:00:11 10.9.0.3 999.9.0.4")
+    assert r.addresses is not None and [str(n.addr) for n in r.addresses.ipv4] == ["10.9.0.3", "231.9.0.4"]
+    assert r.error is not None
+
+
+def test_lsp_address_token_with_trailing_junk_keeps_its_leading_ipv4():
+    from ovn_northd_py.northd.addresses import extract_lport_addresses
+
+    r = extract_lport_addresses("00:00:00:00:00:11 1.2.3.4.5 10.0.0.7")
+    assert r.addresses is not None and [str(n.addr) for n in r.addresses.ipv4] == ["1.2.3.4"]

@@ -128,6 +128,7 @@ class Net:
             is_router_lsp=type == "router",
             dynamic_addresses=dynamic,
         )
+        p.options = dict(nb.options)  # the Port_Binding options, as northd.build copies them
         dp.ports.append(p)
         self.nd.ports[name] = p
         return p

@@ -1,20 +1,16 @@
-"""The OVN 23.03 stage table."""
+"""The stages, and the OVN 23.03 stage table (its flow profile)."""
 
 from __future__ import annotations
 
 import pytest
 
 from ovn_northd_py.lflow import stages
-from ovn_northd_py.lflow.stages import (
-    ALL_STAGES,
-    DP_TYPES,
-    PIPELINES,
-    STAGES,
-    Stage,
-    stage_at,
-    stage_by_name,
-    stages_for,
-)
+from ovn_northd_py.lflow.profile import OVN_23_03
+from ovn_northd_py.lflow.stages import ALL_STAGES, DP_TYPES, PIPELINES, Stage, stage_by_name
+
+STAGES = OVN_23_03.tables
+stages_for = OVN_23_03.stages_for
+stage_at = OVN_23_03.stage_at
 
 
 def test_stage_counts_per_pipeline_match_the_reference() -> None:
@@ -33,14 +29,14 @@ def test_stage_names_are_unique() -> None:
 
 
 def test_table_ids_are_unique_per_datapath_type_and_pipeline() -> None:
-    ids = [(s.dp_type, s.pipeline, s.table_id) for s in ALL_STAGES]
+    ids = [(s.dp_type, s.pipeline, OVN_23_03.table_id(s)) for s in ALL_STAGES]
     assert len(set(ids)) == len(ids)
 
 
 @pytest.mark.parametrize(("dp_type", "pipeline"), [(d, p) for d in DP_TYPES for p in PIPELINES])
 def test_table_ids_are_contiguous_from_zero(dp_type: str, pipeline: str) -> None:
     table = STAGES[dp_type, pipeline]  # type: ignore[index]
-    assert [s.table_id for s in table] == list(range(len(table)))
+    assert [OVN_23_03.table_id(s) for s in table] == list(range(len(table)))
 
 
 @pytest.mark.parametrize("stage", ALL_STAGES, ids=str)
@@ -56,7 +52,7 @@ def test_module_constant_is_the_upper_case_stage_name(stage: Stage) -> None:
 
 
 def test_table_ids_fit_the_sb_schema_limit() -> None:
-    assert max(s.table_id for s in ALL_STAGES) <= 32
+    assert max(OVN_23_03.table_id(s) for s in ALL_STAGES) <= 32
 
 
 def test_lookup_by_name_returns_the_constant() -> None:
@@ -91,7 +87,7 @@ def test_lookup_by_negative_table_id_raises() -> None:
     ],
 )
 def test_known_stages_have_reference_names_and_ids(stage: Stage, name: str, table_id: int) -> None:
-    assert (stage.name, stage.table_id) == (name, table_id)
+    assert (stage.name, OVN_23_03.table_id(stage)) == (name, table_id)
 
 
 def test_short_name_strips_the_prefix() -> None:
@@ -99,5 +95,5 @@ def test_short_name_strips_the_prefix() -> None:
 
 
 def test_stages_are_hashable_and_compare_by_value() -> None:
-    assert Stage("ls_in_acl", "ls", "ingress", 8) == stages.LS_IN_ACL
-    assert len({stages.LS_IN_ACL, Stage("ls_in_acl", "ls", "ingress", 8)}) == 1
+    assert Stage("ls_in_acl", "ls", "ingress") == stages.LS_IN_ACL
+    assert len({stages.LS_IN_ACL, Stage("ls_in_acl", "ls", "ingress")}) == 1

@@ -153,7 +153,7 @@ class LflowNode(Node):
         table = FlowTable(len(nd.by_index))
         fctx = flow_ctx_from_nb(nd, ctx.nb, mac_prefix=gopts.mac_prefix if gopts else "",
                                 svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", warn=ctx.warn.warn,
-                                sb=ctx.sb, pb_index=self.sb_in.indexes.get(PB_BY_NAME))
+                                sb=ctx.sb, pb_index=self.sb_in.indexes.get(PB_BY_NAME), profile=ctx.profile)
         build_lflows(nd, fctx, table)
         h = FlowFeatureCtx(ctx.nb, ctx.sb, nd, table, fctx, sb_indexes=self.sb_in.indexes)
         for f in self.features:  # e.g. warnings about rows no flow read

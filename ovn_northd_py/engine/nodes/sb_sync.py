@@ -28,11 +28,10 @@ from ...sync.ports import (
     port_mirror_names,
     sb_mirror_rows,
     sync_ha_groups,
-    sync_one_row,
     sync_port_bindings,
 )
 from ...sync.rbac import sync_rbac
-from ...sync.rows import SyncStats
+from ...sync.rows import SyncStats, sync_one_row
 from ..engine import UNCHANGED, UNHANDLED, EngineCtx, HandlerResult, Node
 from ..features import FeatureSet, SbFeatureCtx
 from .inputs import PB_BY_NAME, DbInput, RowIndex, pb_name

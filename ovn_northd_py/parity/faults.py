@@ -21,20 +21,12 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..parity.harness import (
-    CommandDaemon,
-    Comparison,
-    ReferenceDaemon,
-    SbDump,
-    _flow_details,
-    _table_details,
-    _table_line,
-    compare_dumps,
-    dump_sb,
-    run_side,
-    unconfigured_random_options,
-)
-from .servers import nbctl
+from ..devtools.servers import nbctl
+from .compare import Comparison, compare_dumps
+from .dump import SbDump, dump_sb
+from .report import _flow_details, _table_details, _table_line
+from .run import CommandDaemon, ReferenceDaemon, run_side
+from .sources import unconfigured_random_options
 
 # Compared between the live SB and a fresh one: every table except SB_Global (its nb_cfg counts
 # each side's syncs).

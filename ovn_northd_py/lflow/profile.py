@@ -1,0 +1,239 @@
+"""What the logical flows of one OVN release look like, as data: its flow profile.
+
+Builders name stages (the constants of :mod:`.stages`) and never table ids.  A
+:class:`FlowProfile` says which stages a release has and at which ``Logical_Flow.table_id``
+each sits (its stage table, per datapath type and pipeline), plus the release's registers
+vocabulary and behaviour switches.  Whatever turns a stage into an SB row or into a
+``next(pipeline=..., table=N)`` action asks the profile of the release being served
+(``FlowCtx.profile``, chosen by the daemon from the connected schema versions:
+:mod:`ovn_northd_py.release`), so a release that renumbers or adds stages is a new profile,
+not an ``if version`` in the builders.  A builder that must behave differently asks
+:meth:`FlowProfile.has` for the behaviour by name.
+
+Resolving a stage is cheap: every :class:`~.stages.Stage` has a dense ``index`` and a profile
+keeps its table ids in a tuple by that index (:attr:`FlowProfile.table_ids`, -1 for a stage the
+release lacks), so a loop over hundreds of thousands of flows pays a tuple index per flow, not a
+dict lookup (:func:`table_id_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .stages import (
+    LR_IN_ADMISSION,
+    LR_IN_ARP_REQUEST,
+    LR_IN_ARP_RESOLVE,
+    LR_IN_CHK_PKT_LEN,
+    LR_IN_DEFRAG,
+    LR_IN_DNAT,
+    LR_IN_ECMP_STATEFUL,
+    LR_IN_GW_REDIRECT,
+    LR_IN_IP_INPUT,
+    LR_IN_IP_ROUTING,
+    LR_IN_IP_ROUTING_ECMP,
+    LR_IN_IP_ROUTING_PRE,
+    LR_IN_LARGER_PKTS,
+    LR_IN_LB_AFF_CHECK,
+    LR_IN_LB_AFF_LEARN,
+    LR_IN_LEARN_NEIGHBOR,
+    LR_IN_LOOKUP_NEIGHBOR,
+    LR_IN_ND_RA_OPTIONS,
+    LR_IN_ND_RA_RESPONSE,
+    LR_IN_POLICY,
+    LR_IN_POLICY_ECMP,
+    LR_IN_UNSNAT,
+    LR_OUT_CHK_DNAT_LOCAL,
+    LR_OUT_DELIVERY,
+    LR_OUT_EGR_LOOP,
+    LR_OUT_POST_SNAT,
+    LR_OUT_POST_UNDNAT,
+    LR_OUT_SNAT,
+    LR_OUT_UNDNAT,
+    LS_IN_ACL,
+    LS_IN_ACL_AFTER_LB,
+    LS_IN_ACL_HINT,
+    LS_IN_APPLY_PORT_SEC,
+    LS_IN_ARP_RSP,
+    LS_IN_CHECK_PORT_SEC,
+    LS_IN_DHCP_OPTIONS,
+    LS_IN_DHCP_RESPONSE,
+    LS_IN_DNS_LOOKUP,
+    LS_IN_DNS_RESPONSE,
+    LS_IN_EXTERNAL_PORT,
+    LS_IN_HAIRPIN,
+    LS_IN_L2_LKUP,
+    LS_IN_L2_UNKNOWN,
+    LS_IN_LB,
+    LS_IN_LB_AFF_CHECK,
+    LS_IN_LB_AFF_LEARN,
+    LS_IN_LOOKUP_FDB,
+    LS_IN_NAT_HAIRPIN,
+    LS_IN_PRE_ACL,
+    LS_IN_PRE_HAIRPIN,
+    LS_IN_PRE_LB,
+    LS_IN_PRE_STATEFUL,
+    LS_IN_PUT_FDB,
+    LS_IN_QOS_MARK,
+    LS_IN_QOS_METER,
+    LS_IN_STATEFUL,
+    LS_OUT_ACL,
+    LS_OUT_ACL_HINT,
+    LS_OUT_APPLY_PORT_SEC,
+    LS_OUT_CHECK_PORT_SEC,
+    LS_OUT_PRE_ACL,
+    LS_OUT_PRE_LB,
+    LS_OUT_PRE_STATEFUL,
+    LS_OUT_QOS_MARK,
+    LS_OUT_QOS_METER,
+    LS_OUT_STATEFUL,
+    DpType,
+    Pipeline,
+    Stage,
+)
+
+StageTable = Mapping[tuple[DpType, Pipeline], tuple[Stage, ...]]
+
+
+class StageNotInProfile(LookupError):
+    """A flow names a stage the release being served does not have."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FlowProfile:
+    """One release's stage table, registers and behaviours.
+
+    ``tables``: per (datapath type, pipeline), the release's stages in table order (a stage's
+    table id is its position).  ``registers``: symbolic register / flag name -> the expression
+    the release uses for it (:meth:`register`).  ``behaviours``: names of the behaviours the
+    release has beyond the baseline (23.03), asked with :meth:`has`.
+    """
+
+    name: str  # the OVN release, e.g. "23.03"
+    tables: StageTable
+    behaviours: frozenset[str] = frozenset()
+    registers: Mapping[str, str] = field(default_factory=dict)
+    # Derived (__post_init__): table id by Stage.index, -1 where the release lacks the stage.
+    table_ids: tuple[int, ...] = field(init=False)
+    stages: frozenset[Stage] = field(init=False)
+    _by_name: dict[str, Stage] = field(init=False)
+
+    def __post_init__(self) -> None:
+        by_name: dict[str, Stage] = {}
+        ids: dict[int, int] = {}
+        for (dp_type, pipeline), table in self.tables.items():
+            for tid, st in enumerate(table):
+                if (st.dp_type, st.pipeline) != (dp_type, pipeline):
+                    raise ValueError(f"OVN {self.name}: stage {st.name} is not a {dp_type} {pipeline} stage")
+                if st.name in by_name:
+                    raise ValueError(f"OVN {self.name}: stage {st.name} is listed twice")
+                by_name[st.name] = st
+                ids[st.index] = tid
+        size = max(ids, default=-1) + 1
+        object.__setattr__(self, "table_ids", tuple(ids.get(i, -1) for i in range(size)))
+        object.__setattr__(self, "stages", frozenset(by_name.values()))
+        object.__setattr__(self, "_by_name", by_name)
+
+    def __repr__(self) -> str:
+        return f"FlowProfile({self.name!r})"
+
+    # ---- stages ----
+    def has_stage(self, stage: Stage) -> bool:
+        return self._by_name.get(stage.name) == stage
+
+    def table_id(self, stage: Stage) -> int:
+        """The ``Logical_Flow.table_id`` of ``stage`` in this release; :class:`StageNotInProfile`
+        if the release has no such stage."""
+        i = stage.index
+        if i < len(self.table_ids) and (tid := self.table_ids[i]) >= 0:
+            return tid
+        known = self._by_name.get(stage.name)
+        if known is not None and known == stage:  # an equal Stage made elsewhere (another index)
+            return self.table_ids[known.index]
+        raise StageNotInProfile(
+            f"OVN {self.name} has no logical flow stage {stage.name!r} ({stage.dp_type} {stage.pipeline}); "
+            f"its {stage.dp_type} {stage.pipeline} stages are: "
+            f"{', '.join(s.name for s in self.tables.get((stage.dp_type, stage.pipeline), ()))}"
+        )
+
+    def stages_for(self, dp_type: DpType, pipeline: Pipeline) -> tuple[Stage, ...]:
+        """The stages of one pipeline in table order (index == table id)."""
+        return self.tables.get((dp_type, pipeline), ())
+
+    def stage_at(self, dp_type: DpType, pipeline: Pipeline, table_id: int) -> Stage:
+        """The stage at ``table_id`` of one pipeline; IndexError if out of range."""
+        if table_id < 0:
+            raise IndexError(table_id)
+        return self.stages_for(dp_type, pipeline)[table_id]
+
+    def stage_named(self, name: str) -> Stage | None:
+        """The release's stage called ``name`` (a ``stage-name`` value), if it has one."""
+        return self._by_name.get(name)
+
+    # ---- registers and behaviours ----
+    def register(self, name: str) -> str:
+        """The expression this release uses for the register or flag called ``name``."""
+        try:
+            return self.registers[name]
+        except KeyError:
+            raise LookupError(f"OVN {self.name}'s flow profile names no register {name!r}") from None
+
+    def has(self, behaviour: str) -> bool:
+        """Does this release have the behaviour called ``behaviour``?"""
+        return behaviour in self.behaviours
+
+
+def table_id_of(profile: FlowProfile, ids: tuple[int, ...], stage: Stage) -> int:
+    """``profile.table_id(stage)`` with the fast path inlined by callers in hot loops:
+
+        tid = ids[st.index] if st.index < len(ids) else -1
+        if tid < 0: tid = table_id_of(profile, ids, st)   # slow path: ad-hoc Stage, or raises
+    """
+    i = stage.index
+    if i < len(ids) and ids[i] >= 0:
+        return ids[i]
+    return profile.table_id(stage)
+
+
+# OVN 23.03, as Debian 12's ovn-northd writes it (tests/unit/test_stages.py checks it against
+# names and ids read from the reference's output and the man page).
+OVN_23_03 = FlowProfile(
+    "23.03",
+    {
+        ("ls", "ingress"): (
+            LS_IN_CHECK_PORT_SEC, LS_IN_APPLY_PORT_SEC, LS_IN_LOOKUP_FDB, LS_IN_PUT_FDB, LS_IN_PRE_ACL,
+            LS_IN_PRE_LB, LS_IN_PRE_STATEFUL, LS_IN_ACL_HINT, LS_IN_ACL, LS_IN_QOS_MARK, LS_IN_QOS_METER,
+            LS_IN_LB_AFF_CHECK, LS_IN_LB, LS_IN_LB_AFF_LEARN, LS_IN_PRE_HAIRPIN, LS_IN_NAT_HAIRPIN,
+            LS_IN_HAIRPIN, LS_IN_ACL_AFTER_LB, LS_IN_STATEFUL, LS_IN_ARP_RSP, LS_IN_DHCP_OPTIONS,
+            LS_IN_DHCP_RESPONSE, LS_IN_DNS_LOOKUP, LS_IN_DNS_RESPONSE, LS_IN_EXTERNAL_PORT, LS_IN_L2_LKUP,
+            LS_IN_L2_UNKNOWN,
+        ),
+        ("ls", "egress"): (
+            LS_OUT_PRE_ACL, LS_OUT_PRE_LB, LS_OUT_PRE_STATEFUL, LS_OUT_ACL_HINT, LS_OUT_ACL, LS_OUT_QOS_MARK,
+            LS_OUT_QOS_METER, LS_OUT_STATEFUL, LS_OUT_CHECK_PORT_SEC, LS_OUT_APPLY_PORT_SEC,
+        ),
+        ("lr", "ingress"): (
+            LR_IN_ADMISSION, LR_IN_LOOKUP_NEIGHBOR, LR_IN_LEARN_NEIGHBOR, LR_IN_IP_INPUT, LR_IN_UNSNAT,
+            LR_IN_DEFRAG, LR_IN_LB_AFF_CHECK, LR_IN_DNAT, LR_IN_LB_AFF_LEARN, LR_IN_ECMP_STATEFUL,
+            LR_IN_ND_RA_OPTIONS, LR_IN_ND_RA_RESPONSE, LR_IN_IP_ROUTING_PRE, LR_IN_IP_ROUTING,
+            LR_IN_IP_ROUTING_ECMP, LR_IN_POLICY, LR_IN_POLICY_ECMP, LR_IN_ARP_RESOLVE, LR_IN_CHK_PKT_LEN,
+            LR_IN_LARGER_PKTS, LR_IN_GW_REDIRECT, LR_IN_ARP_REQUEST,
+        ),
+        ("lr", "egress"): (
+            LR_OUT_CHK_DNAT_LOCAL, LR_OUT_UNDNAT, LR_OUT_POST_UNDNAT, LR_OUT_SNAT, LR_OUT_POST_SNAT,
+            LR_OUT_EGR_LOOP, LR_OUT_DELIVERY,
+        ),
+    },
+)
+
+DEFAULT_PROFILE = OVN_23_03
+
+__all__ = [
+    "DEFAULT_PROFILE",
+    "OVN_23_03",
+    "FlowProfile",
+    "StageNotInProfile",
+    "StageTable",
+    "table_id_of",
+]

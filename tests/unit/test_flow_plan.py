@@ -1,0 +1,107 @@
+"""The flow writer's plans, without a server: typed actions replayed on the cache, repairs."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from ovn_northd_py.sync.flow_writer import FlowWriter
+from ovn_northd_py.sync.lflows import (
+    DeleteFlow,
+    FKey,
+    FlowCache,
+    InsertFlow,
+    InsertGroup,
+    InsertLb,
+    Plan,
+    ResizeGroup,
+    UpdateFlow,
+    WantFlow,
+    WantLb,
+    apply_plan,
+    plan_sync,
+)
+
+_uuids = (f"00000000-0000-0000-0000-{i:012d}" for i in itertools.count(1))
+
+
+def commit(cache: FlowCache, plan: Plan) -> None:
+    """Apply ``plan`` as if the server had committed it (fresh uuids for the inserts)."""
+    apply_plan(cache, plan, [{"uuid": ["uuid", next(_uuids)]} if op["op"] == "insert" else {} for op in plan.ops])
+
+
+def key(match: str) -> FKey:
+    return ("ls_in_acl", "ingress", 8, 100, match, "next;", "")
+
+
+def flow(*dps: str) -> WantFlow:
+    return WantFlow(frozenset(dps), {"stage-name": "ls_in_acl"}, {})
+
+
+def lb(*dps: str) -> WantLb:
+    return WantLb(frozenset(dps), {"name": "lb", "vips": ["map", []], "protocol": ["set", []],
+                                   "options": ["map", []], "external_ids": ["map", [["lb_id", "L"]]]})
+
+
+def kinds(plan: Plan) -> list[type]:
+    return [type(a) for a in plan.actions]
+
+
+def test_a_cold_plan_inserts_groups_flows_and_lbs_and_replaying_it_leaves_nothing_to_do() -> None:
+    cache = FlowCache()
+    want = {key("a"): flow("d1"), key("b"): flow("d1", "d2"), key("c"): flow("d1", "d2")}
+    plan = plan_sync(cache, want, {"L": lb("d1", "d2")})
+    assert kinds(plan).count(InsertGroup) == 2  # one for the flows, one for the load balancer
+    assert kinds(plan).count(InsertFlow) == 3 and kinds(plan).count(InsertLb) == 1
+    assert (plan.inserted, plan.updated, plan.deleted) == (6, 0, 0)
+    commit(cache, plan)
+    assert len(cache.flows) == 3 and len(cache.groups) == 2 and len(cache.lbs) == 1
+    assert not plan_sync(cache, want, {"L": lb("d1", "d2")})
+
+
+def test_a_group_whose_flows_all_move_is_resized_in_place() -> None:
+    cache = FlowCache()
+    commit(cache, plan_sync(cache, {key("b"): flow("d1", "d2"), key("c"): flow("d1", "d2")}, None))
+    (g,) = cache.groups
+    plan = plan_sync(cache, {key("b"): flow("d1", "d2", "d3"), key("c"): flow("d1", "d2", "d3")}, None)
+    assert kinds(plan) == [ResizeGroup] and plan.actions[0].group == g  # type: ignore[union-attr]
+    commit(cache, plan)
+    assert cache.groups == {g: frozenset({"d1", "d2", "d3"})}
+
+
+def test_an_incremental_plan_updates_and_deletes_only_its_scope() -> None:
+    cache = FlowCache()
+    commit(cache, plan_sync(cache, {key("a"): flow("d1"), key("b"): flow("d2")}, None))
+    plan = plan_sync(cache, {key("a"): flow("d2")}, None, scope={key("a"), key("x")})
+    assert kinds(plan) == [UpdateFlow]
+    plan = plan_sync(cache, {}, None, scope={key("b")})
+    assert kinds(plan) == [DeleteFlow]
+    commit(cache, plan)
+    assert [r.key for r in cache.flows.values()] == [key("a")]
+
+
+def test_plans_extend_with_their_op_indexes_shifted() -> None:
+    first = plan_sync(FlowCache(), {key("a"): flow("d1")}, None)
+    second = plan_sync(FlowCache(), {key("b"): flow("d1", "d2")}, None)
+    first.extend(second)
+    assert [getattr(a, "op", None) for a in first.actions] == [0, 1, 2]
+    assert first.inserted == 3
+    assert first.ops[first.actions[2].op]["table"] == "Logical_Flow"  # type: ignore[union-attr]
+
+
+def _row_update(table: str, u: str, old: Any, new: Any) -> list[dict[str, Any]]:
+    return [{table: {u: {"old": old, "new": new}}}]
+
+
+def test_repairs_delete_foreign_rows_and_reinsert_ours() -> None:
+    w = FlowWriter()
+    commit(w.cache, plan_sync(w.cache, {key("a"): flow("d1")}, None))
+    (ours,) = w.cache.flows
+    foreign = "f0000000-0000-0000-0000-000000000001"
+    plan, st = w.take_repairs(_row_update("Logical_Flow", foreign, None, {}) +
+                              _row_update("Logical_Flow", ours, {}, None), live_dps={"d1"})
+    assert (st.foreign_inserts, st.foreign_deletes, st.foreign_modifies) == (1, 1, 0)
+    assert [op["op"] for op in plan.ops] == ["delete", "insert"]
+    assert kinds(plan) == [InsertFlow] and plan.actions[0].op == 1  # type: ignore[union-attr]
+    commit(w.cache, plan)
+    assert [r.key for r in w.cache.flows.values()] == [key("a")]
