@@ -64,6 +64,17 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+class _DumpGraphAction(argparse.Action):
+    """--dump-graph: print the incremental engine's graph (nodes, edges with their handlers,
+    features with their tables) and exit."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_a: Any, **_kw: Any) -> None:
+        from .engine.graph import dump
+
+        print(dump(), end="")
+        parser.exit()
+
+
 class _Options(argparse.Action):
     """-o/--options: list the options, one per line (as ovn-northd -o)."""
 
@@ -156,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "(HOST defaults to 127.0.0.1; default: $OVN_NORTHD_METRICS_ADDRESS, else off)")
     ox.add_argument("--probe-interval", type=int, default=None, metavar="MS",
                     help="inactivity probe interval towards the databases in milliseconds (default: python-ovs')")
+    ox.add_argument("--dump-graph", action=_DumpGraphAction, nargs=0,
+                    help="print the incremental engine's graph (nodes, input edges with their handlers, "
+                         "features and the NB/SB tables they take) and exit")
     ox.add_argument("--check-incremental", type=int, default=0, metavar="N",
                     help="every N incremental runs, run a shadow full recompute and compare; log and repair "
                          "any difference (default: 0, off)")

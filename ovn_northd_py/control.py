@@ -444,8 +444,8 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
         raise _CommandError("plan: the SB flows have not been read yet")
     import ovs.db.idl
 
-    from .daemon import Ctx
-    from .engine.check import _Silent
+    from .engine.check import _Silent, shadow_sb_sync
+    from .engine.engine import EngineCtx
     from .flows import build_lflows
     from .flows.context import flow_ctx_from_nb
     from .lflow.table import FlowTable
@@ -454,7 +454,6 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     from .sync.lflow_desired import desired_flows
     from .sync.lflows import plan_sync
     from .sync.load_balancers import desired_sb_lbs
-    from .sync.rows import SyncStats
 
     nb, sb, graph = d.nb, d.sb, d.graph
     northd = graph.northd
@@ -480,15 +479,9 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     if len(fplan.ops) > limit:
         lines.append(f"  ... {len(fplan.ops) - limit} more operations")
     txn = ovs.db.idl.Transaction(sb.idl)
-    saved = northd.data
     rows: list[str] = []
     try:
-        northd.data = shadow
-        sctx = Ctx(nb, sb, d.warn, profile=d.release.profile)
-        sctx.sb_txn = txn
-        sctx.stats = SyncStats()
-        graph.sb_sync.recompute(sctx)
-        stats = sctx.stats
+        stats = shadow_sb_sync(EngineCtx(nb, sb, d.warn, profile=d.release.profile), shadow, graph, txn)
         for row in list(txn._txn_rows.values()):
             if row._data is None:
                 what = "insert"
@@ -500,7 +493,6 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
                 continue
             rows.append(f"  {row._table.name} {row.uuid}: {what}")
     finally:
-        northd.data = saved
         txn.abort()
     lines.append(f"SB tables written through the IDL: {sum(stats.inserted.values())} to insert, "
                  f"{sum(stats.updated.values())} to update, {sum(stats.deleted.values())} to delete")

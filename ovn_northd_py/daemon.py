@@ -32,8 +32,8 @@ from typing import Any
 import ovs.db.idl
 
 from . import log as logmod
+from .engine.engine import EngineCtx as Ctx
 from .engine.graph import Graph, build_graph
-from .lflow.profile import DEFAULT_PROFILE, FlowProfile
 from .memtrim import MemoryTrimmer, trim_timeout_ms
 from .metrics import Metrics
 from .ovsdb.aiopoll import AsyncPoller
@@ -46,7 +46,6 @@ from .sync.flow_writer import FlowWriter
 from .sync.foreign import cleanup_ops, referential_integrity_rows, referrer_cleanup_ops
 from .sync.globals import nb_global_row, northd_probe_interval, sb_global_row
 from .sync.lflows import FlowCache, Plan
-from .sync.rows import SyncStats
 from .txn_failures import TxnFailures
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
@@ -86,23 +85,6 @@ class Options:
     exit_after_sync: bool = False  # for tooling: stop after the first settled run
     hot_standby: bool = True  # without the lock: keep model and flows current, write nothing
     ovn_release: str | None = None  # --ovn-release: the profile to use (default: from the schema versions)
-
-
-@dataclass(slots=True)
-class Ctx:
-    """What engine nodes see during one run."""
-
-    nb: DbConnection
-    sb: DbConnection
-    warn: logmod.WarnOnce
-    sb_txn: Any = None
-    nb_txn: Any = None
-    # The flow profile of the release being served: the lflow node builds its FlowCtx with it.
-    profile: FlowProfile = DEFAULT_PROFILE
-    stats: SyncStats = field(default_factory=SyncStats)
-    # Raw OVSDB operations that go into this run's SB transaction beside its IDL changes and its
-    # flow plan (e.g. deleting rows others wrote that reference a datapath this run deletes).
-    sb_extra_ops: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -8,6 +8,10 @@ model and the flow table from scratch, from the same IDL contents, and we compar
 3. what SB holds: a full diff of the raw tables (flows, groups, load balancers)
    against the cache must be empty, and so must a full diff of the IDL-written
    tables, done in a transaction that is then aborted.
+
+The shadow never touches the live graph: the SB sync of step 3 runs on a graph of its own
+(:func:`shadow_sb_sync`: its own input nodes, row indexes and feature state), built for the check
+and thrown away; the live nodes' data and their features' state are only read.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from ..sync.lflow_desired import desired_flows
 from ..sync.lflows import FlowCache, plan_sync
 from ..sync.load_balancers import desired_sb_lbs
 from ..sync.rows import SyncStats
+from .engine import EngineCtx
+from .graph import Graph, build_graph
 
 
 @dataclass(slots=True)
@@ -67,7 +73,19 @@ def _diff_dicts(what: str, a: dict[Any, Any], b: dict[Any, Any], out: list[str],
         out.append(f"{what}: {n - limit} more differences")
 
 
-def check_consistency(graph: Any, ctx: Any, cache: FlowCache) -> CheckResult:
+def shadow_sb_sync(ctx: EngineCtx, nd: Northd, graph: Graph, txn: Any) -> SyncStats:
+    """A full SB sync of model ``nd`` into ``txn`` (which the caller aborts), by the sb_sync node of a
+    throw-away graph of its own (fresh feature state): the live graph is only read (its global
+    options).  Returns what the sync would write."""
+    shadow = build_graph(ctx.nb, ctx.sb)
+    shadow.northd.data = nd
+    shadow.northd.gopts = copy.copy(graph.northd.gopts)
+    sctx = EngineCtx(ctx.nb, ctx.sb, ctx.warn, sb_txn=txn, profile=ctx.profile, stats=SyncStats())
+    shadow.sb_sync.recompute(sctx)
+    return sctx.stats
+
+
+def check_consistency(graph: Graph, ctx: EngineCtx, cache: FlowCache) -> CheckResult:
     res = CheckResult()
     nb, sb = ctx.nb, ctx.sb
     northd = graph.northd
@@ -95,20 +113,14 @@ def check_consistency(graph: Any, ctx: Any, cache: FlowCache) -> CheckResult:
         )
     # 3b. SB tables written through the IDL: a full sync in a throw-away transaction must change nothing.
     txn = ovs.db.idl.Transaction(sb.idl)
-    saved = northd.data
     try:
-        northd.data = shadow
-        sctx = copy.copy(ctx)
-        sctx.sb_txn = txn
-        sctx.stats = SyncStats()
-        graph.sb_sync.recompute(sctx)
-        if sctx.stats.total:
+        stats = shadow_sb_sync(ctx, shadow, graph, txn)
+        if stats.total:
             res.differences.append(
-                f"SB tables: a full sync would insert {sctx.stats.inserted}, update {sctx.stats.updated}, "
-                f"delete {sctx.stats.deleted}"
+                f"SB tables: a full sync would insert {stats.inserted}, update {stats.updated}, "
+                f"delete {stats.deleted}"
             )
     finally:
-        northd.data = saved
         txn.abort()
     return res
 

@@ -1,27 +1,83 @@
 """A small incremental-processing engine.
 
-Nodes declare their inputs together with a change handler per input.  When an
-input changed, the node's handler for it runs; a handler returns True when it
-fully accounted for the change, or False ("unhandled"), in which case the node
-falls back to a full recompute and later handlers for this run are skipped.
-An input declared without a handler always causes a recompute.  A full
-recompute of every node is always available (``Engine.run(force=True)``) and is
-the reference result the incremental paths must reproduce.
+The contract
+============
 
-Contract for handlers: a handler that changed the node's data sets
-``node.changed = True`` so that downstream nodes see it.  They may only use the node's own data and the inputs'
-data and change sets; they must leave the node's data exactly as a recompute
-would, or return False before modifying anything they cannot finish.
+* **Nodes and edges.**  A node owns its data (and the state of the features it runs); its inputs
+  are other nodes, each with an optional change handler.  The whole graph -- nodes, edges,
+  handlers, features -- is declared in :mod:`ovn_northd_py.engine.graph`.
+* **A run.**  Nodes run in topological order.  An input node's ``observe`` says whether new data
+  arrived.  For any other node, each input that changed in this run is offered to the node's
+  handler for that input, in declaration order.  ``Engine.run(force=True)`` (and ``recompute=``)
+  recomputes nodes whatever their inputs say: a full recompute is always available and is the
+  reference result the incremental paths must reproduce.
+* **Handler results** (:class:`HandlerResult`): ``UPDATED`` (the change is fully accounted for
+  and the node's data changed), ``UNCHANGED`` (accounted for, the node's data is as it was), or
+  ``UNHANDLED`` (the handler cannot account for it: the node recomputes, and its remaining
+  handlers are not called this run).  An input declared without a handler always recomputes.
+  The engine sets ``node.changed`` from the results (a recompute counts as a change); handlers
+  never set it.
+* **What a handler may read**: its own node's data, the data and tracked changes of the node's
+  inputs (and, through them, of their inputs), and the :class:`EngineCtx` of the run.  **What it
+  may write**: its own node's data (and its features' state), and the run's transactions and
+  statistics in the :class:`EngineCtx`.  Never another node's data, never a shared flow context
+  owned by another node.
+* **When to return UNHANDLED**: whenever the change is one the handler does not know how to
+  apply exactly; it must then return *before* modifying anything it cannot finish, so that the
+  recompute that follows starts from consistent data.  After a handled change the node's data
+  must be exactly what a recompute would have produced.
+* **Tracked data** (e.g. an input node's row changes, the northd node's ``Tracked``) describes
+  what changed in the current run only.  It is cleared by :meth:`Node.clear_tracked`, which the
+  engine calls on every node at the end of every run (also after a node was skipped).
 """
 
 from __future__ import annotations
 
+import enum
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-Handler = Callable[["Node", Any], bool]
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
+from ..log import WarnOnce
+from ..ovsdb.connection import DbConnection
+from ..sync.rows import SyncStats
+
+
+@dataclass
+class EngineCtx:
+    """What engine nodes see during one run."""
+
+    nb: DbConnection
+    sb: DbConnection
+    warn: WarnOnce
+    sb_txn: Any = None  # the run's SB IDL transaction (ovs.db.idl.Transaction)
+    nb_txn: Any = None  # the run's NB IDL transaction
+    # The flow profile of the release being served: the lflow node builds its FlowCtx with it.
+    profile: FlowProfile = DEFAULT_PROFILE
+    stats: SyncStats = field(default_factory=SyncStats)
+    # Raw OVSDB operations that go into this run's SB transaction beside its IDL changes and its
+    # flow plan (e.g. deleting rows others wrote that reference a datapath this run deletes).
+    sb_extra_ops: list[dict[str, Any]] = field(default_factory=list)
+
+
+class HandlerResult(enum.Enum):
+    UPDATED = "handled-updated"
+    UNCHANGED = "handled-unchanged"
+    UNHANDLED = "unhandled"
+
+
+UPDATED = HandlerResult.UPDATED
+UNCHANGED = HandlerResult.UNCHANGED
+UNHANDLED = HandlerResult.UNHANDLED
+
+Handler = Callable[[EngineCtx], HandlerResult]
+
+
+def handled(changed: bool) -> HandlerResult:
+    """UPDATED if ``changed``, else UNCHANGED."""
+    return UPDATED if changed else UNCHANGED
 
 
 @dataclass(slots=True)
@@ -33,20 +89,33 @@ class NodeStats:
     seconds: float = 0.0
 
 
+@dataclass(slots=True, frozen=True)
+class Edge:
+    """An input of a node, with the handler for its changes (None: a change recomputes)."""
+
+    node: Node
+    handler: Handler | None
+
+    @property
+    def handler_name(self) -> str:
+        h = self.handler
+        return "(recompute)" if h is None else getattr(h, "__qualname__", repr(h))
+
+
 class Node:
     """A computation node.  Subclasses implement ``recompute`` and optionally handlers."""
 
     name: str = "node"
 
     def __init__(self) -> None:
-        self.inputs: list[tuple[Node, Handler | None]] = []
-        self.changed = False  # did this node's data change in the current run?
+        self.inputs: list[Edge] = []
+        self.changed = False  # did this node's data change in the current run?  (set by the engine)
         self.stats = NodeStats()
 
     def add_input(self, node: Node, handler: Handler | None = None) -> None:
-        self.inputs.append((node, handler))
+        self.inputs.append(Edge(node, handler))
 
-    def recompute(self, ctx: Any) -> None:
+    def recompute(self, ctx: EngineCtx) -> None:
         raise NotImplementedError
 
     def clear_tracked(self) -> None:
@@ -56,10 +125,10 @@ class Node:
 class InputNode(Node):
     """A leaf: its ``observe`` decides whether new data arrived."""
 
-    def observe(self, ctx: Any) -> bool:
+    def observe(self, ctx: EngineCtx) -> bool:
         raise NotImplementedError
 
-    def recompute(self, ctx: Any) -> None:
+    def recompute(self, ctx: EngineCtx) -> None:
         pass
 
 
@@ -86,8 +155,8 @@ class Engine:
                 raise ValueError(f"engine graph has a cycle through {n.name}")
             if id(n) in seen:
                 return
-            for i, _ in n.inputs:
-                visit(i, stack + (id(n),))
+            for e in n.inputs:
+                visit(e.node, stack + (id(n),))
             seen.add(id(n))
             out.append(n)
 
@@ -101,7 +170,7 @@ class Engine:
                 return n
         raise KeyError(name)
 
-    def run(self, ctx: Any, force: bool = False, skip: frozenset[str] = frozenset(),
+    def run(self, ctx: EngineCtx, force: bool = False, skip: frozenset[str] = frozenset(),
             recompute: frozenset[str] = frozenset()) -> RunReport:
         """One run.  ``skip``: nodes not run at all this time (a hot standby computes but does not
         write: its writer nodes are skipped, and must be recomputed before they run again);
@@ -123,13 +192,15 @@ class Engine:
                 result = "recompute"
             else:
                 n.changed = False
-                for inp, handler in n.inputs:
-                    if not inp.changed:
+                for e in n.inputs:
+                    if not e.node.changed:
                         continue
-                    if handler is not None and handler(n, ctx):
-                        result = "incremental"
-                        continue
-                    if handler is not None:
+                    if e.handler is not None:
+                        r = e.handler(ctx)
+                        if r is not UNHANDLED:
+                            n.changed = n.changed or r is UPDATED
+                            result = "incremental"
+                            continue
                         rep.unhandled.append(n.name)
                         n.stats.unhandled += 1
                         if self.on_node:

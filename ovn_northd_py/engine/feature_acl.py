@@ -7,17 +7,18 @@ handlers do work proportional to the change:
   ``("acl", acl uuid, switch key)`` (:mod:`ovn_northd_py.flows.acl_rules`); a change
   refreshes exactly the (ACL, switch) pairs it affects -- an ACL's content, a
   switch's own ACL list, a port group's ACL list or switch set.  A switch whose ACL
-  facts change (first ACL, first stateful ACL; :mod:`ovn_northd_py.flows.acl_index`)
+  facts change (first ACL, first stateful ACL; :mod:`ovn_northd_py.engine.ls_stateful`)
   also gets its datapath flows and its ports' DHCP-reply flows rebuilt, and, when its
   statefulness flips, every ACL on it.  Address sets feed no flow (matches name them).
   A meter change that makes a meter fair or not rebuilds the ACLs naming it; one that
   adds or removes a meter while some switch or router has a Copp recomputes (Copp
   meters become controller meters only when they exist).
-* SB (:func:`on_nb_sb`, full version :func:`sync_sb`): SB Port_Group rows and the
+* SB (:meth:`AclSb.on_nb_sb`, full version :meth:`AclSb.sync_sb`): SB Port_Group rows and the
   port groups' ``_ip4``/``_ip6`` address sets of the changed groups, the changed NB
   address sets, the fair-meter copies of changed ACLs; a Meter change re-syncs the
   Meter table.  Port address changes reach the groups' address sets through
-  :func:`on_northd_sb`.
+  :meth:`AclSb.on_northd_sb`, with the routers' ``_rtr_lb_`` sets.  The SB state (uuid -> name
+  maps) lives in the :class:`AclSb` object of the graph.
 """
 
 from __future__ import annotations
@@ -26,16 +27,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..flows import build_datapath_flows, build_port_flows
-from ..flows.acl_index import AclIndex, nb_meters, pg_switches, switch_acls
-from ..flows.acl_rules import build_acl_flows, remove_acl_flows
-from ..flows.context import FlowCtx
-from ..flows.owners import dp_owner, port_owner
+from ..flows.acl_index import AclIndex, nb_meters, pg_switches
 from ..flows.router_addrs import router_lb_vip_sets
 from ..northd.model import Datapath, Northd
 from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
-from ..sync.address_sets import address_set_row, warn_name_clash
+from ..sync.address_sets import address_set_row, desired_address_sets, sync_address_sets, warn_name_clash
 from ..sync.indexes import ADDRESS_SET_BY_NAME as IDX_ADDRESS_SET
 from ..sync.indexes import METER_BY_NAME as IDX_METER
 from ..sync.indexes import PORT_GROUP_BY_NAME as IDX_PORT_GROUP
@@ -48,21 +45,11 @@ from ..sync.port_groups import (
     sync_port_groups,
 )
 from ..sync.rows import sync_one_row
-from .features import Feature, FeatureCtx, register
-
-NAME = "acl"
-NB_TABLES = frozenset({"ACL", "Port_Group", "Address_Set", "Meter", "Meter_Band"})
-NB_COLUMNS = {"Logical_Switch": frozenset({"acls"})}
-
+from .features import FlowFeatureCtx, SbFeatureCtx
+from .flow_rebuild import rebuild_router_scope
+from .ls_stateful import Work, apply
 
 # --------------------------------------------------------------------------- flows
-
-
-@dataclass(slots=True)
-class _FlowWork:
-    refresh: set[tuple[str, str]] = field(default_factory=set)  # (acl uuid, switch key)
-    touched: set[str] = field(default_factory=set)  # switches whose ACL facts may have changed
-    changed_acls: set[str] = field(default_factory=set)  # ACLs whose memoised flows are stale
 
 
 def _copp_in_use(nb: Any) -> bool:
@@ -73,7 +60,7 @@ def _row(rows: Any, key: str) -> Any:
     return rows.get(uuid.UUID(key))
 
 
-def _meter_work(nb: Any, idx: AclIndex, w: _FlowWork) -> bool:
+def _meter_work(nb: Any, idx: AclIndex, w: Work) -> bool:
     """Meters: ACLs whose meter became (un)fair.  False: a recompute is needed (Copp meters)."""
     names, fair = nb_meters(nb)
     if names != idx.meters and _copp_in_use(nb):
@@ -89,7 +76,7 @@ def _meter_work(nb: Any, idx: AclIndex, w: _FlowWork) -> bool:
     return True
 
 
-def _pg_work(c: RowChange, nb: Any, nd: Northd, idx: AclIndex, w: _FlowWork) -> None:
+def _pg_work(c: RowChange, nb: Any, nd: Northd, idx: AclIndex, w: Work) -> None:
     key = str(c.uuid)
     row = nb.rows("Port_Group").get(c.uuid)
     old_dps = idx.pg_dps.get(key, frozenset())
@@ -109,27 +96,8 @@ def _pg_work(c: RowChange, nb: Any, nd: Northd, idx: AclIndex, w: _FlowWork) -> 
         w.touched |= old_dps ^ new_dps if old_acls == new_acls else old_dps | new_dps
 
 
-def _applies(acl_key: str, dp_key: str, idx: AclIndex) -> bool:
-    if acl_key in idx.ls_acls.get(dp_key, ()):
-        return True
-    return any(acl_key in idx.pg_acls.get(pg, ()) for pg in idx.dp_pgs.get(dp_key, ()))
-
-
-def _rebuild_switch(dp: Datapath, fctx: FlowCtx, table: Any) -> None:
-    """The datapath flows of ``dp`` and its ports' DHCP-reply flows (both read the ACL facts)."""
-    table.remove_owner(dp_owner(dp))
-    build_datapath_flows(dp, fctx, table)
-    for p in dp.ports:
-        if p.kind == "lsp" and (opt(p.nb.dhcpv4_options) is not None or opt(p.nb.dhcpv6_options) is not None):
-            table.remove_owner(port_owner(p))
-            build_port_flows(p, fctx, table)
-
-
-def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
-    fctx: FlowCtx | None = h.fctx
-    if fctx is None:
-        return False
-    nd: Northd = h.nd
+def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
+    fctx, nd = h.fctx, h.nd
     idx = fctx.acl
     # Validate before changing anything.
     for c in changes:
@@ -137,7 +105,7 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
             dp = nd.datapaths.get(str(c.uuid))
             if dp is None or not dp.is_switch:
                 return False
-    w = _FlowWork()
+    w = Work()
     if any(c.table in ("Meter", "Meter_Band") for c in changes) and not _meter_work(h.nb, idx, w):
         return False
     for c in changes:
@@ -159,59 +127,22 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
             _pg_work(c, h.nb, nd, idx, w)
     for key in w.changed_acls:
         fctx.forget(key)
-    _apply(w, h)
+    apply(w, h)
     renamed = {str(c.uuid) for c in changes if c.table == "Address_Set" and c.event == "update" and "name" in c.columns}
     if renamed:
         _rebuild_nat_routers(renamed, h)
     return True
 
 
-def _rebuild_nat_routers(address_sets: set[str], h: FeatureCtx) -> None:
+def _rebuild_nat_routers(address_sets: set[str], h: FlowFeatureCtx) -> None:
     """NAT rules name their ``allowed_ext_ips`` / ``exempted_ext_ips`` address sets in their
     matches: a renamed set rebuilds the routers of the rules that use it."""
-    from .feature_lb import rebuild_router_scope  # (feature_lb imports this module)
-
     for router in h.nd.routers():
         for nat in router.nb.nat:
             used = {str(a.uuid) for a in (*nat.allowed_ext_ips, *nat.exempted_ext_ips)}
             if used & address_sets:
                 rebuild_router_scope(router, h.fctx, h.table, set())
                 break
-
-
-def refresh_switches(keys: set[str], h: FeatureCtx) -> None:
-    """Switches whose ACL facts may have changed for another reason (e.g. a load balancer with
-    VIPs attached or detached): rebuild what reads the facts, only where they did change."""
-    if h.fctx is not None:
-        _apply(_FlowWork(touched=set(keys)), h)
-
-
-def _apply(w: _FlowWork, h: FeatureCtx) -> None:
-    fctx: FlowCtx = h.fctx
-    nd: Northd = h.nd
-    idx = fctx.acl
-    # Switches whose facts changed: datapath flows, and every ACL when statefulness flips.
-    for d in w.touched:
-        dp = nd.datapaths.get(d)
-        if dp is None:
-            continue
-        fctx.forget(d)
-        facts = switch_acls(dp, fctx)
-        built = idx.acl_facts.get(d)
-        if built is None or built.stateful != facts.stateful:
-            w.refresh.update((a, d) for a in idx.dp_built.get(d, ()))
-            w.refresh.update((str(a.uuid), d) for a in dp.nb.acls)
-            w.refresh.update((str(a.uuid), d) for a in idx.pg_acl_rows(d))
-        idx.acl_facts[d] = facts
-        if idx.dp_facts.get(d) != facts or built != facts:
-            _rebuild_switch(dp, fctx, h.table)
-    acl_rows = h.nb.rows("ACL")
-    for a, d in w.refresh:
-        remove_acl_flows(a, d, fctx, h.table)
-        dp = nd.datapaths.get(d)
-        acl = _row(acl_rows, a)
-        if dp is not None and acl is not None and _applies(a, d, idx):
-            build_acl_flows(acl, dp, fctx, h.table)
 
 
 # --------------------------------------------------------------------------- SB
@@ -269,226 +200,206 @@ class SbState:
                     del self.port_pgs[name]
 
 
-STATE = SbState()
-
-
 def _alive(row: Any) -> Any:
     """``row``, or None if this transaction already deleted it (its columns are gone then)."""
     return row if row is not None and row._changes is not None else None
 
 
-def _sync(h: FeatureCtx, table: str, index: str, name: str, want: dict[str, Any] | None) -> None:
-    if STATE.txn is not h.sb_txn:
-        STATE.txn, STATE.pending = h.sb_txn, {}
-    row = _alive(STATE.pending.get((table, name)) or h.sb_indexes[index].get(h.sb, name))
-    new = sync_one_row(h.sb_txn, table, row, want, h.stats)
-    if row is None and new is not None:
-        STATE.pending[(table, name)] = new
+class AclSb:
+    """The ACL feature's SB side: SB Port_Group, Address_Set and Meter, with what the SB hooks need
+    to know about the previous NB contents (:class:`SbState`).  One per graph."""
 
+    def __init__(self) -> None:
+        self.state = SbState()
 
-def _sync_meter(h: FeatureCtx, name: str, spec: MeterSpec | None) -> None:
-    if STATE.txn is not h.sb_txn:
-        STATE.txn, STATE.pending = h.sb_txn, {}
-    row = _alive(STATE.pending.get(("Meter", name)) or h.sb_indexes[IDX_METER].get(h.sb, name))
-    new = sync_meter(h.sb_txn, row, name, spec, h.stats)
-    if row is None and new is not None:
-        STATE.pending[("Meter", name)] = new
+    def _sync(self, h: SbFeatureCtx, table: str, index: str, name: str, want: dict[str, Any] | None) -> None:
+        if self.state.txn is not h.sb_txn:
+            self.state.txn, self.state.pending = h.sb_txn, {}
+        row = _alive(self.state.pending.get((table, name)) or h.sb_indexes[index].get(h.sb, name))
+        new = sync_one_row(h.sb_txn, table, row, want, h.stats)
+        if row is None and new is not None:
+            self.state.pending[(table, name)] = new
 
+    def _sync_meter(self, h: SbFeatureCtx, name: str, spec: MeterSpec | None) -> None:
+        if self.state.txn is not h.sb_txn:
+            self.state.txn, self.state.pending = h.sb_txn, {}
+        row = _alive(self.state.pending.get(("Meter", name)) or h.sb_indexes[IDX_METER].get(h.sb, name))
+        new = sync_meter(h.sb_txn, row, name, spec, h.stats)
+        if row is None and new is not None:
+            self.state.pending[("Meter", name)] = new
 
-def _sync_pg(h: FeatureCtx, key: str, row: Any | None) -> None:
-    """SB Port_Group rows and address sets of NB Port_Group ``key`` (``row``; None: deleted)."""
-    old_name = STATE.pg_names.get(key)
-    old_sb = STATE.pg_sb.get(key, set())
-    groups = pg_sb_groups(row, h.nd) if row is not None else {}
-    sets = pg_address_sets(row, h.nd) if row is not None else {}
-    for name in old_sb - groups.keys():
-        _sync(h, "Port_Group", IDX_PORT_GROUP, name, None)
-    for name, ports in groups.items():
-        _sync(h, "Port_Group", IDX_PORT_GROUP, name, port_group_row(name, ports))
-    if old_name is not None and (row is None or row.name != old_name):
-        for suffix in ("_ip4", "_ip6"):
-            _sync_as(h, old_name + suffix)
-    for name, addresses in sets.items():
-        _sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, addresses))
-        as_key = STATE.as_by_name.get(name)
-        nb_set = _row(h.nb.rows("Address_Set"), as_key) if as_key is not None else None
-        if nb_set is not None and h.warn is not None and row is not None:
-            warn_name_clash(h.warn, nb_set, row.name)
-    if row is None:
-        STATE.drop_pg(key)
-    else:
-        STATE.set_pg(key, row, set(groups))
+    def _sync_pg(self, h: SbFeatureCtx, key: str, row: Any | None) -> None:
+        """SB Port_Group rows and address sets of NB Port_Group ``key`` (``row``; None: deleted)."""
+        old_name = self.state.pg_names.get(key)
+        old_sb = self.state.pg_sb.get(key, set())
+        groups = pg_sb_groups(row, h.nd) if row is not None else {}
+        sets = pg_address_sets(row, h.nd) if row is not None else {}
+        for name in old_sb - groups.keys():
+            self._sync(h, "Port_Group", IDX_PORT_GROUP, name, None)
+        for name, ports in groups.items():
+            self._sync(h, "Port_Group", IDX_PORT_GROUP, name, port_group_row(name, ports))
+        if old_name is not None and (row is None or row.name != old_name):
+            for suffix in ("_ip4", "_ip6"):
+                self._sync_as(h, old_name + suffix)
+        for name, addresses in sets.items():
+            self._sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, addresses))
+            as_key = self.state.as_by_name.get(name)
+            nb_set = _row(h.nb.rows("Address_Set"), as_key) if as_key is not None else None
+            if nb_set is not None and h.warn is not None and row is not None:
+                warn_name_clash(h.warn, nb_set, row.name)
+        if row is None:
+            self.state.drop_pg(key)
+        else:
+            self.state.set_pg(key, row, set(groups))
 
+    def _sync_as(self, h: SbFeatureCtx, name: str, delete_unknown: bool = True) -> bool:
+        """SB Address_Set ``name`` from what now defines it: an NB set, a port group, or (deleted) nothing.
 
-def _sync_as(h: FeatureCtx, name: str, delete_unknown: bool = True) -> bool:
-    """SB Address_Set ``name`` from what now defines it: an NB set, a port group, or (deleted) nothing.
-
-    With ``delete_unknown`` false a name that is neither is left alone and False returned (sets
-    northd defines otherwise, e.g. ``svc_monitor_mac``, are the full sync's)."""
-    key = STATE.as_by_name.get(name)
-    nb_set = _row(h.nb.rows("Address_Set"), key) if key is not None else None
-    pg_key = STATE.pg_by_name.get(name[:-4]) if name.endswith(("_ip4", "_ip6")) else None
-    pg = _row(h.nb.rows("Port_Group"), pg_key) if pg_key is not None else None
-    if pg is not None:  # a port group's own set keeps its addresses; an NB set of that name is skipped
-        if nb_set is not None and h.warn is not None:
-            warn_name_clash(h.warn, nb_set, pg.name)
-        _sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, pg_address_sets(pg, h.nd)[name]))
-        return True
-    if nb_set is not None:
-        _sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, list(nb_set.addresses)))
-        return True
-    if not delete_unknown:
-        return False
-    _sync(h, "Address_Set", IDX_ADDRESS_SET, name, None)
-    return True
-
-
-def sync_router_lb_sets(h: FeatureCtx, router: Datapath) -> None:
-    """SB ``_rtr_lb_<key>_ip4`` / ``_ip6`` of ``router`` (its load balancers' VIPs inside its
-    networks), after its load balancers or ports changed.  An NB set of that name wins."""
-    want = router_lb_vip_sets(router)
-    for fam in ("_ip4", "_ip6"):
-        name = f"_rtr_lb_{router.tunnel_key}{fam}"
-        if STATE.as_by_name.get(name) is not None:
-            continue
-        _sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, want[name]) if name in want else None)
-
-
-def _sync_meters(h: FeatureCtx) -> None:
-    """The whole Meter table (meter changes are rare): NB meters and the fair copies."""
-    want = desired_meters(h.nb)
-    seen: set[str] = set()
-    for row in list(h.sb.rows("Meter").values()):
-        if _alive(row) is None:
-            continue
-        name = row.name
-        if name in seen or name not in want:
-            sync_meter(h.sb_txn, row, name, None, h.stats)
-        seen.add(name)
-    for name, spec in want.items():
-        _sync_meter(h, name, spec)
-    _reset_acl_meters(h.nb)
-
-
-def on_nb_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
-    nb = h.nb
-    meters_synced = any(c.table in ("Meter", "Meter_Band") for c in changes)
-    if meters_synced:  # rare: the whole table (fair copies included)
-        _sync_meters(h)
-    meters = None
-    for c in changes:
-        key = str(c.uuid)
-        if c.table == "Address_Set":
-            row = nb.rows("Address_Set").get(c.uuid)
-            old = STATE.as_names.get(key)
-            STATE.drop_as(key)
-            if row is not None:
-                STATE.set_as(key, row.name)
-                _sync_as(h, row.name)
-            if old is not None and (row is None or row.name != old):
-                _sync_as(h, old)
-        elif c.table == "Port_Group":
-            _sync_pg(h, key, nb.rows("Port_Group").get(c.uuid))
-        elif c.table == "ACL" and not meters_synced:
-            meters = nb_meter_specs(nb) if meters is None else meters
-            row = nb.rows("ACL").get(c.uuid)
-            fair = acl_fair_meter(row, meters) if row is not None else None
-            old = STATE.acl_meters.pop(key, None)
-            if old is not None and (fair is None or fair[0] != old):
-                _sync_meter(h, old, None)
-            if fair is not None:
-                STATE.acl_meters[key] = fair[0]
-                _sync_meter(h, fair[0], fair[1])
-    return True
-
-
-def on_northd_sb(_changes: list[RowChange], h: FeatureCtx) -> bool:
-    """Ports that changed: the address sets (and SB rows) of the port groups holding them."""
-    t = h.tracked
-    if t is None:
-        return False
-    pgs: set[str] = set()
-    for name in t.ports_changed | set(t.ports_deleted):
-        pgs |= STATE.port_pgs.get(name, set())
-    rows = h.nb.rows("Port_Group")
-    for key in pgs:
-        _sync_pg(h, key, _row(rows, key))
-    return True
-
-
-def on_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
-    """Our SB rows changed (mostly our own writes echoing back): check each against the NB and repair."""
-    sets: set[str] = set()
-    groups: set[str] = set()
-    meters = False
-    for c in changes:
-        if c.table in ("Meter", "Meter_Band"):
-            meters = True
-            continue
-        index = IDX_ADDRESS_SET if c.table == "Address_Set" else IDX_PORT_GROUP
-        row = h.sb.rows(c.table).get(c.uuid)
-        name = row.name if row is not None else h.sb_indexes[index].key_of_uuid(c.uuid)
-        if not isinstance(name, str):
+        With ``delete_unknown`` false a name that is neither is left alone and False returned (sets
+        northd defines otherwise, e.g. ``svc_monitor_mac``, are the full sync's)."""
+        key = self.state.as_by_name.get(name)
+        nb_set = _row(h.nb.rows("Address_Set"), key) if key is not None else None
+        pg_key = self.state.pg_by_name.get(name[:-4]) if name.endswith(("_ip4", "_ip6")) else None
+        pg = _row(h.nb.rows("Port_Group"), pg_key) if pg_key is not None else None
+        if pg is not None:  # a port group's own set keeps its addresses; an NB set of that name is skipped
+            if nb_set is not None and h.warn is not None:
+                warn_name_clash(h.warn, nb_set, pg.name)
+            self._sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, pg_address_sets(pg, h.nd)[name]))
+            return True
+        if nb_set is not None:
+            self._sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, list(nb_set.addresses)))
+            return True
+        if not delete_unknown:
             return False
-        (sets if c.table == "Address_Set" else groups).add(name)
-    index = h.sb_indexes[IDX_ADDRESS_SET]
-    for name in sets:
-        if not _sync_as(h, name, delete_unknown=False) and _alive(index.get(h.sb, name)) is not None:
-            return False  # a set neither an NB set nor a port group's (svc_monitor_mac...): the full sync's
-    pg_rows = h.nb.rows("Port_Group")
-    for name in groups:
-        key = STATE.sb_pg.get(name)
-        pg = _row(pg_rows, key) if key is not None else None
-        ports = pg_sb_groups(pg, h.nd).get(name) if pg is not None else None
-        _sync(h, "Port_Group", IDX_PORT_GROUP, name, port_group_row(name, ports) if ports is not None else None)
-    if meters:
-        _sync_meters(h)
-    return True
+        self._sync(h, "Address_Set", IDX_ADDRESS_SET, name, None)
+        return True
 
+    def sync_router_lb_sets(self, h: SbFeatureCtx, router: Datapath) -> None:
+        """SB ``_rtr_lb_<key>_ip4`` / ``_ip6`` of ``router`` (its load balancers' VIPs inside its
+        networks), after its load balancers or ports changed.  An NB set of that name wins."""
+        want = router_lb_vip_sets(router)
+        for fam in ("_ip4", "_ip6"):
+            name = f"_rtr_lb_{router.tunnel_key}{fam}"
+            if self.state.as_by_name.get(name) is not None:
+                continue
+            self._sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, want[name]) if name in want else None)
 
-def _reset_acl_meters(nb: Any) -> None:
-    meters = nb_meter_specs(nb)
-    STATE.acl_meters = {}
-    for acl in nb.rows("ACL").values():
-        fair = acl_fair_meter(acl, meters)
-        if fair is not None:
-            STATE.acl_meters[str(acl.uuid)] = fair[0]
+    def _sync_meters(self, h: SbFeatureCtx) -> None:
+        """The whole Meter table (meter changes are rare): NB meters and the fair copies."""
+        want = desired_meters(h.nb)
+        seen: set[str] = set()
+        for row in list(h.sb.rows("Meter").values()):
+            if _alive(row) is None:
+                continue
+            name = row.name
+            if name in seen or name not in want:
+                sync_meter(h.sb_txn, row, name, None, h.stats)
+            seen.add(name)
+        for name, spec in want.items():
+            self._sync_meter(h, name, spec)
+        self._reset_acl_meters(h.nb)
 
+    def on_nb_sb(self, changes: list[RowChange], h: SbFeatureCtx) -> bool:
+        nb = h.nb
+        meters_synced = any(c.table in ("Meter", "Meter_Band") for c in changes)
+        if meters_synced:  # rare: the whole table (fair copies included)
+            self._sync_meters(h)
+        meters = None
+        for c in changes:
+            key = str(c.uuid)
+            if c.table == "Address_Set":
+                row = nb.rows("Address_Set").get(c.uuid)
+                old = self.state.as_names.get(key)
+                self.state.drop_as(key)
+                if row is not None:
+                    self.state.set_as(key, row.name)
+                    self._sync_as(h, row.name)
+                if old is not None and (row is None or row.name != old):
+                    self._sync_as(h, old)
+            elif c.table == "Port_Group":
+                self._sync_pg(h, key, nb.rows("Port_Group").get(c.uuid))
+            elif c.table == "ACL" and not meters_synced:
+                meters = nb_meter_specs(nb) if meters is None else meters
+                row = nb.rows("ACL").get(c.uuid)
+                fair = acl_fair_meter(row, meters) if row is not None else None
+                old = self.state.acl_meters.pop(key, None)
+                if old is not None and (fair is None or fair[0] != old):
+                    self._sync_meter(h, old, None)
+                if fair is not None:
+                    self.state.acl_meters[key] = fair[0]
+                    self._sync_meter(h, fair[0], fair[1])
+        return True
 
-def sync_sb(h: FeatureCtx) -> None:
-    """Full sync: SB Port_Group and Meter (Address_Set, with svc_monitor_mac, is synced by sb_sync)."""
-    nb, nd = h.nb, h.nd
-    sync_port_groups(h.sb_txn, h.sb, desired_port_groups(nb, nd), h.stats)
-    sync_meters(h.sb_txn, h.sb, desired_meters(nb), h.stats)
-    fresh = SbState()
-    for u, a in nb.rows("Address_Set").items():
-        fresh.set_as(str(u), a.name)
-    for u, pg in nb.rows("Port_Group").items():
-        fresh.set_pg(str(u), pg, set(pg_sb_groups(pg, nd)))
-    meters = nb_meter_specs(nb)
-    for acl in nb.rows("ACL").values():
-        fair = acl_fair_meter(acl, meters)
-        if fair is not None:
-            fresh.acl_meters[str(acl.uuid)] = fair[0]
-    global STATE
-    STATE = fresh
+    def on_northd_sb(self, _changes: list[RowChange], h: SbFeatureCtx) -> bool:
+        """Routers whose ports, NAT rules or load balancers changed: their ``_rtr_lb_`` address
+        sets.  Ports that changed: the address sets (and SB rows) of the port groups holding them."""
+        t = h.tracked
+        if t is None:
+            return False
+        for key in t.routers_changed | t.lb_routers:
+            router = h.nd.datapaths.get(key)
+            if router is not None:
+                self.sync_router_lb_sets(h, router)
+        pgs: set[str] = set()
+        for name in t.ports_changed | set(t.ports_deleted):
+            pgs |= self.state.port_pgs.get(name, set())
+        rows = h.nb.rows("Port_Group")
+        for key in pgs:
+            self._sync_pg(h, key, _row(rows, key))
+        return True
 
+    def on_sb(self, changes: list[RowChange], h: SbFeatureCtx) -> bool:
+        """Our SB rows changed (mostly our own writes echoing back): check each against the NB and repair."""
+        sets: set[str] = set()
+        groups: set[str] = set()
+        meters = False
+        for c in changes:
+            if c.table in ("Meter", "Meter_Band"):
+                meters = True
+                continue
+            idx_name = IDX_ADDRESS_SET if c.table == "Address_Set" else IDX_PORT_GROUP
+            row = h.sb.rows(c.table).get(c.uuid)
+            name = row.name if row is not None else h.sb_indexes[idx_name].key_of_uuid(c.uuid)
+            if not isinstance(name, str):
+                return False
+            (sets if c.table == "Address_Set" else groups).add(name)
+        index = h.sb_indexes[IDX_ADDRESS_SET]
+        for name in sets:
+            if not self._sync_as(h, name, delete_unknown=False) and _alive(index.get(h.sb, name)) is not None:
+                return False  # a set neither an NB set nor a port group's (svc_monitor_mac...): the full sync's
+        pg_rows = h.nb.rows("Port_Group")
+        for name in groups:
+            key = self.state.sb_pg.get(name)
+            pg = _row(pg_rows, key) if key is not None else None
+            ports = pg_sb_groups(pg, h.nd).get(name) if pg is not None else None
+            self._sync(h, "Port_Group", IDX_PORT_GROUP, name, port_group_row(name, ports) if ports is not None else None)
+        if meters:
+            self._sync_meters(h)
+        return True
 
-FEATURE = register(
-    Feature(
-        NAME,
-        NB_TABLES,
-        on_nb_flows=on_nb_flows,
-        on_nb_sb=on_nb_sb,
-        sync_sb=sync_sb,
-        nb_columns=NB_COLUMNS,
-        on_northd_sb=on_northd_sb,
-        sb_tables=frozenset({"Address_Set", "Port_Group", "Meter", "Meter_Band"}),
-        on_sb=on_sb,
-        sb_indexes={
-            IDX_ADDRESS_SET: ("Address_Set", lambda r: r.name),
-            IDX_PORT_GROUP: ("Port_Group", lambda r: r.name),
-            IDX_METER: ("Meter", lambda r: r.name),
-        },
-    )
-)
+    def _reset_acl_meters(self, nb: Any) -> None:
+        meters = nb_meter_specs(nb)
+        self.state.acl_meters = {}
+        for acl in nb.rows("ACL").values():
+            fair = acl_fair_meter(acl, meters)
+            if fair is not None:
+                self.state.acl_meters[str(acl.uuid)] = fair[0]
+
+    def sync_sb(self, h: SbFeatureCtx) -> None:
+        """Full sync: SB Address_Set (NB sets, port groups' sets, ``svc_monitor_mac``, routers' load
+        balancer VIPs), Port_Group and Meter."""
+        nb, nd = h.nb, h.nd
+        sync_address_sets(h.sb_txn, h.sb, desired_address_sets(nb, h.svc_monitor_mac, nd, h.warn), h.stats)
+        sync_port_groups(h.sb_txn, h.sb, desired_port_groups(nb, nd), h.stats)
+        sync_meters(h.sb_txn, h.sb, desired_meters(nb), h.stats)
+        fresh = SbState()
+        for u, a in nb.rows("Address_Set").items():
+            fresh.set_as(str(u), a.name)
+        for u, pg in nb.rows("Port_Group").items():
+            fresh.set_pg(str(u), pg, set(pg_sb_groups(pg, nd)))
+        meters = nb_meter_specs(nb)
+        for acl in nb.rows("ACL").values():
+            fair = acl_fair_meter(acl, meters)
+            if fair is not None:
+                fresh.acl_meters[str(acl.uuid)] = fair[0]
+        self.state = fresh

@@ -5,8 +5,8 @@ What depends on what (see :mod:`ovn_northd_py.flows.lr_bfd` and :mod:`ovn_northd
 * SB BFD rows and both statuses read the NB BFD rows, the SB BFD rows (ovn-controller's status)
   and which rows the routes use (routes, router ports, router ``enabled``).  Every handler runs the
   full BFD sync, a pass over the BFD rows and the routes naming one (nothing without BFD rows):
-  NB BFD changes (:func:`on_nb_sb`), route changes (sb_sync hands the ``routes`` feature's
-  changes to this feature too), incremental northd runs (:func:`on_northd_sb`: router ports) and
+  NB BFD changes (:func:`on_nb_sb`), route changes (the feature ``follows`` the ``routes``
+  feature: sb_sync runs its ``on_nb_sb`` on their changes too), incremental northd runs (:func:`on_northd_sb`: router ports) and
   SB BFD changes (:func:`on_sb`: ovn-controller's status, edits, our own writes echoing back).
   The NB write-back is done by the nb_sync node on each of its runs (:func:`sync_nb_bfd_status`).
 * Flows read only NB: the set of ports named by BFD rows (``FlowCtx.bfd_ports``: the ports' BFD
@@ -25,33 +25,32 @@ from ..flows.context import bfd_ports_of
 from ..flows.lr_pipeline import build_lr_route_and_policy_flows, route_and_policy_owners
 from ..flows.owners import port_owner
 from ..ovsdb.connection import RowChange
-from ..sync.bfd import NB_TABLE, TABLE, sync_nb_bfd_status, sync_sb_bfd
-from .features import Feature, FeatureCtx, register
+from ..sync.bfd import NB_TABLE, TABLE, sync_sb_bfd
+from .features import FlowFeatureCtx, SbFeatureCtx
 
 
-def _sync(h: FeatureCtx) -> None:
+def sync_sb(h: SbFeatureCtx) -> None:
     sync_sb_bfd(h.sb_txn, h.nb, h.sb, h.nd, h.stats)
 
 
-def on_nb_sb(_changes: list[RowChange], h: FeatureCtx) -> bool:
-    _sync(h)
+def on_nb_sb(_changes: list[RowChange], h: SbFeatureCtx) -> bool:
+    sync_sb(h)
     return True
 
 
-def on_northd_sb(_changes: list[RowChange], h: FeatureCtx) -> bool:
+def on_northd_sb(_changes: list[RowChange], h: SbFeatureCtx) -> bool:
     if h.nb.rows(NB_TABLE) or h.sb.rows(TABLE):
-        _sync(h)
+        sync_sb(h)
     return True
 
 
-def on_sb(_changes: list[RowChange], h: FeatureCtx) -> bool:
-    _sync(h)
+def on_sb(_changes: list[RowChange], h: SbFeatureCtx) -> bool:
+    sync_sb(h)
     return True
 
 
-def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
+def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
     nd, table, fctx = h.nd, h.table, h.fctx
-    fctx.nd = nd
     new_ports = bfd_ports_of(h.nb)
     moved = fctx.bfd_ports ^ new_ports
     fctx.bfd_ports = new_ports
@@ -78,19 +77,3 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
             table.remove_owner(owner)
         build_lr_route_and_policy_flows(dp, fctx, table)
     return True
-
-
-BFD = register(
-    Feature(
-        "bfd",
-        nb_tables=frozenset({NB_TABLE}),
-        on_nb_flows=on_nb_flows,
-        on_nb_sb=on_nb_sb,
-        sync_sb=_sync,
-        on_northd_sb=on_northd_sb,
-        sb_tables=frozenset({TABLE}),
-        on_sb=on_sb,
-    )
-)
-
-__all__ = ["BFD", "on_nb_flows", "on_nb_sb", "on_northd_sb", "on_sb", "sync_nb_bfd_status"]

@@ -6,14 +6,14 @@ What a change can touch, and what the handler rebuilds (owners in parentheses):
   for every load balancer whose row changed, that is in a changed group, or that a switch gained
   or lost; the SB Load_Balancer row of each is compared at the next flow sync
   (``LbIndex.sb_dirty``);
-* a switch's facts (``has_lb_vip``: stateful pre-LB/ACL flows, hairpin flows): handed to the ACL
-  feature's :func:`~.feature_acl.refresh_switches`, which rebuilds the switch (and its ACLs when
-  its statefulness flips) only when the facts did change;
+* a switch's facts (``has_lb_vip``: stateful pre-LB/ACL flows, hairpin flows): handed to the
+  derived switch facts (:func:`~.ls_stateful.refresh_switches`, shared with the ACL feature),
+  which rebuild the switch (and its ACLs when its statefulness flips) only when the facts did change;
 * a router using a changed load balancer / group, or whose NAT rules changed: its whole scope
   -- router-wide flows (``("dp", key)``), per NAT rule / load balancer / route / policy owners,
   its ports' flows, and the router-type switch ports peering with them (they answer ARP for
   the router's NAT and VIP addresses, and own the ``add_route`` routes / bindings of its NAT
-  rules on the neighbour routers: :func:`rebuild_router_scope`).  Proportional to the router
+  rules on the neighbour routers: :func:`~.flow_rebuild.rebuild_router_scope`).  Proportional to the router
   and its DGPs' switches, never to the network;
 * a load balancer's flows read its row only (template or not, ``options:event``), ``ctx.health``
   for checked VIPs, the switches' / routers' Copp meters (a Copp change recomputes) and NB_Global
@@ -23,9 +23,10 @@ What a change can touch, and what the handler rebuilds (owners in parentheses):
   health-check source IP, when that set changes; the load balancer's monitors
   (``fctx.health``, :class:`~ovn_northd_py.flows.lb_health.LbHealth`);
 * a checked VIP's backends also read SB Service_Monitor ``status`` / Port_Binding ``up`` and
-  whether the mapped ports exist: :func:`on_health_sb` (the lflow node's SB input) and
-  :func:`on_mapped_ports` (its northd input) rebuild the load balancers whose backends flip.
-  (The SB Service_Monitor rows are :class:`~ovn_northd_py.sync.service_monitor.MonitorSync`'s.)
+  whether the mapped ports exist: :func:`on_health_sb` (``on_sb_flows``: the lflow node's SB
+  input) and :func:`on_mapped_ports` (``on_northd_flows``: its northd input) rebuild the load
+  balancers whose backends flip.  The SB Service_Monitor rows are written by :class:`LbMonitors`
+  (the feature's SB hooks, around :class:`~ovn_northd_py.sync.service_monitor.MonitorSync`).
 
 The northd model's part (Port_Binding ``nat-addresses`` of router-type ports, ``always-redirect``
 of chassisredirect ports) is refreshed by :mod:`ovn_northd_py.northd.incremental`.
@@ -37,82 +38,34 @@ flow context, rebuilt by every full flow build), so a deleted row's flows are fo
 from __future__ import annotations
 
 import uuid
+from collections.abc import Hashable
 from typing import Any
 
-from ..flows import build_datapath_flows, build_port_flows
+from ..flows import build_port_flows
 from ..flows.context import FlowCtx
 from ..flows.lb_health import pb_up_reader, sb_down_monitors, svc_monitor_src_ips
 from ..flows.lb_index import LbIndex, group_members
 from ..flows.lr_nat import LB_FACTS, build_router_lbs_only, remember_router_lb_facts
-from ..flows.lr_pipeline import route_and_policy_owners
 from ..flows.ls_lb import build_lb_flows_on_switches, warn_bad_vips
-from ..flows.owners import OWNER_LB, dp_owner, nat_owner, port_owner, router_lb_owner
-from ..northd.model import Datapath, Northd
+from ..flows.owners import OWNER_LB, OWNER_PORT, nat_owner, router_lb_owner
+from ..lflow.table import FlowTable
+from ..northd.model import Datapath
 from ..ovsdb.connection import RowChange
-from .feature_acl import refresh_switches
-from .features import Feature, FeatureCtx, register
+from ..sync.service_monitor import MonitorSync
+from .engine import HandlerResult, handled
+from .features import FlowFeatureCtx, SbFeatureCtx
+from .flow_rebuild import rebuild_router_scope
+from .ls_stateful import refresh_switches
 
-NAME = "lb_nat"
-LB_TABLES = frozenset({"Load_Balancer", "Load_Balancer_Group", "Load_Balancer_Health_Check"})
-NB_TABLES = LB_TABLES | {"NAT"}
-LB_COLUMNS = frozenset({"load_balancer", "load_balancer_group"})
-NB_COLUMNS = {"Logical_Switch": LB_COLUMNS, "Logical_Router": LB_COLUMNS | {"nat"}}
+PB_INDEX = "pb_by_name"  # the sb_sync node's Port_Binding index
 
 
 def _row(rows: Any, key: str) -> Any:
     return rows.get(uuid.UUID(key))
 
 
-def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: Any, extra_owners: set[Any],
-                         keep_lbs: frozenset[str] = frozenset()) -> None:
-    """Every flow of ``router`` and of the switch ports peering with it, rebuilt from scratch.
-
-    ``extra_owners``: owners of this router's flows the present NB rows no longer name (deleted
-    NAT rules, load balancers it lost).  ``keep_lbs``: load balancers whose per-router flows stay
-    as they are (a load balancer's router flows read its own row and the router's NAT context --
-    gateway, NAT external IPs, ``lb_force_snat_ip`` -- only, so when neither changed, adding a
-    service to a group shared by every gateway router rebuilds one load balancer's flows per
-    router, not all of them).
-
-    NAT ``options:add_route`` puts flows on *other* routers (the neighbours on the switch of the
-    rule's distributed gateway port: /32 routes, and ARP bindings on gateway routers).  They are
-    owned by the router-type switch port peering with that DGP
-    (:func:`~ovn_northd_py.flows.lr_nat.build_lsp_nat_add_route_flows`), which this function
-    rebuilds below with the router's other peer ports: a NAT change on the router therefore needs
-    no rebuild of the neighbour routers themselves.  The reverse direction is covered by the
-    router-port handling (:mod:`ovn_northd_py.engine.nodes.lflow`): a neighbour attaching to,
-    detaching from or changing its port on that switch in place rebuilds every port of the switch;
-    a neighbour's ``options:chassis`` (gateway or not: bindings or not) is a router option, which
-    recomputes."""
-    nd = fctx.nd
-    for owner in extra_owners:
-        table.remove_owner(owner)
-    table.remove_owner(dp_owner(router))
-    for owner in route_and_policy_owners(router):
-        table.remove_owner(owner)
-    for n in router.nb.nat:
-        table.remove_owner(nat_owner(str(n.uuid)))
-    for lb in fctx.lbs.dp_lbs.get(router.key, ()):
-        if lb not in keep_lbs:
-            table.remove_owner(router_lb_owner(lb, router.key))
-    fctx.forget(router.key)
-    fctx.keep_router_lbs = keep_lbs
-    try:
-        build_datapath_flows(router, fctx, table)
-    finally:
-        fctx.keep_router_lbs = frozenset()
-    for p in router.ports:
-        table.remove_owner(port_owner(p))
-        build_port_flows(p, fctx, table)
-        q = p.peer
-        if p.kind == "lrp" and q is not None and q.kind == "lsp" and nd.ports.get(q.name) is q:
-            table.remove_owner(port_owner(q))
-            build_port_flows(q, fctx, table)
-    remember_router_lb_facts(router, fctx)
-
-
 def rebuild_router_lbs(router: Datapath, gone: set[str], changed: set[str], rows: Any, fctx: FlowCtx,
-                       table: Any) -> bool:
+                       table: FlowTable) -> bool:
     """A router whose load balancers changed but not its NAT context: when the router's load-balancer
     facts (:func:`~ovn_northd_py.flows.lr_nat.router_lb_facts`: what its other flows read of its
     load balancers) are what they were when its flows were built, only the flows of the load
@@ -128,7 +81,7 @@ def rebuild_router_lbs(router: Datapath, gone: set[str], changed: set[str], rows
     return True
 
 
-def _rebuild_switch_lb(lb: str, row: Any, fctx: FlowCtx, table: Any) -> None:
+def _rebuild_switch_lb(lb: str, row: Any, fctx: FlowCtx, table: FlowTable) -> None:
     """Every load balancer whose flows may differ passes here first: its memoised VIPs and switch
     flows (``ls_lb.cached_vips``, read by routers too) are dropped."""
     fctx.forget(lb)
@@ -137,7 +90,7 @@ def _rebuild_switch_lb(lb: str, row: Any, fctx: FlowCtx, table: Any) -> None:
         build_lb_flows_on_switches(fctx.lbs.switches_of(lb, fctx.nd), row, fctx, table)
 
 
-def rebuild_lbs(lbs: set[str], nb: Any, fctx: FlowCtx, table: Any) -> None:
+def rebuild_lbs(lbs: set[str], nb: Any, fctx: FlowCtx, table: FlowTable) -> None:
     """Rebuild the flows of load balancers ``lbs`` (attachments unchanged) wherever they are."""
     lb_rows = nb.rows("Load_Balancer")
     routers: set[str] = set()
@@ -148,23 +101,28 @@ def rebuild_lbs(lbs: set[str], nb: Any, fctx: FlowCtx, table: Any) -> None:
         rebuild_router_scope(fctx.nd.datapaths[key], fctx, table, set())
 
 
-def on_mapped_ports(names: set[str], nb: Any, fctx: FlowCtx, table: Any) -> bool:
-    """Ports that appeared, changed or went away: rebuild the load balancers whose health checks
-    map one of them (a checked VIP keeps only backends on existing switch ports).  True if any."""
-    lbs = fctx.health.lbs_of_ports(names)
+def on_mapped_ports(_changes: list[RowChange], h: FlowFeatureCtx) -> bool:
+    """``on_northd_flows``: ports that appeared, changed or went away (``h.tracked``): rebuild the
+    load balancers whose health checks map one of them (a checked VIP keeps only backends on
+    existing switch ports)."""
+    t = h.tracked
+    if t is None:
+        return False
+    lbs = h.fctx.health.lbs_of_ports(t.ports_changed | set(t.ports_deleted))
     if lbs:
-        rebuild_lbs(lbs, nb, fctx, table)
-    return bool(lbs)
+        rebuild_lbs(lbs, h.nb, h.fctx, h.table)
+    return True
 
 
-def on_health_sb(changes: list[RowChange], resynced: bool, sb: Any, nb: Any, fctx: FlowCtx, table: Any,
-                 pb_index: Any = None) -> bool:
-    """SB changes: Service_Monitor rows (ovn-controller's ``status``, our own writes echoing) and
-    Port_Binding ``up`` of monitored ports may put backends in or out of their VIPs.  Rebuilds the
-    load balancers reading a monitor that flipped; True if any."""
+def on_health_sb(changes: list[RowChange], h: FlowFeatureCtx) -> HandlerResult:
+    """``on_sb_flows``: SB changes: Service_Monitor rows (ovn-controller's ``status``, our own writes
+    echoing) and Port_Binding ``up`` of monitored ports may put backends in or out of their VIPs.
+    Rebuilds the load balancers reading a monitor that flipped (UPDATED if any)."""
+    sb, nb, fctx, table = h.sb, h.nb, h.fctx, h.table
+    pb_index = h.sb_indexes.get(PB_INDEX)
     health = fctx.health
     ports = health.port_lbs
-    relevant = resynced
+    relevant = h.sb_resynced
     rows_pb = sb.rows("Port_Binding")
     for c in changes:
         if relevant:
@@ -175,17 +133,25 @@ def on_health_sb(changes: list[RowChange], resynced: bool, sb: Any, nb: Any, fct
             row = rows_pb.get(c.uuid)
             relevant = row is None or row.logical_port in ports
     if not relevant:
-        return False
+        return handled(False)
     down = sb_down_monitors(sb, pb_up_reader(sb, pb_index))
     flipped = down ^ health.down
     health.down = down
     lbs = health.lbs_of_keys(flipped)
     if lbs:
         rebuild_lbs(lbs, nb, fctx, table)
-    return bool(lbs)
+    return handled(bool(lbs))
 
 
-def _health_check_ports(h: FeatureCtx, fctx: FlowCtx) -> set[str]:
+def warn_unused_lbs(h: FlowFeatureCtx) -> None:
+    """``on_flows_recomputed``: bad VIPs of the load balancers no datapath uses (those in use were
+    checked by their flows)."""
+    for lb in h.nb.rows("Load_Balancer").values():
+        if str(lb.uuid) not in h.fctx.lbs.lb_dps:
+            warn_bad_vips(lb, h.fctx)
+
+
+def _health_check_ports(h: FlowFeatureCtx, fctx: FlowCtx) -> set[str]:
     """Ports whose health-check source IPs changed (their ARP/ND responder flows read them)."""
     new = svc_monitor_src_ips(h.nb)
     old = fctx.svc_monitor_ips
@@ -195,14 +161,9 @@ def _health_check_ports(h: FeatureCtx, fctx: FlowCtx) -> set[str]:
     return {p for p in old.keys() | new.keys() if old.get(p) != new.get(p)}
 
 
-def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
-    fctx: FlowCtx | None = h.fctx
-    if fctx is None:
-        return False
-    nd: Northd = h.nd
+def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
+    fctx, nd, table = h.fctx, h.nd, h.table
     idx: LbIndex = fctx.lbs
-    table = h.table
-    fctx.nd = nd
     # Validate before changing anything.
     for c in changes:
         if c.table in ("Logical_Switch", "Logical_Router") and (
@@ -254,7 +215,7 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
     # Attachments: what each datapath gained or lost.
     switch_lbs: set[str] = set(changed_lbs)
     touched_switches: set[str] = set()
-    rebuild: dict[str, set[Any]] = {}  # router key -> owners of flows its NB rows no longer name
+    rebuild: dict[str, set[Hashable]] = {}  # router key -> owners of flows its NB rows no longer name
     keep: dict[str, frozenset[str]] = {}  # router key -> load balancers whose router flows stay
     lost: dict[str, set[str]] = {}  # router key -> load balancers it no longer has
     changed_here: dict[str, set[str]] = {}  # router key -> its new or changed load balancers
@@ -271,7 +232,7 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
             if moved or changed_lbs & now:
                 touched_switches.add(key)
         elif key in routers or moved or changed_lbs & (old_lbs | now):
-            owners: set[Any] = {router_lb_owner(lb, key) for lb in old_lbs - now}
+            owners: set[Hashable] = {router_lb_owner(lb, key) for lb in old_lbs - now}
             if key in routers:
                 owners |= {router_lb_owner(lb, key) for lb in old_lbs}
             owners |= {nat_owner(n) for n in old_nats}
@@ -298,18 +259,44 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
         rebuild_router_scope(router, fctx, table, extra, keep[key])
     if health:
         for name in _health_check_ports(h, fctx):
-            table.remove_owner(("port", name))
+            table.remove_owner((OWNER_PORT, name))
             p = nd.ports.get(name)
             if p is not None:
                 build_port_flows(p, fctx, table)
     return True
 
 
-LB_NAT = register(
-    Feature(
-        NAME,
-        nb_tables=NB_TABLES,
-        on_nb_flows=on_nb_flows,
-        nb_columns=NB_COLUMNS,
-    )
-)
+class LbMonitors:
+    """The load-balancer feature's SB side: SB Service_Monitor rows of health-checked backends
+    (:class:`~ovn_northd_py.sync.service_monitor.MonitorSync`, one per graph, keeps what the NB
+    asked for at the last sync)."""
+
+    def __init__(self, monitors: MonitorSync) -> None:
+        self.monitors = monitors
+
+    def sync_sb(self, h: SbFeatureCtx) -> None:
+        self.monitors.full(h.sb_txn, h.sb, h.nb, h.nd, h.svc_monitor_mac, h.stats)
+
+    def on_nb_sb(self, changes: list[RowChange], h: SbFeatureCtx) -> bool:
+        return self.monitors.on_nb(h, h.nd, h.svc_monitor_mac, changes)
+
+    def on_northd_sb(self, _changes: list[RowChange], h: SbFeatureCtx) -> bool:
+        t = h.tracked
+        if t is None:
+            return False
+        return self.monitors.on_ports(h, h.nd, h.svc_monitor_mac, t.ports_changed | set(t.ports_deleted))
+
+    def on_sb(self, changes: list[RowChange], h: SbFeatureCtx) -> bool:
+        """Service_Monitor rows that changed, and Port_Binding ``up`` (ports the sb_sync node has
+        checked already: a Port_Binding change it cannot name recomputes before this)."""
+        pb_index = h.sb_indexes[PB_INDEX]
+        rows_pb = h.sb.rows("Port_Binding")
+        up_ports: set[str] = set()
+        for c in changes:
+            if c.table == "Port_Binding" and (c.event != "update" or "up" in c.columns):
+                row = rows_pb.get(c.uuid)
+                name = row.logical_port if row is not None else pb_index.key_of_uuid(c.uuid)
+                if not isinstance(name, str):
+                    return False
+                up_ports.add(name)
+        return self.monitors.on_sb(h, changes, up_ports)

@@ -3,16 +3,17 @@
 
 Neither recomputes the northd or lflow node:
 
-* NB (:func:`on_nb_sb`): the SB mirrors named by the changed NB mirrors' old and new names
-  are synced (old names from a uuid -> name map kept here), then the ``mirror_rules`` of
+* NB (:meth:`Mirrors.on_nb_sb`): the SB mirrors named by the changed NB mirrors' old and new names
+  are synced (old names from the uuid -> name map of the graph's :class:`Mirrors`), then the ``mirror_rules`` of
   the ports naming them and of the ports whose ``mirror_rules`` changed are rewritten; a
   port whose Port_Binding is not committed yet (created in the same transaction as its
   mirror) makes sb_sync recompute;
 * SB (:func:`on_sb`): changed SB Mirror rows are repaired (Port_Binding.mirror_rules is one of
   the Port_Binding columns sb_sync checks).
 
-The full sync runs in :meth:`SbSyncNode.recompute` before the port bindings, which name the
-rows; ``sync_sb`` here only refreshes the uuid -> name map.
+The full sync (:meth:`Mirrors.sync_sb`, ``Feature.sync_sb_first``) runs before the port
+bindings, which name the rows, and refreshes the uuid -> name map (kept in the :class:`Mirrors`
+object of the graph).
 """
 
 from __future__ import annotations
@@ -22,32 +23,39 @@ from typing import Any
 from ..ovsdb.connection import RowChange
 from ..sync.indexes import MIRROR_BY_NAME as IDX
 from ..sync.indexes import PB_BY_NAME as PB_INDEX
-from ..sync.mirrors import NB_TABLE, TABLE, mirror_key, sync_sb_mirrors_of
+from ..sync.mirrors import NB_TABLE, TABLE, mirror_key, sync_sb_mirrors, sync_sb_mirrors_of
 from ..sync.ports import pb_mirror_rules, port_mirror_names, sb_mirror_rows
 from ..sync.rows import update_row
-from .features import Feature, FeatureCtx, no_flows, register
-
-_NAMES: dict[Any, str] = {}  # NB Mirror uuid -> its name at the last sync
+from .features import SbFeatureCtx
 
 
-def _sync(h: FeatureCtx) -> None:
-    _NAMES.clear()
-    _NAMES.update((u, mirror_key(r)) for u, r in h.nb.rows(NB_TABLE).items())
+class Mirrors:
+    """The mirror feature's SB hooks, with the NB Mirror uuid -> name map of the last sync."""
+
+    def __init__(self) -> None:
+        self.names: dict[Any, str] = {}  # NB Mirror uuid -> its name at the last sync
+
+    def sync_sb(self, h: SbFeatureCtx) -> None:
+        sync_sb_mirrors(h.sb_txn, h.nb, h.sb, h.stats)
+        self.names = {u: mirror_key(r) for u, r in h.nb.rows(NB_TABLE).items()}
+
+    def on_nb_sb(self, changes: list[RowChange], h: SbFeatureCtx) -> bool:
+        return _on_nb_sb(self.names, changes, h)
 
 
-def on_nb_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
+def _on_nb_sb(names_by_uuid: dict[Any, str], changes: list[RowChange], h: SbFeatureCtx) -> bool:
     nb_rows = h.nb.rows(NB_TABLE)
     lsp_rows = h.nb.rows("Logical_Switch_Port")
     names: set[str] = set()
     ports: set[str] = set()
     for c in changes:
         if c.table == NB_TABLE:
-            old = _NAMES.pop(c.uuid, None)
+            old = names_by_uuid.pop(c.uuid, None)
             if old is not None:
                 names.add(old)
             row = nb_rows.get(c.uuid)
             if row is not None and c.event != "delete":
-                _NAMES[c.uuid] = n = mirror_key(row)
+                names_by_uuid[c.uuid] = n = mirror_key(row)
                 names.add(n)
         elif (lsp := lsp_rows.get(c.uuid)) is not None:
             ports.add(str(lsp.name))
@@ -72,7 +80,7 @@ def on_nb_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
     return True
 
 
-def on_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
+def on_sb(changes: list[RowChange], h: SbFeatureCtx) -> bool:
     rows, index = h.sb.rows(TABLE), h.sb_indexes[IDX]
     names: set[str] = set()
     for c in changes:
@@ -86,7 +94,7 @@ def on_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
     return _refresh_ports(names, h)
 
 
-def _refresh_ports(names: set[str], h: FeatureCtx) -> bool:
+def _refresh_ports(names: set[str], h: SbFeatureCtx) -> bool:
     pb_index = h.sb_indexes[PB_INDEX]
     mirrors = sb_mirror_rows(h.sb)
     for p in h.nd.ports.values():
@@ -98,21 +106,3 @@ def _refresh_ports(names: set[str], h: FeatureCtx) -> bool:
         if update_row(pb, {"mirror_rules": pb_mirror_rules(p, mirrors)}):
             h.stats.bump(h.stats.updated, "Port_Binding")
     return True
-
-
-
-MIRROR = register(
-    Feature(
-        "mirror",
-        nb_tables=frozenset({NB_TABLE}),
-        on_nb_flows=no_flows,  # (ovn-controller reads the SB rows; no logical flow in 23.03)
-        on_nb_sb=on_nb_sb,
-        sync_sb=_sync,
-        nb_columns={"Logical_Switch_Port": frozenset({"mirror_rules"})},
-        sb_tables=frozenset({TABLE}),
-        on_sb=on_sb,
-        sb_indexes={IDX: (TABLE, mirror_key)},
-    )
-)
-
-__all__ = ["MIRROR", "on_nb_sb", "on_sb"]

@@ -17,16 +17,13 @@ import uuid
 
 from ..flows.ls_qos import build_qos_flows, qos_index, remove_qos_flows, switch_qos_keys
 from ..ovsdb.connection import RowChange
-from .features import Feature, FeatureCtx, register
+from .features import FlowFeatureCtx
 
 QOS_TABLE = "QoS"
 
 
-def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
-    fctx = h.fctx
-    if fctx is None:
-        return False
-    nd = h.nd
+def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
+    fctx, nd = h.fctx, h.nd
     # Validate before changing anything.
     for c in changes:
         if c.table == "Logical_Switch":
@@ -46,7 +43,6 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
             new = lists[dp.key] = switch_qos_keys(dp)
             refresh.update((q, dp.key) for q in new ^ idx.dp_built.get(dp.key, set()))
     rows = h.nb.rows(QOS_TABLE)
-    fctx.nd = nd
     for q, d in refresh:
         remove_qos_flows(q, d, fctx, h.table)
         dp = nd.datapaths.get(d)
@@ -58,15 +54,3 @@ def on_nb_flows(changes: list[RowChange], h: FeatureCtx) -> bool:
         if row is not None and q in lists[d]:
             build_qos_flows(row, dp, fctx, h.table)
     return True
-
-
-QOS = register(
-    Feature(
-        "qos",
-        nb_tables=frozenset({QOS_TABLE}),
-        on_nb_flows=on_nb_flows,
-        nb_columns={"Logical_Switch": frozenset({"qos_rules"})},
-    )
-)
-
-__all__ = ["QOS", "on_nb_flows"]

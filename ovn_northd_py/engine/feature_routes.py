@@ -9,21 +9,21 @@ depend on them, so nothing else is recomputed.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Hashable
 
 from ..flows.lr_pipeline import build_lr_route_and_policy_flows, route_and_policy_owners
 from ..flows.owners import policy_owner, route_owner
 from ..ovsdb.connection import RowChange
-from .features import Feature, register
+from .features import FlowFeatureCtx
 
 ROUTE_TABLE = "Logical_Router_Static_Route"
 POLICY_TABLE = "Logical_Router_Policy"
 
 
-def _on_route_flows(changes: list[RowChange], h: Any) -> bool:
+def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
     nd, table, fctx = h.nd, h.table, h.fctx
     routers: set[str] = set()
-    gone: list[Any] = []
+    gone: list[Hashable] = []
     changed_rows: set[str] = set()
     for c in changes:
         if c.table == "Logical_Router":
@@ -39,25 +39,14 @@ def _on_route_flows(changes: list[RowChange], h: Any) -> bool:
             uuids = {str(r.uuid) for r in dp.nb.static_routes} | {str(p.uuid) for p in dp.nb.policies}
             if uuids & changed_rows:
                 routers.add(dp.key)
-    fctx.nd = nd
     for owner in gone:
         table.remove_owner(owner)
     for key in routers:
-        dp = nd.datapaths.get(key)
-        if dp is None:
+        router = nd.datapaths.get(key)
+        if router is None:
             continue  # a disabled or deleted router: nothing of it is built
-        for owner in route_and_policy_owners(dp):
+        for owner in route_and_policy_owners(router):
             table.remove_owner(owner)
         fctx.forget(key)
-        build_lr_route_and_policy_flows(dp, fctx, table)
+        build_lr_route_and_policy_flows(router, fctx, table)
     return True
-
-
-ROUTES = register(
-    Feature(
-        "routes",
-        nb_tables=frozenset({ROUTE_TABLE, POLICY_TABLE}),
-        on_nb_flows=_on_route_flows,
-        nb_columns={"Logical_Router": frozenset({"static_routes", "policies"})},
-    )
-)

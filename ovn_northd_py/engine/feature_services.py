@@ -10,28 +10,27 @@
   a change of an SB DNS row (our own write echoing back, or someone else's) re-syncs the
   NB DNS row it stands for.
 
-Imported for its side effect (registration) by :mod:`ovn_northd_py.engine.graph`.
+Their :class:`~.features.Feature` records are declared in :mod:`ovn_northd_py.engine.graph`.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..flows import build_datapath_flows, build_port_flows
 from ..flows.owners import OWNER_DP, OWNER_PORT
+from ..northd.model import Datapath, Northd
 from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from ..sync.dns import TABLE as SB_DNS
 from ..sync.dns import dns_key, sync_sb_dns, sync_sb_dns_rows
 from ..sync.indexes import DNS_BY_ID as IDX_DNS
-from .features import Feature, FeatureCtx, register
+from .features import FlowFeatureCtx, SbFeatureCtx
 
 
 def _uuids(changes: list[RowChange], table: str) -> set[str]:
     return {str(c.uuid) for c in changes if c.table == table}
 
 
-def dhcp_users(nd: Any, uuids: set[str]) -> list[str]:
+def dhcp_users(nd: Northd, uuids: set[str]) -> list[str]:
     """Names of the switch ports whose DHCPv4 or DHCPv6 options row is one of ``uuids``."""
     out: list[str] = []
     for p in nd.ports.values():
@@ -43,7 +42,7 @@ def dhcp_users(nd: Any, uuids: set[str]) -> list[str]:
     return out
 
 
-def _on_dhcp_flows(changes: list[RowChange], hctx: FeatureCtx) -> bool:
+def on_dhcp_flows(changes: list[RowChange], hctx: FlowFeatureCtx) -> bool:
     nd, table, fctx = hctx.nd, hctx.table, hctx.fctx
     for name in dhcp_users(nd, _uuids(changes, "DHCP_Options")):
         table.remove_owner((OWNER_PORT, name))
@@ -51,12 +50,12 @@ def _on_dhcp_flows(changes: list[RowChange], hctx: FeatureCtx) -> bool:
     return True
 
 
-def dns_switches(nd: Any, uuids: set[str]) -> list[Any]:
+def dns_switches(nd: Northd, uuids: set[str]) -> list[Datapath]:
     """The switches whose ``dns_records`` name one of ``uuids``."""
     return [dp for dp in nd.switches() if any(str(r.uuid) in uuids for r in dp.nb.dns_records)]
 
 
-def _on_dns_flows(changes: list[RowChange], hctx: FeatureCtx) -> bool:
+def on_dns_flows(changes: list[RowChange], hctx: FlowFeatureCtx) -> bool:
     nd, table, fctx = hctx.nd, hctx.table, hctx.fctx
     switches = {dp.key: dp for dp in dns_switches(nd, _uuids(changes, "DNS"))}
     for key in _uuids(changes, "Logical_Switch"):
@@ -69,7 +68,7 @@ def _on_dns_flows(changes: list[RowChange], hctx: FeatureCtx) -> bool:
     return True
 
 
-def _on_dns_sb(changes: list[RowChange], hctx: FeatureCtx) -> bool:
+def on_dns_nb_sb(changes: list[RowChange], hctx: SbFeatureCtx) -> bool:
     if _uuids(changes, "Logical_Switch"):
         sync_sb_dns(hctx.sb_txn, hctx.sb, hctx.nd, hctx.stats)
     else:
@@ -79,7 +78,7 @@ def _on_dns_sb(changes: list[RowChange], hctx: FeatureCtx) -> bool:
 
 
 
-def _on_dns_sb_change(changes: list[RowChange], hctx: FeatureCtx) -> bool:
+def on_dns_sb(changes: list[RowChange], hctx: SbFeatureCtx) -> bool:
     rows, index = hctx.sb.rows(SB_DNS), hctx.sb_indexes[IDX_DNS]
     keys: set[str] = set()
     for c in changes:
@@ -91,15 +90,5 @@ def _on_dns_sb_change(changes: list[RowChange], hctx: FeatureCtx) -> bool:
     return True
 
 
-def _sync_dns(hctx: FeatureCtx) -> None:
+def sync_dns(hctx: SbFeatureCtx) -> None:
     sync_sb_dns(hctx.sb_txn, hctx.sb, hctx.nd, hctx.stats)
-
-
-DHCP = register(Feature("dhcp", nb_tables=frozenset({"DHCP_Options"}), on_nb_flows=_on_dhcp_flows))
-DNS = register(
-    Feature(
-        "dns", nb_tables=frozenset({"DNS"}), on_nb_flows=_on_dns_flows, on_nb_sb=_on_dns_sb, sync_sb=_sync_dns,
-        nb_columns={"Logical_Switch": frozenset({"dns_records"})},
-        sb_tables=frozenset({SB_DNS}), on_sb=_on_dns_sb_change, sb_indexes={IDX_DNS: (SB_DNS, dns_key)},
-    )
-)

@@ -2,10 +2,11 @@
 
 The rows change no datapath or port, so they never recompute the northd or lflow node:
 
-* NB (:func:`on_nb_sb`): the SB rows keyed by the changed rows' old and new
-  (``logical_port``, ``ip``) are synced (old keys come from a uuid -> key map kept here,
+* NB (:meth:`StaticMacBindings.on_nb_sb`): the SB rows keyed by the changed rows' old and new
+  (``logical_port``, ``ip``) are synced (old keys come from a uuid -> key map kept in the graph's
+  :class:`StaticMacBindings`,
   deleted rows having no values left);
-* northd (:func:`on_northd_sb`): a router port added or deleted incrementally re-syncs the
+* northd (:meth:`StaticMacBindings.on_northd_sb`): a router port added or deleted incrementally re-syncs the
   rows naming it (a binding on a switch or unknown port has no SB row);
 * SB (:func:`on_sb`): a changed SB row (our own write echoing back, or someone else's) is
   compared with what we want and repaired.
@@ -24,49 +25,45 @@ from ..sync.static_mac_bindings import (
     sync_sb_static_mac_bindings,
     sync_sb_static_mac_bindings_of,
 )
-from .features import Feature, FeatureCtx, no_flows, register
-
-_KEYS: dict[Any, tuple[str, str]] = {}  # NB row uuid -> its key at the last sync
+from .features import SbFeatureCtx
 
 
-def _remember(nb: Any) -> None:
-    _KEYS.clear()
-    for u, row in nb.rows(NB_TABLE).items():
-        _KEYS[u] = smb_key(row)
+class StaticMacBindings:
+    """The static MAC binding feature's SB hooks, with the NB uuid -> key map of the last sync."""
 
+    def __init__(self) -> None:
+        self.keys: dict[Any, tuple[str, str]] = {}  # NB row uuid -> its key at the last sync
 
-def _sync(h: FeatureCtx) -> None:
-    sync_sb_static_mac_bindings(h.sb_txn, h.nb, h.sb, h.nd, h.stats)
-    _remember(h.nb)
+    def sync_sb(self, h: SbFeatureCtx) -> None:
+        sync_sb_static_mac_bindings(h.sb_txn, h.nb, h.sb, h.nd, h.stats)
+        self.keys = {u: smb_key(row) for u, row in h.nb.rows(NB_TABLE).items()}
 
-
-def on_nb_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
-    rows = h.nb.rows(NB_TABLE)
-    keys: set[tuple[str, str]] = set()
-    for c in changes:
-        old = _KEYS.pop(c.uuid, None)
-        if old is not None:
-            keys.add(old)
-        row = rows.get(c.uuid)
-        if row is not None and c.event != "delete":
-            _KEYS[c.uuid] = k = smb_key(row)
-            keys.add(k)
-    sync_sb_static_mac_bindings_of(h.sb_txn, h.nb, h.sb, h.nd, keys, h.stats)
-    return True
-
-
-def on_northd_sb(_changes: list[RowChange], h: FeatureCtx) -> bool:
-    t = h.tracked
-    if t is None or not _KEYS:
-        return True
-    names = t.ports_changed | set(t.ports_deleted)
-    keys = {k for k in _KEYS.values() if k[0] in names}
-    if keys:
+    def on_nb_sb(self, changes: list[RowChange], h: SbFeatureCtx) -> bool:
+        rows = h.nb.rows(NB_TABLE)
+        keys: set[tuple[str, str]] = set()
+        for c in changes:
+            old = self.keys.pop(c.uuid, None)
+            if old is not None:
+                keys.add(old)
+            row = rows.get(c.uuid)
+            if row is not None and c.event != "delete":
+                self.keys[c.uuid] = k = smb_key(row)
+                keys.add(k)
         sync_sb_static_mac_bindings_of(h.sb_txn, h.nb, h.sb, h.nd, keys, h.stats)
-    return True
+        return True
+
+    def on_northd_sb(self, _changes: list[RowChange], h: SbFeatureCtx) -> bool:
+        t = h.tracked
+        if t is None or not self.keys:
+            return True
+        names = t.ports_changed | set(t.ports_deleted)
+        keys = {k for k in self.keys.values() if k[0] in names}
+        if keys:
+            sync_sb_static_mac_bindings_of(h.sb_txn, h.nb, h.sb, h.nd, keys, h.stats)
+        return True
 
 
-def on_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
+def on_sb(changes: list[RowChange], h: SbFeatureCtx) -> bool:
     rows, index = h.sb.rows(TABLE), h.sb_indexes[IDX]
     keys: set[tuple[str, str]] = set()
     for c in changes:
@@ -77,21 +74,3 @@ def on_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
         keys.add(k)
     sync_sb_static_mac_bindings_of(h.sb_txn, h.nb, h.sb, h.nd, keys, h.stats)
     return True
-
-
-
-STATIC_MAC = register(
-    Feature(
-        "static_mac_binding",
-        nb_tables=frozenset({NB_TABLE}),
-        on_nb_flows=no_flows,  # (ovn-controller reads the SB rows; no logical flow in 23.03)
-        on_nb_sb=on_nb_sb,
-        sync_sb=_sync,
-        on_northd_sb=on_northd_sb,
-        sb_tables=frozenset({TABLE}),
-        on_sb=on_sb,
-        sb_indexes={IDX: (TABLE, smb_key)},
-    )
-)
-
-__all__ = ["STATIC_MAC", "on_nb_sb", "on_northd_sb", "on_sb"]

@@ -1,7 +1,7 @@
 """Chassis template variables: NB ``Chassis_Template_Var`` -> SB ``Chassis_Template_Var``.
 
 The SB rows are plain copies: an NB change syncs the SB rows of the changed rows' old and
-new ``chassis`` (old keys from a uuid -> chassis map kept here), an SB change repairs the
+new ``chassis`` (old keys from a uuid -> chassis map kept in the graph's :class:`TemplateVars`), an SB change repairs the
 changed rows; neither recomputes anything.  The variables also feed template load
 balancers' flows, which name them (``^var``) without reading their values: no flow depends
 on this table.
@@ -14,33 +14,35 @@ from typing import Any
 from ..ovsdb.connection import RowChange
 from ..sync.indexes import CTV_BY_CHASSIS as IDX
 from ..sync.template_vars import NB_TABLE, TABLE, ctv_key, sync_sb_template_vars, sync_sb_template_vars_of
-from .features import Feature, FeatureCtx, no_flows, register
-
-_KEYS: dict[Any, str] = {}  # NB row uuid -> its chassis at the last sync
+from .features import SbFeatureCtx
 
 
-def _sync(h: FeatureCtx) -> None:
-    sync_sb_template_vars(h.sb_txn, h.nb, h.sb, h.stats)
-    _KEYS.clear()
-    _KEYS.update((u, ctv_key(r)) for u, r in h.nb.rows(NB_TABLE).items())
+class TemplateVars:
+    """The template-variable feature's SB hooks, with the NB uuid -> chassis map of the last sync."""
+
+    def __init__(self) -> None:
+        self.keys: dict[Any, str] = {}  # NB row uuid -> its chassis at the last sync
+
+    def sync_sb(self, h: SbFeatureCtx) -> None:
+        sync_sb_template_vars(h.sb_txn, h.nb, h.sb, h.stats)
+        self.keys = {u: ctv_key(r) for u, r in h.nb.rows(NB_TABLE).items()}
+
+    def on_nb_sb(self, changes: list[RowChange], h: SbFeatureCtx) -> bool:
+        rows = h.nb.rows(NB_TABLE)
+        keys: set[str] = set()
+        for c in changes:
+            old = self.keys.pop(c.uuid, None)
+            if old is not None:
+                keys.add(old)
+            row = rows.get(c.uuid)
+            if row is not None and c.event != "delete":
+                self.keys[c.uuid] = k = ctv_key(row)
+                keys.add(k)
+        sync_sb_template_vars_of(h.sb_txn, h.nb, h.sb, keys, h.stats)
+        return True
 
 
-def on_nb_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
-    rows = h.nb.rows(NB_TABLE)
-    keys: set[str] = set()
-    for c in changes:
-        old = _KEYS.pop(c.uuid, None)
-        if old is not None:
-            keys.add(old)
-        row = rows.get(c.uuid)
-        if row is not None and c.event != "delete":
-            _KEYS[c.uuid] = k = ctv_key(row)
-            keys.add(k)
-    sync_sb_template_vars_of(h.sb_txn, h.nb, h.sb, keys, h.stats)
-    return True
-
-
-def on_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
+def on_sb(changes: list[RowChange], h: SbFeatureCtx) -> bool:
     rows, index = h.sb.rows(TABLE), h.sb_indexes[IDX]
     keys: set[str] = set()
     for c in changes:
@@ -51,20 +53,3 @@ def on_sb(changes: list[RowChange], h: FeatureCtx) -> bool:
         keys.add(k)
     sync_sb_template_vars_of(h.sb_txn, h.nb, h.sb, keys, h.stats)
     return True
-
-
-
-TEMPLATE_VARS = register(
-    Feature(
-        "chassis_template_var",
-        nb_tables=frozenset({NB_TABLE}),
-        on_nb_flows=no_flows,  # (ovn-controller reads the SB rows; no logical flow in 23.03)
-        on_nb_sb=on_nb_sb,
-        sync_sb=_sync,
-        sb_tables=frozenset({TABLE}),
-        on_sb=on_sb,
-        sb_indexes={IDX: (TABLE, ctv_key)},
-    )
-)
-
-__all__ = ["TEMPLATE_VARS", "on_nb_sb", "on_sb"]

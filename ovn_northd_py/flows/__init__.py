@@ -22,7 +22,7 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   (:mod:`ovn_northd_py.engine.feature_lb`, with the previous attachments in ``ctx.lbs``,
   :mod:`.lb_index`) rebuilds the load balancers that changed, the switches whose facts changed
   and the whole scope of every router whose NAT rules or load balancers changed
-  (:func:`~ovn_northd_py.engine.feature_lb.rebuild_router_scope`);
+  (:func:`~ovn_northd_py.engine.flow_rebuild.rebuild_router_scope`);
 * each ACL's flows (:mod:`.acl_rules`, owner ``("acl", acl uuid, switch key)``) are
   built by :data:`ROW_BUILDERS`, outside the datapath builders: the ACL feature's
   handlers (:mod:`ovn_northd_py.engine.feature_acl`) rebuild them;
@@ -76,7 +76,7 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   The same port owns the ``add_route`` flows of the router's load balancers (own and groups',
   ``options:add_route=true``: their IPv4 VIPs, on the switch of every DGP): they read the router's
   load balancers, and a load-balancer change rebuilds the scope of every router using it
-  (:func:`~ovn_northd_py.engine.feature_lb.rebuild_router_scope`, which rebuilds the peer ports);
+  (:func:`~ovn_northd_py.engine.flow_rebuild.rebuild_router_scope`, which rebuilds the peer ports);
 * the ``nat_addresses`` of a router's peer switch ports (``northd.build``) read its load
   balancers' parsed VIPs (a VIP with unparsable backends is not announced), refreshed with the
   router's other derived values when its NAT rules or load balancers change.

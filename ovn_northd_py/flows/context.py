@@ -78,7 +78,7 @@ class FlowCtx:
     bfd_ports: frozenset[str] = frozenset()
     warn: WarnFn = _no_warn
     # Set only while the load-balancer feature rebuilds a router whose NAT context did not change
-    # (``engine.feature_lb.rebuild_router_scope``): the load balancers whose per-router flows
+    # (``engine.flow_rebuild.rebuild_router_scope``): the load balancers whose per-router flows
     # (``("lb", uuid, router)``) stay in the table as they are, so they are not built again.
     keep_router_lbs: frozenset[str] = frozenset()
     memo: dict[tuple[str, Hashable], Any] = field(default_factory=dict)

@@ -7,7 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...ovsdb.connection import DbConnection, RowChange
-from ..engine import InputNode
+from ..engine import EngineCtx, InputNode
+
+
+def pb_name(row: Any) -> Hashable | None:
+    """Key of the Port_Binding index (``sync.indexes.PB_BY_NAME``): a Port_Binding's logical port."""
+    name: str = row.logical_port
+    return name
 
 
 @dataclass(slots=True)
@@ -79,7 +85,7 @@ class DbInput(InputNode):
             idx.rebuild(self.conn)
         return idx
 
-    def observe(self, ctx: Any) -> bool:
+    def observe(self, ctx: EngineCtx) -> bool:
         self.changes, self.resynced = self.conn.take_changes()
         for idx in self.indexes.values():
             if self.resynced:

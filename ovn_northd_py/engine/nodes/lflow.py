@@ -1,20 +1,21 @@
-"""The logical-flow node: every flow builder writes into one FlowTable (the lflow manager)."""
+"""The logical-flow node: every flow builder writes into one FlowTable (the lflow manager).
+
+Feature-specific work goes through the features' flow hooks (``Feature.on_nb_flows``,
+``on_northd_flows``, ``on_sb_flows``, ``on_flows_recomputed``); this node knows no feature.
+"""
 
 from __future__ import annotations
-
-from typing import Any
 
 from ...flows import build_datapath_flows, build_lflows, build_port_flows, port_reads_switch
 from ...flows.context import FlowCtx, flow_ctx_from_nb
 from ...flows.lr_pipeline import attached_router_ports
-from ...flows.ls_lb import warn_bad_vips
 from ...flows.owners import OWNER_DP, OWNER_PORT
 from ...lflow.table import FlowTable
 from ...ovsdb.connection import RowChange
 from ...sync.indexes import PB_BY_NAME
-from ..engine import Node
-from ..feature_lb import on_health_sb, on_mapped_ports, rebuild_router_scope
-from ..features import FeatureCtx, feature, flow_only_columns, split_changes
+from ..engine import UNCHANGED, UNHANDLED, UPDATED, EngineCtx, HandlerResult, Node
+from ..features import FeatureSet, FlowFeatureCtx
+from ..flow_rebuild import rebuild_router_scope
 from .inputs import DbInput
 from .northd import NorthdNode
 
@@ -22,35 +23,48 @@ from .northd import NorthdNode
 class LflowNode(Node):
     name = "lflow"
 
-    def __init__(self, northd: NorthdNode, nb_in: DbInput, sb_in: DbInput | None = None) -> None:
+    def __init__(self, northd: NorthdNode, nb_in: DbInput, sb_in: DbInput, features: FeatureSet) -> None:
         super().__init__()
         self.northd = northd
+        self.nb_in = nb_in
+        self.sb_in = sb_in  # SB: Service_Monitor status / Port_Binding up of health-checked backends...
+        self.features = features
         self.table = FlowTable()
         self.fctx: FlowCtx | None = None
         # True after a recompute: the writer must compare every flow, not only the changed ones.
         self.full_sync_needed = True
-        self.add_input(northd, self._on_northd_change)
-        self.nb_in = nb_in
-        self.add_input(nb_in, self._on_nb_change)
-        # SB: Service_Monitor status / Port_Binding up of health-checked backends (load-balancer VIPs).
-        self.sb_in = sb_in
-        if sb_in is not None:
-            self.add_input(sb_in, self._on_sb_change)
 
-    def _on_sb_change(self, _node: Node, ctx: Any) -> bool:
-        if self.fctx is None or self.sb_in is None:
-            return False
-        self.fctx.nd = self.northd.data
-        if on_health_sb(self.sb_in.changes, self.sb_in.resynced, ctx.sb, ctx.nb, self.fctx, self.table,
-                        self.sb_in.indexes.get(PB_BY_NAME)):
-            self.changed = True
-        return True
+    def _hook_ctx(self, ctx: EngineCtx) -> FlowFeatureCtx | None:
+        """The features' context, or None when the flow context is missing or was built from
+        another model than the northd node's (then the node recomputes)."""
+        fctx, nd = self.fctx, self.northd.data
+        if fctx is None or fctx.nd is not nd:
+            return None
+        return FlowFeatureCtx(ctx.nb, ctx.sb, nd, self.table, fctx, sb_indexes=self.sb_in.indexes)
 
-    def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
-        """NB tables of registered features (ACLs, port groups, ...): their handlers rebuild the
-        flows of the changed entities.  Other NB changes reach us through the northd node."""
+    def on_sb(self, ctx: EngineCtx) -> HandlerResult:
+        """SB changes of the features' SB tables (e.g. health checks: Service_Monitor, Port_Binding up)."""
+        h = self._hook_ctx(ctx)
+        if h is None:
+            return UNHANDLED
+        h.sb_resynced = self.sb_in.resynced
+        by_feature = self.features.split_sb_changes(self.sb_in.changes)
+        result = UNCHANGED
+        for f in self.features:
+            if f.on_sb_flows is None or not (h.sb_resynced or f.name in by_feature):
+                continue
+            r = f.on_sb_flows(by_feature.get(f.name, []), h)
+            if r is UNHANDLED:
+                return UNHANDLED
+            if r is UPDATED:
+                result = UPDATED
+        return result
+
+    def on_nb(self, ctx: EngineCtx) -> HandlerResult:
+        """NB tables of the features (ACLs, port groups, ...): their hooks rebuild the flows of the
+        changed entities.  Other NB changes reach us through the northd node."""
         if self.nb_in.resynced:
-            return False
+            return UNHANDLED
         changes = self.nb_in.changes
         t = self.northd.tracked
         if t is not None and t.dps_added:
@@ -60,31 +74,31 @@ class LflowNode(Node):
                 dp = nd.datapaths.get(key)
                 if dp is not None:
                     table = "Logical_Switch" if dp.is_switch else "Logical_Router"
-                    changes = [*changes, RowChange("update", table, dp.nb.uuid, flow_only_columns(table))]
-        by_feature = split_changes(changes)
+                    changes = [*changes, RowChange("update", table, dp.nb.uuid,
+                                                   self.features.flow_only_columns(table))]
+        by_feature = self.features.split_changes(changes)
         if not by_feature:
-            return True
-        if self.fctx is None:
-            return False
-        hctx = FeatureCtx(ctx.nb, ctx.sb, self.northd.data, self.table, self.fctx)
-        for name, changes in by_feature.items():
-            f = feature(name)
-            if f.on_nb_flows is None or not f.on_nb_flows(changes, hctx):
-                return False
-        self.changed = True
-        return True
+            return UNCHANGED
+        h = self._hook_ctx(ctx)
+        if h is None:
+            return UNHANDLED
+        for name, fchanges in by_feature.items():
+            f = self.features.get(name)
+            if f.on_nb_flows is None or not f.on_nb_flows(fchanges, h):
+                return UNHANDLED
+        return UPDATED
 
-    def _on_northd_change(self, _node: Node, ctx: Any) -> bool:
+    def on_northd(self, ctx: EngineCtx) -> HandlerResult:
         """Unlink and rebuild the flows of exactly the ports and switches that changed.
 
         A flow shared by several datapaths loses only the (flow, datapath) references
         the removed owner made; the table's refcounts keep the rest.
         """
         t = self.northd.tracked
-        if t is None or self.fctx is None:
-            return False
-        nd, table, fctx = self.northd.data, self.table, self.fctx
-        fctx.nd = nd
+        h = self._hook_ctx(ctx)
+        if t is None or h is None:
+            return UNHANDLED
+        nd, table, fctx = h.nd, h.table, h.fctx
         table.ensure_capacity(len(nd.by_index))  # new datapaths take the next indexes
         for name in t.ports_deleted:
             table.remove_owner((OWNER_PORT, name))
@@ -129,22 +143,24 @@ class LflowNode(Node):
             p = nd.ports.get(name)
             if p is not None:
                 build_port_flows(p, fctx, table)
-        on_mapped_ports(t.ports_changed | set(t.ports_deleted), ctx.nb, fctx, table)  # health-checked backends
-        self.changed = True
-        return True
+        h.tracked = t
+        for f in self.features:  # e.g. health-checked backends on the changed ports
+            if f.on_northd_flows is not None and not f.on_northd_flows([], h):
+                return UNHANDLED  # (a hook must not fail after changes: it returns False up front)
+        return UPDATED
 
-    def recompute(self, ctx: Any) -> None:
+    def recompute(self, ctx: EngineCtx) -> None:
         nd = self.northd.data
         gopts = self.northd.gopts
         table = FlowTable(len(nd.by_index))
         fctx = flow_ctx_from_nb(nd, ctx.nb, mac_prefix=gopts.mac_prefix if gopts else "",
                                 svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", warn=ctx.warn.warn,
-                                sb=ctx.sb, pb_index=self.sb_in.indexes.get(PB_BY_NAME) if self.sb_in else None,
-                                profile=ctx.profile)
+                                sb=ctx.sb, pb_index=self.sb_in.indexes.get(PB_BY_NAME), profile=ctx.profile)
         build_lflows(nd, fctx, table)
-        for lb in ctx.nb.rows("Load_Balancer").values():
-            if str(lb.uuid) not in fctx.lbs.lb_dps:  # (those in use were checked by their flows)
-                warn_bad_vips(lb, fctx)
+        h = FlowFeatureCtx(ctx.nb, ctx.sb, nd, table, fctx, sb_indexes=self.sb_in.indexes)
+        for f in self.features:  # e.g. warnings about rows no flow read
+            if f.on_flows_recomputed is not None:
+                f.on_flows_recomputed(h)
         self.table = table
         self.fctx = fctx
         self.full_sync_needed = True

@@ -3,31 +3,27 @@ BFD status (a full pass on every run, nothing without BFD rows: :func:`~ovn_nort
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...northd.model import Port
+from ...ovsdb.connection import DbConnection
 from ...sync.bfd import sync_nb_bfd_status
 from ...sync.globals import hv_cfg, sb_global_row, sync_nb_global
 from ...sync.indexes import PB_BY_NAME
-from ..engine import Node
-from .inputs import DbInput
+from ..engine import UNCHANGED, UNHANDLED, EngineCtx, HandlerResult, Node
+from .inputs import DbInput, pb_name
 from .northd import NorthdNode
 
 
 class NbSyncNode(Node):
     name = "nb_sync"
 
-    def __init__(self, northd: NorthdNode, sb_in: DbInput, nb_in: DbInput) -> None:
+    def __init__(self, northd: NorthdNode, sb_in: DbInput) -> None:
         super().__init__()
         self.northd = northd
         self.sb_in = sb_in
-        self.pb_index = sb_in.add_index(PB_BY_NAME, "Port_Binding", lambda r: r.logical_port)
-        self.add_input(northd, self._on_northd_change)
-        self.add_input(sb_in, self._on_sb_change)
-        self.add_input(nb_in, self._on_nb_change)
+        self.pb_index = sb_in.add_index(PB_BY_NAME, "Port_Binding", pb_name)
 
     # ---- incremental: only the ports that changed; the cfg counters are cheap and always synced ----
-    def _sync_globals(self, ctx: Any) -> None:
+    def _sync_globals(self, ctx: EngineCtx) -> None:
         gopts = self.northd.gopts
         assert gopts is not None
         sbg = sb_global_row(ctx.sb)
@@ -36,7 +32,7 @@ class NbSyncNode(Node):
         sync_nb_global(ctx.nb_txn, ctx.nb, gopts, sb_cfg, hv)
         sync_nb_bfd_status(ctx.nb, ctx.sb, self.northd.data)  # every incremental handler comes here
 
-    def _sync_port(self, ctx: Any, name: str) -> None:
+    def _sync_port(self, ctx: EngineCtx, name: str) -> None:
         p = self.northd.data.ports.get(name)
         if p is None or p.kind != "lsp":
             return
@@ -48,18 +44,18 @@ class NbSyncNode(Node):
             p.nb.tag = [p.tag]
         self._sync_dynamic_addresses(p)
 
-    def _on_northd_change(self, _node: Node, ctx: Any) -> bool:
+    def on_northd(self, ctx: EngineCtx) -> HandlerResult:
         t = self.northd.tracked
         if t is None:
-            return False
+            return UNHANDLED
         for name in t.ports_changed:
             self._sync_port(ctx, name)
         self._sync_globals(ctx)
-        return True
+        return UNCHANGED  # (this node keeps no data: it writes the run's NB transaction)
 
-    def _on_sb_change(self, _node: Node, ctx: Any) -> bool:
+    def on_sb(self, ctx: EngineCtx) -> HandlerResult:
         if self.sb_in.resynced:
-            return False
+            return UNHANDLED
         rows = ctx.sb.rows("Port_Binding")
         for c in self.sb_in.changes:
             if c.table == "Port_Binding":
@@ -67,14 +63,14 @@ class NbSyncNode(Node):
                 if row is not None:
                     self._sync_port(ctx, row.logical_port)
         self._sync_globals(ctx)
-        return True
+        return UNCHANGED
 
-    def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
+    def on_nb(self, ctx: EngineCtx) -> HandlerResult:
         # NB changes reach us through the northd node; only NB_Global options need a look here.
         self._sync_globals(ctx)
-        return True
+        return UNCHANGED
 
-    def recompute(self, ctx: Any) -> None:
+    def recompute(self, ctx: EngineCtx) -> None:
         txn, nb, sb = ctx.nb_txn, ctx.nb, ctx.sb
         gopts = self.northd.gopts
         assert gopts is not None
@@ -105,7 +101,7 @@ class NbSyncNode(Node):
                 p.nb.tag = [p.tag]
 
     @staticmethod
-    def _sync_lsp_up(nb: Any, sb: Any) -> None:
+    def _sync_lsp_up(nb: DbConnection, sb: DbConnection) -> None:
         # Rows inserted by the SB transaction being built are in the IDL already; skip them.
         pbs = {pb.logical_port: pb for pb in sb.rows("Port_Binding").values() if pb._data is not None}
         for lsp in nb.rows("Logical_Switch_Port").values():

@@ -2,59 +2,58 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...northd.build import KeyState, build_northd, vxlan_mode
 from ...northd.incremental import Tracked, apply_nb_changes
 from ...northd.model import Northd
+from ...ovsdb.connection import DbConnection
 from ...sync.datapaths import dp_nb_key
 from ...sync.globals import GlobalOptions, global_options, nb_global_row, sb_global_row
-from ..engine import Node
-from ..features import flow_only_columns, flow_only_tables
+from ..engine import UNCHANGED, UNHANDLED, UPDATED, EngineCtx, HandlerResult, Node
+from ..features import FeatureSet
 from .inputs import DbInput
 
 # SB tables whose changes alter what the northd node computes.
-_SB_TABLES_NEEDING_RECOMPUTE = {"Chassis", "Encap"}
+_SB_TABLES_NEEDING_RECOMPUTE = frozenset({"Chassis", "Encap"})
 
 
 class NorthdNode(Node):
     name = "northd"
 
-    def __init__(self, nb_in: DbInput, sb_in: DbInput) -> None:
+    def __init__(self, nb_in: DbInput, sb_in: DbInput, features: FeatureSet) -> None:
         super().__init__()
         self.nb_in, self.sb_in = nb_in, sb_in
+        # NB tables and columns of the features: they feed no part of the model.
+        self.flow_only_tables = features.flow_only_tables()
+        self.flow_only_columns = {t: features.flow_only_columns(t) for t in ("Logical_Switch", "Logical_Router")}
         self.keys = KeyState()
         self.data = Northd()
         self.gopts: GlobalOptions | None = None
         # Set by an incremental run: exactly what changed.  None after a recompute (everything may have).
         self.tracked: Tracked | None = None
-        self.add_input(nb_in, self._on_nb_change)
-        self.add_input(sb_in, self._on_sb_change)
 
-    def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
+    def on_nb(self, ctx: EngineCtx) -> HandlerResult:
         if self.nb_in.resynced or self.gopts is None:
-            return False
-        columns = {table: flow_only_columns(table) for table in ("Logical_Switch", "Logical_Router")}
+            return UNHANDLED
         t = apply_nb_changes(self.data, self.keys, ctx.nb, self.nb_in.changes, ctx.warn.warn, sb=ctx.sb,
-                             flow_only_tables=flow_only_tables(), flow_only_columns=columns)
+                             flow_only_tables=self.flow_only_tables, flow_only_columns=self.flow_only_columns)
         if t is None:
-            return False
+            return UNHANDLED
         if t:
             self.tracked = t
-            self.changed = True
-        return True
+            return UPDATED
+        return UNCHANGED
 
-    def _on_sb_change(self, _node: Node, ctx: Any) -> bool:
+    def on_sb(self, ctx: EngineCtx) -> HandlerResult:
         if self.sb_in.resynced:
-            return False
+            return UNHANDLED
         if self.sb_in.changed_tables() & _SB_TABLES_NEEDING_RECOMPUTE:
-            return False
+            return UNHANDLED
         # Our own writes echo back as Datapath/Port_Binding changes with the keys we chose.  A key
         # that differs from ours was chosen by another northd (we are a hot standby, or took over):
         # SB's keys win (tunnel-key stability), so rebuild the model from them.
-        return self._sb_keys_agree(ctx.sb)
+        return UNCHANGED if self._sb_keys_agree(ctx.sb) else UNHANDLED
 
-    def _sb_keys_agree(self, sb: Any) -> bool:
+    def _sb_keys_agree(self, sb: DbConnection) -> bool:
         nd = self.data
         dps, pbs = sb.rows("Datapath_Binding"), sb.rows("Port_Binding")
         for c in self.sb_in.changes:
@@ -64,26 +63,27 @@ class NorthdNode(Node):
                 row = dps.get(c.uuid)
                 k = dp_nb_key(row) if row is not None else None
                 dp = nd.datapaths.get(k) if k else None
-                if dp is not None and dp.tunnel_key != row.tunnel_key:
+                if dp is not None and row is not None and dp.tunnel_key != row.tunnel_key:
                     return False
             elif c.table == "Port_Binding":
                 row = pbs.get(c.uuid)
                 p = nd.ports.get(row.logical_port) if row is not None else None
-                if p is not None and p.tunnel_key != row.tunnel_key and dp_nb_key(row.datapath) == p.dp.key:
+                if (p is not None and row is not None and p.tunnel_key != row.tunnel_key
+                        and dp_nb_key(row.datapath) == p.dp.key):
                     return False
         return True
 
     def clear_tracked(self) -> None:
         self.tracked = None
 
-    def recompute(self, ctx: Any) -> None:
+    def recompute(self, ctx: EngineCtx) -> None:
         self.tracked = None
         nb, sb = ctx.nb, ctx.sb
         # Global options first: IPAM needs the mac_prefix.
         self.gopts = self._global_options(nb, sb)
         self.data = build_northd(nb, sb, self.keys, ctx.warn, mac_prefix=self.gopts.mac_prefix)
 
-    def _global_options(self, nb: Any, sb: Any) -> GlobalOptions:
+    def _global_options(self, nb: DbConnection, sb: DbConnection) -> GlobalOptions:
         """NB_Global's values win; otherwise keep what we generated before (or SB has), else random."""
         nbg = nb_global_row(nb)
         fresh = global_options(nbg, vxlan_mode(sb))

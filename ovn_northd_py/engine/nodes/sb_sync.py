@@ -5,20 +5,23 @@ Incremental paths:
   Multicast_Group rows of the switches that changed are compared and written;
 * from ``sb``: rows of ours that someone changed (or our own writes echoed back)
   are compared one by one with what we want and repaired if needed.
-Everything else falls back to a full diff of every table (``recompute``).
+* from ``nb`` and ``sb``: the features' SB hooks (``Feature.on_nb_sb``, ``on_sb``), and
+  ``on_northd_sb`` after an incremental northd run.
+Everything else falls back to a full diff of every table (``recompute``), the features' tables
+by their ``sync_sb``.  This node knows no feature: it calls the hooks of the graph's FeatureSet.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from typing import Any
 
-from ...sync.address_sets import desired_address_sets, sync_address_sets
+from ...ovsdb.connection import DbConnection
 from ...sync.datapaths import dp_nb_key, prune_datapaths, sync_datapaths, sync_ip_multicast
 from ...sync.dhcp_codes import sync_dhcp_option_codes
 from ...sync.globals import nb_global_row, sync_sb_global
 from ...sync.indexes import DP_BY_NB_KEY, MC_BY_KEY, PB_BY_NAME
 from ...sync.mcast import MC_NAMES, desired_groups_of, sync_multicast_groups
-from ...sync.mirrors import sync_sb_mirrors
 from ...sync.ports import (
     PB_ON_INSERT,
     chassis_by_name,
@@ -29,23 +32,22 @@ from ...sync.ports import (
     sync_port_bindings,
 )
 from ...sync.rbac import sync_rbac
-from ...sync.rows import sync_one_row
-from ...sync.service_monitor import MonitorSync
-from ..engine import Node
-from ..feature_acl import sync_router_lb_sets
-from ..features import FEATURES, FeatureCtx, feature, split_changes
-from .inputs import DbInput
+from ...sync.rows import SyncStats, sync_one_row
+from ..engine import UNCHANGED, UNHANDLED, EngineCtx, HandlerResult, Node
+from ..features import FeatureSet, SbFeatureCtx
+from .inputs import DbInput, RowIndex, pb_name
 from .northd import NorthdNode
 
 # SB changes we can check row by row; a change anywhere else (of a table we own) recomputes.
-_SB_ROW_CHECKED = {"Port_Binding", "Multicast_Group", "Service_Monitor"}
+_SB_ROW_CHECKED = frozenset({"Port_Binding", "Multicast_Group"})
 # SB tables we do not own or whose changes need nothing from this node.
-_SB_IGNORED = {"Chassis", "Encap", "Chassis_Private"}
+_SB_IGNORED = frozenset({"Chassis", "Encap", "Chassis_Private"})
 
 
-def _mc_key(row: Any) -> Any:
+def _mc_key(row: Any) -> Hashable | None:
     k = dp_nb_key(row.datapath)
-    return (k, row.name) if k else None
+    name: str = row.name
+    return (k, name) if k else None
 
 
 class _DpRows:
@@ -53,7 +55,7 @@ class _DpRows:
 
     __slots__ = ("index", "sb")
 
-    def __init__(self, index: Any, sb: Any) -> None:
+    def __init__(self, index: RowIndex, sb: DbConnection) -> None:
         self.index, self.sb = index, sb
 
     def get(self, key: Any, default: Any = None) -> Any:
@@ -73,29 +75,25 @@ class _DpRows:
 class SbSyncNode(Node):
     name = "sb_sync"
 
-    def __init__(self, northd: NorthdNode, sb_in: DbInput, nb_in: DbInput) -> None:
+    def __init__(self, northd: NorthdNode, sb_in: DbInput, nb_in: DbInput, features: FeatureSet) -> None:
         super().__init__()
         self.northd = northd
         self.sb_in = sb_in
-        self.pb_index = sb_in.add_index(PB_BY_NAME, "Port_Binding", lambda r: r.logical_port)
+        self.nb_in = nb_in
+        self.features = features
+        self.pb_index = sb_in.add_index(PB_BY_NAME, "Port_Binding", pb_name)
         self.dp_index = sb_in.add_index(DP_BY_NB_KEY, "Datapath_Binding", dp_nb_key)
         self.mc_index = sb_in.add_index(MC_BY_KEY, "Multicast_Group", _mc_key)
-        self.monitors = MonitorSync(sb_in)  # Service_Monitor (load-balancer health checks)
-        for f in FEATURES:
-            for name, (table, key_of) in f.sb_indexes.items():
-                sb_in.add_index(name, table, key_of)
-        self.add_input(northd, self._on_northd_change)
-        self.add_input(sb_in, self._on_sb_change)
-        self.nb_in = nb_in
-        self.add_input(nb_in, self._on_nb_change)
+        for name, table, key_of in features.sb_index_specs():
+            sb_in.add_index(name, table, key_of)
 
     # ---- incremental ----
-    def _dp_rows(self, sb: Any) -> Any:
+    def _dp_rows(self, sb: DbConnection) -> Any:  # (a read-only dict stand-in)
         """NB datapath key -> SB Datapath_Binding row, looked up through the index (no table scan:
         this runs on every incremental change)."""
         return _DpRows(self.dp_index, sb)
 
-    def _sync_ports(self, ctx: Any, names: set[str]) -> dict[str, Any]:
+    def _sync_ports(self, ctx: EngineCtx, names: set[str]) -> dict[str, Any]:
         sb, nd = ctx.sb, self.northd.data
         dps = self._dp_rows(sb)
         chassis = chassis_by_name(sb) if any(
@@ -114,7 +112,7 @@ class SbSyncNode(Node):
                 out[name] = r
         return out
 
-    def _sync_groups(self, ctx: Any, dp_keys: set[str], new_pbs: dict[str, Any]) -> None:
+    def _sync_groups(self, ctx: EngineCtx, dp_keys: set[str], new_pbs: dict[str, Any]) -> None:
         sb, nd = ctx.sb, self.northd.data
         dps = self._dp_rows(sb)
         for key in dp_keys:
@@ -135,50 +133,37 @@ class SbSyncNode(Node):
                 sync_one_row(ctx.sb_txn, "Multicast_Group", row,
                              {"datapath": dps[key], "name": name, "tunnel_key": w[0], "ports": ports}, ctx.stats)
 
-    def _on_northd_change(self, _node: Node, ctx: Any) -> bool:
+    def on_northd(self, ctx: EngineCtx) -> HandlerResult:
         t = self.northd.tracked
         if t is None or t.dps_added:
-            return False  # (a new datapath: its SB rows come with a full SB sync; flows stay incremental)
+            return UNHANDLED  # (a new datapath: its SB rows come with a full SB sync; flows stay incremental)
         try:
             new_pbs = self._sync_ports(ctx, t.ports_changed | set(t.ports_deleted))
             self._sync_groups(ctx, t.dps_changed, new_pbs)
         except _Unhandled:
-            return False  # nothing was left half-done: recompute redoes every table
+            return UNHANDLED  # nothing was left half-done: recompute redoes every table
         hctx = self._feature_ctx(ctx)
         hctx.tracked = t
-        nd = self.northd.data
-        for key in t.routers_changed | t.lb_routers:
-            router = nd.datapaths.get(key)
-            if router is not None:
-                sync_router_lb_sets(hctx, router)
-        for f in FEATURES:
+        for f in self.features:
             if f.on_northd_sb is not None and not f.on_northd_sb([], hctx):
-                return False
-        return self.monitors.on_ports(ctx, nd, self._svc_mac(), t.ports_changed | set(t.ports_deleted))
+                return UNHANDLED
+        return UNCHANGED  # (this node keeps no data: it writes the run's SB transaction)
 
-    def _svc_mac(self) -> str:
-        return self.northd.gopts.svc_monitor_mac if self.northd.gopts else ""
+    def _feature_ctx(self, ctx: EngineCtx) -> SbFeatureCtx:
+        return feature_ctx(ctx.nb, ctx.sb, self.northd, ctx.sb_txn, ctx.stats, ctx.warn.warn, self.sb_in)
 
-    def _feature_ctx(self, ctx: Any) -> FeatureCtx:
-        return FeatureCtx(ctx.nb, ctx.sb, self.northd.data, sb_txn=ctx.sb_txn, stats=ctx.stats, warn=ctx.warn.warn,
-                          sb_indexes=self.sb_in.indexes)
-
-    def _on_sb_change(self, _node: Node, ctx: Any) -> bool:
+    def on_sb(self, ctx: EngineCtx) -> HandlerResult:
         if self.sb_in.resynced:
-            return False
+            return UNHANDLED
         tables = self.sb_in.changed_tables()
-        owners = {t: f for f in FEATURES for t in f.sb_tables}  # SB tables of features (their on_sb)
+        owners = self.features.sb_owner  # SB tables of features (their on_sb)
         if tables - _SB_ROW_CHECKED - _SB_IGNORED - {"SB_Global"} - owners.keys():
-            return False
-        by_feature: dict[str, list[Any]] = {}
-        for c in self.sb_in.changes:
-            if c.table in owners:
-                by_feature.setdefault(owners[c.table].name, []).append(c)
+            return UNHANDLED
+        by_feature = self.features.split_sb_changes(self.sb_in.changes)
         for c in self.sb_in.changes:
             if c.table == "SB_Global" and (c.event != "update" or not c.columns <= {"nb_cfg"}):
-                return False
+                return UNHANDLED
         names: set[str] = set()
-        up_ports: set[str] = set()  # Port_Binding.up may have changed (Service_Monitor status)
         dps: set[str] = set()
         rows_pb = ctx.sb.rows("Port_Binding")
         for c in self.sb_in.changes:
@@ -186,9 +171,7 @@ class SbSyncNode(Node):
                 row = rows_pb.get(c.uuid)
                 name = row.logical_port if row is not None else self.pb_index.key_of_uuid(c.uuid)
                 if not isinstance(name, str):
-                    return False
-                if c.event != "update" or "up" in c.columns:
-                    up_ports.add(name)
+                    return UNHANDLED
                 # Columns ovn-controller owns change all the time: nothing for us to check.
                 if c.event == "update" and not c.columns & _PB_OWNED:
                     continue
@@ -197,67 +180,74 @@ class SbSyncNode(Node):
                 row = ctx.sb.rows("Multicast_Group").get(c.uuid)
                 key = _mc_key(row) if row is not None else self.mc_index.key_of_uuid(c.uuid)
                 if not isinstance(key, tuple):
-                    return False
+                    return UNHANDLED
                 dps.add(key[0])
         try:
             new_pbs = self._sync_ports(ctx, names) if names else {}
             if dps:
                 self._sync_groups(ctx, dps, new_pbs)
         except _Unhandled:
-            return False
-        if not self.monitors.on_sb(ctx, self.sb_in.changes, up_ports):
-            return False
+            return UNHANDLED
         hctx = self._feature_ctx(ctx)
-        for name, changes in by_feature.items():
-            on_sb = feature(name).on_sb
-            if on_sb is None or not on_sb(changes, hctx):
-                return False
-        return True
+        for f in self.features:
+            changes = by_feature.get(f.name)
+            if changes is None:
+                continue
+            if f.on_sb is None:
+                if f.sb_tables & {c.table for c in changes}:
+                    return UNHANDLED  # a table of the feature's, with no hook: a full sync
+                continue
+            if not f.on_sb(changes, hctx):
+                return UNHANDLED
+        return UNCHANGED
 
-    def _on_nb_change(self, _node: Node, ctx: Any) -> bool:
-        """NB tables of registered features: their SB handlers (Port_Group, Address_Set, ...).
-        Other NB changes reach us through the northd node."""
+    def on_nb(self, ctx: EngineCtx) -> HandlerResult:
+        """NB tables of the features: their SB hooks (Port_Group, Address_Set, ...).  Other NB
+        changes reach us through the northd node."""
         if self.nb_in.resynced:
-            return False
-        by_feature = split_changes(self.nb_in.changes)
+            return UNHANDLED
+        by_feature = self.features.split_changes(self.nb_in.changes)
         if not by_feature:
-            return True
-        if "routes" in by_feature:  # routes decide which BFD sessions are used (their status)
-            by_feature.setdefault("bfd", [])
-        lb_changes = by_feature.get("lb_nat", [])
-        if lb_changes and not self.monitors.on_nb(ctx, self.northd.data, self._svc_mac(), lb_changes):
-            return False
+            return UNCHANGED
+        self.features.add_followers(by_feature)  # e.g. routes decide which BFD sessions are used
         hctx = self._feature_ctx(ctx)
-        for name, changes in by_feature.items():
-            f = feature(name)
-            if f.sync_sb is None:
-                continue  # the feature writes no SB table
+        for f in self.features:
+            changes = by_feature.get(f.name)
+            if changes is None or f.sync_sb is None:
+                continue  # no change of its, or the feature writes no SB table
             if f.on_nb_sb is None or not f.on_nb_sb(changes, hctx):
-                return False
-        return True
+                return UNHANDLED
+        return UNCHANGED
 
     # ---- full ----
-    def recompute(self, ctx: Any) -> None:
+    def recompute(self, ctx: EngineCtx) -> None:
         txn, sb, nb, stats = ctx.sb_txn, ctx.sb, ctx.nb, ctx.stats
         nd = self.northd.data
         gopts = self.northd.gopts
         assert gopts is not None
+        hctx = self._feature_ctx(ctx)
         sync_sb_global(txn, sb, nb_global_row(nb), gopts)
         dps = sync_datapaths(txn, sb, nd, stats)
         groups = sync_ha_groups(txn, sb, nd, stats)
-        sync_sb_mirrors(txn, nb, sb, stats)  # before the port bindings, which name the rows
+        for f in self.features:  # rows the port bindings name (e.g. mirrors)
+            if f.sync_sb is not None and f.sync_sb_first:
+                f.sync_sb(hctx)
         pbs = sync_port_bindings(txn, sb, nd, dps, groups, stats)
         sync_multicast_groups(txn, sb, nd, dps, pbs, stats)
         sync_ip_multicast(txn, sb, nd, dps, stats)
-        sync_address_sets(txn, sb, desired_address_sets(nb, gopts.svc_monitor_mac, nd, ctx.warn.warn), stats)
         sync_rbac(txn, sb, stats)
         sync_dhcp_option_codes(txn, sb, stats)
-        self.monitors.full(txn, sb, nb, nd, gopts.svc_monitor_mac, stats)
-        hctx = FeatureCtx(nb, sb, nd, sb_txn=txn, stats=stats, sb_indexes=self.sb_in.indexes, warn=ctx.warn.warn)
-        for f in FEATURES:
-            if f.sync_sb is not None:
+        for f in self.features:
+            if f.sync_sb is not None and not f.sync_sb_first:
                 f.sync_sb(hctx)
         prune_datapaths(txn, sb, nd, stats)
+
+
+def feature_ctx(nb: DbConnection, sb: DbConnection, northd: NorthdNode, sb_txn: Any, stats: SyncStats,
+                warn: Callable[..., None] | None, sb_in: DbInput) -> SbFeatureCtx:
+    gopts = northd.gopts
+    return SbFeatureCtx(nb, sb, northd.data, sb_txn, stats, sb_in.indexes, warn=warn,
+                        svc_monitor_mac=gopts.svc_monitor_mac if gopts else "")
 
 
 # Port_Binding columns northd writes (the others belong to ovn-controller).
