@@ -39,12 +39,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Hashable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..flows import build_port_flows
 from ..flows.context import FlowCtx
 from ..flows.lb_health import pb_up_reader, sb_down_monitors, svc_monitor_src_ips
-from ..flows.lb_index import LbIndex, group_members
+from ..flows.lb_index import group_members
 from ..flows.lr_nat import LB_FACTS, build_router_lbs_only, remember_router_lb_facts
 from ..flows.ls_lb import build_lb_flows_on_switches, warn_bad_vips
 from ..flows.owners import OWNER_LB, OWNER_PORT, nat_owner, router_lb_owner
@@ -162,64 +163,91 @@ def _health_check_ports(h: FlowFeatureCtx, fctx: FlowCtx) -> set[str]:
 
 
 def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
-    fctx, nd, table = h.fctx, h.nd, h.table
-    idx: LbIndex = fctx.lbs
+    """Load balancers, their groups and health checks, NAT rules, and switches' / routers' LB and
+    NAT columns: :func:`_classify` what changed, work out each datapath's attachments
+    (:func:`_attachments`, which updates the index), then rebuild (:func:`_rebuild`)."""
+    nd = h.nd
     # Validate before changing anything.
     for c in changes:
         if c.table in ("Logical_Switch", "Logical_Router") and (
             c.event != "update" or nd.datapaths.get(str(c.uuid)) is None
         ):
             return False
+    ch = _classify(changes, h)
+    att = _attachments(ch, h)
+    _rebuild(ch, att, h)
+    return True
 
-    changed_lbs: set[str] = set()  # load balancers whose own flows / SB row may differ
-    dps: set[str] = set()  # datapaths whose attachments may have changed
-    routers: set[str] = set()  # routers whose NAT rules changed
-    gone_nats: set[str] = set()
-    health = False
+
+@dataclass(slots=True)
+class _LbChanges:
+    """What a batch of NB changes touches (:func:`_classify`)."""
+
+    changed_lbs: set[str] = field(default_factory=set)  # load balancers whose own flows / SB row may differ
+    dps: set[str] = field(default_factory=set)  # datapaths whose attachments may have changed
+    routers: set[str] = field(default_factory=set)  # routers whose NAT rules changed
+    gone_nats: set[str] = field(default_factory=set)
+    health: bool = False
+
+
+@dataclass(slots=True)
+class _Attachments:
+    """What each touched datapath gained or lost (:func:`_attachments`)."""
+
+    switch_lbs: set[str]
+    touched_switches: set[str] = field(default_factory=set)
+    rebuild: dict[str, set[Hashable]] = field(default_factory=dict)  # router -> owners its NB no longer names
+    keep: dict[str, frozenset[str]] = field(default_factory=dict)  # router -> LBs whose router flows stay
+    lost: dict[str, set[str]] = field(default_factory=dict)  # router -> LBs it no longer has
+    changed_here: dict[str, set[str]] = field(default_factory=dict)  # router -> its new or changed LBs
+
+
+def _classify(changes: list[RowChange], h: FlowFeatureCtx) -> _LbChanges:
+    fctx, idx = h.fctx, h.fctx.lbs
+    ch = _LbChanges()
     lb_rows = h.nb.rows("Load_Balancer")
     grp_rows = h.nb.rows("Load_Balancer_Group")
     for c in changes:
         key = str(c.uuid)
         if c.table == "Load_Balancer":
-            changed_lbs.add(key)
+            ch.changed_lbs.add(key)
             row = _row(lb_rows, key)
             if row is not None:
                 warn_bad_vips(row, fctx)  # also when no switch or router uses it
-            health = health or bool(fctx.svc_monitor_ips) or (row is not None and bool(row.health_check))
+            ch.health = ch.health or bool(fctx.svc_monitor_ips) or (row is not None and bool(row.health_check))
         elif c.table == "Load_Balancer_Group":
             users = idx.group_dps.get(key)
             if users:  # a group no datapath uses feeds nothing
-                dps |= users
+                ch.dps |= users
                 grp = _row(grp_rows, key)
                 new = group_members(grp) if grp is not None else frozenset()
-                changed_lbs |= idx.group_lbs.get(key, frozenset()) ^ new
+                ch.changed_lbs |= idx.group_lbs.get(key, frozenset()) ^ new
                 idx.group_lbs[key] = new
         elif c.table == "Load_Balancer_Health_Check":
-            health = True
+            ch.health = True
             for lb in lb_rows.values():
                 if any(str(hc.uuid) == key for hc in lb.health_check):
-                    changed_lbs.add(str(lb.uuid))
+                    ch.changed_lbs.add(str(lb.uuid))
         elif c.table == "NAT":
             r = idx.nat_dp.get(key)  # a new rule is found through its router's ``nat`` column
             if r is not None:
-                routers.add(r)
+                ch.routers.add(r)
             if c.event == "delete":
-                gone_nats.add(key)
+                ch.gone_nats.add(key)
         else:
-            dps.add(key)
+            ch.dps.add(key)
             if c.table == "Logical_Router" and "nat" in c.columns:
-                routers.add(key)
-    for lb in changed_lbs:
-        dps |= idx.lb_dps.get(lb, set())
+                ch.routers.add(key)
+    for lb in ch.changed_lbs:
+        ch.dps |= idx.lb_dps.get(lb, set())
+    return ch
 
-    # Attachments: what each datapath gained or lost.
-    switch_lbs: set[str] = set(changed_lbs)
-    touched_switches: set[str] = set()
-    rebuild: dict[str, set[Hashable]] = {}  # router key -> owners of flows its NB rows no longer name
-    keep: dict[str, frozenset[str]] = {}  # router key -> load balancers whose router flows stay
-    lost: dict[str, set[str]] = {}  # router key -> load balancers it no longer has
-    changed_here: dict[str, set[str]] = {}  # router key -> its new or changed load balancers
-    for key in dps | routers:
+
+def _attachments(ch: _LbChanges, h: FlowFeatureCtx) -> _Attachments:
+    """Record each touched datapath's present attachments in the index, and what that moved."""
+    nd, idx = h.nd, h.fctx.lbs
+    att = _Attachments(set(ch.changed_lbs))
+    for key in ch.dps | ch.routers:
         dp = nd.datapaths.get(key)
         old_lbs = idx.dp_lbs.get(key, frozenset())
         old_nats = idx.dp_nats.get(key, frozenset())
@@ -228,42 +256,47 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
             continue
         now = idx.dp_lbs.get(key, frozenset())
         if dp.is_switch:
-            switch_lbs |= moved
-            if moved or changed_lbs & now:
-                touched_switches.add(key)
-        elif key in routers or moved or changed_lbs & (old_lbs | now):
+            att.switch_lbs |= moved
+            if moved or ch.changed_lbs & now:
+                att.touched_switches.add(key)
+        elif key in ch.routers or moved or ch.changed_lbs & (old_lbs | now):
             owners: set[Hashable] = {router_lb_owner(lb, key) for lb in old_lbs - now}
-            if key in routers:
+            if key in ch.routers:
                 owners |= {router_lb_owner(lb, key) for lb in old_lbs}
             owners |= {nat_owner(n) for n in old_nats}
             # Same NAT context: the load balancers it keeps, unchanged, keep their flows.
-            keep[key] = frozenset() if key in routers else frozenset((old_lbs & now) - changed_lbs)
-            lost[key] = set(old_lbs - now)
-            changed_here[key] = set(now - keep[key])
-            rebuild[key] = owners
-    for n in gone_nats:
-        table.remove_owner(nat_owner(n))
+            att.keep[key] = frozenset() if key in ch.routers else frozenset((old_lbs & now) - ch.changed_lbs)
+            att.lost[key] = set(old_lbs - now)
+            att.changed_here[key] = set(now - att.keep[key])
+            att.rebuild[key] = owners
+    return att
 
-    for lb in changed_lbs:
+
+def _rebuild(ch: _LbChanges, att: _Attachments, h: FlowFeatureCtx) -> None:
+    fctx, nd, table = h.fctx, h.nd, h.table
+    lb_rows = h.nb.rows("Load_Balancer")
+    for n in ch.gone_nats:
+        table.remove_owner(nat_owner(n))
+    for lb in ch.changed_lbs:
         fctx.health.set_lb(lb, _row(lb_rows, lb))
     # Switch load balancers: one owner per load balancer, over all its switches.
-    for lb in switch_lbs:
+    for lb in att.switch_lbs:
         _rebuild_switch_lb(lb, _row(lb_rows, lb), fctx, table)
-        idx.sb_dirty.add(lb)
-    if touched_switches:
-        refresh_switches(touched_switches, h)
-    for key, extra in sorted(rebuild.items()):
+        fctx.lbs.sb_dirty.add(lb)
+    if att.touched_switches:
+        refresh_switches(att.touched_switches, h)
+    for key, extra in sorted(att.rebuild.items()):
         router = nd.datapaths[key]
-        if key not in routers and rebuild_router_lbs(router, lost[key], changed_here[key], lb_rows, fctx, table):
+        if key not in ch.routers and rebuild_router_lbs(router, att.lost[key], att.changed_here[key], lb_rows,
+                                                        fctx, table):
             continue
-        rebuild_router_scope(router, fctx, table, extra, keep[key])
-    if health:
+        rebuild_router_scope(router, fctx, table, extra, att.keep[key])
+    if ch.health:
         for name in _health_check_ports(h, fctx):
             table.remove_owner((OWNER_PORT, name))
             p = nd.ports.get(name)
             if p is not None:
                 build_port_flows(p, fctx, table)
-    return True
 
 
 class LbMonitors:
