@@ -336,7 +336,7 @@ class AclSb:
         t = h.tracked
         if t is None:
             return False
-        for key in t.routers_changed | t.lb_routers:
+        for key in t.routers_changed | t.lb_facts_routers:  # (the others' VIP sets stay)
             router = h.nd.datapaths.get(key)
             if router is not None:
                 self.sync_router_lb_sets(h, router)

@@ -46,10 +46,13 @@ from ..flows import build_port_flows
 from ..flows.context import FlowCtx
 from ..flows.lb_health import pb_up_reader, sb_down_monitors, svc_monitor_src_ips
 from ..flows.lb_index import group_members
+from ..flows.lr_common import LR_INFO
 from ..flows.lr_nat import LB_FACTS, build_router_lbs_only, remember_router_lb_facts
 from ..flows.ls_lb import build_lb_flows_on_switches, warn_bad_vips
 from ..flows.owners import OWNER_LB, OWNER_PORT, nat_owner, router_lb_owner
+from ..flows.router_addrs import RTR_LB_SETS
 from ..lflow.table import FlowTable
+from ..northd.lb_touch import LB_TABLES, LbView, lb_change_views, views_touch_router
 from ..northd.model import Datapath
 from ..ovsdb.connection import RowChange
 from ..sync.service_monitor import MonitorSync
@@ -65,17 +68,31 @@ def _row(rows: Any, key: str) -> Any:
     return rows.get(uuid.UUID(key))
 
 
+# The router memos a load-balancer change that leaves its facts alone keeps: the facts themselves,
+# the names of its VIP sets (part of them) and the router's LB-free facts.
+_FACTS_KEPT = frozenset({LB_FACTS, RTR_LB_SETS, LR_INFO})
+
+
 def rebuild_router_lbs(router: Datapath, gone: set[str], changed: set[str], rows: Any, fctx: FlowCtx,
-                       table: FlowTable) -> bool:
+                       table: FlowTable, views: list[LbView] | None = None) -> bool:
     """A router whose load balancers changed but not its NAT context: when the router's load-balancer
     facts (:func:`~ovn_northd_py.flows.lr_nat.router_lb_facts`: what its other flows read of its
     load balancers) are what they were when its flows were built, only the flows of the load
     balancers it lost (``gone``) or that are new or changed (``changed``) are rebuilt.  False
-    (nothing done) when the facts differ or were not remembered: the caller rebuilds the scope."""
+    (nothing done) when the facts differ or were not remembered: the caller rebuilds the scope.
+
+    ``views`` (:func:`~ovn_northd_py.northd.lb_touch.lb_change_views`: every load balancer the
+    change moved or changed, before and after), when given and touching none of the router's
+    facts, spare computing them again (O(load balancers) per router): they are what they were
+    as long as the router still has load balancers, or still has none."""
     old = fctx.memo.get((LB_FACTS, router.key))
-    fctx.forget(router.key)  # its memoised addresses / VIP sets read the load balancers
-    if old is None or remember_router_lb_facts(router, fctx) != old:
-        return False
+    if (old is not None and views is not None and old[0] == bool(fctx.lbs.dp_lbs.get(router.key))
+            and not views_touch_router(views, router)):
+        fctx.forget(router.key, keep=_FACTS_KEPT)
+    else:
+        fctx.forget(router.key)  # its memoised addresses / VIP sets read the load balancers
+        if old is None or remember_router_lb_facts(router, fctx) != old:
+            return False
     for lb in gone | changed:
         table.remove_owner(router_lb_owner(lb, router.key))
     build_router_lbs_only(router, [r for lb in sorted(changed) if (r := _row(rows, lb)) is not None], fctx, table)
@@ -188,6 +205,8 @@ class _LbChanges:
     routers: set[str] = field(default_factory=set)  # routers whose NAT rules changed
     gone_nats: set[str] = field(default_factory=set)
     health: bool = False
+    # The load balancers the change moved or changed (:func:`lb_change_views`); None: unknown.
+    views: list[LbView] | None = None
 
 
 @dataclass(slots=True)
@@ -240,6 +259,10 @@ def _classify(changes: list[RowChange], h: FlowFeatureCtx) -> _LbChanges:
                 ch.routers.add(key)
     for lb in ch.changed_lbs:
         ch.dps |= idx.lb_dps.get(lb, set())
+    # Only load balancers and groups changed: which routers' facts they touch is worked out per
+    # router (a router's own columns, health checks, NAT rules: its facts are computed again).
+    if all(c.table in LB_TABLES for c in changes):
+        ch.views = lb_change_views(changes, h.nb)
     return ch
 
 
@@ -288,7 +311,7 @@ def _rebuild(ch: _LbChanges, att: _Attachments, h: FlowFeatureCtx) -> None:
     for key, extra in sorted(att.rebuild.items()):
         router = nd.datapaths[key]
         if key not in ch.routers and rebuild_router_lbs(router, att.lost[key], att.changed_here[key], lb_rows,
-                                                        fctx, table):
+                                                        fctx, table, ch.views):
             continue
         rebuild_router_scope(router, fctx, table, extra, att.keep[key])
     if ch.health:

@@ -94,10 +94,11 @@ class FlowCtx:
             self.kinds.add(kind)
         return value
 
-    def forget(self, key: str) -> None:
-        """Drop every memoised value derived from the entity ``key``."""
+    def forget(self, key: str, keep: frozenset[str] = frozenset()) -> None:
+        """Drop every memoised value derived from the entity ``key`` (but those of kinds ``keep``)."""
         for kind in self.kinds:
-            self.memo.pop((kind, key), None)
+            if kind not in keep:
+                self.memo.pop((kind, key), None)
 
 
 def _truthy(value: Any) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..northd.model import Datapath, Northd
+from ..ovsdb import fastrow
 
 # uuid -> its text, remembered (the same rows' uuids are turned into text over and over).
 _text = functools.lru_cache(maxsize=1 << 18)(str)
@@ -106,5 +107,12 @@ def build_lb_index(nd: Northd) -> LbIndex:
     return idx
 
 
-def group_members(grp: Any) -> frozenset[str]:
+def _group_members(grp: Any) -> frozenset[str]:
     return frozenset(_text(lb.uuid) for lb in grp.load_balancer)
+
+
+def group_members(grp: Any) -> frozenset[str]:
+    """The uuids of the group's load balancers (kept with the NB row until it changes: every
+    switch and router of a cluster-wide group reads them)."""
+    members: frozenset[str] = fastrow.derived(grp, "lb_group_members", _group_members)
+    return members

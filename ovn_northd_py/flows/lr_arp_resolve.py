@@ -53,6 +53,7 @@ from .lr_common import (
     parse_ip_strict,
     port_nets,
     router_info,
+    router_nat_owned,
 )
 from .lsp_addrs import lsp_addresses
 from .owners import dp_owner, port_owner
@@ -113,7 +114,7 @@ def build_lrp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> N
             hint=h,
             owner=owner,
         )
-    excluded = router_info(port.dp, ctx).nat_owned
+    excluded = router_nat_owned(port.dp, ctx)
     for fam, addrs in (("ip4", [n.addr_s for n in nets.ipv4]), ("ip6", [n.addr_s for n in nets.ipv6])):
         owned = [a for a in addrs if parse_ip(a) in excluded]
         if owned:

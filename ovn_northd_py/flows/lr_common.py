@@ -79,9 +79,11 @@ def braces(addrs: list[str]) -> str:
 class RouterInfo:
     """Router-wide facts the pipeline reads.
 
-    ``snat_ips``: external IPs of the router's ``snat`` NAT rules; ``lb_vips``: VIPs of
-    its load balancers.  A router port IP in either is not dropped by ``lr_in_ip_input``
-    (the reference leaves it to the NAT stages) and is dropped late in ``lr_in_arp_resolve``.
+    ``snat_ips``: external IPs of the router's ``snat`` NAT rules.  A router port IP among them
+    or among its load balancers' VIPs (:func:`router_nat_owned`) is not dropped by
+    ``lr_in_ip_input`` (the reference leaves it to the NAT stages) and is dropped late in
+    ``lr_in_arp_resolve``.  Nothing here reads the router's load balancers (a load-balancer change
+    that leaves the router's load-balancer facts alone keeps this memo).
     """
 
     is_gateway: bool  # options:chassis
@@ -91,13 +93,8 @@ class RouterInfo:
     mcast_relay: bool  # options:mcast_relay
     mcast_flood: bool  # one of its enabled ports has options:mcast_flood (its _MC_static has a member)
     snat_ips: frozenset[IPAddress]
-    lb_vips: frozenset[IPAddress]
     dgps: tuple[Port, ...]  # router ports with a chassisredirect port, in port order
     nets: dict[str, LrpNetworks]  # router port name -> networks (ports with a valid MAC)
-
-    @property
-    def nat_owned(self) -> frozenset[IPAddress]:
-        return self.snat_ips | self.lb_vips
 
 
 def lrp_nets(port: Port) -> LrpNetworks | None:
@@ -117,12 +114,6 @@ def _compute_router(router: Datapath) -> RouterInfo:
                 snat.add(parse_ip(nat.external_ip))
             except AddressError:
                 pass
-    lbs = list(nb.load_balancer)
-    for group in nb.load_balancer_group:
-        lbs += list(group.load_balancer)
-    vips: set[IPAddress] = set()
-    for lb in lbs:
-        vips.update(lb_vip_addrs(lb)[2])
     nets: dict[str, LrpNetworks] = {}
     for p in router.ports:
         if p.kind == "lrp":
@@ -140,14 +131,31 @@ def _compute_router(router: Datapath) -> RouterInfo:
             p.kind == "lrp" and p.enabled and smap_bool(p.nb.options, "mcast_flood", False) for p in router.ports
         ),
         snat_ips=frozenset(snat),
-        lb_vips=frozenset(vips),
         dgps=dgps,
         nets=nets,
     )
 
 
 def router_info(router: Datapath, ctx: FlowCtx) -> RouterInfo:
-    return ctx.cached("lr_info", router.key, lambda: _compute_router(router))
+    return ctx.cached(LR_INFO, router.key, lambda: _compute_router(router))
+
+
+LR_INFO = "lr_info"
+
+
+def _nat_owned(router: Datapath, ctx: FlowCtx) -> frozenset[IPAddress]:
+    lbs = list(router.nb.load_balancer)
+    for group in router.nb.load_balancer_group:
+        lbs += list(group.load_balancer)
+    vips: set[IPAddress] = set()
+    for lb in lbs:
+        vips.update(lb_vip_addrs(lb)[2])
+    return router_info(router, ctx).snat_ips | vips
+
+
+def router_nat_owned(router: Datapath, ctx: FlowCtx) -> frozenset[IPAddress]:
+    """The router's ``snat`` external IPs and its load balancers' VIPs (memoised with the router)."""
+    return ctx.cached("lr_nat_owned", router.key, lambda: _nat_owned(router, ctx))
 
 
 def port_nets(port: Port, ctx: FlowCtx) -> LrpNetworks | None:

@@ -60,6 +60,7 @@ from .lr_common import (
     net_s,
     port_nets,
     router_info,
+    router_nat_owned,
 )
 from .lr_lb import force_snat_router_ip
 from .owners import dp_owner, port_owner
@@ -185,7 +186,7 @@ def build_lrp_ip_input_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
                 for priority, match, actions, proto in _unreachable_flows(fam, a):
                     add(priority, match, actions, proto=proto)
 
-    excluded = info.nat_owned
+    excluded = router_nat_owned(port.dp, ctx)
     # A gateway router with lb_force_snat_ip=router_ip SNATs to its port addresses: none is dropped.
     snat_to_router_ip = force_snat_router_ip(port.dp, ctx)
     for fam, addrs in (("ip4", v4), ("ip6", v6)):

@@ -130,6 +130,7 @@ from .lr_common import (
     pkt_larger_len,
     port_nets,
     router_info,
+    router_nat_owned,
     smap_bool,
 )
 from .lr_ip_input import ARP_REPLY
@@ -693,7 +694,7 @@ def router_lb_facts(router: Datapath, ctx: FlowCtx) -> tuple[Any, ...]:
     that are VIPs, and the ``add_route`` VIPs.  Equal before and after a change of its load
     balancers: only those load balancers' flows need building again."""
     addrs = router_addrs(router, ctx)
-    owned = router_info(router, ctx).nat_owned
+    owned = router_nat_owned(router, ctx)
     vip_texts = {format_ip(v) for v in addrs.lb_vips}
     ports = []
     for p in router.ports:

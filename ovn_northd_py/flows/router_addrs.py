@@ -183,4 +183,7 @@ def router_lb_vip_sets(router: Datapath) -> dict[str, list[str]]:
 
 def router_lb_vip_set_names(router: Datapath, ctx: FlowCtx) -> frozenset[str]:
     """The names of :func:`router_lb_vip_sets` (memoised under the router's key)."""
-    return ctx.cached("rtr_lb_sets", router.key, lambda: frozenset(router_lb_vip_sets(router)))
+    return ctx.cached(RTR_LB_SETS, router.key, lambda: frozenset(router_lb_vip_sets(router)))
+
+
+RTR_LB_SETS = "rtr_lb_sets"

@@ -45,6 +45,7 @@ from .build import (
 )
 from .idpool import IdPoolExhausted
 from .ipam import switch_has_ipam_keys, uses_dynamic_addresses
+from .lb_touch import LB_TABLES, lb_change_views, views_touch_router
 from .model import LR, LS, Datapath, Northd, Port
 from .router_ports import RouterPortPlan, apply_router_ports, plan_router_ports
 
@@ -80,6 +81,9 @@ class Tracked:
     attach_changed: set[str] = field(default_factory=set)
     # Routers whose NAT rules or load balancers changed (SB address sets derived from their VIPs).
     lb_routers: set[str] = field(default_factory=set)
+    # Of those, the ones whose load-balancer facts (VIPs in their networks...) the change may
+    # touch (:mod:`.lb_touch`); on the others only the changed load balancers' own flows differ.
+    lb_facts_routers: set[str] = field(default_factory=set)
     # Datapaths created (switches / routers added to NB): their SB rows are inserted, and every
     # feature sees them as an update of all its columns.
     dps_added: set[str] = field(default_factory=set)
@@ -315,6 +319,11 @@ def _apply(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], plan: 
         apply_router_ports(nd, keys, plan.rplan, t, warn, preassigned)
     routers = {r.key: r for r in _nat_lb_routers(nd, nb, changes)}
     t.lb_routers |= set(routers)
+    if routers:
+        views = lb_change_views(changes, nb)
+        opaque = {r.key for r in _nat_lb_routers(nd, nb, [c for c in changes if c.table not in LB_TABLES])}
+        t.lb_facts_routers |= {k for k, r in routers.items()
+                               if views is None or k in opaque or views_touch_router(views, r)}
     for p in plan.lrp_ports:
         if "peer" in plan.lrp_updates.get(p.nb_key, ()):
             old_peer = p.peer

@@ -26,7 +26,9 @@ fastrow.install()
 # python-ovs logs through ovs.vlog, which ovn_northd_py.log sets up (destinations and levels).
 
 # Small tables whose handlers need the old values of changed columns.
-OLD_VALUE_TABLES = frozenset({"NB_Global", "SB_Global"})
+OLD_VALUE_TABLES = frozenset({"NB_Global", "SB_Global", "Load_Balancer", "Load_Balancer_Group"})
+# Of those, the tables whose deleted rows' last values are kept too (``old`` of a delete).
+OLD_ROW_TABLES = {"Load_Balancer": ("vips", "options"), "Load_Balancer_Group": ("load_balancer",)}
 
 
 @dataclass(slots=True)
@@ -35,7 +37,9 @@ class RowChange:
     table: str
     uuid: Any
     columns: frozenset[str]  # columns that changed (update only)
-    old: dict[str, Any] | None = None  # old values of the changed columns, for tables in OLD_VALUE_TABLES
+    # old values of the changed columns, for tables in OLD_VALUE_TABLES (a deleted row's last
+    # values of the columns OLD_ROW_TABLES names)
+    old: dict[str, Any] | None = None
 
 
 class _TrackingIdl(ovs.db.idl.Idl):  # type: ignore[misc]
@@ -53,9 +57,12 @@ class _TrackingIdl(ovs.db.idl.Idl):  # type: ignore[misc]
             return
         cols: frozenset[str] = frozenset(updates._data.keys()) if updates is not None else frozenset()
         old = None
-        if updates is not None and row._table.name in OLD_VALUE_TABLES:
+        table = row._table.name
+        if updates is not None and table in OLD_VALUE_TABLES:
             old = {c: getattr(updates, c) for c in cols}
-        self.changes.append(RowChange(event, row._table.name, row.uuid, cols, old))
+        elif event == ovs.db.idl.ROW_DELETE and table in OLD_ROW_TABLES:
+            old = {c: getattr(row, c) for c in OLD_ROW_TABLES[table]}
+        self.changes.append(RowChange(event, table, row.uuid, cols, old))
 
 
 @dataclass(slots=True)

@@ -400,3 +400,54 @@ def test_random_lb_add_route_changes_incremental_equals_recompute(lb_env):
         apply_checked(env, d, batch, done, seed)
     assert_sequence_stayed_incremental(d, port, done, before)
     assert len(done) >= 40, done
+
+
+# VIPs for the shared-group sequence: outside every network, inside lr1's 10.0.0.0/8, inside the
+# gateway routers' join network 172.16.0.0/16, equal to lrgw1's dnat / snat IP (its port's address
+# too), equal to a NAT IP in no network (60.5.0.5, on lrgw2), IPv6.
+_GROUP_VIPS = ("172.30.0.{n}", "172.30.1.{n}", "10.200.0.{n}", "172.16.9.{n}", "50.0.0.1", "60.5.0.5",
+               "[fd30::{n}]")
+
+
+def test_random_shared_group_lb_changes_incremental_equals_recompute(lb_env):
+    """Load balancers in a group shared by every router and switch, changed alone (created, deleted,
+    VIPs, neighbor_responder / add_route options, moved in and out of the group): on most routers
+    only their own flows change (northd/lb_touch.py), on the others the router's facts do."""
+    env, d, port = lb_env
+    seed = int(os.environ.get("OVN_TEST_SEED", "20261206"))
+    rnd = random.Random(seed)
+    grp = env.nbctl("--bare", "--columns=_uuid", "find", "load_balancer_group", "name=grp").strip()
+    env.nbctl(*[w for rt in ROUTERS for w in ("--", "add", "logical_router", rt, "load_balancer_group", grp)][1:],
+              *[w for sw in SWITCHES for w in ("--", "add", "logical_switch", sw, "load_balancer_group", grp)],
+              "--", "lr-nat-add", "lrgw2", "dnat_and_snat", "60.5.0.5", "192.168.1.55")
+    env.sync()
+    done: list[list[list[str]]] = []
+    before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow")}
+    names = [f"glb{k}" for k in range(5)]
+    for n in range(1, 150):
+        lb = rnd.choice(names)
+        vip = rnd.choice(_GROUP_VIPS).format(n=n % 250 + 1)
+        backend = "[fd30::99]:80" if vip.startswith("[") else "10.9.9.9:80"
+        exists = bool(env.nbctl("--bare", "--columns=_uuid", "find", "load_balancer", f"name={lb}").strip())
+        r = rnd.random()
+        if not exists or r < 0.2:
+            batch = [["--if-exists", "lb-del", lb],
+                     ["--id=@lb", "create", "load_balancer", f"name={lb}", "protocol=tcp", f'vips:"{vip}:80"="{backend}"'],
+                     ["add", "load_balancer_group", grp, "load_balancer", "@lb"]]
+        elif r < 0.3:
+            batch = [["lb-del", lb]]
+        elif r < 0.45:
+            batch = [["set", "load_balancer", lb, f'vips:"{vip}:80"="{backend}"']]
+        elif r < 0.6:
+            batch = [["set", "load_balancer", lb, f'vips:"{vip}:80"="{backend}"'],
+                     ["remove", "load_balancer", lb, "vips", rnd.choice(['"172.30.0.1:80"', '"50.0.0.1:80"'])]]
+        elif r < 0.85:
+            key = rnd.choice(("neighbor_responder=all", "neighbor_responder=none", "neighbor_responder=reachable",
+                              "add_route=true", "add_route=false", "reject=true"))
+            batch = [["set", "load_balancer", lb, f"options:{key}"]]
+        else:
+            u = env.nbctl("--bare", "--columns=_uuid", "find", "load_balancer", f"name={lb}").strip()
+            op = rnd.choice(("add", "remove"))
+            batch = [[op, "load_balancer_group", grp, "load_balancer", u]]
+        apply_checked(env, d, batch, done, seed)
+    assert_sequence_stayed_incremental(d, port, done, before)
