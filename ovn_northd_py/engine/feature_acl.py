@@ -27,7 +27,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..flows.acl_index import AclIndex, nb_meters, pg_switches
+from ..flows.acl_index import AclIndex, nb_meters, pg_port_names, pg_switches
 from ..flows.router_addrs import router_lb_vip_sets
 from ..northd.model import Datapath, Northd
 from ..ovsdb.columns import opt
@@ -161,8 +161,16 @@ class SbState:
     pg_ports: dict[str, frozenset[str]] = field(default_factory=dict)  # NB Port_Group uuid -> port names
     port_pgs: dict[str, set[str]] = field(default_factory=dict)  # port name -> NB Port_Group uuids
     acl_meters: dict[str, str] = field(default_factory=dict)  # ACL uuid -> its fair meter copy
-    txn: Any = None  # the transaction ``pending`` belongs to
+    txn: Any = None  # the transaction ``pending`` and ``pg_derived`` belong to
     pending: dict[tuple[str, str], Any] = field(default_factory=dict)  # (table, name) -> row inserted in txn
+    # NB Port_Group uuid -> (its SB Port_Groups, its address sets) as computed in this transaction's
+    # run (the model does not change within a run: a pod added to the cluster-wide group is seen by
+    # the NB, northd and SB handlers, each reading the group's hundreds of ports otherwise).
+    pg_derived: dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]] = field(default_factory=dict)
+
+    def for_txn(self, txn: Any) -> None:
+        if self.txn is not txn:
+            self.txn, self.pending, self.pg_derived = txn, {}, {}
 
     def set_as(self, key: str, name: str) -> None:
         self.drop_as(key)
@@ -181,7 +189,7 @@ class SbState:
         self.pg_sb[key] = sb_names
         for n in sb_names:
             self.sb_pg[n] = key
-        self.pg_ports[key] = frozenset(lsp.name for lsp in row.ports)
+        self.pg_ports[key] = frozenset(pg_port_names(row))
         for name in self.pg_ports[key]:
             self.port_pgs.setdefault(name, set()).add(key)
 
@@ -213,16 +221,14 @@ class AclSb:
         self.state = SbState()
 
     def _sync(self, h: SbFeatureCtx, table: str, index: str, name: str, want: dict[str, Any] | None) -> None:
-        if self.state.txn is not h.sb_txn:
-            self.state.txn, self.state.pending = h.sb_txn, {}
+        self.state.for_txn(h.sb_txn)
         row = _alive(self.state.pending.get((table, name)) or h.sb_indexes[index].get(h.sb, name))
         new = sync_one_row(h.sb_txn, table, row, want, h.stats)
         if row is None and new is not None:
             self.state.pending[(table, name)] = new
 
     def _sync_meter(self, h: SbFeatureCtx, name: str, spec: MeterSpec | None) -> None:
-        if self.state.txn is not h.sb_txn:
-            self.state.txn, self.state.pending = h.sb_txn, {}
+        self.state.for_txn(h.sb_txn)
         row = _alive(self.state.pending.get(("Meter", name)) or h.sb_indexes[IDX_METER].get(h.sb, name))
         new = sync_meter(h.sb_txn, row, name, spec, h.stats)
         if row is None and new is not None:
@@ -232,8 +238,7 @@ class AclSb:
         """SB Port_Group rows and address sets of NB Port_Group ``key`` (``row``; None: deleted)."""
         old_name = self.state.pg_names.get(key)
         old_sb = self.state.pg_sb.get(key, set())
-        groups = pg_sb_groups(row, h.nd) if row is not None else {}
-        sets = pg_address_sets(row, h.nd) if row is not None else {}
+        groups, sets = self._pg_derived(h, key, row) if row is not None else ({}, {})
         for name in old_sb - groups.keys():
             self._sync(h, "Port_Group", IDX_PORT_GROUP, name, None)
         for name, ports in groups.items():
@@ -252,6 +257,14 @@ class AclSb:
         else:
             self.state.set_pg(key, row, set(groups))
 
+    def _pg_derived(self, h: SbFeatureCtx, key: str, row: Any) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """(:func:`pg_sb_groups`, :func:`pg_address_sets`) of NB Port_Group ``row``, once per run."""
+        self.state.for_txn(h.sb_txn)
+        out = self.state.pg_derived.get(key)
+        if out is None:
+            out = self.state.pg_derived[key] = (pg_sb_groups(row, h.nd), pg_address_sets(row, h.nd))
+        return out
+
     def _sync_as(self, h: SbFeatureCtx, name: str, delete_unknown: bool = True) -> bool:
         """SB Address_Set ``name`` from what now defines it: an NB set, a port group, or (deleted) nothing.
 
@@ -264,7 +277,8 @@ class AclSb:
         if pg is not None:  # a port group's own set keeps its addresses; an NB set of that name is skipped
             if nb_set is not None and h.warn is not None:
                 warn_name_clash(h.warn, nb_set, pg.name)
-            self._sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, pg_address_sets(pg, h.nd)[name]))
+            sets = self._pg_derived(h, pg_key, pg)[1]  # type: ignore[arg-type]
+            self._sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, sets[name]))
             return True
         if nb_set is not None:
             self._sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, list(nb_set.addresses)))
@@ -371,7 +385,7 @@ class AclSb:
         for name in groups:
             key = self.state.sb_pg.get(name)
             pg = _row(pg_rows, key) if key is not None else None
-            ports = pg_sb_groups(pg, h.nd).get(name) if pg is not None else None
+            ports = self._pg_derived(h, key, pg)[0].get(name) if pg is not None and key is not None else None
             self._sync(h, "Port_Group", IDX_PORT_GROUP, name, port_group_row(name, ports) if ports is not None else None)
         if meters:
             self._sync_meters(h)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..northd.model import Datapath, Northd
+from ..ovsdb import fastrow
 from ..ovsdb.columns import opt
 
 if TYPE_CHECKING:
@@ -107,11 +108,29 @@ class AclIndex:
                 yield from row.acls
 
 
+def _pg_port_names(pg: Any) -> tuple[str, ...]:
+    d = pg.__dict__
+    data = d.get("_data")
+    datum = data.get("ports") if data is not None and not d.get("_changes") and not d.get("_mutations") else None
+    if datum is None:
+        return tuple(lsp.name for lsp in pg.ports)
+    # The row's raw set, not ``pg.ports``: that sorts hundreds of rows by uuid in Python.
+    rows = pg._idl.tables["Logical_Switch_Port"].rows
+    return tuple(r.name for atom in datum.values if (r := rows.get(atom.value)) is not None)
+
+
+def pg_port_names(pg: Any) -> tuple[str, ...]:
+    """The names of NB Port_Group ``pg``'s ports, in no particular order (kept with the row until
+    it changes)."""
+    names: tuple[str, ...] = fastrow.derived(pg, "pg_port_names", _pg_port_names)
+    return names
+
+
 def pg_switches(pg: Any, nd: Northd) -> frozenset[str]:
     """Keys of the switches holding a port of Port_Group ``pg`` (ports found by name, as the reference does)."""
     out: set[str] = set()
-    for lsp in pg.ports:
-        port = nd.ports.get(lsp.name)
+    for name in pg_port_names(pg):
+        port = nd.ports.get(name)
         if port is not None and port.kind == "lsp":
             out.add(port.dp.key)
     return frozenset(out)

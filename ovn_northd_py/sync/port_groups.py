@@ -18,13 +18,28 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from ..flows.acl_index import pg_port_names
 from ..northd.addresses import extract_lport_addresses, is_dynamic_address
 from ..northd.model import Northd, Port
+from ..ovsdb import fastrow
 from .rows import SyncStats, sync_table
 
 
 def port_ips(port: Port) -> tuple[list[str], list[str]]:
-    """(IPv4, IPv6) addresses of switch port ``port``'s ``addresses``, as the port-group sets list them."""
+    """(IPv4, IPv6) addresses of switch port ``port``'s ``addresses``, as the port-group sets list them
+    (kept with the NB row while the port's IPAM addresses are the same: a cluster-wide group reads
+    every pod's).  Shared: callers must not modify the lists."""
+    dyn = port.dynamic_addresses
+    memo: dict[Any, tuple[list[str], list[str]]] = fastrow.derived(port.nb, "pg_port_ips", lambda _r: {})
+    out = memo.get(dyn)
+    if out is None:
+        if len(memo) > 4:
+            memo.clear()
+        out = memo[dyn] = _port_ips(port)
+    return out
+
+
+def _port_ips(port: Port) -> tuple[list[str], list[str]]:
     v4: list[str] = []
     v6: list[str] = []
     dynamic_seen = False
@@ -47,8 +62,9 @@ def port_ips(port: Port) -> tuple[list[str], list[str]]:
 def pg_ports(pg: Any, nd: Northd) -> list[Port]:
     """The switch ports of NB Port_Group ``pg`` (by name, as the reference finds them)."""
     out: list[Port] = []
-    for lsp in pg.ports:
-        port = nd.ports.get(lsp.name)
+    ports = nd.ports
+    for name in pg_port_names(pg):
+        port = ports.get(name)
         if port is not None and port.kind == "lsp":
             out.append(port)
     return out

@@ -37,6 +37,8 @@ def norm(v: Any) -> Any:
     if isinstance(v, list):
         if len(v) == 1:  # an optional column's value compares equal to the bare scalar
             return norm(v[0])
+        if all(type(x) is str for x in v):  # (address sets of hundreds: no repr)
+            return tuple(sorted(v))
         return tuple(sorted((norm(x) for x in v), key=repr))
     if isinstance(v, dict):
         return tuple(sorted(((k, norm(x)) for k, x in v.items()), key=repr))
