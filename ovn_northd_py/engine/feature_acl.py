@@ -38,8 +38,8 @@ from ..sync.indexes import METER_BY_NAME as IDX_METER
 from ..sync.indexes import PORT_GROUP_BY_NAME as IDX_PORT_GROUP
 from ..sync.meters import MeterSpec, acl_fair_meter, desired_meters, nb_meter_specs, sync_meter, sync_meters
 from ..sync.port_groups import (
+    PgDerived,
     desired_port_groups,
-    pg_address_sets,
     pg_sb_groups,
     port_group_row,
     sync_port_groups,
@@ -167,6 +167,7 @@ class SbState:
     # run (the model does not change within a run: a pod added to the cluster-wide group is seen by
     # the NB, northd and SB handlers, each reading the group's hundreds of ports otherwise).
     pg_derived: dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]] = field(default_factory=dict)
+    pg_calc: dict[str, PgDerived] = field(default_factory=dict)  # NB Port_Group uuid -> its derived rows, kept
 
     def for_txn(self, txn: Any) -> None:
         if self.txn is not txn:
@@ -182,30 +183,37 @@ class SbState:
         if name is not None and self.as_by_name.get(name) == key:
             del self.as_by_name[name]
 
-    def set_pg(self, key: str, row: Any, sb_names: set[str]) -> None:
-        self.drop_pg(key)
+    def set_pg(self, key: str, row: Any, sb_names: set[str], ports: frozenset[str] | None = None) -> None:
+        """Remember NB Port_Group ``row`` (``ports``: the names of its ports, if known)."""
+        if ports is None:
+            ports = frozenset(pg_port_names(row))
+        self.drop_pg(key, keep_ports=ports)
         self.pg_names[key] = row.name
         self.pg_by_name[row.name] = key
         self.pg_sb[key] = sb_names
         for n in sb_names:
             self.sb_pg[n] = key
-        self.pg_ports[key] = frozenset(pg_port_names(row))
-        for name in self.pg_ports[key]:
+        for name in ports - self.pg_ports.get(key, frozenset()):
             self.port_pgs.setdefault(name, set()).add(key)
+        self.pg_ports[key] = ports
 
-    def drop_pg(self, key: str) -> None:
+    def drop_pg(self, key: str, keep_ports: frozenset[str] = frozenset()) -> None:
+        """Forget NB Port_Group ``key`` (but its ports in ``keep_ports``: :meth:`set_pg` again)."""
         name = self.pg_names.pop(key, None)
         if name is not None and self.pg_by_name.get(name) == key:
             del self.pg_by_name[name]
         for n in self.pg_sb.pop(key, set()):
             if self.sb_pg.get(n) == key:
                 del self.sb_pg[n]
-        for name in self.pg_ports.pop(key, frozenset()):
+        old = self.pg_ports.pop(key, frozenset())
+        for name in old - keep_ports:
             pgs = self.port_pgs.get(name)
             if pgs is not None:
                 pgs.discard(key)
                 if not pgs:
                     del self.port_pgs[name]
+        if keep_ports:
+            self.pg_ports[key] = old & keep_ports
 
 
 def _alive(row: Any) -> Any:
@@ -254,15 +262,20 @@ class AclSb:
                 warn_name_clash(h.warn, nb_set, row.name)
         if row is None:
             self.state.drop_pg(key)
+            self.state.pg_calc.pop(key, None)
         else:
-            self.state.set_pg(key, row, set(groups))
+            calc = self.state.pg_calc.get(key)
+            self.state.set_pg(key, row, set(groups), calc.names if calc is not None else None)
 
     def _pg_derived(self, h: SbFeatureCtx, key: str, row: Any) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         """(:func:`pg_sb_groups`, :func:`pg_address_sets`) of NB Port_Group ``row``, once per run."""
         self.state.for_txn(h.sb_txn)
         out = self.state.pg_derived.get(key)
         if out is None:
-            out = self.state.pg_derived[key] = (pg_sb_groups(row, h.nd), pg_address_sets(row, h.nd))
+            calc = self.state.pg_calc.get(key)
+            if calc is None:
+                calc = self.state.pg_calc[key] = PgDerived()
+            out = self.state.pg_derived[key] = calc.update(row, h.nd)
         return out
 
     def _sync_as(self, h: SbFeatureCtx, name: str, delete_unknown: bool = True) -> bool:

@@ -307,7 +307,7 @@ def _rebuild(ch: _LbChanges, att: _Attachments, h: FlowFeatureCtx) -> None:
         _rebuild_switch_lb(lb, _row(lb_rows, lb), fctx, table)
         fctx.lbs.sb_dirty.add(lb)
     if att.touched_switches:
-        refresh_switches(att.touched_switches, h)
+        refresh_switches(att.touched_switches, h, lb_only=True)
     for key, extra in sorted(att.rebuild.items()):
         router = nd.datapaths[key]
         if key not in ch.routers and rebuild_router_lbs(router, att.lost[key], att.changed_here[key], lb_rows,

@@ -14,11 +14,11 @@ for the first time (``created``), did change (``updated``) or are gone (``delete
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..flows import build_datapath_flows, build_port_flows
-from ..flows.acl_index import AclIndex, switch_acls
+from ..flows.acl_index import ACL_FACTS, AclIndex, ls_has_lb_vips, switch_acls
 from ..flows.acl_rules import build_acl_flows, remove_acl_flows
 from ..flows.context import FlowCtx
 from ..flows.owners import dp_owner, port_owner
@@ -33,6 +33,9 @@ class Work:
     refresh: set[tuple[str, str]] = field(default_factory=set)  # (acl uuid, switch key)
     touched: set[str] = field(default_factory=set)  # switches whose ACL facts may have changed
     changed_acls: set[str] = field(default_factory=set)  # ACLs whose memoised flows are stale
+    # Switches of ``touched`` whose facts other than ``has_lb_vip`` are known to be what their
+    # flows were built from (a load-balancer change): their ACL rows are not read again.
+    lb_only: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -78,8 +81,12 @@ def apply(w: Work, h: FlowFeatureCtx) -> Tracked:
             out.deleted.add(d)
             continue
         fctx.forget(d)
-        facts = switch_acls(dp, fctx)
         built = idx.acl_facts.get(d)
+        if d in w.lb_only and built is not None:
+            facts = replace(built, has_lb_vip=ls_has_lb_vips(dp))
+            fctx.remember(ACL_FACTS, d, facts)
+        else:
+            facts = switch_acls(dp, fctx)
         if built is None or built.stateful != facts.stateful:
             w.refresh.update((a, d) for a in idx.dp_built.get(d, ()))
             w.refresh.update((str(a.uuid), d) for a in dp.nb.acls)
@@ -101,7 +108,8 @@ def apply(w: Work, h: FlowFeatureCtx) -> Tracked:
     return out
 
 
-def refresh_switches(keys: set[str], h: FlowFeatureCtx) -> Tracked:
+def refresh_switches(keys: set[str], h: FlowFeatureCtx, lb_only: bool = False) -> Tracked:
     """Switches whose facts may have changed for another reason than their ACLs (e.g. a load
-    balancer with VIPs attached or detached): rebuild what reads the facts, only where they did change."""
-    return apply(Work(touched=set(keys)), h)
+    balancer with VIPs attached or detached): rebuild what reads the facts, only where they did
+    change.  ``lb_only``: only ``has_lb_vip`` may have (the ACL feature keeps the others)."""
+    return apply(Work(touched=set(keys), lb_only=set(keys) if lb_only else set()), h)

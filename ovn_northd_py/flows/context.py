@@ -94,6 +94,11 @@ class FlowCtx:
             self.kinds.add(kind)
         return value
 
+    def remember(self, kind: str, key: str, value: Any) -> None:
+        """Memoise ``value`` under ``(kind, key)`` (worked out otherwise than by its ``compute``)."""
+        self.memo[(kind, key)] = value
+        self.kinds.add(kind)
+
     def forget(self, key: str, keep: frozenset[str] = frozenset()) -> None:
         """Drop every memoised value derived from the entity ``key`` (but those of kinds ``keep``)."""
         for kind in self.kinds:

@@ -19,17 +19,25 @@ from ..ovsdb import fastrow
 _text = functools.lru_cache(maxsize=1 << 18)(str)
 
 
+def _own_lbs(row: Any) -> frozenset[str]:
+    return frozenset(_text(u) for u in fastrow.ref_uuids(row, "load_balancer"))
+
+
 def dp_lb_uuids(dp: Datapath) -> frozenset[str]:
     """The load balancers of a switch or router: its own and its groups'."""
     nb = dp.nb
-    out = {_text(lb.uuid) for lb in nb.load_balancer}
-    for grp in nb.load_balancer_group:
-        out.update(group_members(grp))
+    own: frozenset[str] = fastrow.derived(nb, "own_lb_texts", _own_lbs)
+    groups = nb.load_balancer_group
+    if not groups:
+        return own
+    out = set(own)
+    for grp in groups:
+        out |= group_members(grp)
     return frozenset(out)
 
 
 def dp_group_uuids(dp: Datapath) -> frozenset[str]:
-    return frozenset(str(g.uuid) for g in dp.nb.load_balancer_group)
+    return frozenset(_text(u) for u in fastrow.ref_uuids(dp.nb, "load_balancer_group"))
 
 
 def dp_nat_uuids(dp: Datapath) -> frozenset[str]:
@@ -108,7 +116,7 @@ def build_lb_index(nd: Northd) -> LbIndex:
 
 
 def _group_members(grp: Any) -> frozenset[str]:
-    return frozenset(_text(lb.uuid) for lb in grp.load_balancer)
+    return frozenset(_text(u) for u in fastrow.ref_uuids(grp, "load_balancer"))
 
 
 def group_members(grp: Any) -> frozenset[str]:

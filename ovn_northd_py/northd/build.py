@@ -659,6 +659,19 @@ def update_lrp_in_place(p: Port) -> set[str]:
     return changed
 
 
+def garps_lb_vips(router: Datapath) -> bool:
+    """Does a switch port peering with ``router`` announce its load-balancer VIPs
+    (``nat-addresses=router`` without ``exclude-lb-vips-from-garp=true``: :func:`_set_nat_addresses`)?
+    Nothing else :func:`refresh_router_derived` computes reads the router's load balancers."""
+    for p in router.ports:
+        q = p.peer
+        if p.kind == "lrp" and q is not None and q.kind == "lsp" and q.is_router_lsp:
+            options = q.nb.options
+            if options.get("nat-addresses") == "router" and options.get("exclude-lb-vips-from-garp") != "true":
+                return True
+    return False
+
+
 def refresh_router_derived(router: Datapath) -> set[str]:
     """Recompute what ``router``'s ports derive from its NAT rules and load balancers (the
     chassisredirect ports' ``always-redirect``, the peer switch ports' ``nat_addresses``);

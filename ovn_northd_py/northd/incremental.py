@@ -32,12 +32,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ovsdb import fastrow
 from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
 from .build import (
     KeyState,
     add_datapaths,
+    garps_lb_vips,
     lsp_port,
     refresh_router_derived,
     resolve_lrp_peer,
@@ -319,11 +321,14 @@ def _apply(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], plan: 
         apply_router_ports(nd, keys, plan.rplan, t, warn, preassigned)
     routers = {r.key: r for r in _nat_lb_routers(nd, nb, changes)}
     t.lb_routers |= set(routers)
+    lb_only: set[str] = set()  # routers reached only by load-balancer changes
     if routers:
         views = lb_change_views(changes, nb)
         opaque = {r.key for r in _nat_lb_routers(nd, nb, [c for c in changes if c.table not in LB_TABLES])}
         t.lb_facts_routers |= {k for k, r in routers.items()
                                if views is None or k in opaque or views_touch_router(views, r)}
+        if views is not None:
+            lb_only = set(routers) - opaque
     for p in plan.lrp_ports:
         if "peer" in plan.lrp_updates.get(p.nb_key, ()):
             old_peer = p.peer
@@ -340,7 +345,10 @@ def _apply(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], plan: 
         if p.peer is not None and p.peer.kind == "lsp":
             t.dps_changed.add(p.peer.dp.key)
         routers[p.dp.key] = p.dp
-    for router in routers.values():
+        lb_only.discard(p.dp.key)
+    for key, router in routers.items():
+        if key in lb_only and not garps_lb_vips(router):
+            continue  # what its ports derive reads no load balancer
         t.ports_changed |= refresh_router_derived(router)
     # A router's NAT flows read its gateway ports' switches' localnet ports (a VLAN tag there
     # changes the gateway_mtu check): those routers are rebuilt whole.
@@ -495,14 +503,14 @@ def _nat_lb_routers(nd: Northd, nb: Any, changes: list[RowChange]) -> list[Datap
         return []
     if lbs:
         for g in nb.rows("Load_Balancer_Group").values():
-            if not lbs.isdisjoint(lb.uuid for lb in g.load_balancer):
+            if not lbs.isdisjoint(fastrow.ref_uuids(g, "load_balancer")):
                 groups.add(g.uuid)
     out: list[Datapath] = []
     for dp in nd.routers():
         r = dp.nb
-        if (dp.key in routers or (nats and not nats.isdisjoint(n.uuid for n in r.nat))
-                or (lbs and not lbs.isdisjoint(lb.uuid for lb in r.load_balancer))
-                or (groups and not groups.isdisjoint(g.uuid for g in r.load_balancer_group))):
+        if (dp.key in routers or (nats and not nats.isdisjoint(fastrow.ref_uuids(r, "nat")))
+                or (lbs and not lbs.isdisjoint(fastrow.ref_uuids(r, "load_balancer")))
+                or (groups and not groups.isdisjoint(fastrow.ref_uuids(r, "load_balancer_group")))):
             out.append(dp)
     return out
 

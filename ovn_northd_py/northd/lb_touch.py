@@ -100,17 +100,17 @@ def lb_change_views(changes: Iterable[RowChange], nb: Any) -> list[LbView] | Non
                 out.append(view_of(old.get("vips", row.vips), old.get("options", row.options)))
         elif c.table == "Load_Balancer_Group":
             row = grp_rows.get(c.uuid)
-            now = {lb.uuid: lb for lb in row.load_balancer} if row is not None else {}
+            now = fastrow.ref_uuids(row, "load_balancer") if row is not None else frozenset()
             if c.event == "create":
-                before: dict[Any, Any] = {}
+                before: frozenset[Any] = frozenset()
             else:
                 old = c.old
                 if old is None or ("load_balancer" not in old and c.event == "delete"):
                     return None
                 if "load_balancer" not in old:
                     continue  # its name changed, say
-                before = {lb.uuid: lb for lb in old["load_balancer"]}
-            for u in now.keys() ^ before.keys():
+                before = frozenset(old["load_balancer"])  # (uuids)
+            for u in now ^ before:
                 lb = lb_rows.get(u)
                 if lb is not None:  # its present version (a changed one's old version is above)
                     out.append(lb_view(lb))

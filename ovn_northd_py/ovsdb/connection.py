@@ -38,8 +38,19 @@ class RowChange:
     uuid: Any
     columns: frozenset[str]  # columns that changed (update only)
     # old values of the changed columns, for tables in OLD_VALUE_TABLES (a deleted row's last
-    # values of the columns OLD_ROW_TABLES names)
+    # values of the columns OLD_ROW_TABLES names); reference sets as uuid sets
     old: dict[str, Any] | None = None
+
+
+def _old_value(row: Any, column: str) -> Any:
+    """A column's value in ``row`` (an IDL row, or the old values the IDL hands ``notify``): reference
+    columns as the set of the uuids they hold (converting them to rows would sort them, and rows
+    deleted in the same update are gone already)."""
+    ctype = row._table.columns[column].type
+    if ctype.key.ref_table_name and ctype.value is None:
+        datum = row._data.get(column)
+        return frozenset(atom.value for atom in datum.values) if datum is not None else frozenset()
+    return getattr(row, column)
 
 
 class _TrackingIdl(ovs.db.idl.Idl):  # type: ignore[misc]
@@ -59,9 +70,9 @@ class _TrackingIdl(ovs.db.idl.Idl):  # type: ignore[misc]
         old = None
         table = row._table.name
         if updates is not None and table in OLD_VALUE_TABLES:
-            old = {c: getattr(updates, c) for c in cols}
+            old = {c: _old_value(updates, c) for c in cols}
         elif event == ovs.db.idl.ROW_DELETE and table in OLD_ROW_TABLES:
-            old = {c: getattr(row, c) for c in OLD_ROW_TABLES[table]}
+            old = {c: _old_value(row, c) for c in OLD_ROW_TABLES[table]}
         self.changes.append(RowChange(event, table, row.uuid, cols, old))
 
 

@@ -71,6 +71,51 @@ def derived(row: Any, kind: str, compute: Any) -> Any:
         return value
 
 
+def _ref_uuids(row: Any, column: str) -> frozenset[Any]:
+    d = row.__dict__
+    data = d.get("_data")
+    datum = data.get(column) if data is not None and not d.get("_changes") and not d.get("_mutations") else None
+    if datum is None:
+        return frozenset(r.uuid for r in getattr(row, column))
+    # The raw set: a referenced row that is gone is dropped, as the IDL's own read drops it.
+    name = row._table.columns[column].type.key.ref_table_name
+    table = row._idl.tables[name].rows if name in row._idl.tables else None
+    if table is None:
+        return frozenset(r.uuid for r in getattr(row, column))
+    return frozenset(u for atom in datum.values if (u := atom.value) in table)
+
+
+def raw_ref_uuids(row: Any, column: str) -> frozenset[Any] | None:
+    """The uuids a reference-set column of ``row`` holds, rows that are gone included, read from the
+    committed datum; None when the row has pending changes (read the column then)."""
+    d = row.__dict__
+    data = d.get("_data")
+    datum = data.get(column) if data is not None and not d.get("_changes") and not d.get("_mutations") else None
+    if datum is None:
+        return None
+    return frozenset(atom.value for atom in datum.values)
+
+
+def ref_uuids(row: Any, column: str) -> frozenset[Any]:
+    """The uuids of the rows a reference-set column of ``row`` names (kept with the row until it
+    changes), without the IDL's conversion (which sorts the referenced rows in Python: hundreds
+    for a cluster-wide load-balancer or port group)."""
+    uuids: frozenset[Any] = derived(row, "ref_uuids:" + column, lambda r: _ref_uuids(r, column))
+    return uuids
+
+
+def stamp(row: Any) -> Any:
+    """An object that stays the same (``is``) while ``row`` does not change, or None (not known):
+    callers keeping values derived from a row check it to skip deriving them again."""
+    d = row.__dict__
+    if _state["busy"] or d.get("_data") is None or d.get("_changes") or d.get("_mutations"):
+        return None
+    cache = d.get(_CACHE_ATTR)
+    if cache is None:
+        cache = d[_CACHE_ATTR] = {}
+    return cache
+
+
 def invalidate(row: Any) -> None:
     """Forget the cached columns of ``row`` (it changed, or was deleted)."""
     row.__dict__.pop(_CACHE_ATTR, None)

@@ -103,3 +103,111 @@ def port_group_row(name: str, ports: list[str]) -> dict[str, Any]:
 def sync_port_groups(txn: Any, sb: Any, groups: dict[str, list[str]], stats: SyncStats) -> None:
     desired: dict[Hashable, dict[str, Any]] = {n: port_group_row(n, p) for n, p in groups.items()}
     sync_table(txn, "Port_Group", sb.rows("Port_Group"), lambda r: r.name, desired, stats)
+
+
+class PgDerived:
+    """:func:`pg_sb_groups` and :func:`pg_address_sets` of one NB Port_Group, kept up to date
+    from one call to the next by looking at what changed: which ports joined or left, and which
+    members' switch or IPs (memoised with their NB row: compared by identity first) differ.  A pod
+    joining the cluster-wide group then costs a pass over the names, not a parse of every
+    member's addresses and a sort of every list."""
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+        self.members: dict[str, tuple[Port, int, tuple[list[str], list[str]]] | None] = {}
+        # name -> (port, its NB row's stamp, IPAM addresses, switch tunnel key) when last looked at
+        self.seen: dict[str, tuple[Any, Any, Any, int]] = {}
+        self.groups: dict[int, set[str]] = {}  # switch tunnel key -> port names
+        self.v4: dict[str, int] = {}  # address -> how many members have it
+        self.v6: dict[str, int] = {}
+        self.out: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
+        self.nd: Northd | None = None  # the model the members were looked up in
+        self.by_uuid: dict[Any, str] = {}  # NB port uuid -> name (a rename recomputes the model)
+        self.names: frozenset[str] = frozenset()
+
+    def _add(self, name: str, c: tuple[Port, int, tuple[list[str], list[str]]] | None, sign: int) -> None:
+        if c is None:
+            return
+        _port, key, (a4, a6) = c
+        if sign > 0:
+            self.groups.setdefault(key, set()).add(name)
+        else:
+            names = self.groups.get(key)
+            if names is not None:
+                names.discard(name)
+                if not names:
+                    del self.groups[key]
+        for addrs, counts in ((a4, self.v4), (a6, self.v6)):
+            for a in set(addrs):
+                n = counts.get(a, 0) + sign
+                if n > 0:
+                    counts[a] = n
+                else:
+                    counts.pop(a, None)
+
+    def _names(self, pg: Any) -> tuple[str, ...] | list[str]:
+        """The names of the group's ports, looking up only those of ports new to it."""
+        uuids = fastrow.raw_ref_uuids(pg, "ports")
+        if uuids is None:
+            self.by_uuid = {}
+            return pg_port_names(pg)
+        by_uuid = self.by_uuid
+        for u in by_uuid.keys() - uuids:
+            del by_uuid[u]
+        rows = pg._idl.tables["Logical_Switch_Port"].rows
+        for u in uuids - by_uuid.keys():
+            r = rows.get(u)
+            if r is not None:
+                by_uuid[u] = r.name
+        for u in [u for u in by_uuid if u not in rows]:  # (a port that is gone, still named)
+            del by_uuid[u]
+        return list(by_uuid.values())
+
+    def update(self, pg: Any, nd: Northd) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        if pg.name != self.name or nd is not self.nd:
+            self.__init__()  # type: ignore[misc]
+            self.name, self.nd = pg.name, nd
+        names = self._names(pg)
+        self.names = frozenset(names)
+        if len(self.names) != len(names):  # two ports of one name: the plain way
+            self.__init__()  # type: ignore[misc]
+            self.names = frozenset(names)
+            return pg_sb_groups(pg, nd), pg_address_sets(pg, nd)
+        ports = nd.ports
+        members = self.members
+        changed = self.out is None
+        seen = self.seen
+        for name in members.keys() - self.names:
+            self._add(name, members.pop(name), -1)
+            seen.pop(name, None)
+            changed = True
+        for name in names:
+            port = ports.get(name)
+            if port is not None and port.kind == "lsp":
+                st = fastrow.stamp(port.nb)
+                key = port.dp.tunnel_key
+                s = seen.get(name)
+                if (st is not None and s is not None and s[0] is port and s[1] is st
+                        and s[2] == port.dynamic_addresses and s[3] == key):
+                    continue  # the same port, row and switch: the same member
+                seen[name] = (port, st, port.dynamic_addresses, key)
+                c: tuple[Port, int, tuple[list[str], list[str]]] | None = (port, key, port_ips(port))
+            else:
+                seen.pop(name, None)
+                c = None
+            if name in members:
+                old = members[name]
+                if old is c or (old is not None and c is not None and old[0] is c[0] and old[1] == c[1]
+                                and (old[2] is c[2] or old[2] == c[2])):
+                    continue
+                if old is None and c is None:
+                    continue
+                self._add(name, old, -1)
+            members[name] = c
+            self._add(name, c, 1)
+            changed = True
+        if changed or self.out is None:
+            groups = {f"{key}_{self.name}": sorted(ns) for key, ns in self.groups.items()}
+            sets = {f"{self.name}_ip4": sorted(self.v4), f"{self.name}_ip6": sorted(self.v6)}
+            self.out = (groups, sets)
+        return self.out

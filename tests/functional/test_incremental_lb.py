@@ -419,7 +419,11 @@ def test_random_shared_group_lb_changes_incremental_equals_recompute(lb_env):
     grp = env.nbctl("--bare", "--columns=_uuid", "find", "load_balancer_group", "name=grp").strip()
     env.nbctl(*[w for rt in ROUTERS for w in ("--", "add", "logical_router", rt, "load_balancer_group", grp)][1:],
               *[w for sw in SWITCHES for w in ("--", "add", "logical_switch", sw, "load_balancer_group", grp)],
-              "--", "lr-nat-add", "lrgw2", "dnat_and_snat", "60.5.0.5", "192.168.1.55")
+              "--", "lr-nat-add", "lrgw2", "dnat_and_snat", "60.5.0.5", "192.168.1.55",
+              # GARPs: lrgw1's announce its VIPs, lrgw2's not.
+              "--", "lsp-set-options", "join-lrgw1", "router-port=lrgw1-join", "nat-addresses=router",
+              "--", "lsp-set-options", "join-lrgw2", "router-port=lrgw2-join", "nat-addresses=router",
+              "exclude-lb-vips-from-garp=true")
     env.sync()
     done: list[list[list[str]]] = []
     before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow")}
