@@ -115,7 +115,7 @@ def _pg_port_names(pg: Any) -> tuple[str, ...]:
     if datum is None:
         return tuple(lsp.name for lsp in pg.ports)
     # The row's raw set, not ``pg.ports``: that sorts hundreds of rows by uuid in Python.
-    rows = pg._idl.tables["Logical_Switch_Port"].rows
+    rows = fastrow.plain_rows(pg._idl.tables["Logical_Switch_Port"].rows)
     return tuple(r.name for atom in datum.values if (r := rows.get(atom.value)) is not None)
 
 

@@ -79,10 +79,17 @@ def _ref_uuids(row: Any, column: str) -> frozenset[Any]:
         return frozenset(r.uuid for r in getattr(row, column))
     # The raw set: a referenced row that is gone is dropped, as the IDL's own read drops it.
     name = row._table.columns[column].type.key.ref_table_name
-    table = row._idl.tables[name].rows if name in row._idl.tables else None
+    table = plain_rows(row._idl.tables[name].rows) if name in row._idl.tables else None
     if table is None:
         return frozenset(r.uuid for r in getattr(row, column))
     return frozenset(u for atom in datum.values if (u := atom.value) in table)
+
+
+def plain_rows(rows: Any) -> Any:
+    """An IDL table's ``rows`` as the plain dict underneath (the IDL's is a ``UserDict``, whose
+    ``get`` and ``in`` are Python calls: for loops over hundreds of references)."""
+    data = getattr(rows, "data", None)
+    return data if isinstance(data, dict) else rows
 
 
 def raw_ref_uuids(row: Any, column: str) -> frozenset[Any] | None:

@@ -154,7 +154,7 @@ class PgDerived:
         by_uuid = self.by_uuid
         for u in by_uuid.keys() - uuids:
             del by_uuid[u]
-        rows = pg._idl.tables["Logical_Switch_Port"].rows
+        rows = fastrow.plain_rows(pg._idl.tables["Logical_Switch_Port"].rows)
         for u in uuids - by_uuid.keys():
             r = rows.get(u)
             if r is not None:
