@@ -15,6 +15,7 @@ set its flags and events, and the daemon applies them in its loop.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import resource
@@ -229,7 +230,7 @@ class Control:
             except _CommandError as e:
                 conn.reply_error(str(e))
                 return
-            except Exception as e:  # noqa: BLE001  (a bug in a command must not take the daemon down)
+            except Exception as e:  # a bug in a command must not take the daemon down
                 logmod.get("ovn_northd_py").exception("unixctl command failed", argv=argv)
                 conn.reply_error(f"internal error: {e}")
                 return
@@ -272,10 +273,8 @@ class Control:
         if self.server is not None:
             self.server.close()
             self.server = None
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(self.path)
-            except OSError:
-                pass
 
     # ---- commands ----
     def _pause(self, _a: list[str]) -> None:
@@ -385,7 +384,7 @@ class Control:
             conn.reply(plan(self.d, limit, cache))
         except _CommandError as e:
             conn.reply_error(str(e))
-        except Exception as e:  # noqa: BLE001  (a bug in a command must not take the daemon down)
+        except Exception as e:  # a bug in a command must not take the daemon down
             logmod.get("ovn_northd_py").exception("unixctl command failed", argv=["plan"])
             conn.reply_error(f"internal error: {e}")
 

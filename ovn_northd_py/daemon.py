@@ -57,16 +57,12 @@ LOCK_NAME = "ovn_northd"
 WRITER_NODES = frozenset({"sb_sync", "nb_sync"})
 
 # SB tables we read (all columns); Logical_Flow & co. are handled by the flow writer.
-SB_TABLES: dict[str, Any] = {
-    t: None
-    for t in (
-        "SB_Global", "Chassis", "Encap", "Chassis_Private", "Datapath_Binding", "Port_Binding",
-        "Multicast_Group", "HA_Chassis_Group", "HA_Chassis", "IP_Multicast", "Address_Set",
-        "RBAC_Role", "RBAC_Permission", "DHCP_Options", "DHCPv6_Options", "DNS",
-        "Port_Group", "Meter", "Meter_Band", "Static_MAC_Binding",
-        "Chassis_Template_Var", "Mirror", "Service_Monitor", "BFD",
-    )
-}
+SB_TABLES: dict[str, Any] = dict.fromkeys((
+    "SB_Global", "Chassis", "Encap", "Chassis_Private", "Datapath_Binding", "Port_Binding",
+    "Multicast_Group", "HA_Chassis_Group", "HA_Chassis", "IP_Multicast", "Address_Set", "RBAC_Role",
+    "RBAC_Permission", "DHCP_Options", "DHCPv6_Options", "DNS", "Port_Group", "Meter", "Meter_Band",
+    "Static_MAC_Binding", "Chassis_Template_Var", "Mirror", "Service_Monitor", "BFD",
+))
 
 Txn = ovs.db.idl.Transaction
 
@@ -195,7 +191,7 @@ class Daemon:
 
     def connect(self) -> None:
         nb_schema, sb_schema = self.release.nb_schema, self.release.sb_schema
-        nb_tables: dict[str, Any] = {t: None for t in json.loads(nb_schema.read_text())["tables"]}
+        nb_tables: dict[str, Any] = dict.fromkeys(json.loads(nb_schema.read_text())["tables"])
         self.nb = DbConnection("nb", self.opts.nb_remote, nb_schema, nb_tables,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, SB_TABLES, lock_name=LOCK_NAME,

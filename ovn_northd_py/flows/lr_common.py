@@ -19,6 +19,7 @@ incremental flow node forgets a switch's memo when its ports change).
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address
@@ -113,10 +114,8 @@ def _compute_router(router: Datapath) -> RouterInfo:
     snat: set[IPAddress] = set()
     for nat in nb.nat:
         if nat.type == "snat":
-            try:
+            with contextlib.suppress(AddressError):
                 snat.add(parse_ip(nat.external_ip))
-            except AddressError:
-                pass
     lbs = list(nb.load_balancer)
     for group in nb.load_balancer_group:
         lbs += list(group.load_balancer)

@@ -43,6 +43,7 @@ ARP/ND replies for them are :func:`.router_addrs.router_lb_vip_sets` and :mod:`.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Protocol
 
 from ..lflow.stages import (
@@ -110,10 +111,8 @@ def force_snat_router_ip(router: Datapath, ctx: FlowCtx) -> bool:
 def nat_external_ips(router: Datapath) -> frozenset[IPAddress]:
     out: set[IPAddress] = set()
     for nat in router.nb.nat:
-        try:
+        with contextlib.suppress(AddressError):
             out.add(parse_ip(nat.external_ip.strip()))
-        except AddressError:
-            pass
     return frozenset(out)
 
 

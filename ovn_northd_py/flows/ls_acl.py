@@ -104,7 +104,7 @@ def conntrack_skip_ports(dp: Datapath, skip_localnet: bool) -> list[Port]:
     return [
         p
         for p in dp.ports
-        if p.kind == "lsp" and (peer_router_port(p) is not None or skip_localnet and p.sb_type == "localnet")
+        if p.kind == "lsp" and (peer_router_port(p) is not None or (skip_localnet and p.sb_type == "localnet"))
     ]
 
 

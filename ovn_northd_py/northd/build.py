@@ -6,6 +6,7 @@ skipped; everything else is still built.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -323,10 +324,8 @@ def _dp_external_ids(dp: Datapath) -> dict[str, str]:
             ids["always_learn_from_arp_request"] = "false"  # observed: only an explicit false
         z = nb.options.get("snat-ct-zone")
         if z is not None:
-            try:
+            with contextlib.suppress(ValueError):
                 ids["snat-ct-zone"] = str(int(z))
-            except ValueError:
-                pass
     return ids
 
 
@@ -598,7 +597,7 @@ def _set_nat_addresses(p: Port) -> None:
         out.append(spec)
     garp = False
     if dgps:
-        if peer in dgps or peer.nb.options.get("reside-on-redirect-chassis") == "true" and len(dgps) == 1:
+        if peer in dgps or (peer.nb.options.get("reside-on-redirect-chassis") == "true" and len(dgps) == 1):
             garp = True
     elif gw_router and any(q.sb_type == "localnet" for q in p.dp.ports):
         garp = True
