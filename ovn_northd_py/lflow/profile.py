@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from .stages import (
     LR_IN_ADMISSION,
@@ -113,11 +114,11 @@ class FlowProfile:
     name: str  # the OVN release, e.g. "23.03"
     tables: StageTable
     behaviours: frozenset[str] = frozenset()
-    registers: Mapping[str, str] = field(default_factory=dict)
+    registers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     # Derived (__post_init__): table id by Stage.index, -1 where the release lacks the stage.
     table_ids: tuple[int, ...] = field(init=False)
     stages: frozenset[Stage] = field(init=False)
-    _by_name: dict[str, Stage] = field(init=False)
+    _by_name: Mapping[str, Stage] = field(init=False)
 
     def __post_init__(self) -> None:
         by_name: dict[str, Stage] = {}
@@ -133,7 +134,9 @@ class FlowProfile:
         size = max(ids, default=-1) + 1
         object.__setattr__(self, "table_ids", tuple(ids.get(i, -1) for i in range(size)))
         object.__setattr__(self, "stages", frozenset(by_name.values()))
-        object.__setattr__(self, "_by_name", by_name)
+        object.__setattr__(self, "_by_name", MappingProxyType(by_name))
+        object.__setattr__(self, "tables", MappingProxyType(dict(self.tables)))
+        object.__setattr__(self, "registers", MappingProxyType(dict(self.registers)))
 
     def __repr__(self) -> str:
         return f"FlowProfile({self.name!r})"

@@ -18,7 +18,9 @@ order.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Literal
 
 DpType = Literal["ls", "lr"]
@@ -27,7 +29,7 @@ Pipeline = Literal["ingress", "egress"]
 DP_TYPES: tuple[DpType, ...] = ("ls", "lr")
 PIPELINES: tuple[Pipeline, ...] = ("ingress", "egress")
 
-_PIPELINE_ABBREV: dict[str, str] = {"ingress": "in", "egress": "out"}
+_PIPELINE_ABBREV: Mapping[str, str] = MappingProxyType({"ingress": "in", "egress": "out"})
 _next_index = itertools.count().__next__
 
 
@@ -133,7 +135,7 @@ LR_OUT_DELIVERY = Stage("lr_out_delivery", "lr", "egress")
 
 ALL_STAGES: tuple[Stage, ...] = tuple(v for v in tuple(globals().values()) if isinstance(v, Stage))
 
-STAGES_BY_NAME: dict[str, Stage] = {s.name: s for s in ALL_STAGES}
+STAGES_BY_NAME: Mapping[str, Stage] = MappingProxyType({s.name: s for s in ALL_STAGES})
 
 
 def stage_by_name(name: str) -> Stage:

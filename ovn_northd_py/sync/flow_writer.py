@@ -40,7 +40,6 @@ from typing import Any
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from .lflow_desired import desired_changed_flows, desired_flows, desired_for_keys
 from .lflows import (
-    EMPTY_SET,
     LB_COLUMNS,
     DeleteFlow,
     DeleteLb,
@@ -70,10 +69,8 @@ from .lflows import (
 )
 from .load_balancers import desired_sb_lb, desired_sb_lbs
 
-FLOW_COLUMNS = ["logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority", "match", "actions",
-                "controller_meter", "external_ids", "tags"]
-_ON_INSERT_DELETE = {"initial": False, "insert": True, "delete": True, "modify": False}
-_ON_MODIFY = {"initial": False, "insert": False, "delete": False, "modify": True}
+FLOW_COLUMNS = ("logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority", "match", "actions",
+                "controller_meter", "external_ids", "tags")
 
 
 def monitor_requests(full: bool = False) -> dict[str, Any]:
@@ -83,10 +80,11 @@ def monitor_requests(full: bool = False) -> dict[str, Any]:
     def two(cols: list[str]) -> list[dict[str, Any]]:
         if full:
             return [{"columns": cols, "select": {"initial": False}}]
-        return [{"columns": [], "select": _ON_INSERT_DELETE}, {"columns": cols, "select": _ON_MODIFY}]
+        return [{"columns": [], "select": {"initial": False, "insert": True, "delete": True, "modify": False}},
+                {"columns": cols, "select": {"initial": False, "insert": False, "delete": False, "modify": True}}]
 
     return {
-        "Logical_Flow": two(FLOW_COLUMNS),
+        "Logical_Flow": two(list(FLOW_COLUMNS)),
         "Logical_DP_Group": two(["datapaths"]),
         "Load_Balancer": two(["datapath_group", "datapaths", *LB_COLUMNS]),
     }
@@ -256,7 +254,7 @@ class FlowWriter:
                 if old_lb is not None:
                     self.dirty_lbs.add(old_lb.key)
                 if new is not None:
-                    cols = {c: new.get(c, EMPTY_SET) for c in LB_COLUMNS}
+                    cols = {c: new.get(c, ["set", []]) for c in LB_COLUMNS}
                     lb = LbRow(lb_key(cols), cols, _uuid_of(new.get("datapath_group")))
                     cache.lbs[u] = lb
                     self.dirty_lbs.add(lb.key)
@@ -504,8 +502,8 @@ class _Repairs:
             lb = cache.lbs.get(u)
             if lb is not None and not _lb_equal(lb, new):
                 row = dict(lb.cols)
-                row["datapath_group"] = ["uuid", lb.group] if lb.group else EMPTY_SET
-                row["datapaths"] = EMPTY_SET
+                row["datapath_group"] = ["uuid", lb.group] if lb.group else ["set", []]
+                row["datapaths"] = ["set", []]
                 plan.ops.append({"op": "update", "table": "Load_Balancer", "where": _where(u), "row": row})
                 plan.updated += 1
                 st.foreign_modifies += 1
@@ -527,9 +525,9 @@ def _flow_row(r: FlowRow) -> dict[str, Any]:
     k = r.key
     row: dict[str, Any] = {
         "pipeline": k[1], "table_id": k[2], "priority": k[3], "match": k[4], "actions": k[5],
-        "controller_meter": k[6] if k[6] else EMPTY_SET, "external_ids": _omap(r.ext), "tags": _omap(r.tags),
-        "logical_datapath": ["uuid", r.dp] if r.group is None and r.dp else EMPTY_SET,
-        "logical_dp_group": ["uuid", r.group] if r.group is not None else EMPTY_SET,
+        "controller_meter": k[6] if k[6] else ["set", []], "external_ids": _omap(r.ext), "tags": _omap(r.tags),
+        "logical_datapath": ["uuid", r.dp] if r.group is None and r.dp else ["set", []],
+        "logical_dp_group": ["uuid", r.group] if r.group is not None else ["set", []],
     }
     return row
 

@@ -30,7 +30,6 @@ from typing import Any
 
 # (stage-name, pipeline, table_id, priority, match, actions, controller_meter)
 FKey = tuple[str, str, int, int, str, str, str]
-EMPTY_SET: list[Any] = ["set", []]
 
 
 def _uuid_of(v: Any) -> str | None:
@@ -155,11 +154,22 @@ class FlowCache:
 LB_COLUMNS = ("name", "vips", "protocol", "options", "external_ids")
 
 
-_FLOW_SELECT_COLUMNS = ["_uuid", "logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority",
-                        "match", "actions", "controller_meter", "external_ids", "tags"]
-_GROUP_SELECT: dict[str, Any] = {"op": "select", "table": "Logical_DP_Group", "where": [], "columns": ["_uuid", "datapaths"]}
-_LB_SELECT: dict[str, Any] = {"op": "select", "table": "Load_Balancer", "where": [],
-              "columns": ["_uuid", "datapath_group", "datapaths", *LB_COLUMNS]}
+_FLOW_SELECT_COLUMNS = ("_uuid", "logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority",
+                        "match", "actions", "controller_meter", "external_ids", "tags")
+
+
+def _flow_select(where: list[Any]) -> dict[str, Any]:
+    return {"op": "select", "table": "Logical_Flow", "where": where, "columns": list(_FLOW_SELECT_COLUMNS)}
+
+
+def _group_select() -> dict[str, Any]:
+    return {"op": "select", "table": "Logical_DP_Group", "where": [], "columns": ["_uuid", "datapaths"]}
+
+
+def _lb_select() -> dict[str, Any]:
+    return {"op": "select", "table": "Load_Balancer", "where": [],
+            "columns": ["_uuid", "datapath_group", "datapaths", *LB_COLUMNS]}
+
 # One select per logical table id up to this one (23.03's schema allows 0..32 and rejects a larger
 # value in a where clause), then one for any larger id a later schema allows.
 CHUNK_TABLE_ID_MAX = 32
@@ -167,8 +177,7 @@ CHUNK_TABLE_ID_MAX = 32
 
 def select_ops() -> list[dict[str, Any]]:
     """The three tables in one transaction (``load_cache`` reads its reply)."""
-    return [{"op": "select", "table": "Logical_Flow", "where": [], "columns": _FLOW_SELECT_COLUMNS},
-            _GROUP_SELECT, _LB_SELECT]
+    return [_flow_select([]), _group_select(), _lb_select()]
 
 
 def chunked_select_ops() -> list[list[dict[str, Any]]]:
@@ -176,11 +185,9 @@ def chunked_select_ops() -> list[list[dict[str, Any]]]:
     groups and load balancers), to be sent one after the other: the reply to a single select of a
     few hundred thousand flows is hundreds of MB of parsed JSON at once, which the process keeps
     as heap long after (a restart or a hot standby reading a big SB)."""
-    chunks: list[list[dict[str, Any]]] = [[_GROUP_SELECT, _LB_SELECT]]
-    chunks += [[{"op": "select", "table": "Logical_Flow", "where": [["table_id", "==", t]],
-                 "columns": _FLOW_SELECT_COLUMNS}] for t in range(CHUNK_TABLE_ID_MAX + 1)]
-    chunks.append([{"op": "select", "table": "Logical_Flow", "where": [["table_id", ">", CHUNK_TABLE_ID_MAX]],
-                    "columns": _FLOW_SELECT_COLUMNS}])
+    chunks: list[list[dict[str, Any]]] = [[_group_select(), _lb_select()]]
+    chunks += [[_flow_select([["table_id", "==", t]])] for t in range(CHUNK_TABLE_ID_MAX + 1)]
+    chunks.append([_flow_select([["table_id", ">", CHUNK_TABLE_ID_MAX]])])
     return chunks
 
 
@@ -440,8 +447,8 @@ class _Planner:
     def _ref_cols(self, w: WantFlow) -> dict[str, Any]:
         if len(w.dps) == 1:
             (d,) = tuple(w.dps)
-            return {"logical_datapath": ["uuid", d], "logical_dp_group": EMPTY_SET}
-        return {"logical_datapath": EMPTY_SET, "logical_dp_group": self.group_ref(w.dps, self.flow_groups)}
+            return {"logical_datapath": ["uuid", d], "logical_dp_group": ["set", []]}
+        return {"logical_datapath": ["set", []], "logical_dp_group": self.group_ref(w.dps, self.flow_groups)}
 
     def _delete_flow(self, u: str) -> None:
         plan = self.plan
@@ -516,7 +523,7 @@ class _Planner:
             upd = {c: v for c, v in wl.cols.items() if _norm_json(lb.cols.get(c)) != _norm_json(v)}
             if lb.group is None or gref != ["uuid", lb.group]:
                 upd["datapath_group"] = gref
-                upd["datapaths"] = EMPTY_SET
+                upd["datapaths"] = ["set", []]
             if upd:
                 ops.append({"op": "update", "table": "Load_Balancer", "where": _where(u), "row": upd})
                 plan.actions.append(UpdateLb(u, len(ops) - 1, wl))
@@ -561,7 +568,7 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
 
     def group_from_row(row: dict[str, Any]) -> str | None:
         ref = row.get("logical_dp_group", row.get("datapath_group"))
-        if not isinstance(ref, list) or ref == EMPTY_SET:
+        if not isinstance(ref, list) or ref == ["set", []]:
             return None
         if ref[0] == "uuid":
             return str(ref[1])

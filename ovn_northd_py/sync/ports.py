@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from ..northd.model import Northd, Port
@@ -104,7 +105,7 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
     }
 
 
-PB_ON_INSERT = {"up": [False]}  # ovn-controller owns `up` afterwards
+PB_ON_INSERT: Mapping[str, Any] = MappingProxyType({"up": (False,)})  # ovn-controller owns `up` afterwards
 
 
 def sync_port_bindings(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from .rows import SyncStats, norm
@@ -9,7 +11,7 @@ from .rows import SyncStats, norm
 ROLE = "ovn-controller"
 
 # table -> (authorization, insert_delete, update columns)
-PERMISSIONS: dict[str, tuple[list[str], bool, list[str]]] = {
+PERMISSIONS: Mapping[str, tuple[list[str], bool, list[str]]] = MappingProxyType({
     "Chassis": (["name"], True, ["nb_cfg", "external_ids", "encaps", "vtep_logical_switches", "other_config",
                                  "transport_zones"]),
     "Chassis_Private": (["name"], True, ["nb_cfg", "nb_cfg_timestamp", "chassis", "external_ids"]),
@@ -22,7 +24,7 @@ PERMISSIONS: dict[str, tuple[list[str], bool, list[str]]] = {
     "Controller_Event": ([""], True, ["chassis", "event_info", "event_type", "seq_num"]),
     "FDB": ([""], True, ["dp_key", "mac", "port_key"]),
     "BFD": ([""], False, ["status"]),
-}
+})
 
 
 def sync_rbac(txn: Any, sb: Any, stats: SyncStats) -> None:
