@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ovn_northd_py.devtools.tools import ToolsUnavailable, chroot_tools
-from ovn_northd_py.lflow.profile import OVN_25_03_STAGES
+from ovn_northd_py.lflow.profile import OVN_25_03
 from ovn_northd_py.parity.harness import nbctl_commands, run_parity
 
 TINY_NB = nbctl_commands(
@@ -71,7 +71,7 @@ def test_25_03_reference_from_trixie_chroot_and_ours_refusing(tmp_path):
 
 
 def test_25_03_stage_table_is_the_references(tmp_path):
-    """Every (stage-name, pipeline, table_id) the 25.03 reference writes is what OVN_25_03_STAGES
+    """Every (stage-name, pipeline, table_id) the 25.03 reference writes is what OVN_25_03
     says, and the reference writes a flow in every stage of that table."""
     _tools("25.03", required=True)
     nb = nbctl_commands(*TINY_NB.commands, ["lr-add", "gw0"], ["set", "logical_router", "gw0", "options:chassis=hv1"])
@@ -82,7 +82,7 @@ def test_25_03_stage_table_is_the_references(tmp_path):
     for r in result.ref_dump.rows("Logical_Flow").values():
         name = str(r["external_ids"].as_dict()["stage-name"])
         seen.add((name, str(r["pipeline"]), int(r["table_id"])))
-    profile = OVN_25_03_STAGES
+    profile = OVN_25_03
     ours = {(s.name, s.pipeline, profile.table_id(s)) for s in profile.stages}
     assert seen == ours
 
