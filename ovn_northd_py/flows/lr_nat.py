@@ -344,6 +344,12 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     and its DNAT flows."""
     parsed = parse_nat_external_ip(nat.external_ip)
     logical = _logical(nat.logical_ip)
+    add = _NatAdd(table, router.index, nat_owner(str(nat.uuid)), hint(str(nat.uuid)))
+    if parsed is None and nat.type in SNAT_TYPES | DNAT_TYPES:
+        head = parse_nat_external_ip(nat.external_ip, arp=True)
+        if head is not None:
+            # Observed: an address followed by junk is answered for (ARP), and nothing else.
+            _build_nat_arp_flows(router, nat, ctx, head[0], add)
     if parsed is None or nat.type not in SNAT_TYPES | DNAT_TYPES:
         reason = f"bad external_ip {nat.external_ip!r}" if parsed is None else f"bad type {nat.type!r}"
         ctx.warn("nat_bad_rule", "NAT", nat.uuid, reason, router=router.name)
@@ -354,7 +360,6 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
                  f"external_ip {nat.external_ip!r} read as {fmt_ip(ext_ip)}, as the reference does",
                  router=router.name)
     o = NatOpts.of(nat)
-    add = _NatAdd(table, router.index, nat_owner(str(nat.uuid)), hint(str(nat.uuid)))
     _build_nat_arp_flows(router, nat, ctx, ext_ip, add)
     if logical is None:
         # Observed: a logical IP that does not parse leaves the rule its ARP / ND replies only.
