@@ -477,10 +477,11 @@ def _tag_for(dp: Datapath, lsp: Any) -> int | None:
 def _is_distributed_nat(nat: Any) -> bool:
     """A ``dnat_and_snat`` rule with a logical port and an external MAC (valid or not), whose
     external IP parses, leniently (observed: a rule with a bad external IP does not count; one
-    whose IPv4 octets are above 255 does, :func:`parse_nat_external_ip`)."""
+    whose IPv4 octets are above 255 does, and so does an address followed by junk:
+    :func:`parse_nat_external_ip` with ``arp``)."""
     if not (nat.type == "dnat_and_snat" and opt(nat.logical_port) and opt(nat.external_mac)):
         return False
-    return parse_nat_external_ip(nat.external_ip) is not None
+    return parse_nat_external_ip(nat.external_ip, arp=True) is not None
 
 
 def _nat_dgp(dgps: list[Port], nat: Any) -> Port | None:
