@@ -32,13 +32,22 @@ from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
 from .context import FlowCtx
 from .copp import copp_meter
-from .lr_common import first_ipv4, first_ipv6, gateway_mtu, lrp_hint, pkt_larger_len, port_nets, router_info
+from .lr_common import (
+    first_ipv4,
+    first_ipv6,
+    gateway_mtu,
+    lrp_hint,
+    nexthop_family_match,
+    pkt_larger_len,
+    port_nets,
+    router_info,
+    src_ipv4_reg,
+)
 from .lr_ip_input import frag_needed_actions
 from .owners import dp_owner, port_owner
 from .registers import (
     REG_NEXT_HOP_IPV4,
     REG_NEXT_HOP_IPV6,
-    REG_SRC_IPV4,
     REGBIT_EGRESS_LOOPBACK,
     REGBIT_PKT_LARGER,
 )
@@ -47,12 +56,14 @@ from .registers import (
 def build_lr_delivery_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     owner = dp_owner(router)
     i = router.index
+    # 25.03 also outputs the packet itself after the request (``arp_request_then_output``).
+    then = " output;" if ctx.profile.has("arp_request_then_output") else ""
     table.add(
         i,
         LR_IN_ARP_REQUEST,
         100,
-        "eth.dst == 00:00:00:00:00:00 && ip4",
-        f"arp {{ eth.dst = ff:ff:ff:ff:ff:ff; arp.spa = {REG_SRC_IPV4}; arp.tpa = {REG_NEXT_HOP_IPV4}; arp.op = 1; output; }};",
+        f"eth.dst == 00:00:00:00:00:00 && {nexthop_family_match(ctx, False)}",
+        f"arp {{ eth.dst = ff:ff:ff:ff:ff:ff; arp.spa = {src_ipv4_reg(ctx)}; arp.tpa = {REG_NEXT_HOP_IPV4}; arp.op = 1; output; }};{then}",
         owner=owner,
         controller_meter=copp_meter(router, ctx, "arp-resolve"),
     )
@@ -60,8 +71,8 @@ def build_lr_delivery_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         i,
         LR_IN_ARP_REQUEST,
         100,
-        "eth.dst == 00:00:00:00:00:00 && ip6",
-        f"nd_ns {{ nd.target = {REG_NEXT_HOP_IPV6}; output; }};",
+        f"eth.dst == 00:00:00:00:00:00 && {nexthop_family_match(ctx, True)}",
+        f"nd_ns {{ nd.target = {REG_NEXT_HOP_IPV6}; output; }};{then}",
         owner=owner,
         controller_meter=copp_meter(router, ctx, "nd-ns-resolve"),
     )

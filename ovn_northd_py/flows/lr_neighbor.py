@@ -50,7 +50,9 @@ def build_lr_neighbor_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         lookup(100, "arp.op == 2", LOOKUP_ARP + "next;")
         lookup(100, "nd_na", LOOKUP_NA + "next;")
         lookup(100, "nd_ns", LOOKUP_NS + "next;")
-        learn(100, f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} == 1", "next;")
+        # 25.03 refreshes the MAC cache entry of a known neighbour (``mac_cache_use``).
+        skip = "mac_cache_use; next;" if ctx.profile.has("mac_cache_use") else "next;"
+        learn(100, f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} == 1", skip)
     else:
         lookup(100, "arp.op == 2", LOOKUP_ARP + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = 1; next;")
         lookup(100, "nd_na", LOOKUP_NA + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = 1; next;")

@@ -58,6 +58,7 @@ from ..lflow.stages import (
     LS_IN_PRE_HAIRPIN,
     LS_IN_PRE_LB,
     LS_IN_PRE_STATEFUL,
+    LS_OUT_QOS,
     LS_OUT_QOS_MARK,
 )
 from ..lflow.table import FlowTable
@@ -224,7 +225,10 @@ def event_action(lb: Any, v: Vip, proto: str) -> str:
 def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile) -> str:
     if not v.backends:
         if _rejects(lb):
-            qos_mark = profile.table_id(LS_OUT_QOS_MARK)
+            # The egress stage a reject resumes at: ls_out_qos_mark (23.03), or ls_out_qos in a
+            # release that merged the QoS stages (25.03).
+            qos = LS_OUT_QOS if profile.has_stage(LS_OUT_QOS) else LS_OUT_QOS_MARK
+            qos_mark = profile.table_id(qos)
             return f"reg0 = 0; reject {{ outport <-> inport; next(pipeline=egress,table={qos_mark});}};"
         return "drop;"
     backends = ",".join(b.text() for b in v.backends)

@@ -284,6 +284,29 @@ OVN_25_03 = FlowProfile(
             LR_OUT_EGR_LOOP, LR_OUT_DELIVERY,
         ),
     },
+    behaviours=frozenset({
+        # lr_in_admission: ICMP frag-needed / packet-too-big errors from a tunnel
+        # (flags.tunnel_rx == 1) dropped (110), or turned back at a DGP whose cr-port is not
+        # resident (120).
+        "pmtud_tunnel_rx",
+        # lr_in_learn_neighbor: a known neighbour (reg9[2] == 1) refreshes its MAC cache entry
+        # (``mac_cache_use; next;``).
+        "mac_cache_use",
+        # lr_in_ip_input: no per-IPv6-address ``handle_dhcpv6_reply`` flows (100).
+        "no_lr_dhcpv6_reply",
+        # Routing sets reg9[9] (1: IPv4 next hop in reg0, the port's address in reg5 instead of
+        # reg1; 0: IPv6 in xxreg0/xxreg1); lr_in_arp_resolve / lr_in_arp_request test reg9[9]
+        # instead of ip4 / ip6.
+        "lr_nexthop_v4_bit",
+        # lr_in_arp_request: ``arp {...}; output;`` / ``nd_ns {...}; output;`` (the packet itself
+        # goes on too).
+        "arp_request_then_output",
+        # lr_in_ip_routing priorities 8*plen + 0 (source static route) / 4 (destination static
+        # route) / 6 (connected), instead of 3*plen + 0/1/2.
+        "route_priority_x8",
+        # Source-IP static routes of the main table match ``reg7 == 0 && ...`` too.
+        "src_route_reg7",
+    }),
     draft=True,
 )
 
