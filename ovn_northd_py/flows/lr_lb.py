@@ -187,12 +187,15 @@ def build_router_lb_flows(
                 f"({fam}.src == {b.ip})" if b.port is None else f"({fam}.src == {b.ip} && {proto}.src == {b.port})"
                 for b in v.listed_backends
             )
-            undnat = "ct_dnat_in_czone;"
+            no_czone = ctx is not None and ctx.profile.has("dgp_nat_no_czone")
+            undnat = "ct_dnat;" if no_czone else "ct_dnat_in_czone;"
             if skip:
                 undnat = "flags.skip_snat_for_lb = 1; next;"
             elif force_snat:
                 undnat = "flags.force_snat_for_lb = 1; next;"
-            add(LR_OUT_UNDNAT, 120, f'{fam} && ({alts}) && outport == "{dgp.name}"{res}', undnat)
+            # 25.03 (dgp_nat_no_czone): replies leaving or entering through the DGP.
+            where = f'(inport == "{dgp.name}" || outport == "{dgp.name}")' if no_czone else f'outport == "{dgp.name}"'
+            add(LR_OUT_UNDNAT, 120, f"{fam} && ({alts}) && {where}{res}", undnat)
         if timeout > 0:
             # Observed: the per-backend affinity flows let the router's force_snat win over skip_snat.
             aff = ("flags.force_snat_for_lb = 1; ", "; force_snat") if force_snat else (prefix, suffix)

@@ -306,6 +306,16 @@ OVN_25_03 = FlowProfile(
         "route_priority_x8",
         # Source-IP static routes of the main table match ``reg7 == 0 && ...`` too.
         "src_route_reg7",
+        # lr_in_dnat's established / related flows of a router with load balancers add
+        # ``!ct.rpl``.
+        "lb_ct_not_rpl",
+        # NAT on a distributed gateway port without the common zone: ct_snat / ct_dnat(B) /
+        # ct_dnat instead of the *_in_czone actions, one unSNAT flow, SNAT with
+        # ``(!ct.trk || !ct.rpl)`` plus the reverse direction tracked (lr_out_post_undnat 70) and
+        # committed (lr_out_post_snat), no lr_out_chk_dnat_local flows, no
+        # ``flags.use_snat_zone`` in the egress loopback; load-balancer unDNAT (120) matches
+        # ``(inport == DGP || outport == DGP)``.
+        "dgp_nat_no_czone",
     }),
     draft=True,
 )
