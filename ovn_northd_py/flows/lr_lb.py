@@ -49,6 +49,7 @@ from typing import Any, Protocol
 from ..lflow.stages import (
     LR_IN_DEFRAG,
     LR_IN_DNAT,
+    LR_IN_GW_REDIRECT,
     LR_IN_LB_AFF_CHECK,
     LR_IN_LB_AFF_LEARN,
     LR_IN_UNSNAT,
@@ -169,7 +170,8 @@ def build_router_lb_flows(
         if raises_event(lb, v, ctx):
             add(LR_IN_DNAT, EVENT_PRIORITY, event_match(v, proto), event_action(lb, v, proto),
                 copp_meter(router, ctx, "event-elb") if ctx else None)
-        if gateway and nat_ips and parse_ip_strict(vip.ip) in nat_ips:
+        if gateway and nat_ips and parse_ip_strict(vip.ip) in nat_ips and not (
+                ctx is not None and ctx.profile.has("no_lb_unsnat_bypass")):
             port_m = "" if vip.port is None else f" && {proto}.dst == {vip.port}"
             add(LR_IN_UNSNAT, 120, f"{fam} && {fam}.dst == {vip.ip} && {proto}{port_m}", "next;")
         match = _vip_match(v, proto)
@@ -196,6 +198,9 @@ def build_router_lb_flows(
             # 25.03 (dgp_nat_no_czone): replies leaving or entering through the DGP.
             where = f'(inport == "{dgp.name}" || outport == "{dgp.name}")' if no_czone else f'outport == "{dgp.name}"'
             add(LR_OUT_UNDNAT, 120, f"{fam} && ({alts}) && {where}{res}", undnat)
+            if ctx is not None and ctx.profile.has("lb_backend_gw_redirect") and dgp.crp is not None:
+                add(LR_IN_GW_REDIRECT, 200, f'{fam} && ({alts}) && outport == "{dgp.name}"',
+                    f'outport = "{dgp.crp.name}"; next;')
         if timeout > 0:
             # Observed: the per-backend affinity flows let the router's force_snat win over skip_snat.
             aff = ("flags.force_snat_for_lb = 1; ", "; force_snat") if force_snat else (prefix, suffix)

@@ -693,7 +693,7 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     if lbs:
         for prio, match, actions in dnat_ct_flows(ctx):
             table.add(i, LR_IN_DNAT, prio, match, actions, owner=owner)
-    if router.nb.nat and not (gw.dgp is not None and ctx.profile.has("dgp_nat_no_czone")):
+    if router.nb.nat and not ctx.profile.has("dgp_nat_no_czone"):
         table.add(
             i, LR_OUT_CHK_DNAT_LOCAL, 50, "ip && ct_mark.natted == 1", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;", owner=owner
         )

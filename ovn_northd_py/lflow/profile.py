@@ -289,8 +289,8 @@ OVN_25_03 = FlowProfile(
         # (flags.tunnel_rx == 1) dropped (110), or turned back at a DGP whose cr-port is not
         # resident (120).
         "pmtud_tunnel_rx",
-        # lr_in_learn_neighbor: a known neighbour (reg9[2] == 1) refreshes its MAC cache entry
-        # (``mac_cache_use; next;``).
+        # lr_in_learn_neighbor: the priority-100 "no need to learn" flow (reg9[2] == 1, or
+        # ``reg9[2] == 1 || reg9[3] == 0``) refreshes the MAC cache entry (``mac_cache_use; next;``).
         "mac_cache_use",
         # lr_in_ip_input: no per-IPv6-address ``handle_dhcpv6_reply`` flows (100).
         "no_lr_dhcpv6_reply",
@@ -312,10 +312,21 @@ OVN_25_03 = FlowProfile(
         # NAT on a distributed gateway port without the common zone: ct_snat / ct_dnat(B) /
         # ct_dnat instead of the *_in_czone actions, one unSNAT flow, SNAT with
         # ``(!ct.trk || !ct.rpl)`` plus the reverse direction tracked (lr_out_post_undnat 70) and
-        # committed (lr_out_post_snat), no lr_out_chk_dnat_local flows, no
+        # committed (lr_out_post_snat); no lr_out_chk_dnat_local flows but the priority-0 one
+        # (gateway routers too); no
         # ``flags.use_snat_zone`` in the egress loopback; load-balancer unDNAT (120) matches
         # ``(inport == DGP || outport == DGP)``.
         "dgp_nat_no_czone",
+        # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
+        # (observed on gateway routers and DGPs, snat and dnat_and_snat).
+        "no_lb_unsnat_bypass",
+        # lr_in_gw_redirect 200 per load-balancer VIP with backends on a DGP router: replies from
+        # the backends (``ip4 && ((ip4.src == B && tcp.src == P) || ...) && outport == DGP``) go
+        # to the chassis-redirect port.
+        "lb_backend_gw_redirect",
+        # lr_in_lookup_neighbor 110 (always_learn_from_arp_request=false): a link-local multicast
+        # NA is looked up by nd.target, not ip6.src.
+        "nd_na_lookup_target",
     }),
     draft=True,
 )
