@@ -287,7 +287,7 @@ OVN_25_03 = FlowProfile(
     behaviours=frozenset({
         # lr_in_admission: ICMP frag-needed / packet-too-big errors from a tunnel
         # (flags.tunnel_rx == 1) dropped (110), or turned back at a DGP whose cr-port is not
-        # resident (120).
+        # resident (120); ls_in_pre_lb 110 lets them skip the load balancers.
         "pmtud_tunnel_rx",
         # lr_in_learn_neighbor: the priority-100 "no need to learn" flow (reg9[2] == 1, or
         # ``reg9[2] == 1 || reg9[3] == 0``) refreshes the MAC cache entry (``mac_cache_use; next;``).
@@ -327,6 +327,16 @@ OVN_25_03 = FlowProfile(
         # lr_in_lookup_neighbor 110 (always_learn_from_arp_request=false): a link-local multicast
         # NA is looked up by nd.target, not ip6.src.
         "nd_na_lookup_target",
+        # Load-balancer registers: the original destination in reg4 (IPv6 xxreg1, unverified)
+        # and reg2[0..15] on switches and routers (was reg1 / reg0 + reg9[16..31]); switch VIP
+        # flows load them instead of ``reg0[1] = 0;``; affinity: the check matches the packet,
+        # the backend found is in the same registers, router VIP flows with affinity load the VIP;
+        # fragments marked reg0[19] in ls_in_pre_stateful 115 (every switch) and their destination
+        # read back from conntrack in ls_in_lb 110.
+        "lb_vip_regs_v2",
+        # Router affinity flows of a skip_snat load balancer keep skip_snat even when the router
+        # forces SNAT for load-balanced traffic (23.03: force_snat wins).
+        "lb_affinity_skip_snat",
     }),
     draft=True,
 )
