@@ -132,6 +132,9 @@ class FlowProfile:
     tables: StageTable
     behaviours: frozenset[str] = frozenset()
     registers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # SB_Global options:northd_internal_version (release, SB schema, internal flow version), which
+    # ovn-controller compares with its own under ovn-match-northd-version.
+    northd_internal_version: str = "23.03.1-20.27.0-70.6"
     # Under construction: flows in stages it lacks are dropped instead of refused
     # (sync/lflow_desired.py), so that a partial port can be measured against the reference.
     draft: bool = False
@@ -337,7 +340,21 @@ OVN_25_03 = FlowProfile(
         # Router affinity flows of a skip_snat load balancer keep skip_snat even when the router
         # forces SNAT for load-balanced traffic (23.03: force_snat wins).
         "lb_affinity_skip_snat",
+        # ---- SB tables ----
+        # SB_Global options arp_ns_explicit_output=true and register_consolidation=true (features
+        # northd tells ovn-controller about).
+        "sb_feature_options",
+        # RBAC_Permission: BFD, IGMP_Group and Service_Monitor authorised by chassis_name; FDB
+        # may update timestamp, IGMP_Group protocol.
+        "rbac_2503",
+        # DHCPv6_Options codes: bootfile_name (59), bootfile_name_alt (254), fqdn (39, type
+        # domain: not in the 23.03 schema).
+        "dhcpv6_boot_fqdn",
+        # Port_Binding mac of a router port (and its chassisredirect port): every network with its
+        # prefix length (``50.0.0.1/32`` where NB says ``50.0.0.1``).
+        "lrp_mac_plen",
     }),
+    northd_internal_version="25.03.0-20.41.0-77.6",
     draft=True,
 )
 
