@@ -583,11 +583,13 @@ def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str)
         add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{r.set_src}{fam}.src={ext}; next;")
     else:
         track = " && (!ct.trk || !ct.rpl)"
-        add(LR_OUT_POST_UNDNAT, 70, f"{m}{track}", "ct_next(snat);")
+        if r.nat.type == "snat":
+            add(LR_OUT_POST_UNDNAT, 70, f"{m}{track}", "ct_next(snat);")
         add(LR_OUT_SNAT, base, f"{m}{snat_allow}{track}", f"{r.set_src}ct_snat({o.ct_arg(ext)});")
-        back = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}"
-        add(LR_OUT_SNAT, base, back, "ct_snat;")
-        add(LR_OUT_POST_SNAT, base, f"{back} && ct.new", "ct_commit_to_zone(snat);")
+        if r.nat.type == "snat":  # (observed: not for dnat_and_snat rules)
+            back = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}"
+            add(LR_OUT_SNAT, base, back, "ct_snat;")
+            add(LR_OUT_POST_SNAT, base, f"{back} && ct.new", "ct_commit_to_zone(snat);")
     if o.exempted:
         add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
 

@@ -89,6 +89,7 @@ from .lr_common import (
     net_s,
     network_addr_for,
     nexthop_family,
+    nexthop_family_match,
     parse_ip_strict,
     port_nets,
     route_priority,
@@ -434,8 +435,9 @@ def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable, ctx: FlowCtx) 
     sn = solicited_node(nexthop)
     mcast = format_mac((0x3333 << 32) | (int(sn) & 0xFFFFFFFF))
     g = fmt_ip(nexthop)
-    match = f"eth.dst == 00:00:00:00:00:00 && ip6 && {REG_NEXT_HOP_IPV6} == {g}"
-    actions = f"nd_ns {{ eth.dst = {mcast}; ip6.dst = {fmt_ip(sn)}; nd.target = {g}; output; }};"
+    match = f"eth.dst == 00:00:00:00:00:00 && {nexthop_family_match(ctx, True)} && {REG_NEXT_HOP_IPV6} == {g}"
+    then = " output;" if ctx.profile.has("arp_request_then_output") else ""
+    actions = f"nd_ns {{ eth.dst = {mcast}; ip6.dst = {fmt_ip(sn)}; nd.target = {g}; output; }};{then}"
     uuid = str(row.uuid)
     table.add(router.index, LR_IN_ARP_REQUEST, 200, match, actions, hint=hint(uuid), owner=route_owner(uuid),
               controller_meter=copp_meter(router, ctx, "nd-ns-resolve"))

@@ -340,6 +340,9 @@ OVN_25_03 = FlowProfile(
         # Router affinity flows of a skip_snat load balancer keep skip_snat even when the router
         # forces SNAT for load-balanced traffic (23.03: force_snat wins).
         "lb_affinity_skip_snat",
+        # ls_in_l2_lkup 50: a router-type switch port's router MAC flow even without ``router``
+        # in its addresses (observed: the join switch of mixed).
+        "router_lsp_l2_always",
         # ---- SB tables ----
         # SB_Global options arp_ns_explicit_output=true and register_consolidation=true (features
         # northd tells ovn-controller about).
@@ -353,6 +356,10 @@ OVN_25_03 = FlowProfile(
         # Port_Binding mac of a router port (and its chassisredirect port): every network with its
         # prefix length (``50.0.0.1/32`` where NB says ``50.0.0.1``).
         "lrp_mac_plen",
+        # Load_Balancer: a row per NB load balancer on switches or routers, naming them in
+        # ls_datapath_group / lr_datapath_group (datapath_group empty; columns 23.03's schema
+        # lacks), without external_ids:lb_id, its uuid the NB row's.
+        "lb_split_datapath_groups",
     }),
     northd_internal_version="25.03.0-20.41.0-77.6",
     draft=True,
