@@ -189,7 +189,9 @@ def build_lsp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> N
 
 
 def _virtual_flows(port: Port, routers: tuple[AttachedRouter, ...], ctx: FlowCtx, table: FlowTable) -> None:
-    if not port.nb.options.get("virtual-parents"):
+    # 25.03 (no_unbound_virtual_resolve): no 00:00:00:00:00:00 binding for a virtual IP (observed
+    # with no parent claiming it).
+    if not port.nb.options.get("virtual-parents") or ctx.profile.has("no_unbound_virtual_resolve"):
         return
     vip = parse_ip_strict(str(port.nb.options.get("virtual-ip", "")))
     if vip is None:

@@ -343,6 +343,13 @@ OVN_25_03 = FlowProfile(
         # ls_in_l2_lkup 50: a router-type switch port's router MAC flow even without ``router``
         # in its addresses (observed: the join switch of mixed).
         "router_lsp_l2_always",
+        # lr_in_larger_pkts 160: a copy of each gateway_mtu error flow for replies of DNATed
+        # connections (``&& ct.trk && ct.rpl && ct.dnat``) setting flags.icmp_snat, which
+        # lr_out_post_snat 100 commits (``ct_commit_nat(snat)``).
+        "icmp_snat_larger_pkts",
+        # lr_in_arp_resolve: no ``eth.dst = 00:00:00:00:00:00`` flow for a virtual port's IP
+        # (observed unclaimed).
+        "no_unbound_virtual_resolve",
         # ---- SB tables ----
         # SB_Global options arp_ns_explicit_output=true and register_consolidation=true (features
         # northd tells ovn-controller about).
