@@ -43,7 +43,7 @@ def test_switch_affinity_25_03() -> None:
     assert (LS_IN_LB, 150, "reg9[6] == 1 && ct.new && ip4.dst == 10.96.0.23 && reg4 == 10.128.0.5 && reg2[0..15] == 8082",
             "reg4 = 10.96.0.23; reg2[0..15] = 443; ct_lb_mark(backends=10.128.0.5:8082);") in specs
     assert (LS_IN_LB_AFF_LEARN, 100,
-            "reg9[6] == 0 && ct.new && ip4 && reg4 == 10.96.0.23 && reg2[0..15] == 443 && ip4.dst == 10.128.0.5 "
-            "&& tcp.dst == 8082",
-            'commit_lb_aff(vip = "10.96.0.23:443", backend = "10.128.0.5:8082", proto = tcp, timeout = 10800); '
-            "/* drop */") in specs
+            ("reg9[6] == 0 && ct.new && ip4 && reg4 == 10.96.0.23 && reg2[0..15] == 443 && ip4.dst == 10.128.0.5 "
+            "&& tcp.dst == 8082"),
+            ('commit_lb_aff(vip = "10.96.0.23:443", backend = "10.128.0.5:8082", proto = tcp, timeout = 10800); '
+            "/* drop */")) in specs
