@@ -330,7 +330,7 @@ OVN_25_03 = FlowProfile(
         # lr_in_lookup_neighbor 110 (always_learn_from_arp_request=false): a link-local multicast
         # NA is looked up by nd.target, not ip6.src.
         "nd_na_lookup_target",
-        # Load-balancer registers: the original destination in reg4 (IPv6 xxreg1, unverified)
+        # Load-balancer registers: the original destination in reg4 (IPv6 xxreg1)
         # and reg2[0..15] on switches and routers (was reg1 / reg0 + reg9[16..31]); switch VIP
         # flows load them instead of ``reg0[1] = 0;``; affinity: the check matches the packet,
         # the backend found is in the same registers, router VIP flows with affinity load the VIP;

@@ -191,3 +191,17 @@ def test_router_lb_affinity_25_03() -> None:
                  "ip4.dst == 10.128.1.10 && tcp.dst == 8083"),
             ('commit_lb_aff(vip = "10.96.0.14:443", backend = "10.128.1.10:8083", proto = tcp, timeout = 10800); '
             "/* drop */")) in _flows(table, LR_IN_LB_AFF_LEARN)
+
+
+def test_ecmp_members_25_03() -> None:
+    # Observed (probe: two IPv4 and two IPv6 next hops on a gateway router): reg5 / xxreg1 and
+    # reg9[9] = 1 / 0 in lr_in_ip_routing_ecmp.
+    from ovn_northd_py.lflow.stages import LR_IN_IP_ROUTING_ECMP
+
+    routes = [_route(0x10, "192.168.0.0/16", "10.0.1.10"), _route(0x11, "192.168.0.0/16", "10.0.1.11")]
+    nd, r = _router(routes, [])
+    table = FlowTable(1)
+    build_lr_route_and_policy_flows(r, FlowCtx(nd, profile=OVN_25_03), table)
+    assert (100, "reg8[0..15] == 1 && reg8[16..31] == 1",
+            'reg0 = 10.0.1.10; reg5 = 10.0.1.1; eth.src = 02:00:00:00:01:01; outport = "r1-a"; reg9[9] = 1; next;'
+            ) in _flows(table, LR_IN_IP_ROUTING_ECMP)
