@@ -371,7 +371,7 @@ class Control:
         if why is None:  # compare with SB as it is now, not with a copy
             from .sync.lflows import select_ops
 
-            req = d.raw.send(select_ops(), with_lock=False) if d.raw is not None else None
+            req = d.raw.send(select_ops(d.writer.cache.split_lbs), with_lock=False) if d.raw is not None else None
             if req is None:
                 conn.reply_error("plan: SB is not connected")
                 return
@@ -400,7 +400,7 @@ class Control:
             if isinstance(result, str):
                 conn.reply_error(f"plan: reading SB's flow tables failed: {result}")
                 continue
-            cache = FlowCache()
+            cache = FlowCache(split_lbs=self.d.writer.cache.split_lbs)
             load_cache(cache, result)
             self._reply_plan(conn, limit, cache)
 
@@ -465,7 +465,7 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
                             profile=d.release.profile)
     build_lflows(shadow, fctx, table)
     dp_uuid = dp_uuids(sb)
-    fplan = plan_sync(cache, desired_flows(table, shadow, dp_uuid, fctx.profile), desired_sb_lbs(shadow, dp_uuid))
+    fplan = plan_sync(cache, desired_flows(table, shadow, dp_uuid, fctx.profile), desired_sb_lbs(shadow, dp_uuid, fctx.profile))
     lines = [(f"Logical_Flow/Logical_DP_Group/Load_Balancer: {fplan.inserted} to insert, {fplan.updated} to "
              f"update, {fplan.deleted} to delete")]
     unbound = {i for i, dp in enumerate(shadow.by_index) if dp.key not in dp_uuid}

@@ -185,6 +185,8 @@ class Daemon:
 
     def use_release(self, release: Release, versions: dict[str, str]) -> None:
         self.release = release
+        # Load_Balancer rows of this release name ls/lr datapath groups (columns of its schema).
+        self.writer.cache.split_lbs = release.profile.has("lb_split_datapath_groups")
         self.metrics.release_info.labels(release=release.name).set(1)
         self.log.info("ovn release profile", release=release.name, nb_schema=versions["nb"],
                       sb_schema=versions["sb"], chosen_by="--ovn-release" if self.opts.ovn_release else "schemas")

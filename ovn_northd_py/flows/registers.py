@@ -155,5 +155,18 @@ REGBIT_KNOWN_ECMP_NH: Final = "reg9[5]"  # chk_ecmp_nh(_mac): reply of a symmetr
 REGBIT_KNOWN_LB_SESSION: Final = "reg9[6]"  # chk_lb_aff(): an affinity session exists
 REG_ORIG_TP_DPORT_ROUTER: Final = "reg9[16..31]"  # a load-balanced packet's original L4 port
 
+# ---- Load balancers, releases with the ``lb_vip_regs_v2`` behaviour (25.03) ----
+# A load-balanced packet's original destination (switches and routers): IPv4 in reg4 (was reg1
+# on switches, reg0 on routers), IPv6 in xxreg1, its L4 port in reg2[0..15]; the backend
+# chk_lb_aff() found goes to the same registers.
+REG_ORIG_DIP_IPV4_V2: Final = "reg4"
+REG_ORIG_DIP_IPV6_V2: Final = "xxreg1"
+REG_ORIG_TP_DPORT_V2: Final = "reg2[0..15]"
+REGBIT_IP_FRAG: Final = "reg0[19]"  # switch: a fragment, sent to conntrack in ls_in_pre_stateful
+
+# ---- Logical router, releases with the ``lr_nexthop_v4_bit`` behaviour (25.03) ----
+REG_SRC_IPV4_R5: Final = "reg5"  # the output port's IPv4 address (ARP request source), was reg1
+REGBIT_NEXTHOP_IS_IPV4: Final = "reg9[9]"  # set by routing: 1 IPv4 next hop (reg0), 0 IPv6 (xxreg0)
+
 # ---- Logical flags ----
 FLAGBIT_NOT_VXLAN: Final = "flags[1] == 0"  # packet did not come in over a VXLAN tunnel

@@ -132,6 +132,9 @@ class FlowProfile:
     tables: StageTable
     behaviours: frozenset[str] = frozenset()
     registers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # SB_Global options:northd_internal_version (release, SB schema, internal flow version), which
+    # ovn-controller compares with its own under ovn-match-northd-version.
+    northd_internal_version: str = "23.03.1-20.27.0-70.6"
     # Under construction: flows in stages it lacks are dropped instead of refused
     # (sync/lflow_desired.py), so that a partial port can be measured against the reference.
     draft: bool = False
@@ -284,6 +287,88 @@ OVN_25_03 = FlowProfile(
             LR_OUT_EGR_LOOP, LR_OUT_DELIVERY,
         ),
     },
+    behaviours=frozenset({
+        # lr_in_admission: ICMP frag-needed / packet-too-big errors from a tunnel
+        # (flags.tunnel_rx == 1) dropped (110), or turned back at a DGP whose cr-port is not
+        # resident (120); ls_in_pre_lb 110 lets them skip the load balancers.
+        "pmtud_tunnel_rx",
+        # lr_in_learn_neighbor: the priority-100 "no need to learn" flow (reg9[2] == 1, or
+        # ``reg9[2] == 1 || reg9[3] == 0``) refreshes the MAC cache entry (``mac_cache_use; next;``).
+        "mac_cache_use",
+        # lr_in_ip_input: no per-IPv6-address ``handle_dhcpv6_reply`` flows (100).
+        "no_lr_dhcpv6_reply",
+        # Routing sets reg9[9] (1: IPv4 next hop in reg0, the port's address in reg5 instead of
+        # reg1; 0: IPv6 in xxreg0/xxreg1); lr_in_arp_resolve / lr_in_arp_request test reg9[9]
+        # instead of ip4 / ip6.
+        "lr_nexthop_v4_bit",
+        # lr_in_arp_request: ``arp {...}; output;`` / ``nd_ns {...}; output;`` (the packet itself
+        # goes on too).
+        "arp_request_then_output",
+        # lr_in_ip_routing priorities 8*plen + 0 (source static route) / 4 (destination static
+        # route) / 6 (connected), instead of 3*plen + 0/1/2.
+        "route_priority_x8",
+        # Source-IP static routes of the main table match ``reg7 == 0 && ...`` too.
+        "src_route_reg7",
+        # lr_in_dnat's established / related flows of a router with load balancers add
+        # ``!ct.rpl``.
+        "lb_ct_not_rpl",
+        # NAT on a distributed gateway port without the common zone: ct_snat / ct_dnat(B) /
+        # ct_dnat instead of the *_in_czone actions, one unSNAT flow, SNAT with
+        # ``(!ct.trk || !ct.rpl)`` plus the reverse direction tracked (lr_out_post_undnat 70) and
+        # committed (lr_out_post_snat); no lr_out_chk_dnat_local flows but the priority-0 one
+        # (gateway routers too); no
+        # ``flags.use_snat_zone`` in the egress loopback; load-balancer unDNAT (120) matches
+        # ``(inport == DGP || outport == DGP)``.
+        "dgp_nat_no_czone",
+        # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
+        # (observed on gateway routers and DGPs, snat and dnat_and_snat).
+        "no_lb_unsnat_bypass",
+        # lr_in_gw_redirect 200 per load-balancer VIP with backends on a DGP router: replies from
+        # the backends (``ip4 && ((ip4.src == B && tcp.src == P) || ...) && outport == DGP``) go
+        # to the chassis-redirect port.
+        "lb_backend_gw_redirect",
+        # lr_in_lookup_neighbor 110 (always_learn_from_arp_request=false): a link-local multicast
+        # NA is looked up by nd.target, not ip6.src.
+        "nd_na_lookup_target",
+        # Load-balancer registers: the original destination in reg4 (IPv6 xxreg1)
+        # and reg2[0..15] on switches and routers (was reg1 / reg0 + reg9[16..31]); switch VIP
+        # flows load them instead of ``reg0[1] = 0;``; affinity: the check matches the packet,
+        # the backend found is in the same registers, router VIP flows with affinity load the VIP;
+        # fragments marked reg0[19] in ls_in_pre_stateful 115 (every switch) and their destination
+        # read back from conntrack in ls_in_lb 110.
+        "lb_vip_regs_v2",
+        # Router affinity flows of a skip_snat load balancer keep skip_snat even when the router
+        # forces SNAT for load-balanced traffic (23.03: force_snat wins).
+        "lb_affinity_skip_snat",
+        # ls_in_l2_lkup 50: a router-type switch port's router MAC flow even without ``router``
+        # in its addresses (observed: the join switch of mixed).
+        "router_lsp_l2_always",
+        # lr_in_larger_pkts 160: a copy of each gateway_mtu error flow for replies of DNATed
+        # connections (``&& ct.trk && ct.rpl && ct.dnat``) setting flags.icmp_snat, which
+        # lr_out_post_snat 100 commits (``ct_commit_nat(snat)``).
+        "icmp_snat_larger_pkts",
+        # lr_in_arp_resolve: no ``eth.dst = 00:00:00:00:00:00`` flow for a virtual port's IP
+        # (observed unclaimed).
+        "no_unbound_virtual_resolve",
+        # ---- SB tables ----
+        # SB_Global options arp_ns_explicit_output=true and register_consolidation=true (features
+        # northd tells ovn-controller about).
+        "sb_feature_options",
+        # RBAC_Permission: BFD, IGMP_Group and Service_Monitor authorised by chassis_name; FDB
+        # may update timestamp, IGMP_Group protocol.
+        "rbac_2503",
+        # DHCPv6_Options codes: bootfile_name (59), bootfile_name_alt (254), fqdn (39, type
+        # domain: not in the 23.03 schema).
+        "dhcpv6_boot_fqdn",
+        # Port_Binding mac of a router port (and its chassisredirect port): every network with its
+        # prefix length (``50.0.0.1/32`` where NB says ``50.0.0.1``).
+        "lrp_mac_plen",
+        # Load_Balancer: a row per NB load balancer on switches or routers, naming them in
+        # ls_datapath_group / lr_datapath_group (datapath_group empty; columns 23.03's schema
+        # lacks), without external_ids:lb_id, its uuid the NB row's.
+        "lb_split_datapath_groups",
+    }),
+    northd_internal_version="25.03.0-20.41.0-77.6",
     draft=True,
 )
 
