@@ -278,7 +278,9 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
     sw = switch_l2(port.dp, ctx)
     rtr = router_addrs(lrp.dp, ctx)
     mac = nets.ea_s
-    if "router" in port.nb.addresses:
+    # 25.03 (behaviour "ls_router_port_mac"): a router-type port is reached by its router port's
+    # MAC whatever its addresses.
+    if "router" in port.nb.addresses or ctx.profile.has("ls_router_port_mac"):
         action = _output(port)
         resident = _resident_port(lrp, rtr.dgps, sw)
         match = f"eth.dst == {mac}" + (f' && is_chassis_resident("{resident}")' if resident else "")

@@ -284,6 +284,29 @@ OVN_25_03 = FlowProfile(
             LR_OUT_EGR_LOOP, LR_OUT_DELIVERY,
         ),
     },
+    behaviours=frozenset({
+        # ACLs set verdict bits (reg8[16..18]) in ls_{in,out}_acl_eval / ls_in_acl_after_lb_eval and
+        # ls_*_acl_action acts on them (ls_*_acl_sample in between); labels also load the
+        # observation registers; sessions of persist-established ACLs are let through.
+        "acl_eval_action",
+        # ls_{in,out}_stateful commit ct_mark.allow_established, ct_label.acl_id and (labelled)
+        # the observation fields instead of ct_label.label.
+        "ct_commit_acl_id",
+        # QoS marking and metering are one stage, ls_{in,out}_qos (23.03: qos_mark + qos_meter).
+        "ls_qos_merged",
+        # The egress pipeline starts with ls_out_lookup_fdb / ls_out_put_fdb.
+        "ls_egress_fdb",
+        # ls_in_arp_rsp answers broadcast ARP requests (eth.dst == ff:ff:ff:ff:ff:ff) and multicast
+        # neighbour solicitations (nd_ns_mcast && ip6.dst == <solicited-node>) only.
+        "arp_nd_rsp_bcast_mcast",
+        # ls_in_l2_lkup sends the router port's MAC to a router-type port even without "router"
+        # in its addresses.
+        "ls_router_port_mac",
+        # Path MTU discovery across tunnels (flags.tunnel_rx): ls_in_check_port_sec sends ICMP
+        # "packet too big" errors back (per router and VIF port) or drops them; pre-ACL / pre-LB
+        # let them through; router ports mark their traffic (reg0[18]).
+        "pmtud_tunnel_rx",
+    }),
     draft=True,
 )
 
