@@ -342,20 +342,29 @@ def build_ls_acl_eval_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) 
 
 
 def _service_reply_actions(dp: Datapath, ctx: FlowCtx) -> str:
+    if ctx.profile.has("acl_eval_action"):  # 25.03: the allow bit, no commit even when stateful
+        return ALLOW_VERDICT + NEXT
     return "ct_commit; next;" if switch_acls(dp, ctx).stateful else NEXT
+
+
+def _service_reply_stage(ctx: FlowCtx) -> Stage:
+    return LS_OUT_ACL_EVAL if ctx.profile.has("acl_eval_action") else LS_OUT_ACL
 
 
 def build_ls_dns_reply_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """``ls_out_acl`` 34000: DNS replies from ovn-controller, on a switch with DNS records."""
     if switch_has_dns_records(dp):
-        table.add(dp.index, LS_OUT_ACL, SVC_MON_ACL_PRIORITY, "udp.src == 53", _service_reply_actions(dp, ctx),
-                  owner=dp_owner(dp))
+        table.add(dp.index, _service_reply_stage(ctx), SVC_MON_ACL_PRIORITY, "udp.src == 53",
+                  _service_reply_actions(dp, ctx), owner=dp_owner(dp))
 
 
 def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """``ls_out_acl`` 34000: DHCPv4/DHCPv6 replies from ovn-controller to one switch port."""
     if port.kind != "lsp" or port.sb_type == "external":
         return
+    if not port.enabled and ctx.profile.has("acl_eval_action"):  # 25.03: not for disabled ports
+        return
+    stage = _service_reply_stage(ctx)
     v4, v6 = opt(port.nb.dhcpv4_options), opt(port.nb.dhcpv6_options)
     if v4 is None and v6 is None:
         return
@@ -367,7 +376,7 @@ def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
         server_id, server_mac = o.get("server_id"), o.get("server_mac")
         if server_id is not None and server_mac is not None and "lease_time" in o:
             match = f"{out} && eth.src == {server_mac} && ip4.src == {server_id} && udp && udp.src == 67 && udp.dst == 68"
-            table.add(port.dp.index, LS_OUT_ACL, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v4.uuid)),
+            table.add(port.dp.index, stage, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v4.uuid)),
                       owner=owner)
     if v6 is not None:
         server = v6.options.get("server_id")
@@ -378,7 +387,7 @@ def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
         if lla is not None:
             match = (f"{out} && eth.src == {server} && ip6.src == {format_ipv6(lla)} && udp && udp.src == 547"
                      " && udp.dst == 546")
-            table.add(port.dp.index, LS_OUT_ACL, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v6.uuid)),
+            table.add(port.dp.index, stage, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v6.uuid)),
                       owner=owner)
 
 

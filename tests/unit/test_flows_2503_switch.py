@@ -147,3 +147,28 @@ def test_merged_qos() -> None:
 def test_nd_ns_responder_matches_multicast_only() -> None:
     assert nd_ns_match("fe80::1", "ff02::1:ff00:1", True) == "nd_ns_mcast && ip6.dst == ff02::1:ff00:1 && nd.target == fe80::1"
     assert nd_ns_match("fe80::1", "ff02::1:ff00:1") == "nd_ns && ip6.dst == {fe80::1, ff02::1:ff00:1} && nd.target == fe80::1"
+
+
+def test_dhcp_replies_set_the_allow_bit() -> None:
+    # Reference: build_dhcp_reply_nb: "reg8[16] = 1; next;" on every switch (stateful "sf" too),
+    # not for the disabled port.
+    from ovn_northd_py.flows.ls_acl import build_lsp_dhcp_reply_flows
+
+    nd = Northd()
+    sw = _switch(nd, "sf", [acl(action="allow-related")])
+    v4 = SimpleNamespace(uuid=uuid.uuid4(), options={"server_id": "10.0.0.254", "server_mac": "00:00:00:00:ff:ff",
+                                                     "lease_time": "3600"})
+    ports = []
+    for name, enabled in (("sf-p", []), ("sf-d", [False])):
+        p = _port(nd, sw, name)
+        p.nb.dhcpv4_options = [v4]
+        p.nb.enabled = enabled
+        p.enabled = not enabled  # what the model derives from the NB column
+        ports.append(p)
+    ctx = FlowCtx(nd, profile=OVN_25_03, acl=build_acl_index(nd, Nb(NB_Global={}, Meter={})))
+    table = FlowTable(len(nd.by_index))
+    for p in ports:
+        build_lsp_dhcp_reply_flows(p, ctx, table)
+    assert {(f.stage.name, f.priority, f.match, f.actions) for f in table.flows()} == {
+        ("ls_out_acl_eval", 34000, ('outport == "sf-p" && eth.src == 00:00:00:00:ff:ff && ip4.src == 10.0.0.254 '
+         "&& udp && udp.src == 67 && udp.dst == 68"), "reg8[16] = 1; next;")}
