@@ -67,7 +67,7 @@ from ..northd.addresses import AddressError, EthAddr, format_ipv6
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
 from .acl_index import switch_acls
-from .acl_rules import reject_action
+from .acl_rules import reject_action, switch_acl_tiers
 from .context import FlowCtx, hint
 from .copp import copp_meter
 from .ls_dns import switch_has_dns_records
@@ -76,6 +76,7 @@ from .owners import dp_owner, port_owner
 from .registers import (
     REG_ACL_ID,
     REG_ACL_LABEL,
+    REG_ACL_TIER,
     REG_OBS_COLLECTOR_ID,
     REG_OBS_POINT_ID,
     REG_OBS_STAGE,
@@ -299,17 +300,24 @@ def build_ls_acl_eval_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) 
         return
     for stage in (LS_IN_ACL_HINT, LS_OUT_ACL_HINT):
         table.add(i, stage, 0, "1", NEXT, owner=owner)
+    tiers = switch_acl_tiers(dp, ctx)
     for ev, _, act in ACL_TIERS:
         table.add(i, ev, 0, "1", NEXT, owner=owner)
         if not facts.has_acls:
             table.add(i, act, 0, "1", NEXT, owner=owner)
             continue
-        table.add(i, act, 0, "1", CLEAR_VERDICT + ("/* drop */" if ctx.default_acl_drop else NEXT), owner=owner)
-        table.add(i, act, 1000, f"{REGBIT_ACL_VERDICT_ALLOW} == 1", CLEAR_VERDICT + NEXT, owner=owner)
-        table.add(i, act, 1000, f"{REGBIT_ACL_VERDICT_DROP} == 1", CLEAR_VERDICT + "/* drop */", owner=owner)
+        top = tiers.get(ev, 0)
+        clear = CLEAR_VERDICT + (f"{REG_ACL_TIER} = 0; " if top else "")
+        table.add(i, act, 0, "1", clear + ("/* drop */" if ctx.default_acl_drop else NEXT), owner=owner)
+        table.add(i, act, 1000, f"{REGBIT_ACL_VERDICT_ALLOW} == 1", clear + NEXT, owner=owner)
+        table.add(i, act, 1000, f"{REGBIT_ACL_VERDICT_DROP} == 1", clear + "/* drop */", owner=owner)
         table.add(i, act, 1000, f"{REGBIT_ACL_VERDICT_REJECT} == 1",
-                  CLEAR_VERDICT + reject_action(act is not LS_OUT_ACL_ACTION, ctx.profile),
+                  clear + reject_action(act is not LS_OUT_ACL_ACTION, ctx.profile),
                   controller_meter=copp_meter(dp, ctx, "reject"), owner=owner)
+        # Tiers: what no ACL of tier T decided is evaluated again at tier T + 1, up to the top one.
+        again = f"next(pipeline={ev.pipeline},table={ctx.profile.table_id(ev)});"
+        for t in range(top):
+            table.add(i, act, 500, f"{REG_ACL_TIER} == {t}", f"{REG_ACL_TIER} = {t + 1}; {again}", owner=owner)
     table.add(i, LS_IN_ACL_EVAL, SVC_MON_ACL_PRIORITY, SVC_MON_DST, allow_next, owner=owner)
     table.add(i, LS_OUT_ACL_EVAL, SVC_MON_ACL_PRIORITY, SVC_MON_SRC, allow_next, owner=owner)
     if not facts.stateful:

@@ -172,3 +172,28 @@ def test_dhcp_replies_set_the_allow_bit() -> None:
     assert {(f.stage.name, f.priority, f.match, f.actions) for f in table.flows()} == {
         ("ls_out_acl_eval", 34000, ('outport == "sf-p" && eth.src == 00:00:00:00:ff:ff && ip4.src == 10.0.0.254 '
          "&& udp && udp.src == 67 && udp.dst == 68"), "reg8[16] = 1; next;")}
+
+
+def test_tiers_and_pass() -> None:
+    # Reference: switches "tf" (stateful) / "tl" of an NB with ACL tiers and pass ACLs.
+    def tiered(a: SimpleNamespace, stateful: bool) -> set[Any]:
+        return {(f.stage.name, f.priority, f.match, f.actions)
+                for f in acl_flows(a, ACL_KEY, stateful, True, frozenset(), OVN_25_03, tiered=True)}
+    assert tiered(acl(action="pass", direction="from-lport", priority=201, match="udp.dst == 1", tier=1), True) == {
+        ("ls_in_acl_eval", 1201, "reg8[30..31] == 1 && (udp.dst == 1)", "next;")}
+    assert tiered(acl(action="allow-related", direction="from-lport", priority=100, match="tcp"), True) == {
+        ("ls_in_acl_eval", 1100, "reg8[30..31] == 0 && reg0[7] == 1 && (tcp)", "reg8[16] = 1; reg0[1] = 1; next;"),
+        ("ls_in_acl_eval", 1100, "reg8[30..31] == 0 && reg0[8] == 1 && (tcp)", "reg8[16] = 1; next;")}
+    assert tiered(acl(action="drop", priority=204, match="udp.dst == 4", tier=3), False) == {
+        ("ls_out_acl_eval", 1204, "reg8[30..31] == 3 && (udp.dst == 4)", "reg8[17] = 1; next;")}
+    nd = Northd()
+    sw = _switch(nd, "tf", [acl(action="drop", priority=204, match="udp.dst == 4", tier=2)])
+    _port(nd, sw, "tf-p1")
+    ctx = FlowCtx(nd, profile=OVN_25_03, acl=build_acl_index(nd, Nb(NB_Global={}, Meter={})))
+    table = FlowTable(len(nd.by_index))
+    build_lflows(nd, ctx, table)
+    keys = {(f.stage.name, f.priority, f.match, f.actions) for f in table.flows()}
+    assert ("ls_out_acl_action", 500, "reg8[30..31] == 1", "reg8[30..31] = 2; next(pipeline=egress,table=6);") in keys
+    assert ("ls_out_acl_action", 1000, "reg8[16] == 1", CLEAR + "reg8[30..31] = 0; next;") in keys
+    assert ("ls_in_acl_action", 1000, "reg8[16] == 1", CLEAR + "next;") in keys  # no tier in this stage
+    assert not any(k[0] == "ls_in_acl_action" and k[1] == 500 for k in keys)
