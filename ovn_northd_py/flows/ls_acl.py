@@ -349,10 +349,11 @@ def build_ls_acl_eval_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) 
         table.add(i, LS_IN_ACL_AFTER_LB_EVAL, ACL_CT_PRIORITY, f"{bit} == 1", allow_next, owner=owner)
 
 
-def _service_reply_actions(dp: Datapath, ctx: FlowCtx) -> str:
-    if ctx.profile.has("acl_eval_action"):  # 25.03: the allow bit, no commit even when stateful
-        return ALLOW_VERDICT + NEXT
-    return "ct_commit; next;" if switch_acls(dp, ctx).stateful else NEXT
+def _service_reply_actions(dp: Datapath, ctx: FlowCtx, dns: bool = False) -> str:
+    commit = "ct_commit; " if switch_acls(dp, ctx).stateful else ""
+    if ctx.profile.has("acl_eval_action"):  # 25.03: the allow bit; only DNS commits (stateful)
+        return ALLOW_VERDICT + (commit if dns else "") + NEXT
+    return commit + NEXT
 
 
 def _service_reply_stage(ctx: FlowCtx) -> Stage:
@@ -362,8 +363,10 @@ def _service_reply_stage(ctx: FlowCtx) -> Stage:
 def build_ls_dns_reply_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """``ls_out_acl`` 34000: DNS replies from ovn-controller, on a switch with DNS records."""
     if switch_has_dns_records(dp):
-        table.add(dp.index, _service_reply_stage(ctx), SVC_MON_ACL_PRIORITY, "udp.src == 53",
-                  _service_reply_actions(dp, ctx), owner=dp_owner(dp))
+        # 25.03 matches only the replies ovn-controller injects.
+        match = "flags.from_ctrl && udp.src == 53" if ctx.profile.has("acl_eval_action") else "udp.src == 53"
+        table.add(dp.index, _service_reply_stage(ctx), SVC_MON_ACL_PRIORITY, match,
+                  _service_reply_actions(dp, ctx, dns=True), owner=dp_owner(dp))
 
 
 def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

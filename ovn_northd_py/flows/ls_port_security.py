@@ -31,6 +31,7 @@ from typing import Final
 
 from ..lflow.stages import (
     LS_IN_APPLY_PORT_SEC,
+    LS_IN_ARP_RSP,
     LS_IN_CHECK_PORT_SEC,
     LS_IN_HAIRPIN,
     LS_IN_L2_LKUP,
@@ -72,6 +73,9 @@ def build_ls_port_sec_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> Non
     if ctx.profile.has("pmtud_tunnel_rx"):
         table.add(i, LS_IN_CHECK_PORT_SEC, 105, f"{PMTUD} && {TUNNEL_RX}", "drop;", owner=owner)
     if any(p.sb_type == "vtep" for p in dp.ports if p.kind == "lsp"):
+        if ctx.profile.has("arp_rsp_skip_ramp"):
+            table.add(i, LS_IN_ARP_RSP, 65535, f"{REGBIT_FROM_RAMP} == 1 && (arp || nd_ns)",
+                      "flags.loopback = 1; next;", owner=owner)
         table.add(i, LS_IN_HAIRPIN, 1000, f"{REGBIT_FROM_RAMP} == 1",
                   f"next(pipeline=ingress, table={ctx.profile.table_id(LS_IN_L2_LKUP)});", owner=owner)
 
@@ -110,8 +114,8 @@ def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
       70); an ICMP "too big" error received from a tunnel is sent back (120): for a gateway router
       the one from the router port's MAC to the port (``outport <-> inport; next;``), for a
       distributed router the one to the router port's MAC (re-entering ``ls_in_l2_lkup``);
-    * a VIF with addresses: the error from its MAC to it, when it is not resident here, is sent
-      back (110, one flow per MAC);
+    * any other port with addresses (VIF, localport, external, l2gateway, virtual, vtep): the error
+      from its MAC to it, when it is not resident here, is sent back (110, one flow per MAC);
     * the rest is dropped (105, :func:`build_ls_port_sec_flows`).
     """
     owner = port_owner(port)
@@ -132,8 +136,6 @@ def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
             match = f"{PMTUD} && eth.dst == {nets.ea_s} && {TUNNEL_RX}"
             action = f"outport <-> inport; next(pipeline=ingress,table={ctx.profile.table_id(LS_IN_L2_LKUP)});"
         table.add(i, LS_IN_CHECK_PORT_SEC, 120, match, action, hint=h, owner=owner)
-        return
-    if port.sb_type != "":
         return
     for entry in lsp_addresses(port):
         match = (f'{PMTUD} && eth.src == {entry.ea_s} && outport == "{name}" && !is_chassis_resident("{name}")'

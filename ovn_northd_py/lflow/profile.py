@@ -306,6 +306,11 @@ OVN_25_03 = FlowProfile(
         # "packet too big" errors back (per router and VIF port) or drops them; pre-ACL / pre-LB
         # let them through; router ports mark their traffic (reg0[18]).
         "pmtud_tunnel_rx",
+        # ls_in_dhcp_options: DHCPv4 discover and request in one flow
+        # ((ip4.src == {IP, 0.0.0.0} && ip4.dst == {SRV, 255.255.255.255})), DHCPv6 with ip6.mcast.
+        "dhcp_merged_matches",
+        # ls_in_arp_rsp lets ARP/NS from a VTEP (RAMP) port through at 65535 on a switch with one.
+        "arp_rsp_skip_ramp",
     }),
     draft=True,
 )

@@ -197,3 +197,46 @@ def test_tiers_and_pass() -> None:
     assert ("ls_out_acl_action", 1000, "reg8[16] == 1", CLEAR + "reg8[30..31] = 0; next;") in keys
     assert ("ls_in_acl_action", 1000, "reg8[16] == 1", CLEAR + "next;") in keys  # no tier in this stage
     assert not any(k[0] == "ls_in_acl_action" and k[1] == 500 for k in keys)
+
+
+def test_dhcp_matches() -> None:
+    # Reference: the Neutron-like network (gen_neutron.py 3).
+    from ovn_northd_py.flows.ls_dhcp import _dhcp4_flows, _dhcp6_flows, dhcp4_config, dhcp6_config
+    from ovn_northd_py.northd.addresses import extract_lport_addresses
+
+    nd = Northd()
+    sw = _switch(nd, "n", [])
+    p = _port(nd, sw, "vm")
+    entry = extract_lport_addresses("fa:16:3e:0e:e7:67 10.0.5.14 fd00::5").addresses
+    assert entry is not None
+    v4 = dhcp4_config(SimpleNamespace(uuid=uuid.uuid4(), cidr="10.0.5.0/24", options={
+        "server_id": "10.0.5.1", "server_mac": "fa:16:3e:f5:3b:fe", "lease_time": "43200"}), p)
+    v6 = dhcp6_config(SimpleNamespace(uuid=uuid.uuid4(), cidr="fd00::/64", options={"server_id": "fa:16:3e:f5:3b:fe"}))
+    assert v4 is not None and v6 is not None
+    table = FlowTable(len(nd.by_index))
+    _dhcp4_flows(p, entry, "vm", "", v4, table, None, merged=True)
+    _dhcp6_flows(p, entry, "vm", "", v6, table, None, merged=True)
+    matches = {(f.stage.name, f.match) for f in table.flows()}
+    head = 'inport == "vm" && eth.src == fa:16:3e:0e:e7:67 && '
+    assert ("ls_in_dhcp_options", head + "(ip4.src == {10.0.5.14, 0.0.0.0} && ip4.dst == {10.0.5.1, 255.255.255.255})"
+            " && udp.src == 68 && udp.dst == 67") in matches
+    assert ("ls_in_dhcp_options", head + "ip6.mcast && ip6.dst == ff02::1:2 && udp.src == 546 && udp.dst == 547"
+            ) in matches
+    assert len([m for m in matches if m[0] == "ls_in_dhcp_options"]) == 2
+
+
+def test_pmtud_per_port_and_dns() -> None:
+    # Reference: gen_neutron.py 3 (localport "ovnmeta-..." gets the 110 flow; DNS replies).
+    nd = Northd()
+    sw = _switch(nd, "n", [acl(action="allow-related")])
+    sw.nb.dns_records = [SimpleNamespace(records={"vm": "10.0.0.1"})]
+    lp = _port(nd, sw, "ovnmeta", type="localport")
+    lp.nb.addresses = ["fa:16:3e:55:c0:2c 10.0.5.2"]
+    ctx = FlowCtx(nd, profile=OVN_25_03, acl=build_acl_index(nd, Nb(NB_Global={}, Meter={})))
+    table = FlowTable(len(nd.by_index))
+    build_lflows(nd, ctx, table)
+    keys = {(f.stage.name, f.priority, f.match, f.actions) for f in table.flows()}
+    pmtud = "((ip4 && icmp4.type == 3 && icmp4.code == 4) || (ip6 && icmp6.type == 2 && icmp6.code == 0))"
+    assert ("ls_in_check_port_sec", 110, (f'{pmtud} && eth.src == fa:16:3e:55:c0:2c && outport == "ovnmeta" && '
+            '!is_chassis_resident("ovnmeta") && flags.tunnel_rx == 1'), "outport <-> inport; next;") in keys
+    assert ("ls_out_acl_eval", 34000, "flags.from_ctrl && udp.src == 53", "reg8[16] = 1; ct_commit; next;") in keys
