@@ -35,7 +35,7 @@ Stages ``ls_{in,out}_pre_acl``, ``ls_{in,out}_pre_lb``, ``ls_{in,out}_pre_statef
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from ..lflow.stages import (
     LS_IN_ACL,
@@ -70,8 +70,10 @@ from .acl_index import switch_acls
 from .acl_rules import reject_action, switch_acl_tiers
 from .context import FlowCtx, hint
 from .copp import copp_meter
+from .ls_dhcp import dhcp4_config, dhcp6_config
 from .ls_dns import switch_has_dns_records
 from .ls_l2 import peer_router_port
+from .lsp_addrs import lsp_addresses
 from .owners import dp_owner, port_owner
 from .registers import (
     REG_ACL_ID,
@@ -377,6 +379,8 @@ def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
         return
     stage = _service_reply_stage(ctx)
     v4, v6 = opt(port.nb.dhcpv4_options), opt(port.nb.dhcpv6_options)
+    if ctx.profile.has("dhcp_reply_needs_address"):
+        v4, v6 = _served_dhcp_rows(port, v4, v6)
     if v4 is None and v6 is None:
         return
     actions = _service_reply_actions(port.dp, ctx)
@@ -400,6 +404,21 @@ def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
                      " && udp.dst == 546")
             table.add(port.dp.index, stage, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v6.uuid)),
                       owner=owner)
+
+
+def _served_dhcp_rows(port: Port, v4: Any, v6: Any) -> tuple[Any, Any]:
+    """Behaviour ``dhcp_reply_needs_address`` (25.03): a DHCP_Options row counts only when the port
+    has an address in its cidr (and, for DHCPv4, the row is usable: :func:`.ls_dhcp.dhcp4_config`)."""
+    entries = lsp_addresses(port)
+    if v4 is not None:
+        cfg4 = dhcp4_config(v4, port)
+        if cfg4 is None or not any(cfg4.cidr.contains(n.addr) for e in entries for n in e.ipv4):
+            v4 = None
+    if v6 is not None:
+        cfg6 = dhcp6_config(v6)
+        if cfg6 is None or not any(cfg6.cidr.contains(n.addr) for e in entries for n in e.ipv6):
+            v6 = None
+    return v4, v6
 
 
 def build_ls_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

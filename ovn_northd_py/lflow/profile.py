@@ -311,6 +311,11 @@ OVN_25_03 = FlowProfile(
         "dhcp_merged_matches",
         # ls_in_arp_rsp lets ARP/NS from a VTEP (RAMP) port through at 65535 on a switch with one.
         "arp_rsp_skip_ramp",
+        # ls_in_lookup_fdb of a localnet port sets flags.localnet before lookup_fdb().
+        "fdb_localnet_flag",
+        # ls_out_acl_eval lets DHCP replies to a port through only when the port has an address in
+        # the DHCP_Options cidr (and is enabled).
+        "dhcp_reply_needs_address",
     }),
     draft=True,
 )

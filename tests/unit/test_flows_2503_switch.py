@@ -156,11 +156,13 @@ def test_dhcp_replies_set_the_allow_bit() -> None:
 
     nd = Northd()
     sw = _switch(nd, "sf", [acl(action="allow-related")])
-    v4 = SimpleNamespace(uuid=uuid.uuid4(), options={"server_id": "10.0.0.254", "server_mac": "00:00:00:00:ff:ff",
-                                                     "lease_time": "3600"})
+    v4 = SimpleNamespace(uuid=uuid.uuid4(), cidr="10.0.0.0/24", options={
+        "server_id": "10.0.0.254", "server_mac": "00:00:00:00:ff:ff", "lease_time": "3600"})
     ports = []
-    for name, enabled in (("sf-p", []), ("sf-d", [False])):
+    # Reference (gen_random.py 2): no flow for a port without an address in the cidr either.
+    for name, enabled, ip in (("sf-p", [], "10.0.0.1"), ("sf-d", [False], "10.0.0.3"), ("sf-o", [], "10.9.0.1")):
         p = _port(nd, sw, name)
+        p.nb.addresses = [f"00:00:00:00:00:01 {ip}"]
         p.nb.dhcpv4_options = [v4]
         p.nb.enabled = enabled
         p.enabled = not enabled  # what the model derives from the NB column
@@ -240,3 +242,18 @@ def test_pmtud_per_port_and_dns() -> None:
     assert ("ls_in_check_port_sec", 110, (f'{pmtud} && eth.src == fa:16:3e:55:c0:2c && outport == "ovnmeta" && '
             '!is_chassis_resident("ovnmeta") && flags.tunnel_rx == 1'), "outport <-> inport; next;") in keys
     assert ("ls_out_acl_eval", 34000, "flags.from_ctrl && udp.src == 53", "reg8[16] = 1; ct_commit; next;") in keys
+
+
+def test_localnet_fdb_lookup_sets_flags_localnet() -> None:
+    # Reference: build_ls_options_nb (localnet "ln" with options:localnet_learn_fdb=true).
+    nd = Northd()
+    sw = _switch(nd, "sw0", [])
+    ln = _port(nd, sw, "ln", type="localnet")
+    ln.nb.addresses = ["unknown"]
+    ln.nb.options = {"localnet_learn_fdb": "true"}
+    ln.has_unknown = True
+    ctx = FlowCtx(nd, profile=OVN_25_03, acl=build_acl_index(nd, Nb(NB_Global={}, Meter={})))
+    table = FlowTable(len(nd.by_index))
+    build_lflows(nd, ctx, table)
+    assert ("ls_in_lookup_fdb", 100, 'inport == "ln"', "flags.localnet = 1; reg0[11] = lookup_fdb(inport, eth.src); next;"
+            ) in {(f.stage.name, f.priority, f.match, f.actions) for f in table.flows()}
