@@ -316,6 +316,9 @@ OVN_25_03 = FlowProfile(
         # ls_out_acl_eval lets DHCP replies to a port through only when the port has an address in
         # the DHCP_Options cidr (and is enabled).
         "dhcp_reply_needs_address",
+        # ls_in_l2_lkup's flood of a router's own ARP/NS (75) lists the router port's MAC first,
+        # then the NAT external MACs (23.03: one OVS string-set order for all).
+        "l2_flood_router_mac_first",
     }),
     draft=True,
 )

@@ -257,3 +257,23 @@ def test_localnet_fdb_lookup_sets_flags_localnet() -> None:
     build_lflows(nd, ctx, table)
     assert ("ls_in_lookup_fdb", 100, 'inport == "ln"', "flags.localnet = 1; reg0[11] = lookup_fdb(inport, eth.src); next;"
             ) in {(f.stage.name, f.priority, f.match, f.actions) for f in table.flows()}
+
+
+def test_router_flood_lists_the_router_mac_first() -> None:
+    # Reference: gen_neutron.py 3: eth.src == {<router port MAC>, <NAT external MAC>} at 75; router
+    # ports are reached by their MAC even without "router" in their addresses (mixed 10/5/5).
+    from test_flows_l2 import Net, nat
+
+    from ovn_northd_py.lflow.stages import LS_IN_L2_LKUP
+
+    net = Net()
+    sw = net.switch("pub")
+    net.lsp(sw, "vm", "00:00:00:00:00:10 172.16.0.10")
+    r = net.router("r", nat=[nat("00000000-0000-4000-8000-0000000000b1", "dnat_and_snat", "172.16.0.100",
+                                 "00:00:00:00:00:01", "vm")])
+    lrp = net.lrp(r, "r-pub", "fa:16:3e:ac:af:3f", "172.16.0.1/24")
+    net.router_port(sw, lrp, "pub-r")
+    got = net.build(profile=OVN_25_03).keys(sw, LS_IN_L2_LKUP)
+    assert (75, "eth.src == {fa:16:3e:ac:af:3f, 00:00:00:00:00:01} && (arp.op == 1 || rarp.op == 3 || nd_ns)",
+            'outport = "_MC_flood_l2"; output;') in got
+    assert (50, "eth.dst == fa:16:3e:ac:af:3f", 'outport = "pub-r"; output;') in got
