@@ -70,10 +70,14 @@ from ..lflow.stages import (
     LS_IN_NAT_HAIRPIN,
     LS_IN_PRE_HAIRPIN,
     LS_IN_PUT_FDB,
+    LS_IN_QOS,
     LS_IN_QOS_MARK,
     LS_IN_QOS_METER,
     LS_OUT_APPLY_PORT_SEC,
     LS_OUT_CHECK_PORT_SEC,
+    LS_OUT_LOOKUP_FDB,
+    LS_OUT_PUT_FDB,
+    LS_OUT_QOS,
     LS_OUT_QOS_MARK,
     LS_OUT_QOS_METER,
     Stage,
@@ -160,11 +164,22 @@ LR_OPTIONAL_FALLBACKS: Final[tuple[tuple[Stage, str], ...]] = (
     (LR_IN_DHCP_RELAY_RESP_CHK, NEXT),
     (LR_IN_DHCP_RELAY_RESP, NEXT),
 )
+# Behaviour "ls_qos_merged" (25.03): one QoS stage per pipeline instead of mark + meter.
+QOS_MARK_METER: Final = frozenset({LS_IN_QOS_MARK, LS_IN_QOS_METER, LS_OUT_QOS_MARK, LS_OUT_QOS_METER})
+QOS_MERGED: Final[tuple[tuple[Stage, str], ...]] = ((LS_IN_QOS, NEXT), (LS_OUT_QOS, NEXT))
+# Behaviour "ls_egress_fdb" (25.03): the egress MAC learning stages.
+EGRESS_FDB: Final[tuple[tuple[Stage, str], ...]] = ((LS_OUT_LOOKUP_FDB, NEXT), (LS_OUT_PUT_FDB, NEXT))
+
 
 def build_ls_default_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """The fallback flows of a switch's stages (conntrack/ACL stages: :mod:`.ls_acl`)."""
     owner = dp_owner(dp)
+    merged = ctx.profile.has("ls_qos_merged")
     for stage, actions in LS_FALLBACKS:
+        if not (merged and stage in QOS_MARK_METER):
+            table.add(dp.index, stage, 0, "1", actions, owner=owner)
+    extra = (QOS_MERGED if merged else ()) + (EGRESS_FDB if ctx.profile.has("ls_egress_fdb") else ())
+    for stage, actions in extra:
         table.add(dp.index, stage, 0, "1", actions, owner=owner)
 
 

@@ -58,13 +58,12 @@ from ..lflow.stages import (
     LS_IN_PRE_HAIRPIN,
     LS_IN_PRE_LB,
     LS_IN_PRE_STATEFUL,
-    LS_OUT_QOS,
-    LS_OUT_QOS_MARK,
 )
 from ..lflow.table import FlowTable
 from ..northd.lb_vips import Endpoint, is_template_lb, lb_protocol, parse_vip
 from ..northd.model import Datapath, Northd
 from .acl_index import ls_has_lb_vips
+from .acl_rules import reject_reentry_stage
 from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lb_health import Monitored, checked_vips, hash_fields, lb_monitored
@@ -237,10 +236,7 @@ def event_action(lb: Any, v: Vip, proto: str) -> str:
 def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile) -> str:
     if not v.backends:
         if _rejects(lb):
-            # The egress stage a reject resumes at: ls_out_qos_mark (23.03), or ls_out_qos in a
-            # release that merged the QoS stages (25.03).
-            qos = LS_OUT_QOS if profile.has_stage(LS_OUT_QOS) else LS_OUT_QOS_MARK
-            qos_mark = profile.table_id(qos)
+            qos_mark = profile.table_id(reject_reentry_stage(profile))  # ls_out_qos(_mark)
             return f"reg0 = 0; reject {{ outport <-> inport; next(pipeline=egress,table={qos_mark});}};"
         return "drop;"
     backends = ",".join(b.text() for b in v.backends)

@@ -116,13 +116,29 @@ REGBIT_FROM_RAMP: Final = "reg0[14]"  # packet came from a VTEP (RAMP) port
 REGBIT_PORT_SEC_DROP: Final = "reg0[15]"  # port security check failed
 REGBIT_ACL_STATELESS: Final = "reg0[16]"  # matched an allow-stateless ACL: skip conntrack
 REGBIT_ACL_HINT_ALLOW_REL: Final = "reg0[17]"  # reply or related traffic of an allowed connection
+# OVN 25.03 (behaviour "acl_eval_action", lflow/profile.py): an ACL with persist-established
+# commits reg0[20] as ct_mark.allow_established; ls_*_acl_eval sets reg0[21] for such a session.
+REGBIT_ACL_PERSIST_ID: Final = "reg0[20]"
+REGBIT_ACL_HINT_ALLOW_EST: Final = "reg0[21]"  # established session of a persist-established ACL
+REGBIT_FROM_ROUTER_PORT: Final = "reg0[18]"  # 25.03: the packet came in from a router port
 
 # ---- Logical switch: other registers ----
 REG_ORIG_DIP_IPV4: Final = "reg1"  # a load-balanced packet's original destination IPv4
 REG_ORIG_DIP_IPV6: Final = "xxreg1"  # ... IPv6
 REG_ORIG_TP_DPORT: Final = "reg2[0..15]"  # ... and its original L4 destination port
 REG_ACL_LABEL: Final = "reg3"  # the ACL label (upstream REG_LABEL)
+REG_ACL_ID: Final = "reg2[16..31]"  # 25.03: the ACL id committed as ct_label.acl_id
 REG_LB_L2_AFF_BACKEND_IP6: Final = "xxreg0"  # the IPv6 backend chk_lb_aff() found (switch)
+
+# ---- Logical switch, OVN 25.03 (behaviour "acl_eval_action"): ACL verdicts, tiers, sampling ----
+REGBIT_ACL_VERDICT_ALLOW: Final = "reg8[16]"  # ls_*_acl_eval decided: allow
+REGBIT_ACL_VERDICT_DROP: Final = "reg8[17]"  # ... drop
+REGBIT_ACL_VERDICT_REJECT: Final = "reg8[18]"  # ... reject
+REG_ACL_TIER: Final = "reg8[30..31]"  # the ACL tier being evaluated
+REG_OBS_DOMAIN_ID: Final = "reg8[0..7]"  # sampling (0 for a labelled ACL without a sample)
+REG_OBS_STAGE: Final = "reg8[19..20]"  # committed as ct_mark.obs_stage
+REG_OBS_COLLECTOR_ID: Final = "reg8[8..15]"  # committed as ct_mark.obs_collector_id
+REG_OBS_POINT_ID: Final = "reg9"  # committed as ct_label.obs_point_id
 
 # ---- Switches and routers: load-balancer affinity ----
 REG_LB_AFF_BACKEND_IP4: Final = "reg4"  # the IPv4 backend chk_lb_aff() found

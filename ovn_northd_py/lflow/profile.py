@@ -340,9 +340,6 @@ OVN_25_03 = FlowProfile(
         # Router affinity flows of a skip_snat load balancer keep skip_snat even when the router
         # forces SNAT for load-balanced traffic (23.03: force_snat wins).
         "lb_affinity_skip_snat",
-        # ls_in_l2_lkup 50: a router-type switch port's router MAC flow even without ``router``
-        # in its addresses (observed: the join switch of mixed).
-        "router_lsp_l2_always",
         # lr_in_larger_pkts 160: a copy of each gateway_mtu error flow for replies of DNATed
         # connections (``&& ct.trk && ct.rpl && ct.dnat``) setting flags.icmp_snat, which
         # lr_out_post_snat 100 commits (``ct_commit_nat(snat)``).
@@ -367,6 +364,40 @@ OVN_25_03 = FlowProfile(
         # ls_datapath_group / lr_datapath_group (datapath_group empty; columns 23.03's schema
         # lacks), without external_ids:lb_id, its uuid the NB row's.
         "lb_split_datapath_groups",
+        # ---- switch pipeline ----
+        # ACLs set verdict bits (reg8[16..18]) in ls_{in,out}_acl_eval / ls_in_acl_after_lb_eval and
+        # ls_*_acl_action acts on them (ls_*_acl_sample in between); labels also load the
+        # observation registers; sessions of persist-established ACLs are let through.
+        "acl_eval_action",
+        # ls_{in,out}_stateful commit ct_mark.allow_established, ct_label.acl_id and (labelled)
+        # the observation fields instead of ct_label.label.
+        "ct_commit_acl_id",
+        # QoS marking and metering are one stage, ls_{in,out}_qos (23.03: qos_mark + qos_meter).
+        "ls_qos_merged",
+        # The egress pipeline starts with ls_out_lookup_fdb / ls_out_put_fdb.
+        "ls_egress_fdb",
+        # ls_in_arp_rsp answers broadcast ARP requests (eth.dst == ff:ff:ff:ff:ff:ff) and multicast
+        # neighbour solicitations (nd_ns_mcast && ip6.dst == <solicited-node>) only.
+        "arp_nd_rsp_bcast_mcast",
+        # ls_in_l2_lkup sends the router port's MAC to a router-type port even without "router"
+        # in its addresses.
+        "ls_router_port_mac",
+        # (pmtud_tunnel_rx, on switches: ls_in_check_port_sec sends ICMP "packet too big" errors
+        # back (per router and VIF port) or drops them; pre-ACL / pre-LB let them through; router
+        # ports mark their traffic (reg0[18]).)
+        # ls_in_dhcp_options: DHCPv4 discover and request in one flow
+        # ((ip4.src == {IP, 0.0.0.0} && ip4.dst == {SRV, 255.255.255.255})), DHCPv6 with ip6.mcast.
+        "dhcp_merged_matches",
+        # ls_in_arp_rsp lets ARP/NS from a VTEP (RAMP) port through at 65535 on a switch with one.
+        "arp_rsp_skip_ramp",
+        # ls_in_lookup_fdb of a localnet port sets flags.localnet before lookup_fdb().
+        "fdb_localnet_flag",
+        # ls_out_acl_eval lets DHCP replies to a port through only when the port has an address in
+        # the DHCP_Options cidr (and is enabled).
+        "dhcp_reply_needs_address",
+        # ls_in_l2_lkup's flood of a router's own ARP/NS (75) lists the router port's MAC first,
+        # then the NAT external MACs (23.03: one OVS string-set order for all).
+        "l2_flood_router_mac_first",
     }),
     northd_internal_version="25.03.0-20.41.0-77.6",
     draft=True,
