@@ -77,7 +77,6 @@ from ovn_northd_py.northd.model import LS, Datapath, Northd
 from ovn_northd_py.ovsdb.raw import RawSb
 from ovn_northd_py.sync.lflow_desired import desired_flows
 from ovn_northd_py.sync.lflows import (
-    EMPTY_SET,
     FKey,
     FlowCache,
     Plan,
@@ -204,10 +203,10 @@ def fake_select(cache: FlowCache) -> list[Any]:
         _stage, pipeline, table_id, priority, match, actions, meter = r.key
         flows.append({
             "_uuid": ["uuid", u],
-            "logical_datapath": ["uuid", r.dp] if r.dp else EMPTY_SET,
-            "logical_dp_group": ["uuid", r.group] if r.group else EMPTY_SET,
+            "logical_datapath": ["uuid", r.dp] if r.dp else ["set", []],
+            "logical_dp_group": ["uuid", r.group] if r.group else ["set", []],
             "pipeline": pipeline, "table_id": table_id, "priority": priority, "match": match,
-            "actions": actions, "controller_meter": meter or EMPTY_SET,
+            "actions": actions, "controller_meter": meter or ["set", []],
             "external_ids": _omap(r.ext), "tags": _omap(r.tags),
         })
     groups = [{"_uuid": ["uuid", g], "datapaths": ["set", [["uuid", d] for d in sorted(s)]]}
@@ -261,17 +260,17 @@ def base_plan(cache: BaseCache, want: dict[FKey, WantFlow]) -> list[Op]:
     def ref(dps: frozenset[str]) -> dict[str, Any]:
         if len(dps) == 1:
             (d,) = dps
-            return {"logical_datapath": ["uuid", d], "logical_dp_group": EMPTY_SET}
+            return {"logical_datapath": ["uuid", d], "logical_dp_group": ["set", []]}
         g = cache.groups.get(dps)
         if g is not None:
-            return {"logical_datapath": EMPTY_SET, "logical_dp_group": ["uuid", g]}
+            return {"logical_datapath": ["set", []], "logical_dp_group": ["uuid", g]}
         r = named.get(dps)
         if r is None:
             name = f"g{len(named)}"
             ops.append({"op": "insert", "table": "Logical_DP_Group", "uuid-name": name,
                         "row": {"datapaths": ["set", [["uuid", d] for d in sorted(dps)]]}})
             r = named[dps] = ["named-uuid", name]
-        return {"logical_datapath": EMPTY_SET, "logical_dp_group": r}
+        return {"logical_datapath": ["set", []], "logical_dp_group": r}
 
     for k, have in cache.flows.items():
         if k not in want:
@@ -513,7 +512,7 @@ class IdlDriver:
 
         self.spin(done, timeout)
         if isinstance(box[0], str):
-            raise RuntimeError(box[0])  # noqa: TRY004 (a failed transaction, not a type error)
+            raise RuntimeError(box[0])
         return list(box[0])
 
     def close(self) -> None:

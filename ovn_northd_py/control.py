@@ -15,6 +15,7 @@ set its flags and events, and the daemon applies them in its loop.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import resource
@@ -229,7 +230,7 @@ class Control:
             except _CommandError as e:
                 conn.reply_error(str(e))
                 return
-            except Exception as e:  # noqa: BLE001  (a bug in a command must not take the daemon down)
+            except Exception as e:  # a bug in a command must not take the daemon down
                 logmod.get("ovn_northd_py").exception("unixctl command failed", argv=argv)
                 conn.reply_error(f"internal error: {e}")
                 return
@@ -272,10 +273,8 @@ class Control:
         if self.server is not None:
             self.server.close()
             self.server = None
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(self.path)
-            except OSError:
-                pass
 
     # ---- commands ----
     def _pause(self, _a: list[str]) -> None:
@@ -372,7 +371,7 @@ class Control:
         if why is None:  # compare with SB as it is now, not with a copy
             from .sync.lflows import select_ops
 
-            req = d.raw.send(select_ops(), with_lock=False) if d.raw is not None else None
+            req = d.raw.send(select_ops(d.writer.cache.split_lbs), with_lock=False) if d.raw is not None else None
             if req is None:
                 conn.reply_error("plan: SB is not connected")
                 return
@@ -385,7 +384,7 @@ class Control:
             conn.reply(plan(self.d, limit, cache))
         except _CommandError as e:
             conn.reply_error(str(e))
-        except Exception as e:  # noqa: BLE001  (a bug in a command must not take the daemon down)
+        except Exception as e:  # a bug in a command must not take the daemon down
             logmod.get("ovn_northd_py").exception("unixctl command failed", argv=["plan"])
             conn.reply_error(f"internal error: {e}")
 
@@ -401,7 +400,7 @@ class Control:
             if isinstance(result, str):
                 conn.reply_error(f"plan: reading SB's flow tables failed: {result}")
                 continue
-            cache = FlowCache()
+            cache = FlowCache(split_lbs=self.d.writer.cache.split_lbs)
             load_cache(cache, result)
             self._reply_plan(conn, limit, cache)
 
@@ -466,7 +465,7 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
                             profile=d.release.profile)
     build_lflows(shadow, fctx, table)
     dp_uuid = dp_uuids(sb)
-    fplan = plan_sync(cache, desired_flows(table, shadow, dp_uuid, fctx.profile), desired_sb_lbs(shadow, dp_uuid))
+    fplan = plan_sync(cache, desired_flows(table, shadow, dp_uuid, fctx.profile), desired_sb_lbs(shadow, dp_uuid, fctx.profile))
     lines = [(f"Logical_Flow/Logical_DP_Group/Load_Balancer: {fplan.inserted} to insert, {fplan.updated} to "
              f"update, {fplan.deleted} to delete")]
     unbound = {i for i, dp in enumerate(shadow.by_index) if dp.key not in dp_uuid}

@@ -57,16 +57,12 @@ LOCK_NAME = "ovn_northd"
 WRITER_NODES = frozenset({"sb_sync", "nb_sync"})
 
 # SB tables we read (all columns); Logical_Flow & co. are handled by the flow writer.
-SB_TABLES: dict[str, Any] = {
-    t: None
-    for t in (
-        "SB_Global", "Chassis", "Encap", "Chassis_Private", "Datapath_Binding", "Port_Binding",
-        "Multicast_Group", "HA_Chassis_Group", "HA_Chassis", "IP_Multicast", "Address_Set",
-        "RBAC_Role", "RBAC_Permission", "DHCP_Options", "DHCPv6_Options", "DNS",
-        "Port_Group", "Meter", "Meter_Band", "Static_MAC_Binding",
-        "Chassis_Template_Var", "Mirror", "Service_Monitor", "BFD",
-    )
-}
+SB_TABLES: dict[str, Any] = dict.fromkeys((
+    "SB_Global", "Chassis", "Encap", "Chassis_Private", "Datapath_Binding", "Port_Binding",
+    "Multicast_Group", "HA_Chassis_Group", "HA_Chassis", "IP_Multicast", "Address_Set", "RBAC_Role",
+    "RBAC_Permission", "DHCP_Options", "DHCPv6_Options", "DNS", "Port_Group", "Meter", "Meter_Band",
+    "Static_MAC_Binding", "Chassis_Template_Var", "Mirror", "Service_Monitor", "BFD",
+))
 
 Txn = ovs.db.idl.Transaction
 
@@ -189,13 +185,15 @@ class Daemon:
 
     def use_release(self, release: Release, versions: dict[str, str]) -> None:
         self.release = release
+        # Load_Balancer rows of this release name ls/lr datapath groups (columns of its schema).
+        self.writer.cache.split_lbs = release.profile.has("lb_split_datapath_groups")
         self.metrics.release_info.labels(release=release.name).set(1)
         self.log.info("ovn release profile", release=release.name, nb_schema=versions["nb"],
                       sb_schema=versions["sb"], chosen_by="--ovn-release" if self.opts.ovn_release else "schemas")
 
     def connect(self) -> None:
         nb_schema, sb_schema = self.release.nb_schema, self.release.sb_schema
-        nb_tables: dict[str, Any] = {t: None for t in json.loads(nb_schema.read_text())["tables"]}
+        nb_tables: dict[str, Any] = dict.fromkeys(json.loads(nb_schema.read_text())["tables"])
         self.nb = DbConnection("nb", self.opts.nb_remote, nb_schema, nb_tables,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, SB_TABLES, lock_name=LOCK_NAME,

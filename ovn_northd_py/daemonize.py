@@ -6,6 +6,7 @@ Daemonization proper (``--detach``, ``--monitor``, ``--pidfile``, ``--overwrite-
 
 from __future__ import annotations
 
+import contextlib
 import grp
 import os
 import pwd
@@ -115,10 +116,8 @@ class Notifier:
             return
         if self._sock is None:
             self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
-        try:
+        with contextlib.suppress(OSError):  # systemd went away: nothing to tell
             self._sock.sendto("\n".join(fields).encode(), self.address)
-        except OSError:
-            pass  # systemd went away: nothing to tell
 
     def hook(self, daemon: Any) -> Any:
         """A Daemon loop hook: READY=1 once the first SB commit settled, or once the instance stands by

@@ -14,6 +14,7 @@ with SB in sync, or paused), else 503.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
@@ -57,10 +58,8 @@ class NorthdCollector(Collector):
                                     value=1 if conn is not None and conn.connected else 0)
         probe = self.probe_interval_ms
         if d.sb is not None:  # what the SB connection really uses (NB_Global options may change it)
-            try:
+            with contextlib.suppress(AttributeError, TypeError):
                 probe = int(d.sb.idl._session.reconnect.get_probe_interval())
-            except (AttributeError, TypeError):
-                pass
         yield GaugeMetricFamily("ovn_northd_probe_interval", "The maximum number of milliseconds of idle time on "
                                 "connection to the OVN SB and NB DB before sending an inactivity probe message",
                                 value=probe or 0)

@@ -18,10 +18,12 @@ still be able to serve a client of that release's schemas (same major, not older
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .lflow.profile import OVN_23_03, FlowProfile
+from .lflow.profile import OVN_23_03, OVN_25_03, FlowProfile
 from .ovsdb.schema_check import SchemaMismatch, SchemaVersion, check_compatible
 
 SCHEMA_ROOT = Path(__file__).resolve().parent / "schemas"
@@ -35,6 +37,9 @@ class Release:
     sb_version: str  # OVN_Southbound schema version
     flow_profile: FlowProfile | None  # the release's flows (None: the daemon cannot serve it)
     schema_dir: Path
+    # A profile under construction: never served, unless a developer measuring it sets
+    # OVN_NORTHD_PY_DRAFT_PROFILES=1 (:func:`select_release`), e.g. to run the parity harness.
+    draft_profile: FlowProfile | None = None
 
     @property
     def profile(self) -> FlowProfile:
@@ -68,7 +73,7 @@ RELEASES: dict[str, Release] = {
     r.name: r
     for r in (
         Release("23.03", "bookworm", "7.0.0", "20.27.0", OVN_23_03, SCHEMA_ROOT),
-        Release("25.03", "trixie", "7.11.0", "20.41.0", None, SCHEMA_ROOT / "25.03"),
+        Release("25.03", "trixie", "7.11.0", "20.41.0", None, SCHEMA_ROOT / "25.03", draft_profile=OVN_25_03),
         Release("26.03", "sid", "7.18.0", "21.8.0", None, SCHEMA_ROOT / "26.03"),
     )
 }
@@ -92,6 +97,17 @@ def release_of(nb: str, sb: str) -> Release | None:
     return next((r for r in RELEASES.values() if r.matches(nb, sb)), None)
 
 
+DRAFT_ENV = "OVN_NORTHD_PY_DRAFT_PROFILES"
+
+
+def _with_drafts() -> dict[str, Release]:
+    """The releases, with draft profiles in place when the developer switch is on."""
+    if os.environ.get(DRAFT_ENV) != "1":
+        return RELEASES
+    return {n: (dataclasses.replace(r, flow_profile=r.draft_profile) if r.flow_profile is None
+                and r.draft_profile is not None else r) for n, r in RELEASES.items()}
+
+
 def select_release(nb: str, sb: str, override: str | None = None) -> Release:
     """The release profile to serve NB schema version ``nb`` and SB ``sb`` with.
 
@@ -99,9 +115,10 @@ def select_release(nb: str, sb: str, override: str | None = None) -> Release:
     servers' versions and ours when no profile fits, or when ``override`` names a release without
     a profile or one whose schemas the servers cannot serve.
     """
+    releases = _with_drafts()
     if override is not None:
         try:
-            chosen = get_release(override)
+            chosen = releases[get_release(override).name]
         except ValueError as e:
             raise SchemaMismatch(f"--ovn-release: {e}") from None
         if chosen.flow_profile is None:
@@ -112,8 +129,8 @@ def select_release(nb: str, sb: str, override: str | None = None) -> Release:
         check_compatible("OVN_Northbound", chosen.nb_version, nb)
         check_compatible("OVN_Southbound", chosen.sb_version, sb)
         return chosen
-    for r in profiles():
-        if r.matches(nb, sb):
+    for r in releases.values():
+        if r.flow_profile is not None and r.matches(nb, sb):
             return r
     known = release_of(nb, sb)
     what = f"those of OVN {known.name}" if known is not None else "of no OVN release we know"

@@ -18,6 +18,7 @@ Traffic only flows between the namespaces created here (and loopback).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import os
 import re
@@ -151,7 +152,7 @@ class Cleanup:
             what, action = self._actions.pop()
             try:
                 action()
-            except Exception as e:  # noqa: BLE001 - keep undoing the rest
+            except Exception as e:  # keep undoing the rest
                 errors.append(f"{what}: {e}")
         return errors
 
@@ -293,10 +294,8 @@ class Namespace:
         for p in self.procs:
             if p.poll() is None:
                 stop_pid(p.pid, timeout=5)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired, ValueError):
                 p.communicate(timeout=5)
-            except (subprocess.TimeoutExpired, ValueError):
-                pass
         self.procs.clear()
         run(["ip", "netns", "del", self.name], check=False)
         self.deleted = True

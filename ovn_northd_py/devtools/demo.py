@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import subprocess
 import sys
 import tempfile
@@ -57,10 +58,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {t:18s} {count_rows(sb.remote, t)}")
         if a.keep_running:
             print("running; Ctrl-C to stop")
-            try:
+            with contextlib.suppress(KeyboardInterrupt):
                 proc.wait()
-            except KeyboardInterrupt:
-                pass
         return 0
     finally:
         if proc is not None:

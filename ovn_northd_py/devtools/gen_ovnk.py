@@ -208,7 +208,7 @@ def _lb(ref: str, name: str, proto: str, vips: dict[str, str], options: dict[str
     cmd = ["--id=@" + ref, "create", "load_balancer", f"name={name}", f"protocol={proto}"]
     cmd += _vip_map(vips)
     cmd += [f'options:{k}="{v}"' for k, v in options.items()]
-    return cmd + ["external_ids:k8s.ovn.org/kind=Service", f'external_ids:"k8s.ovn.org/owner"="{name}"']
+    return [*cmd, "external_ids:k8s.ovn.org/kind=Service", f'external_ids:"k8s.ovn.org/owner"="{name}"']
 
 
 def _services(nodes: list[Node], pods: list[Pod], services: int, rng: random.Random) -> list[list[Cmd]]:

@@ -443,6 +443,89 @@ def _services(net: _Net) -> None:
         net.add("set", "NB_Global", ".", "options:ignore_lsp_down=false")
 
 
+def _extras(net: _Net) -> None:
+    """Options and rows added on top of a built network, from a random stream of their own (so
+    that adding here leaves the rest of every seed's network as it was)."""
+    rng = net.rng
+    for lr in net.routers:
+        opts = []
+        if rng.random() < 0.2:
+            opts.append("options:always_learn_from_arp_request=false")
+        if rng.random() < 0.2:
+            opts.append("options:dynamic_neigh_routers=true")
+        if rng.random() < 0.1:
+            opts.append("options:lb_force_snat_ip=router_ip")
+        if opts:
+            net.add("set", "logical_router", lr, *opts)
+    for lr, port, _ip in net.lrps:
+        if port == net.dgps.get(lr):
+            if rng.random() < 0.2:
+                net.add("set", "logical_router_port", port, "options:redirect-type=bridged")
+            if rng.random() < 0.15:
+                net.add("set", "logical_router_port", port, "options:gateway_mtu=1450",
+                        "options:gateway_mtu_bypass=udp")
+        elif lr in net.dgps and rng.random() < 0.2:
+            net.add("set", "logical_router_port", port, "options:reside-on-redirect-chassis=true")
+    for lr in net.routers:
+        k = net.routers.index(lr) + 1
+        if rng.random() < 0.2:  # an ECMP route with symmetric replies, and one by output port
+            for nh in (f"172.20.{k}.241", f"172.20.{k}.242"):
+                ref = net.ref("r")
+                net.add(f"--id={ref}", "create", "Logical_Router_Static_Route", 'ip_prefix="198.51.100.0/24"',
+                        f'nexthop="{nh}"', "options:ecmp_symmetric_reply=true")
+                net.add("add", "logical_router", lr, "static_routes", ref)
+        if rng.random() < 0.2:
+            ref = net.ref("r")
+            net.add(f"--id={ref}", "create", "Logical_Router_Static_Route", 'ip_prefix="203.0.113.0/24"',
+                    f'nexthop="172.20.{k}.243"', f'output_port="{lr}-ext{k}"')
+            net.add("add", "logical_router", lr, "static_routes", ref)
+        if rng.random() < 0.15:
+            net.add("lr-policy-add", lr, "3000", "ip4.dst == 192.0.2.0/24", "reroute",
+                    f"172.20.{k}.231,172.20.{k}.232")
+        if rng.random() < 0.15 and net.vifs:
+            sw = rng.choice(net.switches)
+            if net.vifs[sw]:
+                ref = net.ref("nat")
+                net.add(f"--id={ref}", "create", "NAT", "type=dnat_and_snat", f'external_ip="fd20:{k:x}::100"',
+                        f'logical_ip="fd{net.subnet[sw]:02x}::{net.subnet[sw]:x}"')
+                net.add("add", "logical_router", lr, "nat", ref)
+    for lb in net.lbs:
+        r = rng.random()
+        if r < 0.15:
+            net.add("set", "load_balancer", lb, "options:affinity_timeout=60")
+        elif r < 0.25:
+            net.add("set", "load_balancer", lb, "options:event=true")
+    if net.lbs and rng.random() < 0.2:
+        vifs = [(sw, p, ip) for sw in net.switches for p, _m, ip in net.vifs[sw]]
+        lb = net.lbs[0]
+        if vifs:
+            sw, p, ip = vifs[0]
+            net.add("set", "load_balancer", lb, f'ip_port_mappings:"{ip}"="{p}:10.{net.subnet[sw]}.0.250"')
+            hc = net.ref("hc")
+            net.add(f"--id={hc}", "create", "Load_Balancer_Health_Check", 'vip="172.16.0.1:80"',
+                    "options:interval=5", "options:timeout=20")
+            net.add("add", "load_balancer", lb, "health_check", hc)
+    for sw in net.switches:
+        if net.vifs[sw] and rng.random() < 0.1:
+            p = net.vifs[sw][0][0]
+            m = net.ref("m")
+            net.add(f"--id={m}", "create", "Mirror", f"name=mir{net.next()}", "type=gre", "sink=192.0.2.50",
+                    f"filter={rng.choice(['from-lport', 'to-lport'])}", "index=1")
+            net.add("add", "logical_switch_port", p, "mirror_rules", m)
+        if rng.random() < 0.1:
+            i = net.next()
+            hg = net.ref("hg")
+            hc = net.ref("hcx")
+            net.add(f"--id={hc}", "create", "HA_Chassis", "chassis_name=hv2", "priority=10")
+            net.add(f"--id={hg}", "create", "HA_Chassis_Group", f"name=ext-hag{i}", f"ha_chassis={hc}")
+            net.add("lsp-add", sw, f"extp{i}")
+            net.add("lsp-set-type", f"extp{i}", "external")
+            net.add("lsp-set-addresses", f"extp{i}", f"{_mac(i, 7)} 10.{net.subnet[sw]}.0.{100 + i % 100}")
+            net.add("set", "logical_switch_port", f"extp{i}", f"ha_chassis_group={hg}")
+    if rng.random() < 0.15:
+        net.add("set", "NB_Global", ".", "options:controller_event=true")
+
+
 def random_commands(seed: int, size: int = 4) -> list[Cmd]:
     """The ``ovn-nbctl`` commands of network ``seed``, in one transaction's order."""
     net = _Net(random.Random(seed))
@@ -453,6 +536,8 @@ def random_commands(seed: int, size: int = 4) -> list[Cmd]:
     _lbs(net)
     _acls(net)
     _services(net)
+    net.rng = random.Random(f"extras-{seed}")
+    _extras(net)
     return net.cmds
 
 

@@ -93,7 +93,7 @@ class SbWatcher:
     def _run(self) -> None:
         try:
             self._loop()
-        except Exception as e:  # noqa: BLE001  (reported by stop())
+        except Exception as e:  # reported by stop()
             self.error = e
             self._ready.set()
 

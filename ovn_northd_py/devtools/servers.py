@@ -9,6 +9,7 @@ work dir must then be inside the chroot (``tools.scratch_dir()``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -306,10 +307,8 @@ class OurNorthd:
         out = []
         if self.log_file.exists():
             for line in self.log_file.read_text().splitlines():
-                try:
+                with contextlib.suppress(ValueError):
                     out.append(json.loads(line))
-                except ValueError:
-                    pass
         return out
 
 

@@ -40,7 +40,7 @@ def metric(port: int, name: str, labels: str = "") -> float:
     text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
     total = 0.0
     for line in text.splitlines():
-        if line.startswith(name + ("{" if labels else "")) and labels in line or not labels and re.match(rf"^{re.escape(name)} ", line):
+        if (line.startswith(name + ("{" if labels else "")) and labels in line) or (not labels and re.match(rf"^{re.escape(name)} ", line)):
             total += float(line.rsplit(" ", 1)[1])
     return total
 

@@ -104,7 +104,7 @@ def check_consistency(graph: Graph, ctx: EngineCtx, cache: FlowCache) -> CheckRe
     _diff_dicts("flow", _flow_view(graph.lflow.table, northd.data), _flow_view(table, shadow), res.differences)
     # 3a. SB raw tables: a full diff against the cache must be empty.
     dp_uuid = dp_uuids(sb)
-    plan = plan_sync(cache, desired_flows(table, shadow, dp_uuid, fctx.profile), desired_sb_lbs(shadow, dp_uuid),
+    plan = plan_sync(cache, desired_flows(table, shadow, dp_uuid, fctx.profile), desired_sb_lbs(shadow, dp_uuid, fctx.profile),
                      compare_hints=False)
     if plan:
         res.differences.append(

@@ -156,7 +156,7 @@ class Engine:
             if id(n) in seen:
                 return
             for e in n.inputs:
-                visit(e.node, stack + (id(n),))
+                visit(e.node, (*stack, id(n)))
             seen.add(id(n))
             out.append(n)
 

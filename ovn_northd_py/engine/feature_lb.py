@@ -306,6 +306,11 @@ def _rebuild(ch: _LbChanges, att: _Attachments, h: FlowFeatureCtx) -> None:
     for lb in att.switch_lbs:
         _rebuild_switch_lb(lb, _row(lb_rows, lb), fctx, table)
         fctx.lbs.sb_dirty.add(lb)
+    if fctx.profile.has("lb_split_datapath_groups"):
+        # Routers' load balancers have SB rows too (ls/lr datapath groups).
+        fctx.lbs.sb_dirty |= ch.changed_lbs
+        for key in att.rebuild:
+            fctx.lbs.sb_dirty |= att.lost[key] | att.changed_here[key]
     if att.touched_switches:
         refresh_switches(att.touched_switches, h, lb_only=True)
     for key, extra in sorted(att.rebuild.items()):

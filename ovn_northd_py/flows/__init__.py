@@ -102,7 +102,7 @@ from .ls_external import build_lsp_external_port_flows
 from .ls_fdb import build_lsp_fdb_flows
 from .ls_fwd_group import build_ls_fwd_group_flows
 from .ls_l2 import build_ls_l2_flows, build_lsp_l2_flows
-from .ls_lb import build_all_switch_lb_flows, build_ls_hairpin_flows
+from .ls_lb import build_all_switch_lb_flows, build_ls_hairpin_flows, build_ls_lb_frag_flows
 from .ls_port_security import build_ls_port_sec_flows, build_lsp_port_sec_flows
 from .ls_qos import build_all_qos_flows
 from .owners import dp_owner, port_owner
@@ -119,6 +119,7 @@ SWITCH_BUILDERS: tuple[DpBuilder, ...] = (
     build_ls_fwd_group_flows,
     build_ls_dns_flows,
     build_ls_hairpin_flows,
+    build_ls_lb_frag_flows,
 )
 ROUTER_BUILDERS: tuple[DpBuilder, ...] = (build_lr_default_flows, *LR_DP_BUILDERS)
 SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (

@@ -25,6 +25,9 @@ from ..lflow.stages import (
     LR_IN_ARP_RESOLVE,
     LR_IN_CHK_PKT_LEN,
     LR_IN_DEFRAG,
+    LR_IN_DHCP_RELAY_REQ,
+    LR_IN_DHCP_RELAY_RESP,
+    LR_IN_DHCP_RELAY_RESP_CHK,
     LR_IN_DNAT,
     LR_IN_ECMP_STATEFUL,
     LR_IN_GW_REDIRECT,
@@ -41,6 +44,7 @@ from ..lflow.stages import (
     LR_IN_ND_RA_RESPONSE,
     LR_IN_POLICY,
     LR_IN_POLICY_ECMP,
+    LR_IN_POST_UNSNAT,
     LR_IN_UNSNAT,
     LR_OUT_CHK_DNAT_LOCAL,
     LR_OUT_DELIVERY,
@@ -66,10 +70,14 @@ from ..lflow.stages import (
     LS_IN_NAT_HAIRPIN,
     LS_IN_PRE_HAIRPIN,
     LS_IN_PUT_FDB,
+    LS_IN_QOS,
     LS_IN_QOS_MARK,
     LS_IN_QOS_METER,
     LS_OUT_APPLY_PORT_SEC,
     LS_OUT_CHECK_PORT_SEC,
+    LS_OUT_LOOKUP_FDB,
+    LS_OUT_PUT_FDB,
+    LS_OUT_QOS,
     LS_OUT_QOS_MARK,
     LS_OUT_QOS_METER,
     Stage,
@@ -148,10 +156,30 @@ LR_FALLBACKS: Final[tuple[tuple[Stage, str], ...]] = (
     (LR_OUT_EGR_LOOP, NEXT),
 )
 
+# Router stages only some releases have (25.03's DHCP relay and post-unSNAT stages), each with a
+# priority-0 ``next;`` where the release being served has the stage.
+LR_OPTIONAL_FALLBACKS: Final[tuple[tuple[Stage, str], ...]] = (
+    (LR_IN_DHCP_RELAY_REQ, NEXT),
+    (LR_IN_POST_UNSNAT, NEXT),
+    (LR_IN_DHCP_RELAY_RESP_CHK, NEXT),
+    (LR_IN_DHCP_RELAY_RESP, NEXT),
+)
+# Behaviour "ls_qos_merged" (25.03): one QoS stage per pipeline instead of mark + meter.
+QOS_MARK_METER: Final = frozenset({LS_IN_QOS_MARK, LS_IN_QOS_METER, LS_OUT_QOS_MARK, LS_OUT_QOS_METER})
+QOS_MERGED: Final[tuple[tuple[Stage, str], ...]] = ((LS_IN_QOS, NEXT), (LS_OUT_QOS, NEXT))
+# Behaviour "ls_egress_fdb" (25.03): the egress MAC learning stages.
+EGRESS_FDB: Final[tuple[tuple[Stage, str], ...]] = ((LS_OUT_LOOKUP_FDB, NEXT), (LS_OUT_PUT_FDB, NEXT))
+
+
 def build_ls_default_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """The fallback flows of a switch's stages (conntrack/ACL stages: :mod:`.ls_acl`)."""
     owner = dp_owner(dp)
+    merged = ctx.profile.has("ls_qos_merged")
     for stage, actions in LS_FALLBACKS:
+        if not (merged and stage in QOS_MARK_METER):
+            table.add(dp.index, stage, 0, "1", actions, owner=owner)
+    extra = (QOS_MERGED if merged else ()) + (EGRESS_FDB if ctx.profile.has("ls_egress_fdb") else ())
+    for stage, actions in extra:
         table.add(dp.index, stage, 0, "1", actions, owner=owner)
 
 
@@ -160,6 +188,9 @@ def build_lr_default_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     owner = dp_owner(dp)
     for stage, actions in LR_FALLBACKS:
         table.add(dp.index, stage, 0, "1", actions, owner=owner)
+    for stage, actions in LR_OPTIONAL_FALLBACKS:
+        if ctx.profile.has_stage(stage):
+            table.add(dp.index, stage, 0, "1", actions, owner=owner)
 
 
 def build_lrp_default_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

@@ -194,7 +194,7 @@ def sb_down_monitors(sb: Any, pb_up: Callable[[str], bool]) -> set[MonitorKey]:
         if getattr(row, "_data", True) is None:  # inserted by the transaction being built
             continue
         status = row.status[0] if row.status else None
-        if status in DOWN or status == "online" and not pb_up(row.logical_port):
+        if status in DOWN or (status == "online" and not pb_up(row.logical_port)):
             out.add(monitor_key(row))
     return out
 

@@ -89,6 +89,10 @@ class LbIndex:
                 out.append(dp)
         return out
 
+    def routers_of(self, lb: str, nd: Northd) -> list[Datapath]:
+        return [dp for key in sorted(self.lb_dps.get(lb, ())) if (dp := nd.datapaths.get(key)) is not None
+                and dp.is_router]
+
 
 def _move(index: dict[str, set[str]], key: str, old: frozenset[str], new: frozenset[str]) -> None:
     for x in old - new:

@@ -10,6 +10,11 @@ Observed on the reference (the priority-0 drop is in :mod:`.defaults`):
   both flows first set ``reg9[1] = check_pkt_larger(M + 14)``; with
   ``options:gateway_mtu_bypass=X`` as well, priority-55 copies matching ``&& (X)``
   skip the check.
+
+With the ``pmtud_tunnel_rx`` behaviour (25.03): ICMP "fragmentation needed" / "packet too big"
+errors received from a tunnel (``flags.tunnel_rx == 1``) are dropped (110), except on a
+distributed gateway port's MAC where its chassis-redirect port is not resident: those turn
+back, entering as from that port (120).
 """
 
 from __future__ import annotations
@@ -22,11 +27,16 @@ from .lr_common import gateway_mtu, lrp_hint, peer_switch, pkt_larger_len, port_
 from .owners import dp_owner, port_owner
 from .registers import REG_INPORT_ETH_ADDR, REGBIT_PKT_LARGER
 
+PMTUD_ICMP = "((ip4 && icmp4.type == 3 && icmp4.code == 4) || (ip6 && icmp6.type == 2 && icmp6.code == 0))"
+TUNNEL_RX = "flags.tunnel_rx == 1"
+
 
 def build_lr_admission_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     table.add(
         router.index, LR_IN_ADMISSION, 100, "vlan.present || eth.src[40]", "drop;", owner=dp_owner(router)
     )
+    if ctx.profile.has("pmtud_tunnel_rx"):
+        table.add(router.index, LR_IN_ADMISSION, 110, f"{PMTUD_ICMP} && {TUNNEL_RX}", "drop;", owner=dp_owner(router))
 
 
 def build_lrp_admission_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
@@ -48,6 +58,10 @@ def build_lrp_admission_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> Non
     owner = port_owner(port)
     h = lrp_hint(port)
     i = port.dp.index
+    if port.crp is not None and ctx.profile.has("pmtud_tunnel_rx"):
+        match = f'{PMTUD_ICMP} && eth.dst == {mac} && !is_chassis_resident("{port.crp.name}") && {TUNNEL_RX}'
+        table.add(i, LR_IN_ADMISSION, 120, match, f'outport <-> inport; inport = "{port.name}"; next;',
+                  hint=h, owner=owner)
     for match in (unicast, mcast):
         table.add(i, LR_IN_ADMISSION, 50, match, actions, hint=h, owner=owner)
     bypass = port.nb.options.get("gateway_mtu_bypass") if mtu else None

@@ -50,6 +50,7 @@ from .lr_common import (
     hmap_mask,
     ip_set,
     lrp_hint,
+    nexthop_family_match,
     parse_ip_strict,
     port_nets,
     router_info,
@@ -91,8 +92,10 @@ def build_lr_arp_resolve_flows(router: Datapath, ctx: FlowCtx, table: FlowTable)
     owner = dp_owner(router)
     i = router.index
     table.add(i, LR_IN_ARP_RESOLVE, 500, "ip4.mcast || ip6.mcast", "next;", owner=owner)
-    table.add(i, LR_IN_ARP_RESOLVE, 1, "ip4", f"get_arp(outport, {REG_NEXT_HOP_IPV4}); next;", owner=owner)
-    table.add(i, LR_IN_ARP_RESOLVE, 1, "ip6", f"get_nd(outport, {REG_NEXT_HOP_IPV6}); next;", owner=owner)
+    table.add(i, LR_IN_ARP_RESOLVE, 1, nexthop_family_match(ctx, False), f"get_arp(outport, {REG_NEXT_HOP_IPV4}); next;",
+              owner=owner)
+    table.add(i, LR_IN_ARP_RESOLVE, 1, nexthop_family_match(ctx, True), f"get_nd(outport, {REG_NEXT_HOP_IPV6}); next;",
+              owner=owner)
 
 
 def build_lrp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
@@ -187,7 +190,9 @@ def build_lsp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> N
 
 
 def _virtual_flows(port: Port, routers: tuple[AttachedRouter, ...], ctx: FlowCtx, table: FlowTable) -> None:
-    if not port.nb.options.get("virtual-parents"):
+    # 25.03 (no_unbound_virtual_resolve): no 00:00:00:00:00:00 binding for a virtual IP (observed
+    # with no parent claiming it).
+    if not port.nb.options.get("virtual-parents") or ctx.profile.has("no_unbound_virtual_resolve"):
         return
     vip = parse_ip_strict(str(port.nb.options.get("virtual-ip", "")))
     if vip is None:

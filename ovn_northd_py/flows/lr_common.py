@@ -19,6 +19,7 @@ incremental flow node forgets a switch's memo when its ports change).
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address
@@ -37,7 +38,39 @@ from ..northd.addresses import (
 from ..northd.model import Datapath, Port
 from ..northd.ovs_order import ovs_hash_string
 from .context import FlowCtx, hint
+from .registers import REG_SRC_IPV4, REG_SRC_IPV4_R5, REGBIT_NEXTHOP_IS_IPV4
 from .router_addrs import lb_vip_addrs
+
+
+def src_ipv4_reg(ctx: FlowCtx) -> str:
+    """Where routing puts the output port's IPv4 address: ``reg1``, or ``reg5`` in a release with
+    the ``lr_nexthop_v4_bit`` behaviour (25.03)."""
+    return REG_SRC_IPV4_R5 if ctx.profile.has("lr_nexthop_v4_bit") else REG_SRC_IPV4
+
+
+def nexthop_family(ctx: FlowCtx, v6: bool) -> str:
+    """The ``reg9[9] = 1|0; `` that routing flows end with in a release with the
+    ``lr_nexthop_v4_bit`` behaviour (1: IPv4 next hop), else nothing."""
+    if not ctx.profile.has("lr_nexthop_v4_bit"):
+        return ""
+    return f"{REGBIT_NEXTHOP_IS_IPV4} = {0 if v6 else 1}; "
+
+
+def nexthop_family_match(ctx: FlowCtx, v6: bool) -> str:
+    """What tells an IPv4 next hop from an IPv6 one after routing: ``ip4``/``ip6``, or
+    ``reg9[9] == 1|0`` in a release with the ``lr_nexthop_v4_bit`` behaviour."""
+    if not ctx.profile.has("lr_nexthop_v4_bit"):
+        return "ip6" if v6 else "ip4"
+    return f"{REGBIT_NEXTHOP_IS_IPV4} == {0 if v6 else 1}"
+
+
+def route_priority(ctx: FlowCtx, plen: int, kind: str) -> int:
+    """A route's priority in ``lr_in_ip_routing``: ``kind`` is ``src`` (source-IP static route),
+    ``static`` (destination static route) or ``connected``.  23.03: 3*plen + 0/1/2; with the
+    ``route_priority_x8`` behaviour (25.03): 8*plen + 0/4/6."""
+    if ctx.profile.has("route_priority_x8"):
+        return plen * 8 + {"src": 0, "static": 4, "connected": 6}[kind]
+    return plen * 3 + {"src": 0, "static": 1, "connected": 2}[kind]
 
 
 def smap_bool(options: Any, key: str, default: bool) -> bool:
@@ -110,10 +143,8 @@ def _compute_router(router: Datapath) -> RouterInfo:
     snat: set[IPAddress] = set()
     for nat in nb.nat:
         if nat.type == "snat":
-            try:
+            with contextlib.suppress(AddressError):
                 snat.add(parse_ip(nat.external_ip))
-            except AddressError:
-                pass
     nets: dict[str, LrpNetworks] = {}
     for p in router.ports:
         if p.kind == "lrp":

@@ -26,19 +26,29 @@ from ..lflow.stages import (
     LR_IN_GW_REDIRECT,
     LR_IN_LARGER_PKTS,
     LR_OUT_DELIVERY,
+    LR_OUT_POST_SNAT,
     LR_OUT_SNAT,
 )
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
 from .context import FlowCtx
 from .copp import copp_meter
-from .lr_common import first_ipv4, first_ipv6, gateway_mtu, lrp_hint, pkt_larger_len, port_nets, router_info
+from .lr_common import (
+    first_ipv4,
+    first_ipv6,
+    gateway_mtu,
+    lrp_hint,
+    nexthop_family_match,
+    pkt_larger_len,
+    port_nets,
+    router_info,
+    src_ipv4_reg,
+)
 from .lr_ip_input import frag_needed_actions
 from .owners import dp_owner, port_owner
 from .registers import (
     REG_NEXT_HOP_IPV4,
     REG_NEXT_HOP_IPV6,
-    REG_SRC_IPV4,
     REGBIT_EGRESS_LOOPBACK,
     REGBIT_PKT_LARGER,
 )
@@ -47,12 +57,14 @@ from .registers import (
 def build_lr_delivery_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     owner = dp_owner(router)
     i = router.index
+    # 25.03 also outputs the packet itself after the request (``arp_request_then_output``).
+    then = " output;" if ctx.profile.has("arp_request_then_output") else ""
     table.add(
         i,
         LR_IN_ARP_REQUEST,
         100,
-        "eth.dst == 00:00:00:00:00:00 && ip4",
-        f"arp {{ eth.dst = ff:ff:ff:ff:ff:ff; arp.spa = {REG_SRC_IPV4}; arp.tpa = {REG_NEXT_HOP_IPV4}; arp.op = 1; output; }};",
+        f"eth.dst == 00:00:00:00:00:00 && {nexthop_family_match(ctx, False)}",
+        f"arp {{ eth.dst = ff:ff:ff:ff:ff:ff; arp.spa = {src_ipv4_reg(ctx)}; arp.tpa = {REG_NEXT_HOP_IPV4}; arp.op = 1; output; }};{then}",
         owner=owner,
         controller_meter=copp_meter(router, ctx, "arp-resolve"),
     )
@@ -60,8 +72,8 @@ def build_lr_delivery_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         i,
         LR_IN_ARP_REQUEST,
         100,
-        "eth.dst == 00:00:00:00:00:00 && ip6",
-        f"nd_ns {{ nd.target = {REG_NEXT_HOP_IPV6}; output; }};",
+        f"eth.dst == 00:00:00:00:00:00 && {nexthop_family_match(ctx, True)}",
+        f"nd_ns {{ nd.target = {REG_NEXT_HOP_IPV6}; output; }};{then}",
         owner=owner,
         controller_meter=copp_meter(router, ctx, "nd-ns-resolve"),
     )
@@ -103,6 +115,20 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     if bypass:
         table.add(i, LR_IN_CHK_PKT_LEN, 55, f"{out} && ({bypass})", "next;", hint=h, owner=owner)
     nets_by_port = router_info(port.dp, ctx).nets
+    # 25.03 (icmp_snat_larger_pkts): the error for a reply of a DNATed connection (160) is SNATed
+    # back (flags.icmp_snat, committed in lr_out_post_snat 100).
+    icmp_snat = ctx.profile.has("icmp_snat_larger_pkts")
+    if icmp_snat:
+        table.add(i, LR_OUT_POST_SNAT, 100, "icmp && flags.icmp_snat == 1", "ct_commit_nat(snat);", owner=owner)
+
+    def larger(match: str, actions: str, fam: str, oh: str) -> None:
+        meter = copp_meter(port.dp, ctx, f"{fam}-error")
+        table.add(i, LR_IN_LARGER_PKTS, 150, match, actions, hint=oh, owner=owner, controller_meter=meter)
+        if icmp_snat:
+            table.add(i, LR_IN_LARGER_PKTS, 160, f"{match} && ct.trk && ct.rpl && ct.dnat",
+                      actions.replace("_error {", "_error {flags.icmp_snat = 1; ", 1),
+                      hint=oh, owner=owner, controller_meter=meter)
+
     for other in port.dp.ports:
         nets = nets_by_port.get(other.name)
         if other is port or other.kind != "lrp" or nets is None:
@@ -111,23 +137,7 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         oh = lrp_hint(other)
         src4 = first_ipv4(nets)
         if src4 is not None:
-            table.add(
-                i,
-                LR_IN_LARGER_PKTS,
-                150,
-                f"{head} && ip4 && {REGBIT_PKT_LARGER} && {REGBIT_EGRESS_LOOPBACK} == 0",
-                frag_needed_actions("ip4", nets.ea_s, src4, mtu),
-                hint=oh,
-                owner=owner,
-                controller_meter=copp_meter(port.dp, ctx, "icmp4-error"),
-            )
-        table.add(
-            i,
-            LR_IN_LARGER_PKTS,
-            150,
-            f"{head} && ip6 && {REGBIT_PKT_LARGER} && {REGBIT_EGRESS_LOOPBACK} == 0",
-            frag_needed_actions("ip6", nets.ea_s, first_ipv6(nets), mtu),
-            hint=oh,
-            owner=owner,
-            controller_meter=copp_meter(port.dp, ctx, "icmp6-error"),
-        )
+            larger(f"{head} && ip4 && {REGBIT_PKT_LARGER} && {REGBIT_EGRESS_LOOPBACK} == 0",
+                   frag_needed_actions("ip4", nets.ea_s, src4, mtu), "icmp4", oh)
+        larger(f"{head} && ip6 && {REGBIT_PKT_LARGER} && {REGBIT_EGRESS_LOOPBACK} == 0",
+               frag_needed_actions("ip6", nets.ea_s, first_ipv6(nets), mtu), "icmp6", oh)

@@ -150,7 +150,7 @@ def build_lrp_ip_input_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     if nets.ipv4:
         own = ", ".join(x for n in nets.ipv4 for x in (n.addr_s, n.bcast_s))
         add(100, f"ip4.src == {{{own}}} && {REGBIT_EGRESS_LOOPBACK} == 0", "drop;")
-    for a in v6:
+    for a in () if ctx.profile.has("no_lr_dhcpv6_reply") else v6:
         add(
             100,
             f"ip6.dst == {a} && udp.src == 547 && udp.dst == 546",

@@ -43,11 +43,13 @@ ARP/ND replies for them are :func:`.router_addrs.router_lb_vip_sets` and :mod:`.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Protocol
 
 from ..lflow.stages import (
     LR_IN_DEFRAG,
     LR_IN_DNAT,
+    LR_IN_GW_REDIRECT,
     LR_IN_LB_AFF_CHECK,
     LR_IN_LB_AFF_LEARN,
     LR_IN_UNSNAT,
@@ -62,7 +64,7 @@ from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lb_health import hash_fields
 from .lr_common import fmt_ip, parse_ip_strict, port_nets, router_info, smap_bool
-from .ls_lb import Vip, cached_vips, event_action, event_match, raises_event
+from .ls_lb import Vip, cached_vips, event_action, event_match, load_vip_v2, raises_event
 from .owners import dp_owner, router_lb_owner
 from .registers import (
     REG_LB_AFF_BACKEND_IP4,
@@ -70,7 +72,10 @@ from .registers import (
     REG_LB_L3_AFF_BACKEND_IP6,
     REG_NEXT_HOP_IPV4,
     REG_NEXT_HOP_IPV6,
+    REG_ORIG_DIP_IPV4_V2,
+    REG_ORIG_DIP_IPV6_V2,
     REG_ORIG_TP_DPORT_ROUTER,
+    REG_ORIG_TP_DPORT_V2,
     REGBIT_KNOWN_LB_SESSION,
 )
 
@@ -110,10 +115,8 @@ def force_snat_router_ip(router: Datapath, ctx: FlowCtx) -> bool:
 def nat_external_ips(router: Datapath) -> frozenset[IPAddress]:
     out: set[IPAddress] = set()
     for nat in router.nb.nat:
-        try:
+        with contextlib.suppress(AddressError):
             out.add(parse_ip(nat.external_ip.strip()))
-        except AddressError:
-            pass
     return frozenset(out)
 
 
@@ -164,21 +167,25 @@ def build_router_lb_flows(
         timeout = 0
     res = gw.resident()
     dgp = gw.dgp
+    v2 = ctx is not None and ctx.profile.has("lb_vip_regs_v2")
     for v in cached_vips(lb, ctx):
         vip, fam = v.vip, _fam(v.vip)
         add(LR_IN_DEFRAG, 100, f"ip && {fam}.dst == {vip.ip}", "ct_dnat;")
         if raises_event(lb, v, ctx):
             add(LR_IN_DNAT, EVENT_PRIORITY, event_match(v, proto), event_action(lb, v, proto),
                 copp_meter(router, ctx, "event-elb") if ctx else None)
-        if gateway and nat_ips and parse_ip_strict(vip.ip) in nat_ips:
+        if gateway and nat_ips and parse_ip_strict(vip.ip) in nat_ips and not (
+                ctx is not None and ctx.profile.has("no_lb_unsnat_bypass")):
             port_m = "" if vip.port is None else f" && {proto}.dst == {vip.port}"
             add(LR_IN_UNSNAT, 120, f"{fam} && {fam}.dst == {vip.ip} && {proto}{port_m}", "next;")
         match = _vip_match(v, proto)
         prio = LB_IP_PRIORITY if vip.port is None else LB_PORT_PRIORITY
         if v.backends:
             backends = ",".join(b.text() for b in v.backends)
+            # 25.03 (lb_vip_regs_v2): an affinity VIP's flow loads the VIP for lr_in_lb_aff_learn.
+            load = load_vip_v2(v.affinity()) if timeout > 0 and v2 else ""
             add(LR_IN_DNAT, prio, match + res,
-                f"{prefix}ct_lb_mark(backends={backends}{hash_fields(lb)}{suffix});")
+                f"{prefix}{load}ct_lb_mark(backends={backends}{hash_fields(lb)}{suffix});")
         elif reject:
             add(LR_IN_DNAT, prio, match, prefix + REJECT, copp_meter(router, ctx, "reject") if ctx else None)
         else:
@@ -188,38 +195,56 @@ def build_router_lb_flows(
                 f"({fam}.src == {b.ip})" if b.port is None else f"({fam}.src == {b.ip} && {proto}.src == {b.port})"
                 for b in v.listed_backends
             )
-            undnat = "ct_dnat_in_czone;"
+            no_czone = ctx is not None and ctx.profile.has("dgp_nat_no_czone")
+            undnat = "ct_dnat;" if no_czone else "ct_dnat_in_czone;"
             if skip:
                 undnat = "flags.skip_snat_for_lb = 1; next;"
             elif force_snat:
                 undnat = "flags.force_snat_for_lb = 1; next;"
-            add(LR_OUT_UNDNAT, 120, f'{fam} && ({alts}) && outport == "{dgp.name}"{res}', undnat)
+            # 25.03 (dgp_nat_no_czone): replies leaving or entering through the DGP.
+            where = f'(inport == "{dgp.name}" || outport == "{dgp.name}")' if no_czone else f'outport == "{dgp.name}"'
+            add(LR_OUT_UNDNAT, 120, f"{fam} && ({alts}) && {where}{res}", undnat)
+            if ctx is not None and ctx.profile.has("lb_backend_gw_redirect") and dgp.crp is not None:
+                add(LR_IN_GW_REDIRECT, 200, f'{fam} && ({alts}) && outport == "{dgp.name}"',
+                    f'outport = "{dgp.crp.name}"; next;')
         if timeout > 0:
             # Observed: the per-backend affinity flows let the router's force_snat win over skip_snat.
-            aff = ("flags.force_snat_for_lb = 1; ", "; force_snat") if force_snat else (prefix, suffix)
-            _add_affinity(v, proto, timeout, *aff, add)
+            # 25.03 (lb_affinity_skip_snat): a skip_snat load balancer's stay skip_snat.
+            keep = skip and ctx is not None and ctx.profile.has("lb_affinity_skip_snat")
+            aff = ("flags.force_snat_for_lb = 1; ", "; force_snat") if force_snat and not keep else (prefix, suffix)
+            _add_affinity(v, proto, timeout, *aff, add, v2)
 
 
-def _add_affinity(orig: Vip, proto: str, timeout: int, prefix: str, suffix: str, add: Any) -> None:
+def _add_affinity(orig: Vip, proto: str, timeout: int, prefix: str, suffix: str, add: Any,
+                  v2: bool = False) -> None:
     """Affinity flows; a template VIP's (:meth:`.ls_lb.Vip.affinity`) keep its own family only in
-    the ``lr_in_lb_aff_check`` match (observed)."""
+    the ``lr_in_lb_aff_check`` match (observed).  ``v2``: the ``lb_vip_regs_v2`` behaviour (25.03):
+    the VIP is in reg4 / reg2[0..15] (loaded by the VIP's lr_in_dnat flow, not by the check), the
+    backend chk_lb_aff() found too, and the per-backend flow matches the VIP's destination."""
     v = orig.affinity()
     vip, fam = v.vip, _fam(v.vip)
     vip_reg = REG_NEXT_HOP_IPV6 if vip.v6 else REG_NEXT_HOP_IPV4
+    port_reg = REG_ORIG_TP_DPORT_ROUTER
     check = f"{vip_reg} = {fam}.dst; "
     if vip.port is not None:
         check += f"{REG_ORIG_TP_DPORT_ROUTER} = {proto}.dst; "
+    backend_reg = REG_LB_L3_AFF_BACKEND_IP6 if vip.v6 else REG_LB_AFF_BACKEND_IP4
+    backend_port_reg, head, load = REG_LB_AFF_MATCH_PORT, fam, f"{vip_reg} = {vip.ip}; "
+    if v2:
+        vip_reg = REG_ORIG_DIP_IPV6_V2 if vip.v6 else REG_ORIG_DIP_IPV4_V2
+        port_reg = REG_ORIG_TP_DPORT_V2
+        check, backend_reg, backend_port_reg = "", vip_reg, port_reg
+        head, load = f"{fam}.dst == {vip.ip}", ""
     add(LR_IN_LB_AFF_CHECK, AFF_PRIORITY, _vip_match(orig, proto),
         check + f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;")
-    backend_reg = REG_LB_L3_AFF_BACKEND_IP6 if vip.v6 else REG_LB_AFF_BACKEND_IP4
     learn_vip = f"{REGBIT_KNOWN_LB_SESSION} == 0 && ct.new && {fam} && {vip_reg} == {vip.ip}"
     if vip.port is not None:
-        learn_vip += f" && {REG_ORIG_TP_DPORT_ROUTER} == {vip.port}"
+        learn_vip += f" && {port_reg} == {vip.port}"
     for b in v.listed_backends:
-        m = f"{REGBIT_KNOWN_LB_SESSION} == 1 && ct.new && {fam} && {backend_reg} == {b.ip}"
+        m = f"{REGBIT_KNOWN_LB_SESSION} == 1 && ct.new && {head} && {backend_reg} == {b.ip}"
         if b.port is not None:
-            m += f" && {REG_LB_AFF_MATCH_PORT} == {b.port}"
-        add(LR_IN_DNAT, LB_AFF_PRIORITY, m, f"{vip_reg} = {vip.ip}; {prefix}ct_lb_mark(backends={b.text()}{suffix});")
+            m += f" && {backend_port_reg} == {b.port}"
+        add(LR_IN_DNAT, LB_AFF_PRIORITY, m, f"{load}{prefix}ct_lb_mark(backends={b.text()}{suffix});")
         learn = f"{learn_vip} && {fam}.dst == {b.ip}"
         if b.port is not None:
             learn += f" && {proto}.dst == {b.port}"

@@ -102,6 +102,7 @@ from ..lflow.stages import (
     LR_IN_UNSNAT,
     LR_OUT_CHK_DNAT_LOCAL,
     LR_OUT_EGR_LOOP,
+    LR_OUT_POST_SNAT,
     LR_OUT_POST_UNDNAT,
     LR_OUT_SNAT,
     LR_OUT_UNDNAT,
@@ -126,12 +127,15 @@ from .lr_common import (
     fmt_ip,
     gateway_mtu,
     network_addr_for,
+    nexthop_family,
     parse_ip_strict,
     pkt_larger_len,
     port_nets,
+    route_priority,
     router_info,
     router_nat_owned,
     smap_bool,
+    src_ipv4_reg,
 )
 from .lr_ip_input import ARP_REPLY
 from .lr_lb import (
@@ -147,7 +151,6 @@ from .registers import (
     REG_INPORT_ETH_ADDR,
     REG_NEXT_HOP_IPV4,
     REG_NEXT_HOP_IPV6,
-    REG_SRC_IPV4,
     REG_SRC_IPV6,
     REGBIT_DST_NAT_IP_LOCAL,
     REGBIT_EGRESS_LOOPBACK,
@@ -162,6 +165,8 @@ EGR_LOOP = (
     f"flags.use_snat_zone = {REGBIT_DST_NAT_IP_LOCAL}; reg0 = 0; reg1 = 0; reg2 = 0; reg3 = 0; reg4 = 0; reg5 = 0; reg6 = 0; "
     f"reg7 = 0; reg8 = 0; reg9 = 0; {REGBIT_EGRESS_LOOPBACK} = 1; next(pipeline=ingress, table=0); }};"
 )
+# ... with the ``dgp_nat_no_czone`` behaviour (25.03): no SNAT-zone choice to carry over.
+EGR_LOOP_NO_CZONE = EGR_LOOP.replace(f"flags.use_snat_zone = {REGBIT_DST_NAT_IP_LOCAL}; ", "")
 # The neighbour advertisement for an IPv6 NAT external IP (``nd_na``, not ``nd_na_router``).
 NAT_NA_REPLY = (
     f"nd_na {{ eth.src = {REG_INPORT_ETH_ADDR}; ip6.src = nd.target; nd.tll = {REG_INPORT_ETH_ADDR}; "
@@ -177,6 +182,16 @@ DNAT_CT_FLOWS = (
     (70, f"{CT_REL} && ct_mark.force_snat == 1", "flags.force_snat_for_lb = 1; ct_commit_nat;"),
     (70, f"{CT_REL} && ct_mark.skip_snat == 1", "flags.skip_snat_for_lb = 1; ct_commit_nat;"),
 )
+# The same with the ``lb_ct_not_rpl`` behaviour (25.03): established / related flows of replies
+# (``ct.rpl``) are left to the later stages.
+DNAT_CT_FLOWS_NOT_RPL = tuple(
+    (prio, match.replace("!ct.new", "!ct.new && !ct.rpl", 1), actions) for prio, match, actions in DNAT_CT_FLOWS
+)
+
+
+def dnat_ct_flows(ctx: FlowCtx) -> tuple[tuple[int, str, str], ...]:
+    """``lr_in_dnat``'s established / related flows of a router with load balancers."""
+    return DNAT_CT_FLOWS_NOT_RPL if ctx.profile.has("lb_ct_not_rpl") else DNAT_CT_FLOWS
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,6 +360,12 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     and its DNAT flows."""
     parsed = parse_nat_external_ip(nat.external_ip)
     logical = _logical(nat.logical_ip)
+    add = _NatAdd(table, router.index, nat_owner(str(nat.uuid)), hint(str(nat.uuid)))
+    if parsed is None and nat.type in SNAT_TYPES | DNAT_TYPES:
+        head = parse_nat_external_ip(nat.external_ip, arp=True)
+        if head is not None:
+            # Observed: an address followed by junk is answered for (ARP), and nothing else.
+            _build_nat_arp_flows(router, nat, ctx, head[0], add)
     if parsed is None or nat.type not in SNAT_TYPES | DNAT_TYPES:
         reason = f"bad external_ip {nat.external_ip!r}" if parsed is None else f"bad type {nat.type!r}"
         ctx.warn("nat_bad_rule", "NAT", nat.uuid, reason, router=router.name)
@@ -355,7 +376,6 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
                  f"external_ip {nat.external_ip!r} read as {fmt_ip(ext_ip)}, as the reference does",
                  router=router.name)
     o = NatOpts.of(nat)
-    add = _NatAdd(table, router.index, nat_owner(str(nat.uuid)), hint(str(nat.uuid)))
     _build_nat_arp_flows(router, nat, ctx, ext_ip, add)
     if logical is None:
         # Observed: a logical IP that does not parse leaves the rule its ARP / ND replies only.
@@ -378,7 +398,7 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     if r.dgp is not None:
         _build_nat_dgp_flows(router, ctx, r, r.dgp, add)
     if nat.type in SNAT_TYPES:
-        _build_snat_flows(r, add)
+        _build_snat_flows(r, add, ctx)
     if nat.type in DNAT_TYPES:
         _build_dnat_flows(router, ctx, r, add)
 
@@ -488,7 +508,7 @@ def _build_nat_dgp_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, dgp: Port,
             LR_IN_GW_REDIRECT,
             100,
             f"{fam}.src == {r.log_ip} && {outp}{nat_res}",
-            f"eth.src = {dmac.raw if dmac else mac}; {REG_SRC_IPV4 if r.v4 else REG_SRC_IPV6} = {ext}; next;",
+            f"eth.src = {dmac.raw if dmac else mac}; {src_ipv4_reg(ctx) if r.v4 else REG_SRC_IPV6} = {ext}; next;",
         )
         if any(_bridged(q) for q in router.ports if q.kind == "lrp"):
             lookup = f"get_arp(outport, {REG_NEXT_HOP_IPV4})" if r.v4 else f"get_nd(outport, {REG_NEXT_HOP_IPV6})"
@@ -505,11 +525,14 @@ def _build_nat_dgp_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, dgp: Port,
         reg = REG_NEXT_HOP_IPV4 if r.v4 else REG_NEXT_HOP_IPV6
         add(LR_IN_ARP_RESOLVE, 100, f"{outp} && {reg} == {ext}", f"eth.dst = {bound_mac}; next;")
     add(LR_IN_ARP_RESOLVE, 150, f"{inp} && {outp} && {fam}.dst == {ext}", "drop;")
+    if ctx.profile.has("dgp_nat_no_czone"):
+        add(LR_OUT_EGR_LOOP, 100, f"{fam}.dst == {ext} && {outp}{nat_res}", EGR_LOOP_NO_CZONE)
+        return
     add(LR_OUT_CHK_DNAT_LOCAL, 50, f"ip && {fam}.dst == {ext}{nat_res}", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;")
     add(LR_OUT_EGR_LOOP, 100, f"{fam}.dst == {ext} && {outp}{nat_res}", EGR_LOOP)
 
 
-def _build_snat_flows(r: _NatRule, add: _NatAdd) -> None:
+def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
     """unSNAT and SNAT of a snat / dnat_and_snat rule (gateway router, or on its DGP)."""
     fam, ext, o, log_ip, in_res = r.fam, r.ext, r.o, r.log_ip, r.in_res
     # allowed_ext_ips / exempted_ext_ips: the remote end (here the destination of SNAT).
@@ -526,6 +549,9 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd) -> None:
             add(LR_OUT_SNAT, prio + 2, f"ip && {fam}.src == {log_ip} && {fam}.dst == ${o.exempted}", "next;")
         return
     head = f"ip && {fam}.dst == {ext} && {r.inp}"
+    if ctx.profile.has("dgp_nat_no_czone"):
+        _build_dgp_snat_flows(r, add, head, snat_allow)
+        return
     if o.stateless:
         add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "next;")
     else:
@@ -550,6 +576,30 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd) -> None:
         add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
 
 
+def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str) -> None:
+    """unSNAT / SNAT of a rule on a DGP with the ``dgp_nat_no_czone`` behaviour (25.03): SNAT in
+    the SNAT zone, with the state of the reverse direction (entering through the DGP) tracked by
+    ``lr_out_post_undnat`` 70 / ``lr_out_snat`` and committed to that zone by
+    ``lr_out_post_snat`` when new (observed)."""
+    fam, ext, o, log_ip = r.fam, r.ext, r.o, r.log_ip
+    add(LR_IN_UNSNAT, 100, f"{head}{r.in_res}", "next;" if o.stateless else "ct_snat;")
+    m = f"ip && {fam}.src == {log_ip} && {r.outp}{r.nat_res}"
+    base = r.plen + 129
+    if o.stateless:
+        add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{r.set_src}{fam}.src={ext}; next;")
+    else:
+        track = " && (!ct.trk || !ct.rpl)"
+        if r.nat.type == "snat":
+            add(LR_OUT_POST_UNDNAT, 70, f"{m}{track}", "ct_next(snat);")
+        add(LR_OUT_SNAT, base, f"{m}{snat_allow}{track}", f"{r.set_src}ct_snat({o.ct_arg(ext)});")
+        if r.nat.type == "snat":  # (observed: not for dnat_and_snat rules)
+            back = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}"
+            add(LR_OUT_SNAT, base, back, "ct_snat;")
+            add(LR_OUT_POST_SNAT, base, f"{back} && ct.new", "ct_commit_to_zone(snat);")
+    if o.exempted:
+        add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
+
+
 def _build_dnat_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, add: _NatAdd) -> None:
     """DNAT (and, on a DGP, unDNAT) of a dnat / dnat_and_snat rule."""
     fam, ext, o, log_ip = r.fam, r.ext, r.o, r.log_ip
@@ -564,7 +614,8 @@ def _build_dnat_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, add: _NatAdd)
             add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
         return
     m = f"ip && {fam}.dst == {ext} && {r.inp}{r.in_res}"
-    act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat_in_czone({o.ct_arg(log_ip)});"
+    czone = "" if ctx.profile.has("dgp_nat_no_czone") else "_in_czone"
+    act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat{czone}({o.ct_arg(log_ip)});"
     add(LR_IN_DNAT, 100, f"{m}{dnat_allow}", act)
     if o.exempted:
         add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
@@ -572,7 +623,7 @@ def _build_dnat_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, add: _NatAdd)
         LR_OUT_UNDNAT,
         100,
         f"ip && {fam}.src == {log_ip} && {r.outp}{r.in_res}",
-        f"{r.set_src}next;" if o.stateless else f"{r.set_src}ct_dnat_in_czone;",
+        f"{r.set_src}next;" if o.stateless else f"{r.set_src}ct_dnat{czone};",
     )
 
 
@@ -648,9 +699,9 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
         return
     i, owner = router.index, dp_owner(router)
     if lbs:
-        for prio, match, actions in DNAT_CT_FLOWS:
+        for prio, match, actions in dnat_ct_flows(ctx):
             table.add(i, LR_IN_DNAT, prio, match, actions, owner=owner)
-    if router.nb.nat:
+    if router.nb.nat and not ctx.profile.has("dgp_nat_no_czone"):
         table.add(
             i, LR_OUT_CHK_DNAT_LOCAL, 50, "ip && ct_mark.natted == 1", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;", owner=owner
         )
@@ -712,7 +763,7 @@ def _build_lbs(router: Datapath, gw: NatGw, lbs: list[Any], ctx: FlowCtx, table:
                gateway: bool = True) -> None:
     """The load balancers' flows (:mod:`.lr_lb`) and, on any router with one, DNAT's ct flows."""
     if not gateway:
-        for prio, match, actions in DNAT_CT_FLOWS:
+        for prio, match, actions in dnat_ct_flows(ctx):
             table.add(router.index, LR_IN_DNAT, prio, match, actions, owner=dp_owner(router))
     force, nat_ips = forces_snat_for_lb(router, ctx), nat_external_ips(router)
     keep = ctx.keep_router_lbs
@@ -777,11 +828,12 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
         if nets is None or not nets.ipv4:
             continue
         i = p.dp.index
-        tail = (f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV4} = ip4.dst; {REG_SRC_IPV4} = {nets.ipv4[0].addr_s}; eth.src = {nets.ea_s}; "
-                f'outport = "{p.name}"; flags.loopback = 1; next;')
+        tail = (f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV4} = ip4.dst; {src_ipv4_reg(ctx)} = {nets.ipv4[0].addr_s}; "
+                f'eth.src = {nets.ea_s}; outport = "{p.name}"; flags.loopback = 1; {nexthop_family(ctx, False)}next;')
+        prio = route_priority(ctx, 32, "connected")
         for ips in by_mac.values():
             for ip in ips:
-                table.add(i, LR_IN_IP_ROUTING, 98, f"ip4.dst == {ip}/32", f"ip.ttl--; {tail}", owner=owner)
+                table.add(i, LR_IN_IP_ROUTING, prio, f"ip4.dst == {ip}/32", f"ip.ttl--; {tail}", owner=owner)
         info = router_info(p.dp, ctx)
         # Observed: a neighbour port that is itself a DGP binds too; dynamic_neigh_routers binds nothing.
         if (info.is_gateway or p in info.dgps) and not smap_bool(p.dp.nb.options, "dynamic_neigh_routers", False):

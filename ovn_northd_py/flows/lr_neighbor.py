@@ -38,6 +38,10 @@ def build_lr_neighbor_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
     owner = dp_owner(router)
     i = router.index
     always = router_info(router, ctx).always_learn
+    # 25.03 refreshes the MAC cache entry of a neighbour it does not learn (``mac_cache_use``).
+    skip = "mac_cache_use; next;" if ctx.profile.has("mac_cache_use") else "next;"
+    # 25.03 looks a link-local multicast NA up by its target (``nd_na_lookup_target``).
+    na_src = "nd.target" if ctx.profile.has("nd_na_lookup_target") else "ip6.src"
 
     def lookup(priority: int, match: str, actions: str) -> None:
         table.add(i, LR_IN_LOOKUP_NEIGHBOR, priority, match, actions, owner=owner)
@@ -50,7 +54,7 @@ def build_lr_neighbor_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         lookup(100, "arp.op == 2", LOOKUP_ARP + "next;")
         lookup(100, "nd_na", LOOKUP_NA + "next;")
         lookup(100, "nd_ns", LOOKUP_NS + "next;")
-        learn(100, f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} == 1", "next;")
+        learn(100, f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} == 1", skip)
     else:
         lookup(100, "arp.op == 2", LOOKUP_ARP + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = 1; next;")
         lookup(100, "nd_na", LOOKUP_NA + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = 1; next;")
@@ -58,9 +62,10 @@ def build_lr_neighbor_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         lookup(
             110,
             "nd_na && ip6.src == fe80::/10 && ip6.dst == ff00::/8",
-            f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} = lookup_nd(inport, ip6.src, nd.tll); {REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = lookup_nd_ip(inport, ip6.src); next;",
+            f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} = lookup_nd(inport, {na_src}, nd.tll); "
+            f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = lookup_nd_ip(inport, {na_src}); next;",
         )
-        learn(100, f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} == 1 || {REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} == 0", "next;")
+        learn(100, f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} == 1 || {REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} == 0", skip)
     learn(95, "nd_na && nd.tll == 0", "put_nd(inport, nd.target, eth.src); next;", "nd-na")
     learn(95, "nd_ns && (ip6.src == 0 || nd.sll == 0)", "next;")
     learn(90, "arp", "put_arp(inport, arp.spa, arp.sha); next;", "arp")

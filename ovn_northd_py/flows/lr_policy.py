@@ -33,14 +33,13 @@ from ..northd.addresses import IPAddress
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
-from .lr_common import find_lrp_for_ip, fmt_ip, parse_ip_strict, port_nets
+from .lr_common import find_lrp_for_ip, fmt_ip, nexthop_family, parse_ip_strict, port_nets, src_ipv4_reg
 from .owners import policy_owner
 from .registers import (
     REG_ECMP_GROUP_ID,
     REG_ECMP_MEMBER_ID,
     REG_NEXT_HOP_IPV4,
     REG_NEXT_HOP_IPV6,
-    REG_SRC_IPV4,
     REG_SRC_IPV6,
 )
 
@@ -70,12 +69,12 @@ def _next_hop(router: Datapath, ctx: FlowCtx, ip: IPAddress) -> str | None:
     port, addr = found
     nets = port_nets(port, ctx)
     assert nets is not None
-    return _hop_actions(ip, port, addr, nets.ea_s)
+    return _hop_actions(ip, port, addr, nets.ea_s, ctx)
 
 
-def _hop_actions(ip: IPAddress, port: Port, addr: str, mac: str) -> str:
+def _hop_actions(ip: IPAddress, port: Port, addr: str, mac: str, ctx: FlowCtx) -> str:
     v6 = isinstance(ip, IPv6Address)
-    nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if v6 else (REG_NEXT_HOP_IPV4, REG_SRC_IPV4)
+    nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if v6 else (REG_NEXT_HOP_IPV4, src_ipv4_reg(ctx))
     return f'{nh_reg} = {fmt_ip(ip)}; {src_reg} = {addr}; eth.src = {mac}; outport = "{port.name}";'
 
 
@@ -107,7 +106,8 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
                 ip = parse_ip_strict(hops[0])
                 hop = _next_hop(router, ctx, ip) if ip is not None else None
                 if hop is not None:
-                    actions = f"{_pkt_mark(row)}{hop} flags.loopback = 1; {REG_ECMP_GROUP_ID} = 0; next;"
+                    fam = nexthop_family(ctx, isinstance(ip, IPv6Address))
+                    actions = f"{_pkt_mark(row)}{hop} flags.loopback = 1; {REG_ECMP_GROUP_ID} = 0; {fam}next;"
                     table.add(i, LR_IN_POLICY, priority, match, actions, hint=h, owner=owner)
             elif len(hops) > 1:
                 gid += 1
@@ -135,7 +135,7 @@ def _add_ecmp_policy(
             LR_IN_POLICY_ECMP,
             100,
             match,
-            f"{mark}{hop} flags.loopback = 1; next;",
+            f"{mark}{hop} flags.loopback = 1; {nexthop_family(ctx, isinstance(ip, IPv6Address))}next;",
             hint=h,
             owner=owner,
         )

@@ -88,10 +88,14 @@ from .lr_common import (
     lrp_hint,
     net_s,
     network_addr_for,
+    nexthop_family,
+    nexthop_family_match,
     parse_ip_strict,
     port_nets,
+    route_priority,
     router_info,
     smap_bool,
+    src_ipv4_reg,
 )
 from .owners import dp_owner, port_owner, route_owner
 from .registers import (
@@ -102,7 +106,6 @@ from .registers import (
     REG_NEXT_HOP_IPV4,
     REG_NEXT_HOP_IPV6,
     REG_ROUTE_TABLE_ID,
-    REG_SRC_IPV4,
     REG_SRC_IPV6,
     REGBIT_KNOWN_ECMP_NH,
 )
@@ -130,22 +133,21 @@ class Route:
     def group_key(self) -> tuple[int, bool, bool, int, int]:
         return (self.table_id, self.src, self.v6, int(self.prefix.addr), self.prefix.plen)
 
-    @property
-    def priority(self) -> int:
-        return self.prefix.plen * 3 + (0 if self.src else 1)
+    def priority(self, ctx: FlowCtx) -> int:
+        return route_priority(ctx, self.prefix.plen, "src" if self.src else "static")
 
-    @property
-    def match(self) -> str:
+    def match(self, ctx: FlowCtx) -> str:
         fam = "ip6" if self.v6 else "ip4"
         direction = "src" if self.src else "dst"
         m = f"{fam}.{direction} == {net_s(self.prefix)}"
-        if self.src and self.table_id == 0:
+        # 23.03 leaves the table test out of source routes of the main table; 25.03 does not.
+        if self.src and self.table_id == 0 and not ctx.profile.has("src_route_reg7"):
             return m
         return f"{REG_ROUTE_TABLE_ID} == {self.table_id} && {m}"
 
-    def next_hop_actions(self) -> str:
+    def next_hop_actions(self, ctx: FlowCtx) -> str:
         assert self.port is not None
-        nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if self.v6 else (REG_NEXT_HOP_IPV4, REG_SRC_IPV4)
+        nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if self.v6 else (REG_NEXT_HOP_IPV4, src_ipv4_reg(ctx))
         nh = "discard" if self.nexthop is None else fmt_ip(self.nexthop)
         return (
             f"{nh_reg} = {nh}; {src_reg} = {self.port_addr}; eth.src = {self.mac}; "
@@ -264,20 +266,21 @@ def build_lrp_routing_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         # The router's own IGMP/MLD, statically forwarded, must not loop back.
         for proto in ("igmp", "(mldv1 || mldv2)"):
             table.add(i, LR_IN_IP_ROUTING, 10550, f"eth.src == {mac} && {proto}", "drop;", owner=owner)
-    tail = f'eth.src = {mac}; outport = "{name}"; flags.loopback = 1; next;'
+    tail = f'eth.src = {mac}; outport = "{name}"; flags.loopback = 1; '
+    tail4, tail6 = tail + nexthop_family(ctx, False) + "next;", tail + nexthop_family(ctx, True) + "next;"
     bfd = name in ctx.bfd_ports
     for n4 in nets.ipv4:
-        actions = f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV4} = ip4.dst; {REG_SRC_IPV4} = {n4.addr_s}; {tail}"
-        match, priority = f"ip4.dst == {net_s(n4)}", n4.plen * 3 + 2
+        actions = f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV4} = ip4.dst; {src_ipv4_reg(ctx)} = {n4.addr_s}; {tail4}"
+        match, priority = f"ip4.dst == {net_s(n4)}", route_priority(ctx, n4.plen, "connected")
         table.add(i, LR_IN_IP_ROUTING, priority, match, "ip.ttl--; " + actions, hint=h, owner=owner)
         if bfd:
             table.add(i, LR_IN_IP_ROUTING, priority + 1, match + BFD_MATCH, actions, hint=h, owner=owner)
     for n6 in nets.ipv6:
-        actions = f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV6} = ip6.dst; {REG_SRC_IPV6} = {n6.addr_s}; {tail}"
+        actions = f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV6} = ip6.dst; {REG_SRC_IPV6} = {n6.addr_s}; {tail6}"
         match = f"ip6.dst == {net_s(n6)}"
         if n6 is nets.lla:
             match = f'inport == "{name}" && {match}'
-        priority = n6.plen * 3 + 2
+        priority = route_priority(ctx, n6.plen, "connected")
         table.add(i, LR_IN_IP_ROUTING, priority, match, "ip.ttl--; " + actions, hint=h, owner=owner)
         if bfd:
             table.add(i, LR_IN_IP_ROUTING, priority + 1, match + BFD_MATCH, actions, hint=h, owner=owner)
@@ -334,12 +337,12 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
         first = members[0]
         ids = ", ".join(str(m) for m in range(1, len(members) + 1))
         actions = f"ip.ttl--; flags.loopback = 1; {REG_ECMP_GROUP_ID} = {gid}; {REG_ECMP_MEMBER_ID} = select({ids});"
-        table.add(i, LR_IN_IP_ROUTING, first.priority, first.match, actions, owner=route_owner(first.uuid))
+        table.add(i, LR_IN_IP_ROUTING, first.priority(ctx), first.match(ctx), actions, owner=route_owner(first.uuid))
         for mid, route in enumerate(members, start=1):
             if route.port is None:
                 continue
             match = f"{REG_ECMP_GROUP_ID} == {gid} && {REG_ECMP_MEMBER_ID} == {mid}"
-            actions = f"{route.next_hop_actions()} next;"
+            actions = f"{route.next_hop_actions(ctx)} {nexthop_family(ctx, route.v6)}next;"
             table.add(
                 i,
                 LR_IN_IP_ROUTING_ECMP,
@@ -350,10 +353,10 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
                 owner=route_owner(route.uuid),
             )
         if router_info(router, ctx).is_gateway and any(m.symmetric for m in members):
-            _add_symmetric_reply(i, members, table)
+            _add_symmetric_reply(i, members, table, ctx)
 
 
-def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None:
+def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
     """ECMP symmetric reply flows of one group (gateway routers only)."""
     first = next(m for m in members if m.symmetric)
     owner = route_owner(first.uuid)
@@ -361,7 +364,7 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None
         i,
         LR_IN_DEFRAG,
         100,
-        first.match,
+        first.match(ctx),
         f"{REGBIT_KNOWN_ECMP_NH} = chk_ecmp_nh(); ct_next;",
         hint=hint(first.uuid),
         owner=owner,
@@ -394,12 +397,12 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None
                 owner=owner,
             )
         reply = f"ct.rpl && {REGBIT_KNOWN_ECMP_NH} == 1 && ct_mark.ecmp_reply_port == {key}"
-        src_reg = REG_SRC_IPV6 if m.v6 else REG_SRC_IPV4
+        src_reg = REG_SRC_IPV6 if m.v6 else src_ipv4_reg(ctx)
         actions = (
             f"ip.ttl--; flags.loopback = 1; eth.src = {m.mac}; {src_reg} = {m.port_addr}; "
-            f'outport = "{m.port.name}"; next;'
+            f'outport = "{m.port.name}"; {nexthop_family(ctx, m.v6)}next;'
         )
-        table.add(i, LR_IN_IP_ROUTING, 10300, f"{reply} && {m.match}", actions, hint=h, owner=owner)
+        table.add(i, LR_IN_IP_ROUTING, 10300, f"{reply} && {m.match(ctx)}", actions, hint=h, owner=owner)
         table.add(i, LR_IN_POLICY, 65535, reply, "next;", hint=h, owner=owner)
         table.add(
             i,
@@ -414,13 +417,15 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None
 
 def _add_unique_route(i: int, route: Route, table: FlowTable, ctx: FlowCtx) -> None:
     h, owner = hint(route.uuid), route_owner(route.uuid)
+    prio, match = route.priority(ctx), route.match(ctx)
     if route.nexthop is None:
-        table.add(i, LR_IN_IP_ROUTING, route.priority, route.match, "drop;", hint=h, owner=owner)
+        table.add(i, LR_IN_IP_ROUTING, prio, match, "drop;", hint=h, owner=owner)
         return
-    actions = f"{REG_ECMP_GROUP_ID} = 0; {route.next_hop_actions()} flags.loopback = 1; next;"
-    table.add(i, LR_IN_IP_ROUTING, route.priority, route.match, "ip.ttl--; " + actions, hint=h, owner=owner)
+    actions = (f"{REG_ECMP_GROUP_ID} = 0; {route.next_hop_actions(ctx)} flags.loopback = 1; "
+               f"{nexthop_family(ctx, route.v6)}next;")
+    table.add(i, LR_IN_IP_ROUTING, prio, match, "ip.ttl--; " + actions, hint=h, owner=owner)
     if route.port is not None and route.port.name in ctx.bfd_ports:
-        table.add(i, LR_IN_IP_ROUTING, route.priority + 1, route.match + BFD_MATCH, actions, hint=h, owner=owner)
+        table.add(i, LR_IN_IP_ROUTING, prio + 1, match + BFD_MATCH, actions, hint=h, owner=owner)
 
 
 def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable, ctx: FlowCtx) -> None:
@@ -430,8 +435,9 @@ def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable, ctx: FlowCtx) 
     sn = solicited_node(nexthop)
     mcast = format_mac((0x3333 << 32) | (int(sn) & 0xFFFFFFFF))
     g = fmt_ip(nexthop)
-    match = f"eth.dst == 00:00:00:00:00:00 && ip6 && {REG_NEXT_HOP_IPV6} == {g}"
-    actions = f"nd_ns {{ eth.dst = {mcast}; ip6.dst = {fmt_ip(sn)}; nd.target = {g}; output; }};"
+    match = f"eth.dst == 00:00:00:00:00:00 && {nexthop_family_match(ctx, True)} && {REG_NEXT_HOP_IPV6} == {g}"
+    then = " output;" if ctx.profile.has("arp_request_then_output") else ""
+    actions = f"nd_ns {{ eth.dst = {mcast}; ip6.dst = {fmt_ip(sn)}; nd.target = {g}; output; }};{then}"
     uuid = str(row.uuid)
     table.add(router.index, LR_IN_ARP_REQUEST, 200, match, actions, hint=hint(uuid), owner=route_owner(uuid),
               controller_meter=copp_meter(router, ctx, "nd-ns-resolve"))

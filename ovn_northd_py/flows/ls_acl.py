@@ -35,18 +35,27 @@ Stages ``ls_{in,out}_pre_acl``, ``ls_{in,out}_pre_lb``, ``ls_{in,out}_pre_statef
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from ..lflow.stages import (
     LS_IN_ACL,
+    LS_IN_ACL_ACTION,
     LS_IN_ACL_AFTER_LB,
+    LS_IN_ACL_AFTER_LB_ACTION,
+    LS_IN_ACL_AFTER_LB_EVAL,
+    LS_IN_ACL_AFTER_LB_SAMPLE,
+    LS_IN_ACL_EVAL,
     LS_IN_ACL_HINT,
+    LS_IN_ACL_SAMPLE,
     LS_IN_PRE_ACL,
     LS_IN_PRE_LB,
     LS_IN_PRE_STATEFUL,
     LS_IN_STATEFUL,
     LS_OUT_ACL,
+    LS_OUT_ACL_ACTION,
+    LS_OUT_ACL_EVAL,
     LS_OUT_ACL_HINT,
+    LS_OUT_ACL_SAMPLE,
     LS_OUT_PRE_ACL,
     LS_OUT_PRE_LB,
     LS_OUT_PRE_STATEFUL,
@@ -58,19 +67,33 @@ from ..northd.addresses import AddressError, EthAddr, format_ipv6
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
 from .acl_index import switch_acls
+from .acl_rules import reject_action, switch_acl_tiers
 from .context import FlowCtx, hint
+from .copp import copp_meter
+from .ls_dhcp import dhcp4_config, dhcp6_config
 from .ls_dns import switch_has_dns_records
 from .ls_l2 import peer_router_port
+from .lsp_addrs import lsp_addresses
 from .owners import dp_owner, port_owner
 from .registers import (
+    REG_ACL_ID,
     REG_ACL_LABEL,
+    REG_ACL_TIER,
+    REG_OBS_COLLECTOR_ID,
+    REG_OBS_POINT_ID,
+    REG_OBS_STAGE,
     REGBIT_ACL_HINT_ALLOW,
+    REGBIT_ACL_HINT_ALLOW_EST,
     REGBIT_ACL_HINT_ALLOW_NEW,
     REGBIT_ACL_HINT_ALLOW_REL,
     REGBIT_ACL_HINT_BLOCK,
     REGBIT_ACL_HINT_DROP,
     REGBIT_ACL_LABEL,
+    REGBIT_ACL_PERSIST_ID,
     REGBIT_ACL_STATELESS,
+    REGBIT_ACL_VERDICT_ALLOW,
+    REGBIT_ACL_VERDICT_DROP,
+    REGBIT_ACL_VERDICT_REJECT,
     REGBIT_CONNTRACK_COMMIT,
     REGBIT_CONNTRACK_DEFRAG,
     REGBIT_CONNTRACK_NAT,
@@ -84,6 +107,10 @@ ND_MLD: Final = "nd || nd_rs || nd_ra || mldv1 || mldv2"
 ND_MLD_ACL: Final = "nd || nd_ra || nd_rs || mldv1 || mldv2"
 ND_MLD_DHCP6: Final = f"{ND_MLD} || (udp && udp.src == 546 && udp.dst == 547)"
 SKIP_PRIORITY: Final = 110
+# Behaviour "pmtud_tunnel_rx": ICMP "too big" errors received from a tunnel skip conntrack.
+PMTUD_TUNNEL_RX: Final = (
+    "((ip4 && icmp4.type == 3 && icmp4.code == 4) || (ip6 && icmp6.type == 2 && icmp6.code == 0)) && flags.tunnel_rx == 1"
+)
 ACL_CT_PRIORITY: Final = 65532
 SVC_MON_ACL_PRIORITY: Final = 34000
 
@@ -104,7 +131,7 @@ def conntrack_skip_ports(dp: Datapath, skip_localnet: bool) -> list[Port]:
     return [
         p
         for p in dp.ports
-        if p.kind == "lsp" and (peer_router_port(p) is not None or skip_localnet and p.sb_type == "localnet")
+        if p.kind == "lsp" and (peer_router_port(p) is not None or (skip_localnet and p.sb_type == "localnet"))
     ]
 
 
@@ -130,6 +157,8 @@ def build_ls_pre_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     if not switch_acls(dp, ctx).has_stateful_acl:
         return
     _skip_ports(dp, table, conntrack_skip_ports(dp, True), (LS_IN_PRE_ACL, LS_OUT_PRE_ACL), NEXT)
+    if ctx.profile.has("pmtud_tunnel_rx"):
+        table.add(i, LS_IN_PRE_ACL, SKIP_PRIORITY, PMTUD_TUNNEL_RX, NEXT, owner=owner)
     for stage in (LS_IN_PRE_ACL, LS_OUT_PRE_ACL):
         table.add(i, stage, SKIP_PRIORITY, "eth.mcast", NEXT, owner=owner)
         table.add(i, stage, SKIP_PRIORITY, ND_MLD_DHCP6, NEXT, owner=owner)
@@ -142,6 +171,8 @@ def build_ls_pre_lb_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     i = dp.index
     facts = switch_acls(dp, ctx)
     table.add(i, LS_IN_PRE_LB, SKIP_PRIORITY, SVC_MON_DST, NEXT, owner=owner)
+    if ctx.profile.has("pmtud_tunnel_rx"):  # written by the reference without the blank after "||"
+        table.add(i, LS_IN_PRE_LB, SKIP_PRIORITY, PMTUD_TUNNEL_RX.replace("|| (ip6", "||(ip6"), NEXT, owner=owner)
     table.add(i, LS_OUT_PRE_LB, SKIP_PRIORITY, SVC_MON_SRC, NEXT, owner=owner)
     for stage in (LS_IN_PRE_LB, LS_OUT_PRE_LB):
         table.add(i, stage, SKIP_PRIORITY, "eth.mcast", NEXT, owner=owner)
@@ -164,16 +195,27 @@ def build_ls_pre_stateful_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) ->
         table.add(i, stage, 100, f"{REGBIT_CONNTRACK_DEFRAG} == 1", "ct_next;", owner=owner)
         table.add(i, stage, 0, "1", NEXT, owner=owner)
     commit = f"{REGBIT_CONNTRACK_COMMIT} == 1"
+    if ctx.profile.has("ct_commit_acl_id"):
+        persist = f"ct_mark.allow_established = {REGBIT_ACL_PERSIST_ID}; "
+        acl_id = f"ct_label.acl_id = {REG_ACL_ID}; "
+        obs = (f"ct_mark.obs_stage = {REG_OBS_STAGE}; ct_mark.obs_collector_id = {REG_OBS_COLLECTOR_ID}; "
+               f"ct_label.obs_point_id = {REG_OBS_POINT_ID}; ")
+        unlabelled = f"ct_commit {{ ct_mark.blocked = 0; {persist}{acl_id}}}; next;"
+        labelled = f"ct_commit {{ ct_mark.blocked = 0; {persist}{obs}{acl_id}}}; next;"
+    else:
+        unlabelled = "ct_commit { ct_mark.blocked = 0; }; next;"
+        labelled = f"ct_commit {{ ct_mark.blocked = 0; ct_label.label = {REG_ACL_LABEL}; }}; next;"
     for stage in (LS_IN_STATEFUL, LS_OUT_STATEFUL):
-        table.add(i, stage, 100, f"{commit} && {REGBIT_ACL_LABEL} == 0",
-                  "ct_commit { ct_mark.blocked = 0; }; next;", owner=owner)
-        table.add(i, stage, 100, f"{commit} && {REGBIT_ACL_LABEL} == 1",
-                  f"ct_commit {{ ct_mark.blocked = 0; ct_label.label = {REG_ACL_LABEL}; }}; next;", owner=owner)
+        table.add(i, stage, 100, f"{commit} && {REGBIT_ACL_LABEL} == 0", unlabelled, owner=owner)
+        table.add(i, stage, 100, f"{commit} && {REGBIT_ACL_LABEL} == 1", labelled, owner=owner)
         table.add(i, stage, 0, "1", NEXT, owner=owner)
 
 
 def build_ls_acl_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """``ls_{in,out}_acl_hint``, ``ls_{in,out}_acl`` and ``ls_in_acl_after_lb`` switch-wide flows."""
+    if ctx.profile.has("acl_eval_action"):
+        build_ls_acl_eval_stage_flows(dp, ctx, table)
+        return
     owner = dp_owner(dp)
     i = dp.index
     facts = switch_acls(dp, ctx)
@@ -214,22 +256,131 @@ def build_ls_acl_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> No
     table.add(i, LS_IN_ACL_AFTER_LB, ACL_CT_PRIORITY, f"{REGBIT_ACL_HINT_ALLOW_REL} == 1", NEXT, owner=owner)
 
 
-def _service_reply_actions(dp: Datapath, ctx: FlowCtx) -> str:
-    return "ct_commit; next;" if switch_acls(dp, ctx).stateful else NEXT
+# Behaviour "acl_eval_action": (eval, sample, action) stages replacing ls_in_acl,
+# ls_in_acl_after_lb and ls_out_acl.
+ACL_TIERS: Final[tuple[tuple[Stage, Stage, Stage], ...]] = (
+    (LS_IN_ACL_EVAL, LS_IN_ACL_SAMPLE, LS_IN_ACL_ACTION),
+    (LS_IN_ACL_AFTER_LB_EVAL, LS_IN_ACL_AFTER_LB_SAMPLE, LS_IN_ACL_AFTER_LB_ACTION),
+    (LS_OUT_ACL_EVAL, LS_OUT_ACL_SAMPLE, LS_OUT_ACL_ACTION),
+)
+ALLOW_VERDICT: Final = f"{REGBIT_ACL_VERDICT_ALLOW} = 1; "
+CLEAR_VERDICT: Final = (
+    f"{REGBIT_ACL_VERDICT_ALLOW} = 0; {REGBIT_ACL_VERDICT_DROP} = 0; {REGBIT_ACL_VERDICT_REJECT} = 0; "
+)
+
+
+def build_ls_acl_eval_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """Behaviour ``acl_eval_action`` (OVN 25.03): the ACL stages are ``ls_*_acl_eval`` (ACLs set the
+    allow / drop / reject verdict bits, reg8[16..18]), ``ls_*_acl_sample`` and ``ls_*_acl_action``
+    (acts on the verdict and clears it).  Observed on the reference:
+
+    * every switch: ND/MLD sets the allow bit in the three eval stages (65532); the sample stages
+      fall back to ``next;``;
+    * neither ACLs nor LB VIPs: ``acl_hint`` and ``acl_eval`` (not after-LB) are skipped at 65535,
+      the after-LB eval and the three action stages fall back to ``next;``;
+    * otherwise: eval falls back to ``next;`` (0); with ACLs, the action stages act on the verdict
+      (1000: allow, drop, reject re-entering at ``ls_out_qos`` / ``ls_in_l2_lkup``) and fall back
+      to clearing it (and ``/* drop */`` with ``default_acl_drop``, the priority-1 new-connection
+      flow then being a plain ``next;``), with only LB VIPs they fall back to ``next;``;
+      service-monitor traffic is allowed (34000);
+    * stateful: as before with the allow / drop bits set instead of verdict actions, plus the
+      sessions of persist-established ACLs (``ct_mark.allow_established``: reg0[21] ingress).
+    """
+    owner = dp_owner(dp)
+    i = dp.index
+    facts = switch_acls(dp, ctx)
+    allow_next = ALLOW_VERDICT + NEXT
+    for ev, sample, _ in ACL_TIERS:
+        table.add(i, ev, ACL_CT_PRIORITY, ND_MLD_ACL, allow_next, owner=owner)
+        table.add(i, sample, 0, "1", NEXT, owner=owner)
+    if not facts.has_acls and not facts.has_lb_vip:
+        for stage in (LS_IN_ACL_HINT, LS_IN_ACL_EVAL, LS_OUT_ACL_HINT, LS_OUT_ACL_EVAL):
+            table.add(i, stage, MAX_PRIORITY, "1", NEXT, owner=owner)
+        table.add(i, LS_IN_ACL_AFTER_LB_EVAL, 0, "1", NEXT, owner=owner)
+        for _, _, act in ACL_TIERS:
+            table.add(i, act, 0, "1", NEXT, owner=owner)
+        return
+    for stage in (LS_IN_ACL_HINT, LS_OUT_ACL_HINT):
+        table.add(i, stage, 0, "1", NEXT, owner=owner)
+    tiers = switch_acl_tiers(dp, ctx)
+    for ev, _, act in ACL_TIERS:
+        table.add(i, ev, 0, "1", NEXT, owner=owner)
+        if not facts.has_acls:
+            table.add(i, act, 0, "1", NEXT, owner=owner)
+            continue
+        top = tiers.get(ev, 0)
+        clear = CLEAR_VERDICT + (f"{REG_ACL_TIER} = 0; " if top else "")
+        table.add(i, act, 0, "1", clear + ("/* drop */" if ctx.default_acl_drop else NEXT), owner=owner)
+        table.add(i, act, 1000, f"{REGBIT_ACL_VERDICT_ALLOW} == 1", clear + NEXT, owner=owner)
+        table.add(i, act, 1000, f"{REGBIT_ACL_VERDICT_DROP} == 1", clear + "/* drop */", owner=owner)
+        table.add(i, act, 1000, f"{REGBIT_ACL_VERDICT_REJECT} == 1",
+                  clear + reject_action(act is not LS_OUT_ACL_ACTION, ctx.profile),
+                  controller_meter=copp_meter(dp, ctx, "reject"), owner=owner)
+        # Tiers: what no ACL of tier T decided is evaluated again at tier T + 1, up to the top one.
+        again = f"next(pipeline={ev.pipeline},table={ctx.profile.table_id(ev)});"
+        for t in range(top):
+            table.add(i, act, 500, f"{REG_ACL_TIER} == {t}", f"{REG_ACL_TIER} = {t + 1}; {again}", owner=owner)
+    table.add(i, LS_IN_ACL_EVAL, SVC_MON_ACL_PRIORITY, SVC_MON_DST, allow_next, owner=owner)
+    table.add(i, LS_OUT_ACL_EVAL, SVC_MON_ACL_PRIORITY, SVC_MON_SRC, allow_next, owner=owner)
+    if not facts.stateful:
+        return
+    for stage in (LS_IN_ACL_HINT, LS_OUT_ACL_HINT):
+        for prio, match, bits in HINTS:
+            table.add(i, stage, prio, match, "".join(f"{b} = 1; " for b in bits) + NEXT, owner=owner)
+    inv = "!ct.inv && " if ctx.acl.use_ct_inv_match else ""
+    blocked = "ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)" if inv else "(ct.est && ct.rpl && ct_mark.blocked == 1)"
+    reply = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && ct_mark.blocked == 0"
+    related = f"!ct.est && ct.rel && !ct.new && {inv}ct_mark.blocked == 0"
+    established = "ct.est && ct_mark.allow_established == 1"
+    rel = f"{REGBIT_ACL_HINT_ALLOW_REL} = 1; "
+    clear = f"{REGBIT_ACL_HINT_DROP} = 0; {REGBIT_ACL_HINT_BLOCK} = 0; "
+    # With default_acl_drop the action stages drop what no ACL allowed.
+    new_verdict = NEXT if ctx.default_acl_drop else f"{REGBIT_CONNTRACK_COMMIT} = 1; next;"
+    for stage, ingress in ((LS_IN_ACL_EVAL, True), (LS_OUT_ACL_EVAL, False)):
+        table.add(i, stage, ACL_CT_PRIORITY, blocked, f"{REGBIT_ACL_VERDICT_DROP} = 1; {NEXT}", owner=owner)
+        table.add(i, stage, ACL_CT_PRIORITY, reply, f"{clear}{rel}{allow_next}" if ingress else allow_next,
+                  owner=owner)
+        table.add(i, stage, ACL_CT_PRIORITY, related,
+                  f"{rel}{ALLOW_VERDICT}ct_commit_nat;" if ingress else f"{ALLOW_VERDICT}ct_commit_nat;", owner=owner)
+        table.add(i, stage, ACL_CT_PRIORITY, established,
+                  f"{REGBIT_ACL_HINT_ALLOW_EST} = 1; {allow_next}" if ingress else allow_next, owner=owner)
+        table.add(i, stage, 1, "ip && !ct.est", new_verdict, owner=owner)
+        table.add(i, stage, 1, "ip && ct.est && ct_mark.blocked == 1",
+                  f"{REGBIT_CONNTRACK_COMMIT} = 1; {allow_next}", owner=owner)
+    for bit in (REGBIT_ACL_HINT_ALLOW_REL, REGBIT_ACL_HINT_ALLOW_EST):
+        table.add(i, LS_IN_ACL_AFTER_LB_EVAL, ACL_CT_PRIORITY, f"{bit} == 1", allow_next, owner=owner)
+
+
+def _service_reply_actions(dp: Datapath, ctx: FlowCtx, dns: bool = False) -> str:
+    commit = "ct_commit; " if switch_acls(dp, ctx).stateful else ""
+    if ctx.profile.has("acl_eval_action"):  # 25.03: the allow bit; only DNS commits (stateful)
+        return ALLOW_VERDICT + (commit if dns else "") + NEXT
+    return commit + NEXT
+
+
+def _service_reply_stage(ctx: FlowCtx) -> Stage:
+    return LS_OUT_ACL_EVAL if ctx.profile.has("acl_eval_action") else LS_OUT_ACL
 
 
 def build_ls_dns_reply_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """``ls_out_acl`` 34000: DNS replies from ovn-controller, on a switch with DNS records."""
     if switch_has_dns_records(dp):
-        table.add(dp.index, LS_OUT_ACL, SVC_MON_ACL_PRIORITY, "udp.src == 53", _service_reply_actions(dp, ctx),
-                  owner=dp_owner(dp))
+        # 25.03 matches only the replies ovn-controller injects.
+        match = "flags.from_ctrl && udp.src == 53" if ctx.profile.has("acl_eval_action") else "udp.src == 53"
+        table.add(dp.index, _service_reply_stage(ctx), SVC_MON_ACL_PRIORITY, match,
+                  _service_reply_actions(dp, ctx, dns=True), owner=dp_owner(dp))
 
 
 def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """``ls_out_acl`` 34000: DHCPv4/DHCPv6 replies from ovn-controller to one switch port."""
     if port.kind != "lsp" or port.sb_type == "external":
         return
+    if not port.enabled and ctx.profile.has("acl_eval_action"):  # 25.03: not for disabled ports
+        return
+    stage = _service_reply_stage(ctx)
     v4, v6 = opt(port.nb.dhcpv4_options), opt(port.nb.dhcpv6_options)
+    if ctx.profile.has("dhcp_reply_needs_address"):
+        v4, v6 = _served_dhcp_rows(port, v4, v6)
     if v4 is None and v6 is None:
         return
     actions = _service_reply_actions(port.dp, ctx)
@@ -240,7 +391,7 @@ def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
         server_id, server_mac = o.get("server_id"), o.get("server_mac")
         if server_id is not None and server_mac is not None and "lease_time" in o:
             match = f"{out} && eth.src == {server_mac} && ip4.src == {server_id} && udp && udp.src == 67 && udp.dst == 68"
-            table.add(port.dp.index, LS_OUT_ACL, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v4.uuid)),
+            table.add(port.dp.index, stage, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v4.uuid)),
                       owner=owner)
     if v6 is not None:
         server = v6.options.get("server_id")
@@ -251,8 +402,23 @@ def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
         if lla is not None:
             match = (f"{out} && eth.src == {server} && ip6.src == {format_ipv6(lla)} && udp && udp.src == 547"
                      " && udp.dst == 546")
-            table.add(port.dp.index, LS_OUT_ACL, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v6.uuid)),
+            table.add(port.dp.index, stage, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v6.uuid)),
                       owner=owner)
+
+
+def _served_dhcp_rows(port: Port, v4: Any, v6: Any) -> tuple[Any, Any]:
+    """Behaviour ``dhcp_reply_needs_address`` (25.03): a DHCP_Options row counts only when the port
+    has an address in its cidr (and, for DHCPv4, the row is usable: :func:`.ls_dhcp.dhcp4_config`)."""
+    entries = lsp_addresses(port)
+    if v4 is not None:
+        cfg4 = dhcp4_config(v4, port)
+        if cfg4 is None or not any(cfg4.cidr.contains(n.addr) for e in entries for n in e.ipv4):
+            v4 = None
+    if v6 is not None:
+        cfg6 = dhcp6_config(v6)
+        if cfg6 is None or not any(cfg6.cidr.contains(n.addr) for e in entries for n in e.ipv6):
+            v6 = None
+    return v4, v6
 
 
 def build_ls_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

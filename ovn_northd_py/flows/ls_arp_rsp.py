@@ -51,7 +51,9 @@ def arp_reply_action(mac: str, ip: str) -> str:
     )
 
 
-def nd_ns_match(ip: str, sn: str) -> str:
+def nd_ns_match(ip: str, sn: str, bcast_mcast_only: bool = False) -> str:
+    if bcast_mcast_only:  # behaviour "arp_nd_rsp_bcast_mcast"
+        return f"nd_ns_mcast && ip6.dst == {sn} && nd.target == {ip}"
     return f"nd_ns && ip6.dst == {{{ip}, {sn}}} && nd.target == {ip}"
 
 
@@ -76,16 +78,19 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         return
     na = "nd_na_router" if port.is_router_lsp else "nd_na"
     nd_meter = copp_meter(port.dp, ctx, "nd-na")  # the switch's Copp meter for ND answers
+    # 25.03 answers only broadcast ARP requests and multicast neighbour solicitations.
+    bcast_mcast = ctx.profile.has("arp_nd_rsp_bcast_mcast")
+    arp_bcast = " && eth.dst == ff:ff:ff:ff:ff:ff" if bcast_mcast else ""
     for entry in lsp_addresses(port):
         mac = entry.ea_s
         for net4 in entry.ipv4:
             ip = net4.addr_s
-            match = f"arp.tpa == {ip} && arp.op == 1"
+            match = f"arp.tpa == {ip} && arp.op == 1{arp_bcast}"
             table.add(i, LS_IN_ARP_RSP, 50, match, arp_reply_action(mac, ip), hint=h, owner=owner)
             table.add(i, LS_IN_ARP_RSP, 100, f'{match} && inport == "{port.name}"', "next;", hint=h, owner=owner)
         for net6 in entry.ipv6:
             ip = net6.addr_s
-            match = nd_ns_match(ip, net6.sn_addr_s)
+            match = nd_ns_match(ip, net6.sn_addr_s, bcast_mcast)
             table.add(i, LS_IN_ARP_RSP, 50, match, _nd_na_action(na, mac, ip), hint=h, owner=owner,
                       controller_meter=nd_meter)
             table.add(i, LS_IN_ARP_RSP, 100, f'{match} && inport == "{port.name}"', "next;", hint=h, owner=owner)

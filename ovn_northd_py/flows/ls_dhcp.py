@@ -145,16 +145,18 @@ def build_lsp_dhcp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         return
     entries = lsp_addresses(port)
     m4, m6 = copp_meter(port.dp, ctx, "dhcpv4-opts"), copp_meter(port.dp, ctx, "dhcpv6-opts")
+    # 25.03: DHCPv4 discover and request in one flow, DHCPv6 to the multicast group (ip6.mcast).
+    merged = ctx.profile.has("dhcp_merged_matches")
     for inport, extra in inports:
         for entry in entries:
             if v4 is not None:
-                _dhcp4_flows(port, entry, inport, extra, v4, table, m4)
+                _dhcp4_flows(port, entry, inport, extra, v4, table, m4, merged)
             if v6 is not None:
-                _dhcp6_flows(port, entry, inport, extra, v6, table, m6)
+                _dhcp6_flows(port, entry, inport, extra, v6, table, m6, merged)
 
 
 def _dhcp4_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg: Dhcp4, table: FlowTable,
-                 meter: str | None) -> None:
+                 meter: str | None, merged: bool = False) -> None:
     ip = next((n.addr_s for n in entry.ipv4 if cfg.cidr.contains(n.addr)), None)
     if ip is None:
         return
@@ -163,8 +165,13 @@ def _dhcp4_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg
     action = f"{REGBIT_DHCP_OPTS_RESULT} = put_dhcp_opts({_opts_text([('offerip', ip)], cfg.options)}); next;"
     discover = f"{head} && ip4.src == 0.0.0.0 && ip4.dst == 255.255.255.255 && {DHCPV4_MATCH}{extra}"
     request = f"{head} && ip4.src == {ip} && ip4.dst == {{{cfg.server_id}, 255.255.255.255}} && {DHCPV4_MATCH}{extra}"
-    table.add(i, LS_IN_DHCP_OPTIONS, 100, discover, action, hint=h, owner=owner, controller_meter=meter)
-    table.add(i, LS_IN_DHCP_OPTIONS, 100, request, action, hint=h, owner=owner, controller_meter=meter)
+    if merged:
+        both = (f"{head} && (ip4.src == {{{ip}, 0.0.0.0}} && ip4.dst == {{{cfg.server_id}, 255.255.255.255}}) && "
+                f"{DHCPV4_MATCH}{extra}")
+        table.add(i, LS_IN_DHCP_OPTIONS, 100, both, action, hint=h, owner=owner, controller_meter=meter)
+    else:
+        table.add(i, LS_IN_DHCP_OPTIONS, 100, discover, action, hint=h, owner=owner, controller_meter=meter)
+        table.add(i, LS_IN_DHCP_OPTIONS, 100, request, action, hint=h, owner=owner, controller_meter=meter)
     response = (
         f"eth.dst = eth.src; eth.src = {cfg.server_mac}; ip4.src = {cfg.server_id}; "
         f"udp.src = 67; udp.dst = 68; {LOCAL_REPLY}"
@@ -174,12 +181,13 @@ def _dhcp4_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg
 
 
 def _dhcp6_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg: Dhcp6, table: FlowTable,
-                 meter: str | None) -> None:
+                 meter: str | None, merged: bool = False) -> None:
     ip = next((n.addr_s for n in entry.ipv6 if cfg.cidr.contains(n.addr)), None)
     if ip is None:
         return
     i, owner, h = port.dp.index, port_owner(port), cfg.hint
-    head = f'inport == "{inport}" && eth.src == {entry.ea_s} && {DHCPV6_MATCH}{extra}'
+    mcast = "ip6.mcast && " if merged else ""
+    head = f'inport == "{inport}" && eth.src == {entry.ea_s} && {mcast}{DHCPV6_MATCH}{extra}'
     first = [] if cfg.stateless else [("ia_addr", ip)]
     action = f"{REGBIT_DHCP_OPTS_RESULT} = put_dhcpv6_opts({_opts_text(first, cfg.options)}); next;"
     table.add(i, LS_IN_DHCP_OPTIONS, 100, head, action, hint=h, owner=owner, controller_meter=meter)

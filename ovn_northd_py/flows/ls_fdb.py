@@ -33,12 +33,14 @@ def build_lsp_fdb_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     owner = port_owner(port)
     h = hint(port.nb_key)
     inport = f'inport == "{port.name}"'
+    # 25.03: a localnet port's lookup does not override what a VIF learnt (flags.localnet).
+    localnet = "flags.localnet = 1; " if port.sb_type == "localnet" and ctx.profile.has("fdb_localnet_flag") else ""
     table.add(
         port.dp.index,
         LS_IN_LOOKUP_FDB,
         100,
         inport,
-        f"{REGBIT_LKUP_FDB} = lookup_fdb(inport, eth.src); next;",
+        f"{localnet}{REGBIT_LKUP_FDB} = lookup_fdb(inport, eth.src); next;",
         hint=h,
         owner=owner,
     )

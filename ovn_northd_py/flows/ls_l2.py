@@ -278,7 +278,9 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
     sw = switch_l2(port.dp, ctx)
     rtr = router_addrs(lrp.dp, ctx)
     mac = nets.ea_s
-    if "router" in port.nb.addresses:
+    # 25.03 (behaviour "ls_router_port_mac"): a router-type port is reached by its router port's
+    # MAC whatever its addresses.
+    if "router" in port.nb.addresses or ctx.profile.has("ls_router_port_mac"):
         action = _output(port)
         resident = _resident_port(lrp, rtr.dgps, sw)
         match = f"eth.dst == {mac}" + (f' && is_chassis_resident("{resident}")' if resident else "")
@@ -312,6 +314,9 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
         match = f"{FLAGBIT_NOT_VXLAN} && nd_ns && nd.target == {ip}"
         table.add(i, LS_IN_L2_LKUP, 80, match, to_router, hint=h, owner=owner)
     if sw.has_non_router_port:
-        macs = ", ".join(sset_order([mac, *rtr.nat_macs]))
+        if ctx.profile.has("l2_flood_router_mac_first"):  # 25.03: the router port's MAC, then NAT MACs
+            macs = ", ".join([mac, *(m for m in sset_order(list(rtr.nat_macs)) if m != mac)])
+        else:
+            macs = ", ".join(sset_order([mac, *rtr.nat_macs]))
         match = f"eth.src == {{{macs}}} && (arp.op == 1 || rarp.op == 3 || nd_ns)"
         table.add(i, LS_IN_L2_LKUP, 75, match, f'outport = "{MC_FLOOD_L2}"; output;', owner=owner)

@@ -58,12 +58,12 @@ from ..lflow.stages import (
     LS_IN_PRE_HAIRPIN,
     LS_IN_PRE_LB,
     LS_IN_PRE_STATEFUL,
-    LS_OUT_QOS_MARK,
 )
 from ..lflow.table import FlowTable
 from ..northd.lb_vips import Endpoint, is_template_lb, lb_protocol, parse_vip
 from ..northd.model import Datapath, Northd
 from .acl_index import ls_has_lb_vips
+from .acl_rules import reject_reentry_stage
 from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lb_health import Monitored, checked_vips, hash_fields, lb_monitored
@@ -73,12 +73,16 @@ from .registers import (
     REG_LB_AFF_MATCH_PORT,
     REG_LB_L2_AFF_BACKEND_IP6,
     REG_ORIG_DIP_IPV4,
+    REG_ORIG_DIP_IPV4_V2,
     REG_ORIG_DIP_IPV6,
+    REG_ORIG_DIP_IPV6_V2,
     REG_ORIG_TP_DPORT,
+    REG_ORIG_TP_DPORT_V2,
     REGBIT_CONNTRACK_COMMIT,
     REGBIT_CONNTRACK_NAT,
     REGBIT_HAIRPIN,
     REGBIT_HAIRPIN_REPLY,
+    REGBIT_IP_FRAG,
     REGBIT_KNOWN_LB_SESSION,
 )
 
@@ -178,8 +182,11 @@ def _opt_int(lb: Any, name: str) -> int:
 
 
 
-def _regs(v: Vip) -> tuple[str, str]:
-    """(ip family, register holding the original destination)."""
+def _regs(v: Vip, v2: bool = False) -> tuple[str, str]:
+    """(ip family, register holding the original destination); ``v2``: the ``lb_vip_regs_v2``
+    behaviour (25.03)."""
+    if v2:
+        return ("ip6", REG_ORIG_DIP_IPV6_V2) if v.vip.v6 else ("ip4", REG_ORIG_DIP_IPV4_V2)
     return ("ip6", REG_ORIG_DIP_IPV6) if v.vip.v6 else ("ip4", REG_ORIG_DIP_IPV4)
 
 
@@ -189,10 +196,15 @@ def _vip_match(v: Vip, proto: str) -> str:
     return m if v.vip.port is None else f"{m} && {proto}.dst == {v.vip.port}"
 
 
-def _load_vip(v: Vip) -> str:
-    _, reg = _regs(v)
+def _load_vip(v: Vip, v2: bool = False) -> str:
+    _, reg = _regs(v, v2)
     out = f"{reg} = {v.vip.ip}; "
     return out if v.vip.port is None else f"{out}{REG_ORIG_TP_DPORT} = {v.vip.port}; "
+
+
+def load_vip_v2(v: Vip) -> str:
+    """``reg4 = VIP; reg2[0..15] = PORT; `` (``lb_vip_regs_v2``, 25.03; routers too)."""
+    return _load_vip(v, True)
 
 
 def _rejects(lb: Any) -> bool:
@@ -224,10 +236,12 @@ def event_action(lb: Any, v: Vip, proto: str) -> str:
 def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile) -> str:
     if not v.backends:
         if _rejects(lb):
-            qos_mark = profile.table_id(LS_OUT_QOS_MARK)
+            qos_mark = profile.table_id(reject_reentry_stage(profile))  # ls_out_qos(_mark)
             return f"reg0 = 0; reject {{ outport <-> inport; next(pipeline=egress,table={qos_mark});}};"
         return "drop;"
     backends = ",".join(b.text() for b in v.backends)
+    if profile.has("lb_vip_regs_v2"):
+        return f"{_load_vip(v, True)}ct_lb_mark(backends={backends}{hash_fields(lb)});"
     return f"{REGBIT_CONNTRACK_COMMIT} = 0; ct_lb_mark(backends={backends}{hash_fields(lb)});"
 
 
@@ -236,21 +250,32 @@ def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile) -> str:
 FlowSpec = tuple[Any, int, str, str, str | None]
 
 
-def _affinity_specs(v: Vip, proto: str, timeout: int) -> list[FlowSpec]:
+def _affinity_specs(v: Vip, proto: str, timeout: int, v2: bool = False) -> list[FlowSpec]:
+    """``v2``: the ``lb_vip_regs_v2`` behaviour (25.03, observed): the check matches the packet's
+    destination, the backend found is in reg4 / reg2[0..15] and the VIP is loaded there again."""
     out: list[FlowSpec] = []
-    fam, reg = _regs(v)
+    fam, reg = _regs(v, v2)
     vip_regs = f"ct.new && {fam} && {reg} == {v.vip.ip}"
     if v.vip.port is not None:
         vip_regs += f" && {REG_ORIG_TP_DPORT} == {v.vip.port}"
-    out.append((LS_IN_LB_AFF_CHECK, AFF_PRIORITY, vip_regs, f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;",
+    check = vip_regs
+    if v2:
+        check = f"ct.new && {fam} && {fam}.dst == {v.vip.ip}"
+        if v.vip.port is not None:
+            check += f" && {proto} && {proto}.dst == {v.vip.port}"
+    out.append((LS_IN_LB_AFF_CHECK, AFF_PRIORITY, check, f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;",
                 None))
     backend_reg = REG_LB_L2_AFF_BACKEND_IP6 if v.vip.v6 else REG_LB_AFF_BACKEND_IP4
+    port_reg = REG_LB_AFF_MATCH_PORT
+    head, commit = f"{fam}", f"{REGBIT_CONNTRACK_COMMIT} = 0; "
+    if v2:
+        backend_reg, port_reg, head, commit = reg, REG_ORIG_TP_DPORT, f"{fam}.dst == {v.vip.ip}", ""
     for b in v.listed_backends:
-        m = f"{REGBIT_KNOWN_LB_SESSION} == 1 && ct.new && {fam} && {backend_reg} == {b.ip}"
+        m = f"{REGBIT_KNOWN_LB_SESSION} == 1 && ct.new && {head} && {backend_reg} == {b.ip}"
         if b.port is not None:
-            m += f" && {REG_LB_AFF_MATCH_PORT} == {b.port}"
+            m += f" && {port_reg} == {b.port}"
         out.append((LS_IN_LB, LB_AFF_PRIORITY, m,
-                    f"{REGBIT_CONNTRACK_COMMIT} = 0; {_load_vip(v)}ct_lb_mark(backends={b.text()});", None))
+                    f"{commit}{_load_vip(v, v2)}ct_lb_mark(backends={b.text()});", None))
         learn = f"{REGBIT_KNOWN_LB_SESSION} == 0 && {vip_regs} && {fam}.dst == {b.ip}"
         args = f'vip = "{v.vip.text()}", backend = "{b.text()}", '
         if b.port is not None:
@@ -275,6 +300,7 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
     meters).  Reads the row, ``ctx.health`` and ``ctx.controller_event``."""
 
     profile = ctx.profile if ctx is not None else DEFAULT_PROFILE
+    v2 = profile.has("lb_vip_regs_v2")
 
     def compute() -> list[FlowSpec]:
         out: list[FlowSpec] = []
@@ -283,7 +309,7 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
         for v in cached_vips(lb, ctx):
             match = _vip_match(v, proto)
             out.append((LS_IN_PRE_STATEFUL, PRE_STATEFUL_VIP_PRIORITY, f"{REGBIT_CONNTRACK_NAT} == 1 && {match}",
-                        f"{_load_vip(v)}ct_lb_mark;", None))
+                        f"{_load_vip(v, v2)}ct_lb_mark;", None))
             prio = LB_IP_PRIORITY if v.vip.port is None else LB_PORT_PRIORITY
             rejects = not v.backends and _rejects(lb)
             out.append((LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto, profile),
@@ -292,7 +318,7 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
                 out.append((LS_IN_PRE_LB, EVENT_PRIORITY, event_match(v, proto), event_action(lb, v, proto),
                             "event-elb"))
             if timeout > 0:
-                out += _affinity_specs(v.affinity(), proto, timeout)
+                out += _affinity_specs(v.affinity(), proto, timeout, v2)
         return out
 
     if ctx is None:
@@ -339,11 +365,33 @@ def build_all_switch_lb_flows(nd: Northd, ctx: FlowCtx, table: FlowTable) -> Non
         build_lb_flows_on_switches(dps, rows[key], ctx, table)
 
 
+def build_ls_lb_frag_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """Every switch, 25.03: with the ``lb_vip_regs_v2`` behaviour, fragments to load-balance are
+    marked (``reg0[19]``) on their way to conntrack (ls_in_pre_stateful 115); with
+    ``pmtud_tunnel_rx``, ICMP frag-needed / packet-too-big errors from a tunnel skip the
+    load balancers (ls_in_pre_lb 110)."""
+    if ctx.profile.has("lb_vip_regs_v2"):
+        table.add(dp.index, LS_IN_PRE_STATEFUL, 115, f"{REGBIT_CONNTRACK_NAT} == 1 && ip.is_frag",
+                  f"{REGBIT_IP_FRAG} = 1; ct_lb_mark;", owner=dp_owner(dp))
+    if ctx.profile.has("pmtud_tunnel_rx"):
+        # Observed without a blank after ``||``.
+        match = ("((ip4 && icmp4.type == 3 && icmp4.code == 4) ||(ip6 && icmp6.type == 2 && icmp6.code == 0))"
+                 " && flags.tunnel_rx == 1")
+        table.add(dp.index, LS_IN_PRE_LB, 110, match, "next;", owner=dp_owner(dp))
+
+
 def build_ls_hairpin_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """The switch-wide hairpin flows of a switch with a load-balancer VIP (owner ``("dp", key)``)."""
     if not ls_has_lb_vips(dp):
         return
     i, owner = dp.index, dp_owner(dp)
+    if ctx.profile.has("lb_vip_regs_v2"):
+        # 25.03: a fragment's original destination is read back from conntrack (110), the VIP
+        # flows cannot match its ports.
+        table.add(i, LS_IN_LB, 110, f"ct.trk && !ct.rpl && {REGBIT_IP_FRAG} == 1 && ip4",
+                  f"{REG_ORIG_DIP_IPV4_V2} = ct_nw_dst(); {REG_ORIG_TP_DPORT_V2} = ct_tp_dst(); next;", owner=owner)
+        table.add(i, LS_IN_LB, 110, f"ct.trk && !ct.rpl && {REGBIT_IP_FRAG} == 1 && ip6",
+                  f"{REG_ORIG_DIP_IPV6_V2} = ct_ip6_dst(); {REG_ORIG_TP_DPORT_V2} = ct_tp_dst(); next;", owner=owner)
     table.add(i, LS_IN_PRE_HAIRPIN, 100, "ip && ct.trk",
               f"{REGBIT_HAIRPIN} = chk_lb_hairpin(); {REGBIT_HAIRPIN_REPLY} = chk_lb_hairpin_reply(); next;",
               owner=owner)

@@ -27,8 +27,11 @@ so the logical flows only set and test ``REGBIT_PORT_SEC_DROP``.  Observed on th
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..lflow.stages import (
     LS_IN_APPLY_PORT_SEC,
+    LS_IN_ARP_RSP,
     LS_IN_CHECK_PORT_SEC,
     LS_IN_HAIRPIN,
     LS_IN_L2_LKUP,
@@ -39,10 +42,16 @@ from ..lflow.table import FlowTable
 from ..northd.addresses import extract_lport_addresses
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, hint
+from .ls_l2 import peer_router_port
+from .lsp_addrs import lsp_addresses
 from .owners import dp_owner, port_owner
-from .registers import REGBIT_FROM_RAMP, REGBIT_PORT_SEC_DROP
+from .registers import REGBIT_FROM_RAMP, REGBIT_FROM_ROUTER_PORT, REGBIT_PORT_SEC_DROP
+from .router_addrs import lrp_networks
 
 CHECK_IN_PORT_SEC = f"{REGBIT_PORT_SEC_DROP} = check_in_port_sec(); next;"
+# Behaviour "pmtud_tunnel_rx" (25.03): ICMP "fragmentation needed" / "packet too big" errors.
+PMTUD: Final = "((ip4 && icmp4.type == 3 && icmp4.code == 4) || (ip6 && icmp6.type == 2 && icmp6.code == 0))"
+TUNNEL_RX: Final = "flags.tunnel_rx == 1"
 
 
 def has_port_security(port: Port) -> bool:
@@ -61,7 +70,12 @@ def build_ls_port_sec_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> Non
     table.add(i, LS_IN_APPLY_PORT_SEC, 50, f"{REGBIT_PORT_SEC_DROP} == 1", "drop;", owner=owner)
     table.add(i, LS_OUT_CHECK_PORT_SEC, 100, "eth.mcast", f"{REGBIT_PORT_SEC_DROP} = 0; next;", owner=owner)
     table.add(i, LS_OUT_APPLY_PORT_SEC, 50, f"{REGBIT_PORT_SEC_DROP} == 1", "drop;", owner=owner)
+    if ctx.profile.has("pmtud_tunnel_rx"):
+        table.add(i, LS_IN_CHECK_PORT_SEC, 105, f"{PMTUD} && {TUNNEL_RX}", "drop;", owner=owner)
     if any(p.sb_type == "vtep" for p in dp.ports if p.kind == "lsp"):
+        if ctx.profile.has("arp_rsp_skip_ramp"):
+            table.add(i, LS_IN_ARP_RSP, 65535, f"{REGBIT_FROM_RAMP} == 1 && (arp || nd_ns)",
+                      "flags.loopback = 1; next;", owner=owner)
         table.add(i, LS_IN_HAIRPIN, 1000, f"{REGBIT_FROM_RAMP} == 1",
                   f"next(pipeline=ingress, table={ctx.profile.table_id(LS_IN_L2_LKUP)});", owner=owner)
 
@@ -74,6 +88,8 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     h = hint(port.nb_key)
     i = port.dp.index
     inport = f'inport == "{port.name}"'
+    if ctx.profile.has("pmtud_tunnel_rx"):
+        build_lsp_pmtud_flows(port, ctx, table)
     if not port.enabled and port.sb_type != "external":
         table.add(
             i, LS_IN_CHECK_PORT_SEC, 100, inport, f"{REGBIT_PORT_SEC_DROP} = 1; next;", hint=h, owner=owner
@@ -89,3 +105,39 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     if set_queue and port.sb_type == "localnet":
         outport = f'outport == "{port.name}"'
         table.add(i, LS_OUT_APPLY_PORT_SEC, 100, outport, set_queue + "output;", hint=h, owner=owner)
+
+
+def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """Behaviour ``pmtud_tunnel_rx`` (OVN 25.03), observed on the reference (``ls_in_check_port_sec``):
+
+    * a router-type port whose router port exists: its traffic is marked (``reg0[18] = 1; next;``,
+      70); an ICMP "too big" error received from a tunnel is sent back (120): for a gateway router
+      the one from the router port's MAC to the port (``outport <-> inport; next;``), for a
+      distributed router the one to the router port's MAC (re-entering ``ls_in_l2_lkup``);
+    * any other port with addresses (VIF, localport, external, l2gateway, virtual, vtep): the error
+      from its MAC to it, when it is not resident here, is sent back (110, one flow per MAC);
+    * the rest is dropped (105, :func:`build_ls_port_sec_flows`).
+    """
+    owner = port_owner(port)
+    h = hint(port.nb_key)
+    i = port.dp.index
+    name = port.name
+    lrp = peer_router_port(port)
+    if lrp is not None:
+        table.add(i, LS_IN_CHECK_PORT_SEC, 70, f'inport == "{name}"', f"{REGBIT_FROM_ROUTER_PORT} = 1; next;",
+                  hint=h, owner=owner)
+        nets = lrp_networks(lrp)
+        if nets is None:
+            return
+        if lrp.sb_type == "l3gateway":
+            match = f'{PMTUD} && eth.src == {nets.ea_s} && outport == "{name}" && {TUNNEL_RX}'
+            action = "outport <-> inport; next;"
+        else:
+            match = f"{PMTUD} && eth.dst == {nets.ea_s} && {TUNNEL_RX}"
+            action = f"outport <-> inport; next(pipeline=ingress,table={ctx.profile.table_id(LS_IN_L2_LKUP)});"
+        table.add(i, LS_IN_CHECK_PORT_SEC, 120, match, action, hint=h, owner=owner)
+        return
+    for entry in lsp_addresses(port):
+        match = (f'{PMTUD} && eth.src == {entry.ea_s} && outport == "{name}" && !is_chassis_resident("{name}")'
+                 f" && {TUNNEL_RX}")
+        table.add(i, LS_IN_CHECK_PORT_SEC, 110, match, "outport <-> inport; next;", hint=h, owner=owner)

@@ -24,7 +24,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..lflow.stages import LS_IN_QOS_MARK, LS_IN_QOS_METER, LS_OUT_QOS_MARK, LS_OUT_QOS_METER, Stage
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
+from ..lflow.stages import (
+    LS_IN_QOS,
+    LS_IN_QOS_MARK,
+    LS_IN_QOS_METER,
+    LS_OUT_QOS,
+    LS_OUT_QOS_MARK,
+    LS_OUT_QOS_METER,
+    Stage,
+)
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Northd
 from .context import FlowCtx, hint
@@ -69,9 +78,11 @@ class QosFlow:
     actions: str
 
 
-def qos_flows(qos: Any) -> tuple[QosFlow, ...]:
+def qos_flows(qos: Any, profile: FlowProfile = DEFAULT_PROFILE) -> tuple[QosFlow, ...]:
     """The flows of QoS row ``qos`` (the same on every switch listing it)."""
     ingress = qos.direction == "from-lport"
+    if profile.has("ls_qos_merged"):
+        return _merged_qos_flows(qos, LS_IN_QOS if ingress else LS_OUT_QOS)
     mark_stage, meter_stage = (LS_IN_QOS_MARK, LS_IN_QOS_METER) if ingress else (LS_OUT_QOS_MARK, LS_OUT_QOS_METER)
     out: list[QosFlow] = []
     action = dict(qos.action)
@@ -86,6 +97,25 @@ def qos_flows(qos: Any) -> tuple[QosFlow, ...]:
     return tuple(out)
 
 
+def _merged_qos_flows(qos: Any, stage: Stage) -> tuple[QosFlow, ...]:
+    """Behaviour ``ls_qos_merged`` (OVN 25.03): one flow in ``ls_{in,out}_qos`` carrying the meter
+    then the marking (``set_meter(R[, B]); ip.dscp = D; next;``).  Observed: a row with any
+    ``bandwidth`` or ``action`` key gets the flow (a burst without a rate: just ``next;``), a row
+    with neither gets none."""
+    action = dict(qos.action)
+    bandwidth = dict(qos.bandwidth)
+    if not action and not bandwidth:
+        return ()
+    parts: list[str] = []
+    rate = bandwidth.get("rate")
+    if rate is not None:
+        burst = bandwidth.get("burst")
+        parts.append(f"set_meter({rate}); " if burst is None else f"set_meter({rate}, {burst}); ")
+    if "dscp" in action:
+        parts.append(f"ip.dscp = {action['dscp']}; ")
+    return (QosFlow(stage, qos.priority, qos.match, "".join(parts) + "next;"),)
+
+
 def switch_qos_keys(dp: Datapath) -> frozenset[str]:
     """The uuids (text) of the QoS rows switch ``dp`` lists."""
     return frozenset(str(q.uuid) for q in getattr(dp.nb, "qos_rules", ()))
@@ -96,7 +126,7 @@ def build_qos_flows(qos: Any, dp: Datapath, ctx: FlowCtx, table: FlowTable) -> N
     key = str(qos.uuid)
     owner = qos_owner(key, dp.key)
     h = hint(key)
-    for f in ctx.cached(QOS_FLOWS, key, lambda: qos_flows(qos)):
+    for f in ctx.cached(QOS_FLOWS, key, lambda: qos_flows(qos, ctx.profile)):
         table.add(dp.index, f.stage, f.priority, f.match, f.actions, hint=h, owner=owner)
     qos_index(ctx).mark_built(key, dp.key)
 

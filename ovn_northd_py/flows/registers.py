@@ -116,13 +116,29 @@ REGBIT_FROM_RAMP: Final = "reg0[14]"  # packet came from a VTEP (RAMP) port
 REGBIT_PORT_SEC_DROP: Final = "reg0[15]"  # port security check failed
 REGBIT_ACL_STATELESS: Final = "reg0[16]"  # matched an allow-stateless ACL: skip conntrack
 REGBIT_ACL_HINT_ALLOW_REL: Final = "reg0[17]"  # reply or related traffic of an allowed connection
+# OVN 25.03 (behaviour "acl_eval_action", lflow/profile.py): an ACL with persist-established
+# commits reg0[20] as ct_mark.allow_established; ls_*_acl_eval sets reg0[21] for such a session.
+REGBIT_ACL_PERSIST_ID: Final = "reg0[20]"
+REGBIT_ACL_HINT_ALLOW_EST: Final = "reg0[21]"  # established session of a persist-established ACL
+REGBIT_FROM_ROUTER_PORT: Final = "reg0[18]"  # 25.03: the packet came in from a router port
 
 # ---- Logical switch: other registers ----
 REG_ORIG_DIP_IPV4: Final = "reg1"  # a load-balanced packet's original destination IPv4
 REG_ORIG_DIP_IPV6: Final = "xxreg1"  # ... IPv6
 REG_ORIG_TP_DPORT: Final = "reg2[0..15]"  # ... and its original L4 destination port
 REG_ACL_LABEL: Final = "reg3"  # the ACL label (upstream REG_LABEL)
+REG_ACL_ID: Final = "reg2[16..31]"  # 25.03: the ACL id committed as ct_label.acl_id
 REG_LB_L2_AFF_BACKEND_IP6: Final = "xxreg0"  # the IPv6 backend chk_lb_aff() found (switch)
+
+# ---- Logical switch, OVN 25.03 (behaviour "acl_eval_action"): ACL verdicts, tiers, sampling ----
+REGBIT_ACL_VERDICT_ALLOW: Final = "reg8[16]"  # ls_*_acl_eval decided: allow
+REGBIT_ACL_VERDICT_DROP: Final = "reg8[17]"  # ... drop
+REGBIT_ACL_VERDICT_REJECT: Final = "reg8[18]"  # ... reject
+REG_ACL_TIER: Final = "reg8[30..31]"  # the ACL tier being evaluated
+REG_OBS_DOMAIN_ID: Final = "reg8[0..7]"  # sampling (0 for a labelled ACL without a sample)
+REG_OBS_STAGE: Final = "reg8[19..20]"  # committed as ct_mark.obs_stage
+REG_OBS_COLLECTOR_ID: Final = "reg8[8..15]"  # committed as ct_mark.obs_collector_id
+REG_OBS_POINT_ID: Final = "reg9"  # committed as ct_label.obs_point_id
 
 # ---- Switches and routers: load-balancer affinity ----
 REG_LB_AFF_BACKEND_IP4: Final = "reg4"  # the IPv4 backend chk_lb_aff() found
@@ -154,6 +170,19 @@ REGBIT_DST_NAT_IP_LOCAL: Final = "reg9[4]"  # destination is a NAT IP local to t
 REGBIT_KNOWN_ECMP_NH: Final = "reg9[5]"  # chk_ecmp_nh(_mac): reply of a symmetric ECMP route
 REGBIT_KNOWN_LB_SESSION: Final = "reg9[6]"  # chk_lb_aff(): an affinity session exists
 REG_ORIG_TP_DPORT_ROUTER: Final = "reg9[16..31]"  # a load-balanced packet's original L4 port
+
+# ---- Load balancers, releases with the ``lb_vip_regs_v2`` behaviour (25.03) ----
+# A load-balanced packet's original destination (switches and routers): IPv4 in reg4 (was reg1
+# on switches, reg0 on routers), IPv6 in xxreg1, its L4 port in reg2[0..15]; the backend
+# chk_lb_aff() found goes to the same registers.
+REG_ORIG_DIP_IPV4_V2: Final = "reg4"
+REG_ORIG_DIP_IPV6_V2: Final = "xxreg1"
+REG_ORIG_TP_DPORT_V2: Final = "reg2[0..15]"
+REGBIT_IP_FRAG: Final = "reg0[19]"  # switch: a fragment, sent to conntrack in ls_in_pre_stateful
+
+# ---- Logical router, releases with the ``lr_nexthop_v4_bit`` behaviour (25.03) ----
+REG_SRC_IPV4_R5: Final = "reg5"  # the output port's IPv4 address (ARP request source), was reg1
+REGBIT_NEXTHOP_IS_IPV4: Final = "reg9[9]"  # set by routing: 1 IPv4 next hop (reg0), 0 IPv6 (xxreg0)
 
 # ---- Logical flags ----
 FLAGBIT_NOT_VXLAN: Final = "flags[1] == 0"  # packet did not come in over a VXLAN tunnel

@@ -95,7 +95,7 @@ def _compute(router: Datapath) -> RouterAddrs:
     nat_macs: list[str] = []
     distributed: list[tuple[str, str]] = []
     for nat in _by_uuid(router.nb.nat):
-        ext = parse_nat_external_ip(nat.external_ip)
+        ext = parse_nat_external_ip(nat.external_ip, arp=True)
         ext_ip = ext[0] if ext is not None else None  # None: its IP and MAC are neither announced nor flooded
         if nat.type in DNAT_TYPES and ext is not None:
             nat_ips.append(ext[1])

@@ -22,6 +22,7 @@ U8Array = npt.NDArray[np.uint8]
 IntArray = npt.NDArray[np.int64]
 
 _POPCOUNT: U8Array = np.array([i.bit_count() for i in range(256)], dtype=np.uint8)
+_POPCOUNT.flags.writeable = False  # a constant table
 
 
 def nbytes_for(capacity: int) -> int:

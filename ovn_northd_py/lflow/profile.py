@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from .stages import (
     LR_IN_ADMISSION,
@@ -27,6 +28,9 @@ from .stages import (
     LR_IN_ARP_RESOLVE,
     LR_IN_CHK_PKT_LEN,
     LR_IN_DEFRAG,
+    LR_IN_DHCP_RELAY_REQ,
+    LR_IN_DHCP_RELAY_RESP,
+    LR_IN_DHCP_RELAY_RESP_CHK,
     LR_IN_DNAT,
     LR_IN_ECMP_STATEFUL,
     LR_IN_GW_REDIRECT,
@@ -43,6 +47,7 @@ from .stages import (
     LR_IN_ND_RA_RESPONSE,
     LR_IN_POLICY,
     LR_IN_POLICY_ECMP,
+    LR_IN_POST_UNSNAT,
     LR_IN_UNSNAT,
     LR_OUT_CHK_DNAT_LOCAL,
     LR_OUT_DELIVERY,
@@ -52,8 +57,14 @@ from .stages import (
     LR_OUT_SNAT,
     LR_OUT_UNDNAT,
     LS_IN_ACL,
+    LS_IN_ACL_ACTION,
     LS_IN_ACL_AFTER_LB,
+    LS_IN_ACL_AFTER_LB_ACTION,
+    LS_IN_ACL_AFTER_LB_EVAL,
+    LS_IN_ACL_AFTER_LB_SAMPLE,
+    LS_IN_ACL_EVAL,
     LS_IN_ACL_HINT,
+    LS_IN_ACL_SAMPLE,
     LS_IN_APPLY_PORT_SEC,
     LS_IN_ARP_RSP,
     LS_IN_CHECK_PORT_SEC,
@@ -75,16 +86,23 @@ from .stages import (
     LS_IN_PRE_LB,
     LS_IN_PRE_STATEFUL,
     LS_IN_PUT_FDB,
+    LS_IN_QOS,
     LS_IN_QOS_MARK,
     LS_IN_QOS_METER,
     LS_IN_STATEFUL,
     LS_OUT_ACL,
+    LS_OUT_ACL_ACTION,
+    LS_OUT_ACL_EVAL,
     LS_OUT_ACL_HINT,
+    LS_OUT_ACL_SAMPLE,
     LS_OUT_APPLY_PORT_SEC,
     LS_OUT_CHECK_PORT_SEC,
+    LS_OUT_LOOKUP_FDB,
     LS_OUT_PRE_ACL,
     LS_OUT_PRE_LB,
     LS_OUT_PRE_STATEFUL,
+    LS_OUT_PUT_FDB,
+    LS_OUT_QOS,
     LS_OUT_QOS_MARK,
     LS_OUT_QOS_METER,
     LS_OUT_STATEFUL,
@@ -113,11 +131,17 @@ class FlowProfile:
     name: str  # the OVN release, e.g. "23.03"
     tables: StageTable
     behaviours: frozenset[str] = frozenset()
-    registers: Mapping[str, str] = field(default_factory=dict)
+    registers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # SB_Global options:northd_internal_version (release, SB schema, internal flow version), which
+    # ovn-controller compares with its own under ovn-match-northd-version.
+    northd_internal_version: str = "23.03.1-20.27.0-70.6"
+    # Under construction: flows in stages it lacks are dropped instead of refused
+    # (sync/lflow_desired.py), so that a partial port can be measured against the reference.
+    draft: bool = False
     # Derived (__post_init__): table id by Stage.index, -1 where the release lacks the stage.
     table_ids: tuple[int, ...] = field(init=False)
     stages: frozenset[Stage] = field(init=False)
-    _by_name: dict[str, Stage] = field(init=False)
+    _by_name: Mapping[str, Stage] = field(init=False)
 
     def __post_init__(self) -> None:
         by_name: dict[str, Stage] = {}
@@ -133,7 +157,9 @@ class FlowProfile:
         size = max(ids, default=-1) + 1
         object.__setattr__(self, "table_ids", tuple(ids.get(i, -1) for i in range(size)))
         object.__setattr__(self, "stages", frozenset(by_name.values()))
-        object.__setattr__(self, "_by_name", by_name)
+        object.__setattr__(self, "_by_name", MappingProxyType(by_name))
+        object.__setattr__(self, "tables", MappingProxyType(dict(self.tables)))
+        object.__setattr__(self, "registers", MappingProxyType(dict(self.registers)))
 
     def __repr__(self) -> str:
         return f"FlowProfile({self.name!r})"
@@ -227,11 +253,162 @@ OVN_23_03 = FlowProfile(
     },
 )
 
+# OVN 25.03, a draft: its stage table as Debian 13's ovn-northd writes it (tests/parity/
+# test_releases.py checks it against that reference's output), and the behaviours built so far.
+# Its flows (ACL tiers and verdict registers, load-balancer registers, ...) are not all built yet,
+# so release.py gives 25.03 no flow profile (the daemon refuses its databases) but this draft,
+# which only OVN_NORTHD_PY_DRAFT_PROFILES=1 serves, for measuring it.
+OVN_25_03 = FlowProfile(
+    "25.03",
+    {
+        ("ls", "ingress"): (
+            LS_IN_CHECK_PORT_SEC, LS_IN_APPLY_PORT_SEC, LS_IN_LOOKUP_FDB, LS_IN_PUT_FDB, LS_IN_PRE_ACL,
+            LS_IN_PRE_LB, LS_IN_PRE_STATEFUL, LS_IN_ACL_HINT, LS_IN_ACL_EVAL, LS_IN_ACL_SAMPLE,
+            LS_IN_ACL_ACTION, LS_IN_QOS, LS_IN_LB_AFF_CHECK, LS_IN_LB, LS_IN_LB_AFF_LEARN, LS_IN_PRE_HAIRPIN,
+            LS_IN_NAT_HAIRPIN, LS_IN_HAIRPIN, LS_IN_ACL_AFTER_LB_EVAL, LS_IN_ACL_AFTER_LB_SAMPLE,
+            LS_IN_ACL_AFTER_LB_ACTION, LS_IN_STATEFUL, LS_IN_ARP_RSP, LS_IN_DHCP_OPTIONS, LS_IN_DHCP_RESPONSE,
+            LS_IN_DNS_LOOKUP, LS_IN_DNS_RESPONSE, LS_IN_EXTERNAL_PORT, LS_IN_L2_LKUP, LS_IN_L2_UNKNOWN,
+        ),
+        ("ls", "egress"): (
+            LS_OUT_LOOKUP_FDB, LS_OUT_PUT_FDB, LS_OUT_PRE_ACL, LS_OUT_PRE_LB, LS_OUT_PRE_STATEFUL,
+            LS_OUT_ACL_HINT, LS_OUT_ACL_EVAL, LS_OUT_ACL_SAMPLE, LS_OUT_ACL_ACTION, LS_OUT_QOS,
+            LS_OUT_STATEFUL, LS_OUT_CHECK_PORT_SEC, LS_OUT_APPLY_PORT_SEC,
+        ),
+        ("lr", "ingress"): (
+            LR_IN_ADMISSION, LR_IN_LOOKUP_NEIGHBOR, LR_IN_LEARN_NEIGHBOR, LR_IN_IP_INPUT, LR_IN_DHCP_RELAY_REQ,
+            LR_IN_UNSNAT, LR_IN_POST_UNSNAT, LR_IN_DEFRAG, LR_IN_LB_AFF_CHECK, LR_IN_DNAT, LR_IN_LB_AFF_LEARN,
+            LR_IN_ECMP_STATEFUL, LR_IN_ND_RA_OPTIONS, LR_IN_ND_RA_RESPONSE, LR_IN_IP_ROUTING_PRE,
+            LR_IN_IP_ROUTING, LR_IN_IP_ROUTING_ECMP, LR_IN_POLICY, LR_IN_POLICY_ECMP,
+            LR_IN_DHCP_RELAY_RESP_CHK, LR_IN_DHCP_RELAY_RESP, LR_IN_ARP_RESOLVE, LR_IN_CHK_PKT_LEN,
+            LR_IN_LARGER_PKTS, LR_IN_GW_REDIRECT, LR_IN_ARP_REQUEST,
+        ),
+        ("lr", "egress"): (
+            LR_OUT_CHK_DNAT_LOCAL, LR_OUT_UNDNAT, LR_OUT_POST_UNDNAT, LR_OUT_SNAT, LR_OUT_POST_SNAT,
+            LR_OUT_EGR_LOOP, LR_OUT_DELIVERY,
+        ),
+    },
+    behaviours=frozenset({
+        # lr_in_admission: ICMP frag-needed / packet-too-big errors from a tunnel
+        # (flags.tunnel_rx == 1) dropped (110), or turned back at a DGP whose cr-port is not
+        # resident (120); ls_in_pre_lb 110 lets them skip the load balancers.
+        "pmtud_tunnel_rx",
+        # lr_in_learn_neighbor: the priority-100 "no need to learn" flow (reg9[2] == 1, or
+        # ``reg9[2] == 1 || reg9[3] == 0``) refreshes the MAC cache entry (``mac_cache_use; next;``).
+        "mac_cache_use",
+        # lr_in_ip_input: no per-IPv6-address ``handle_dhcpv6_reply`` flows (100).
+        "no_lr_dhcpv6_reply",
+        # Routing sets reg9[9] (1: IPv4 next hop in reg0, the port's address in reg5 instead of
+        # reg1; 0: IPv6 in xxreg0/xxreg1); lr_in_arp_resolve / lr_in_arp_request test reg9[9]
+        # instead of ip4 / ip6.
+        "lr_nexthop_v4_bit",
+        # lr_in_arp_request: ``arp {...}; output;`` / ``nd_ns {...}; output;`` (the packet itself
+        # goes on too).
+        "arp_request_then_output",
+        # lr_in_ip_routing priorities 8*plen + 0 (source static route) / 4 (destination static
+        # route) / 6 (connected), instead of 3*plen + 0/1/2.
+        "route_priority_x8",
+        # Source-IP static routes of the main table match ``reg7 == 0 && ...`` too.
+        "src_route_reg7",
+        # lr_in_dnat's established / related flows of a router with load balancers add
+        # ``!ct.rpl``.
+        "lb_ct_not_rpl",
+        # NAT on a distributed gateway port without the common zone: ct_snat / ct_dnat(B) /
+        # ct_dnat instead of the *_in_czone actions, one unSNAT flow, SNAT with
+        # ``(!ct.trk || !ct.rpl)`` plus the reverse direction tracked (lr_out_post_undnat 70) and
+        # committed (lr_out_post_snat); no lr_out_chk_dnat_local flows but the priority-0 one
+        # (gateway routers too); no
+        # ``flags.use_snat_zone`` in the egress loopback; load-balancer unDNAT (120) matches
+        # ``(inport == DGP || outport == DGP)``.
+        "dgp_nat_no_czone",
+        # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
+        # (observed on gateway routers and DGPs, snat and dnat_and_snat).
+        "no_lb_unsnat_bypass",
+        # lr_in_gw_redirect 200 per load-balancer VIP with backends on a DGP router: replies from
+        # the backends (``ip4 && ((ip4.src == B && tcp.src == P) || ...) && outport == DGP``) go
+        # to the chassis-redirect port.
+        "lb_backend_gw_redirect",
+        # lr_in_lookup_neighbor 110 (always_learn_from_arp_request=false): a link-local multicast
+        # NA is looked up by nd.target, not ip6.src.
+        "nd_na_lookup_target",
+        # Load-balancer registers: the original destination in reg4 (IPv6 xxreg1)
+        # and reg2[0..15] on switches and routers (was reg1 / reg0 + reg9[16..31]); switch VIP
+        # flows load them instead of ``reg0[1] = 0;``; affinity: the check matches the packet,
+        # the backend found is in the same registers, router VIP flows with affinity load the VIP;
+        # fragments marked reg0[19] in ls_in_pre_stateful 115 (every switch) and their destination
+        # read back from conntrack in ls_in_lb 110.
+        "lb_vip_regs_v2",
+        # Router affinity flows of a skip_snat load balancer keep skip_snat even when the router
+        # forces SNAT for load-balanced traffic (23.03: force_snat wins).
+        "lb_affinity_skip_snat",
+        # lr_in_larger_pkts 160: a copy of each gateway_mtu error flow for replies of DNATed
+        # connections (``&& ct.trk && ct.rpl && ct.dnat``) setting flags.icmp_snat, which
+        # lr_out_post_snat 100 commits (``ct_commit_nat(snat)``).
+        "icmp_snat_larger_pkts",
+        # lr_in_arp_resolve: no ``eth.dst = 00:00:00:00:00:00`` flow for a virtual port's IP
+        # (observed unclaimed).
+        "no_unbound_virtual_resolve",
+        # ---- SB tables ----
+        # SB_Global options arp_ns_explicit_output=true and register_consolidation=true (features
+        # northd tells ovn-controller about).
+        "sb_feature_options",
+        # RBAC_Permission: BFD, IGMP_Group and Service_Monitor authorised by chassis_name; FDB
+        # may update timestamp, IGMP_Group protocol.
+        "rbac_2503",
+        # DHCPv6_Options codes: bootfile_name (59), bootfile_name_alt (254), fqdn (39, type
+        # domain: not in the 23.03 schema).
+        "dhcpv6_boot_fqdn",
+        # Port_Binding mac of a router port (and its chassisredirect port): every network with its
+        # prefix length (``50.0.0.1/32`` where NB says ``50.0.0.1``).
+        "lrp_mac_plen",
+        # Load_Balancer: a row per NB load balancer on switches or routers, naming them in
+        # ls_datapath_group / lr_datapath_group (datapath_group empty; columns 23.03's schema
+        # lacks), without external_ids:lb_id, its uuid the NB row's.
+        "lb_split_datapath_groups",
+        # ---- switch pipeline ----
+        # ACLs set verdict bits (reg8[16..18]) in ls_{in,out}_acl_eval / ls_in_acl_after_lb_eval and
+        # ls_*_acl_action acts on them (ls_*_acl_sample in between); labels also load the
+        # observation registers; sessions of persist-established ACLs are let through.
+        "acl_eval_action",
+        # ls_{in,out}_stateful commit ct_mark.allow_established, ct_label.acl_id and (labelled)
+        # the observation fields instead of ct_label.label.
+        "ct_commit_acl_id",
+        # QoS marking and metering are one stage, ls_{in,out}_qos (23.03: qos_mark + qos_meter).
+        "ls_qos_merged",
+        # The egress pipeline starts with ls_out_lookup_fdb / ls_out_put_fdb.
+        "ls_egress_fdb",
+        # ls_in_arp_rsp answers broadcast ARP requests (eth.dst == ff:ff:ff:ff:ff:ff) and multicast
+        # neighbour solicitations (nd_ns_mcast && ip6.dst == <solicited-node>) only.
+        "arp_nd_rsp_bcast_mcast",
+        # ls_in_l2_lkup sends the router port's MAC to a router-type port even without "router"
+        # in its addresses.
+        "ls_router_port_mac",
+        # (pmtud_tunnel_rx, on switches: ls_in_check_port_sec sends ICMP "packet too big" errors
+        # back (per router and VIF port) or drops them; pre-ACL / pre-LB let them through; router
+        # ports mark their traffic (reg0[18]).)
+        # ls_in_dhcp_options: DHCPv4 discover and request in one flow
+        # ((ip4.src == {IP, 0.0.0.0} && ip4.dst == {SRV, 255.255.255.255})), DHCPv6 with ip6.mcast.
+        "dhcp_merged_matches",
+        # ls_in_arp_rsp lets ARP/NS from a VTEP (RAMP) port through at 65535 on a switch with one.
+        "arp_rsp_skip_ramp",
+        # ls_in_lookup_fdb of a localnet port sets flags.localnet before lookup_fdb().
+        "fdb_localnet_flag",
+        # ls_out_acl_eval lets DHCP replies to a port through only when the port has an address in
+        # the DHCP_Options cidr (and is enabled).
+        "dhcp_reply_needs_address",
+        # ls_in_l2_lkup's flood of a router's own ARP/NS (75) lists the router port's MAC first,
+        # then the NAT external MACs (23.03: one OVS string-set order for all).
+        "l2_flood_router_mac_first",
+    }),
+    northd_internal_version="25.03.0-20.41.0-77.6",
+    draft=True,
+)
+
 DEFAULT_PROFILE = OVN_23_03
 
 __all__ = [
     "DEFAULT_PROFILE",
     "OVN_23_03",
+    "OVN_25_03",
     "FlowProfile",
     "StageNotInProfile",
     "StageTable",

@@ -18,7 +18,9 @@ order.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Literal
 
 DpType = Literal["ls", "lr"]
@@ -27,7 +29,7 @@ Pipeline = Literal["ingress", "egress"]
 DP_TYPES: tuple[DpType, ...] = ("ls", "lr")
 PIPELINES: tuple[Pipeline, ...] = ("ingress", "egress")
 
-_PIPELINE_ABBREV: dict[str, str] = {"ingress": "in", "egress": "out"}
+_PIPELINE_ABBREV: Mapping[str, str] = MappingProxyType({"ingress": "in", "egress": "out"})
 _next_index = itertools.count().__next__
 
 
@@ -130,10 +132,32 @@ LR_OUT_POST_SNAT = Stage("lr_out_post_snat", "lr", "egress")
 LR_OUT_EGR_LOOP = Stage("lr_out_egr_loop", "lr", "egress")
 LR_OUT_DELIVERY = Stage("lr_out_delivery", "lr", "egress")
 
+# Stages later releases add (OVN 25.03; names read from its reference's output).  23.03's
+# ``ls_*_acl`` / ``ls_in_acl_after_lb`` became evaluation / sampling / action stages and its
+# ``ls_*_qos_mark`` / ``ls_*_qos_meter`` one ``ls_*_qos``; the FDB lookup also runs on egress; the
+# router gained DHCP relay stages and ``lr_in_post_unsnat``.
+LS_IN_ACL_EVAL = Stage("ls_in_acl_eval", "ls", "ingress")
+LS_IN_ACL_SAMPLE = Stage("ls_in_acl_sample", "ls", "ingress")
+LS_IN_ACL_ACTION = Stage("ls_in_acl_action", "ls", "ingress")
+LS_IN_QOS = Stage("ls_in_qos", "ls", "ingress")
+LS_IN_ACL_AFTER_LB_EVAL = Stage("ls_in_acl_after_lb_eval", "ls", "ingress")
+LS_IN_ACL_AFTER_LB_SAMPLE = Stage("ls_in_acl_after_lb_sample", "ls", "ingress")
+LS_IN_ACL_AFTER_LB_ACTION = Stage("ls_in_acl_after_lb_action", "ls", "ingress")
+LS_OUT_LOOKUP_FDB = Stage("ls_out_lookup_fdb", "ls", "egress")
+LS_OUT_PUT_FDB = Stage("ls_out_put_fdb", "ls", "egress")
+LS_OUT_ACL_EVAL = Stage("ls_out_acl_eval", "ls", "egress")
+LS_OUT_ACL_SAMPLE = Stage("ls_out_acl_sample", "ls", "egress")
+LS_OUT_ACL_ACTION = Stage("ls_out_acl_action", "ls", "egress")
+LS_OUT_QOS = Stage("ls_out_qos", "ls", "egress")
+LR_IN_DHCP_RELAY_REQ = Stage("lr_in_dhcp_relay_req", "lr", "ingress")
+LR_IN_POST_UNSNAT = Stage("lr_in_post_unsnat", "lr", "ingress")
+LR_IN_DHCP_RELAY_RESP_CHK = Stage("lr_in_dhcp_relay_resp_chk", "lr", "ingress")
+LR_IN_DHCP_RELAY_RESP = Stage("lr_in_dhcp_relay_resp", "lr", "ingress")
+
 
 ALL_STAGES: tuple[Stage, ...] = tuple(v for v in tuple(globals().values()) if isinstance(v, Stage))
 
-STAGES_BY_NAME: dict[str, Stage] = {s.name: s for s in ALL_STAGES}
+STAGES_BY_NAME: Mapping[str, Stage] = MappingProxyType({s.name: s for s in ALL_STAGES})
 
 
 def stage_by_name(name: str) -> Stage:

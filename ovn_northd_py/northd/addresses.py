@@ -199,12 +199,14 @@ def parse_ip(s: str, *, lenient: bool = False) -> IPAddress:
     return parse_ipv6(s) if ":" in s else parse_ipv4(s, lenient=lenient)
 
 
-def parse_nat_external_ip(text: str) -> tuple[IPAddress, str] | None:
+def parse_nat_external_ip(text: str, *, arp: bool = False) -> tuple[IPAddress, str] | None:
     """A NAT rule's ``external_ip``: (the address, the text its flows match on), or None.
 
     Observed: the reference reads IPv4 octets above 255 modulo 256 here too; its ARP replies are
     for that address (``10.0.0.300`` answers for 10.0.0.44), while its NAT, ``nat-addresses`` and
-    ARP-flooding flows write the text as the NB has it."""
+    ARP-flooding flows write the text as the NB has it.  ``arp``: also an IPv4 address followed
+    by junk (``1.2.3.4.5``), which the reference answers ARP for (1.2.3.4) and floods (the text),
+    but does not NAT."""
     t = text.strip()
     try:
         addr = parse_ip(t)
@@ -212,7 +214,8 @@ def parse_nat_external_ip(text: str) -> tuple[IPAddress, str] | None:
         try:
             return parse_ip(t, lenient=True), t
         except AddressError:
-            return None
+            m = _IPV4_HEAD_RE.match(t) if arp else None
+            return (parse_ipv4(m.group(0), lenient=True), t) if m is not None else None
     return addr, format_ip(addr)
 
 

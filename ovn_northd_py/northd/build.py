@@ -6,6 +6,7 @@ skipped; everything else is still built.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -323,10 +324,8 @@ def _dp_external_ids(dp: Datapath) -> dict[str, str]:
             ids["always_learn_from_arp_request"] = "false"  # observed: only an explicit false
         z = nb.options.get("snat-ct-zone")
         if z is not None:
-            try:
+            with contextlib.suppress(ValueError):
                 ids["snat-ct-zone"] = str(int(z))
-            except ValueError:
-                pass
     return ids
 
 
@@ -477,14 +476,12 @@ def _tag_for(dp: Datapath, lsp: Any) -> int | None:
 
 def _is_distributed_nat(nat: Any) -> bool:
     """A ``dnat_and_snat`` rule with a logical port and an external MAC (valid or not), whose
-    external IP parses (observed: a rule with a bad external IP does not count)."""
+    external IP parses, leniently (observed: a rule with a bad external IP does not count; one
+    whose IPv4 octets are above 255 does, and so does an address followed by junk:
+    :func:`parse_nat_external_ip` with ``arp``)."""
     if not (nat.type == "dnat_and_snat" and opt(nat.logical_port) and opt(nat.external_mac)):
         return False
-    try:
-        parse_ip(nat.external_ip.strip())
-    except AddressError:
-        return False
-    return True
+    return parse_nat_external_ip(nat.external_ip, arp=True) is not None
 
 
 def _nat_dgp(dgps: list[Port], nat: Any) -> Port | None:
@@ -598,7 +595,7 @@ def _set_nat_addresses(p: Port) -> None:
         out.append(spec)
     garp = False
     if dgps:
-        if peer in dgps or peer.nb.options.get("reside-on-redirect-chassis") == "true" and len(dgps) == 1:
+        if peer in dgps or (peer.nb.options.get("reside-on-redirect-chassis") == "true" and len(dgps) == 1):
             garp = True
     elif gw_router and any(q.sb_type == "localnet" for q in p.dp.ports):
         garp = True

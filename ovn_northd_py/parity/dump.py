@@ -132,7 +132,7 @@ def dump_sb(remote: str, schema_path: Path = SB_SCHEMA, timeout: int = 120) -> S
     )
     replies = json.loads(proc.stdout)
     tables: dict[str, dict[str, Row]] = {}
-    for table, reply in zip(schema, replies):
+    for table, reply in zip(schema, replies, strict=False):
         if "error" in reply:
             raise HarnessError(f"select {table}: {reply}")
         types = schema[table]

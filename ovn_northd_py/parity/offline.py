@@ -496,7 +496,7 @@ def _wait_synced(conns: Sequence[DbConnection], timeout: float) -> None:
 def _connect(nb_remote: str, sb_remote: str) -> tuple[DbConnection, DbConnection]:
     from ovn_northd_py.daemon import SB_TABLES
 
-    nb_tables: dict[str, Any] = {t: None for t in json.loads(NB_SCHEMA.read_text())["tables"]}
+    nb_tables: dict[str, Any] = dict.fromkeys(json.loads(NB_SCHEMA.read_text())["tables"])
     nb = DbConnection("nb", nb_remote, NB_SCHEMA, nb_tables)
     sb = DbConnection("sb", sb_remote, SB_SCHEMA, dict(SB_TABLES))
     return nb, sb

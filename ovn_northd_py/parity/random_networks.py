@@ -71,8 +71,8 @@ def summary(outcomes: list[Outcome], release: str) -> str:
     ref = sum(o.flows_ref for o in outcomes)
     matched = sum(o.flows_matched for o in outcomes)
     pct = 100.0 * matched / ref if ref else 100.0
-    lines = [f"OVN {release}: {equal}/{len(outcomes)} random networks fully equal; "
-             + f"flows matched {matched}/{ref} ({pct:.2f}%)"]
+    lines = [(f"OVN {release}: {equal}/{len(outcomes)} random networks fully equal; "
+              f"flows matched {matched}/{ref} ({pct:.2f}%)")]
     tables = Counter(t for o in outcomes for t in o.tables)
     stages = Counter(s for o in outcomes for s in o.stages)
     for name, n in tables.most_common():

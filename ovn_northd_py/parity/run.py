@@ -352,7 +352,7 @@ def run_parity(
         result = _run(source, _make_ours(ours, ours_cmd, reference_both, ref_tools), tables, wd, settle_timeout,
                       after_settle, ref_tools)
         ok = result.ok
-        if not own_dir or keep and not ok:
+        if not own_dir or (keep and not ok):
             result.workdir = wd
         return result
     except Exception as exc:

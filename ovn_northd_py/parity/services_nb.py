@@ -60,7 +60,7 @@ def build_services_nb(remote: str) -> None:
     cmds += _vif("sw0", "vm1", "00:00:00:00:00:01 10.0.0.1/24 fd00::1/64 fd00::11")
     cmds += _vif("sw0", "vm2", "00:00:00:00:00:02 10.0.0.2 10.0.0.22", "00:00:00:00:00:12 192.168.0.2 10.0.0.12")
     cmds += _vif("sw0", "vm3", "unknown", "00:00:00:00:00:03 10.0.0.3")
-    cmds += _vif("sw0", "vm4", "00:00:00:00:00:04 10.0.0.4 fd00::4") + [["lsp-set-enabled", "vm4", "disabled"]]
+    cmds += [*_vif("sw0", "vm4", "00:00:00:00:00:04 10.0.0.4 fd00::4"), ["lsp-set-enabled", "vm4", "disabled"]]
     cmds += _vif("sw0", "bad1", "00:00:00:00:00:31 10.0.0.31 foo 10.0.0.32", "00:00:00:00:00:32, 10.0.0.33")
     cmds += _vif("sw0", "v6", "0A:00:00:00:00:06 FD00::0:6 fe80::6 ::ffff:10.0.0.6")
     cmds += _vif("sw0", "maconly", "00:00:00:00:00:0a")
@@ -94,8 +94,7 @@ def build_services_nb(remote: str) -> None:
     # sw1: vlan-passthru (no responder flows), an external port without localnet.
     cmds += [["set", "logical_switch", "sw1", "other_config:vlan-passthru=TRUE"]]
     cmds += _vif("sw1", "vm9", "00:00:00:00:01:09 10.1.0.9")
-    cmds += _typed("sw1", "vip9", "virtual") + [
-        ["lsp-set-options", "vip9", "virtual-ip=10.1.0.10", "virtual-parents=vm9"]]
+    cmds += [*_typed("sw1", "vip9", "virtual"), ["lsp-set-options", "vip9", "virtual-ip=10.1.0.10", "virtual-parents=vm9"]]
     cmds += _localnet("sw1", "ln1")
     cmds += _router("sw1", "r5", "sw1-r5", "00:00:00:00:ff:06", ["10.1.0.254/24"], "router")
     cmds += [["lsp-set-options", "sw1-r5", "router-port=r5-sw1", "arp_proxy=10.1.0.106"]]
@@ -119,11 +118,9 @@ def build_services_nb(remote: str) -> None:
     cmds += _typed("sw4", "lp4", "localport", "00:00:00:00:04:05 10.0.0.45")
     cmds += _typed("sw4", "vip", "virtual", "00:00:00:00:00:0b 10.0.0.10")
     cmds += [["lsp-set-options", "vip", "virtual-ip=10.0.0.10", "virtual-parents=vm41,vm42,nonexist,vm9,,vm41"]]
-    cmds += _typed("sw4", "vip6", "virtual") + [
-        ["lsp-set-options", "vip6", "virtual-ip=FD00::0:10", "virtual-parents=vm41, vm42,lp4"]]
-    cmds += _typed("sw4", "vipbad", "virtual") + [
-        ["lsp-set-options", "vipbad", "virtual-ip=010.0.0.14", "virtual-parents=vm41"]]
-    cmds += _typed("sw4", "vipnoparent", "virtual") + [["lsp-set-options", "vipnoparent", "virtual-ip=10.0.0.15"]]
+    cmds += [*_typed("sw4", "vip6", "virtual"), ["lsp-set-options", "vip6", "virtual-ip=FD00::0:10", "virtual-parents=vm41, vm42,lp4"]]
+    cmds += [*_typed("sw4", "vipbad", "virtual"), ["lsp-set-options", "vipbad", "virtual-ip=010.0.0.14", "virtual-parents=vm41"]]
+    cmds += [*_typed("sw4", "vipnoparent", "virtual"), ["lsp-set-options", "vipnoparent", "virtual-ip=10.0.0.15"]]
     _txn(remote, *cmds)
     hg = nbctl(remote, "--bare", "--columns=_uuid", "find", "ha_chassis_group", "name=hg").strip()
     _txn(remote, ["set", "logical_switch_port", "ext", f"ha_chassis_group={hg}"],
@@ -162,7 +159,7 @@ def _dhcp(remote: str) -> None:
              ["set", "logical_switch_port", "vm2", "options:hostname=myhost"],
              ["set", "logical_switch_port", "bad1", f"dhcpv4_options={odd}"],
              ["set", "logical_switch_port", "l2g", f"dhcpv6_options={bad6}"]]
-    for p, row in zip(("rem", "dyn2", "vm9", "vm21", "vm22"), bad):
+    for p, row in zip(("rem", "dyn2", "vm9", "vm21", "vm22"), bad, strict=False):
         cmds.append(["set", "logical_switch_port", p, f"dhcpv4_options={row}"])
     _txn(remote, *cmds)
 

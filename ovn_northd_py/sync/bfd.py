@@ -87,11 +87,10 @@ def _new_src_port(used: set[int]) -> int | None:
     return None
 
 
-_RNG = random.SystemRandom()
-
-
-def sync_sb_bfd(txn: Any, nb: Any, sb: Any, nd: Northd, stats: SyncStats, rng: random.Random = _RNG) -> None:
-    """Full sync of SB BFD (idempotent within one transaction)."""
+def sync_sb_bfd(txn: Any, nb: Any, sb: Any, nd: Northd, stats: SyncStats, rng: random.Random | None = None) -> None:
+    """Full sync of SB BFD (idempotent within one transaction); ``rng`` draws source ports (default:
+    the system's)."""
+    rng = rng if rng is not None else random.SystemRandom()
     nb_rows = sorted(nb.rows(NB_TABLE).values(), key=lambda r: str(r.uuid))
     sb_rows = list(sb.rows(TABLE).values())
     if not nb_rows and not sb_rows:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from .rows import SyncStats, sync_table
 
 DHCPV4_OPTIONS: tuple[tuple[str, int, str], ...] = (
@@ -59,7 +60,16 @@ DHCPV6_OPTIONS: tuple[tuple[str, int, str], ...] = (
 )
 
 
-def sync_dhcp_option_codes(txn: Any, sb: Any, stats: SyncStats) -> None:
-    for table, opts in (("DHCP_Options", DHCPV4_OPTIONS), ("DHCPv6_Options", DHCPV6_OPTIONS)):
+# ... added by a release with the ``dhcpv6_boot_fqdn`` behaviour (25.03, observed).
+DHCPV6_OPTIONS_2503: tuple[tuple[str, int, str], ...] = (
+    ("bootfile_name", 59, "str"),
+    ("bootfile_name_alt", 254, "str"),
+    ("fqdn", 39, "domain"),
+)
+
+
+def sync_dhcp_option_codes(txn: Any, sb: Any, stats: SyncStats, profile: FlowProfile = DEFAULT_PROFILE) -> None:
+    v6 = DHCPV6_OPTIONS + DHCPV6_OPTIONS_2503 if profile.has("dhcpv6_boot_fqdn") else DHCPV6_OPTIONS
+    for table, opts in (("DHCP_Options", DHCPV4_OPTIONS), ("DHCPv6_Options", v6)):
         desired = {name: {"name": name, "code": code, "type": typ} for name, code, typ in opts}
         sync_table(txn, table, sb.rows(table), lambda r: r.name, desired, stats)

@@ -40,7 +40,6 @@ from typing import Any
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from .lflow_desired import desired_changed_flows, desired_flows, desired_for_keys
 from .lflows import (
-    EMPTY_SET,
     LB_COLUMNS,
     DeleteFlow,
     DeleteLb,
@@ -64,31 +63,31 @@ from .lflows import (
     _where,
     apply_plan,
     chunked_select_ops,
-    lb_key,
+    lb_group_columns,
+    lb_row,
     load_rows,
     plan_sync,
 )
 from .load_balancers import desired_sb_lb, desired_sb_lbs
 
-FLOW_COLUMNS = ["logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority", "match", "actions",
-                "controller_meter", "external_ids", "tags"]
-_ON_INSERT_DELETE = {"initial": False, "insert": True, "delete": True, "modify": False}
-_ON_MODIFY = {"initial": False, "insert": False, "delete": False, "modify": True}
+FLOW_COLUMNS = ("logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority", "match", "actions",
+                "controller_meter", "external_ids", "tags")
 
 
-def monitor_requests(full: bool = False) -> dict[str, Any]:
+def monitor_requests(full: bool = False, split: bool = False) -> dict[str, Any]:
     """Two requests per table (ovsdb-server filters the columns it sends by each one's
     ``select``): inserts and deletes with no columns, modifications with every column we own.
     ``full``: every change with every column (a hot standby follows what another northd writes)."""
     def two(cols: list[str]) -> list[dict[str, Any]]:
         if full:
             return [{"columns": cols, "select": {"initial": False}}]
-        return [{"columns": [], "select": _ON_INSERT_DELETE}, {"columns": cols, "select": _ON_MODIFY}]
+        return [{"columns": [], "select": {"initial": False, "insert": True, "delete": True, "modify": False}},
+                {"columns": cols, "select": {"initial": False, "insert": False, "delete": False, "modify": True}}]
 
     return {
-        "Logical_Flow": two(FLOW_COLUMNS),
+        "Logical_Flow": two(list(FLOW_COLUMNS)),
         "Logical_DP_Group": two(["datapaths"]),
-        "Load_Balancer": two(["datapath_group", "datapaths", *LB_COLUMNS]),
+        "Load_Balancer": two([*lb_group_columns(split), *LB_COLUMNS]),
     }
 
 
@@ -101,8 +100,12 @@ def _flow_equal(r: FlowRow, new: dict[str, Any]) -> bool:
             and _uuid_of(new.get("logical_dp_group")) == r.group and ext == r.ext and _map(new.get("tags")) == r.tags)
 
 
-def _lb_equal(lb: LbRow, new: dict[str, Any]) -> bool:
-    if _uuid_of(new.get("datapath_group")) != lb.group or _uuid_set(new.get("datapaths")):
+def _lb_equal(lb: LbRow, new: dict[str, Any], split: bool = False) -> bool:
+    if split:
+        if (_uuid_of(new.get("ls_datapath_group")) != lb.group or _uuid_of(new.get("lr_datapath_group")) != lb.lr_group
+                or _uuid_of(new.get("datapath_group")) is not None or _uuid_set(new.get("datapaths"))):
+            return False
+    elif _uuid_of(new.get("datapath_group")) != lb.group or _uuid_set(new.get("datapaths")):
         return False
     return all(_norm_json(new.get(c)) == _norm_json(lb.cols.get(c)) for c in LB_COLUMNS)
 
@@ -167,10 +170,10 @@ class FlowWriter:
         """Start the monitor, then read the three tables, a chunk at a time (``chunked_select_ops``,
         ``load_req`` the select in flight; :meth:`poll_load` takes each reply).  ``follow``: as a
         hot standby (see :meth:`follow`)."""
-        if raw.monitor(monitor_requests(full=follow)) is None:
+        if raw.monitor(monitor_requests(full=follow, split=self.cache.split_lbs)) is None:
             return
         self.cache.reset()
-        self._chunks = chunked_select_ops()
+        self._chunks = chunked_select_ops(self.cache.split_lbs)
         self.following = follow
         self.load_req = self._send_chunk(raw)
 
@@ -210,7 +213,7 @@ class FlowWriter:
     def lean_monitor(self, raw: Any) -> None:
         """After taking over: watch for foreign changes only (our own bulk writes echo cheaply).
         The new monitor starts before the old one is cancelled, so nothing falls between."""
-        raw.monitor(monitor_requests(), cancel_old=True)
+        raw.monitor(monitor_requests(split=self.cache.split_lbs), cancel_old=True)
 
     def take_over(self, updates: list[dict[str, Any]], compare_all: bool) -> None:
         """We got the lock while following another northd: what it wrote (``updates`` not yet
@@ -231,7 +234,7 @@ class FlowWriter:
             for u, ru in tu.get("Logical_DP_Group", {}).items():
                 new = ru.get("new")
                 self.dirty_keys.update(cache.flows[f].key for f in cache.group_users.get(u, ()))
-                self.dirty_lbs.update(lb.key for lb in cache.lbs.values() if lb.group == u)
+                self.dirty_lbs.update(lb.key for lb in cache.lbs.values() if u in lb.groups())
                 if new is None:
                     cache.del_group(u)
                 else:
@@ -256,8 +259,7 @@ class FlowWriter:
                 if old_lb is not None:
                     self.dirty_lbs.add(old_lb.key)
                 if new is not None:
-                    cols = {c: new.get(c, EMPTY_SET) for c in LB_COLUMNS}
-                    lb = LbRow(lb_key(cols), cols, _uuid_of(new.get("datapath_group")))
+                    lb = lb_row(u, new, cache.split_lbs)
                     cache.lbs[u] = lb
                     self.dirty_lbs.add(lb.key)
 
@@ -281,7 +283,8 @@ class FlowWriter:
             row = nb_lbs.get(uuid.UUID(key)) if not key.startswith("name:") else None
             if row is None or fctx is None:
                 continue
-            w = desired_sb_lb(row, [d.key for d in fctx.lbs.switches_of(key, nd)], dp_uuid)
+            w = desired_sb_lb(row, [d.key for d in fctx.lbs.switches_of(key, nd)], dp_uuid,
+                              [d.key for d in fctx.lbs.routers_of(key, nd)], fctx.profile)
             if w is not None:
                 want_lbs[key] = w
         return plan_sync(self.cache, want, want_lbs, set(self.dirty_keys), lb_scope=set(self.dirty_lbs))
@@ -299,7 +302,7 @@ class FlowWriter:
                     keys.add(cache.flows[a.uuid].key)
             elif isinstance(a, ResizeGroup):
                 keys.update(cache.flows[f].key for f in cache.group_users.get(a.group, ()))
-                lbs.update(lb.key for lb in cache.lbs.values() if lb.group == a.group)
+                lbs.update(lb.key for lb in cache.lbs.values() if a.group in lb.groups())
             elif isinstance(a, InsertLb):
                 lbs.add(a.key)
             elif isinstance(a, DeleteLb | UpdateLb) and a.uuid in cache.lbs:
@@ -329,7 +332,7 @@ class FlowWriter:
     def _full_plan(self, lflow: Any, nd: Any, dp_uuid: dict[str, str]) -> tuple[Plan, int]:
         want = desired_flows(lflow.table, nd, dp_uuid, _profile(lflow))
         lflow.table.take_changed()  # this plan covers every flow
-        plan = plan_sync(self.cache, want, desired_sb_lbs(nd, dp_uuid))
+        plan = plan_sync(self.cache, want, desired_sb_lbs(nd, dp_uuid, _profile(lflow)))
         if lflow.fctx is not None:
             lflow.fctx.lbs.sb_dirty.clear()  # this plan covers every load balancer
         self.full_sync_needed = lflow.full_sync_needed = False
@@ -428,7 +431,9 @@ class _Repairs:
 
     def _reinsert_lb(self, u: str, lb: LbRow) -> None:
         cache = self.cache
-        self.want_lbs[lb.key] = WantLb(cache.groups.get(lb.group or "", frozenset()), dict(lb.cols))
+        self.want_lbs[lb.key] = WantLb(cache.groups.get(lb.group or "", frozenset()), dict(lb.cols),
+                                       cache.groups.get(lb.lr_group or "", frozenset()),
+                                       u if cache.split_lbs else None)
         del cache.lbs[u]
 
     def reinsert_deleted(self) -> None:
@@ -456,12 +461,13 @@ class _Repairs:
                 st.foreign_modifies += 1
         for u, new in list(lb_mods.items()):
             lb = cache.lbs.get(u)
-            if lb is not None and lb.group in gone_groups and not _lb_equal(lb, new):
+            if lb is not None and any(g in gone_groups for g in lb.groups()) and not _lb_equal(
+                    lb, new, cache.split_lbs):
                 ops.append({"op": "delete", "table": "Load_Balancer", "where": _where(u)})
                 self._reinsert_lb(u, lb)
                 del lb_mods[u]
                 st.foreign_modifies += 1
-        lb_groups = {lb.group for lb in cache.lbs.values()}
+        lb_groups = {g for lb in cache.lbs.values() for g in lb.groups()}
         for g in gone_groups:
             if g in cache.groups and not cache.group_users.get(g) and g not in lb_groups:
                 cache.del_group(g)
@@ -502,10 +508,13 @@ class _Repairs:
             st.foreign_modifies += 1
         for u, new in mods["Load_Balancer"].items():
             lb = cache.lbs.get(u)
-            if lb is not None and not _lb_equal(lb, new):
+            if lb is not None and not _lb_equal(lb, new, cache.split_lbs):
                 row = dict(lb.cols)
-                row["datapath_group"] = ["uuid", lb.group] if lb.group else EMPTY_SET
-                row["datapaths"] = EMPTY_SET
+                row["datapath_group"] = ["uuid", lb.group] if lb.group and not cache.split_lbs else ["set", []]
+                row["datapaths"] = ["set", []]
+                if cache.split_lbs:
+                    row["ls_datapath_group"] = ["uuid", lb.group] if lb.group else ["set", []]
+                    row["lr_datapath_group"] = ["uuid", lb.lr_group] if lb.lr_group else ["set", []]
                 plan.ops.append({"op": "update", "table": "Load_Balancer", "where": _where(u), "row": row})
                 plan.updated += 1
                 st.foreign_modifies += 1
@@ -527,9 +536,9 @@ def _flow_row(r: FlowRow) -> dict[str, Any]:
     k = r.key
     row: dict[str, Any] = {
         "pipeline": k[1], "table_id": k[2], "priority": k[3], "match": k[4], "actions": k[5],
-        "controller_meter": k[6] if k[6] else EMPTY_SET, "external_ids": _omap(r.ext), "tags": _omap(r.tags),
-        "logical_datapath": ["uuid", r.dp] if r.group is None and r.dp else EMPTY_SET,
-        "logical_dp_group": ["uuid", r.group] if r.group is not None else EMPTY_SET,
+        "controller_meter": k[6] if k[6] else ["set", []], "external_ids": _omap(r.ext), "tags": _omap(r.tags),
+        "logical_datapath": ["uuid", r.dp] if r.group is None and r.dp else ["set", []],
+        "logical_dp_group": ["uuid", r.group] if r.group is not None else ["set", []],
     }
     return row
 
@@ -544,7 +553,8 @@ def _changed_lbs(lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]
     idx = fctx.lbs
     want: dict[str, WantLb] = {}
     for key in idx.sb_dirty:
-        w = desired_sb_lb(nb_lbs.get(uuid.UUID(key)), [d.key for d in idx.switches_of(key, nd)], dp_uuid)
+        w = desired_sb_lb(nb_lbs.get(uuid.UUID(key)), [d.key for d in idx.switches_of(key, nd)], dp_uuid,
+                          [d.key for d in idx.routers_of(key, nd)], fctx.profile)
         if w is not None:
             want[key] = w
     scope = set(idx.sb_dirty)

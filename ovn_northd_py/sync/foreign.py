@@ -27,6 +27,7 @@ import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 SB_SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "ovn-sb.ovsschema"
@@ -63,7 +64,7 @@ def strong_referrers(schema: dict[str, Any], owned: Iterable[str] = OWNED_TABLES
     return out
 
 
-STRONG_REFERRERS = strong_referrers(json.loads(SB_SCHEMA.read_text()))
+STRONG_REFERRERS = MappingProxyType(strong_referrers(json.loads(SB_SCHEMA.read_text())))
 
 
 def referrer_cleanup_ops(table: str, row_uuid: str) -> list[dict[str, Any]]:

@@ -8,11 +8,16 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.tnlkeys import DP_KEY_MAX_GENEVE, DP_KEY_MAX_VXLAN
 
 # The version string ovn-controller may check (ovn-match-northd-version): the
-# reference release we reproduce, the SB schema, and the internal flow version.
-NORTHD_INTERNAL_VERSION = "23.03.1-20.27.0-70.6"
+# reference release we reproduce, the SB schema, and the internal flow version (23.03's; each
+# release's is its profile's ``northd_internal_version``).
+NORTHD_INTERNAL_VERSION = DEFAULT_PROFILE.northd_internal_version
+# SB_Global options of a release with the ``sb_feature_options`` behaviour (25.03).
+SB_FEATURE_OPTIONS: tuple[tuple[str, str], ...] = (("arp_ns_explicit_output", "true"),
+                                                   ("register_consolidation", "true"))
 
 _MAC3 = re.compile(r"^[0-9a-fA-F]{2}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}$")
 _MAC6 = re.compile(r"^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$")
@@ -31,17 +36,19 @@ class GlobalOptions:
     mac_prefix: str
     svc_monitor_mac: str
     max_tunid: int
+    internal_version: str = NORTHD_INTERNAL_VERSION
+    sb_only: tuple[tuple[str, str], ...] = ()  # options SB_Global has and NB_Global does not
 
     def as_dict(self) -> dict[str, str]:
         return {
             "mac_prefix": self.mac_prefix,
             "svc_monitor_mac": self.svc_monitor_mac,
             "max_tunid": str(self.max_tunid),
-            "northd_internal_version": NORTHD_INTERNAL_VERSION,
+            "northd_internal_version": self.internal_version,
         }
 
 
-def global_options(nb_global: Any, vxlan: bool) -> GlobalOptions:
+def global_options(nb_global: Any, vxlan: bool, profile: FlowProfile = DEFAULT_PROFILE) -> GlobalOptions:
     o = nb_global.options if nb_global is not None else {}
     mp = o.get("mac_prefix", "")
     if not _MAC3.match(mp) or mp == "00:00:00":
@@ -49,7 +56,9 @@ def global_options(nb_global: Any, vxlan: bool) -> GlobalOptions:
     sm = o.get("svc_monitor_mac", "")
     if not _MAC6.match(sm):
         sm = ":".join(f"{x:02x}" for x in _random_mac_bytes(6))
-    return GlobalOptions(mp.lower(), sm.lower(), DP_KEY_MAX_VXLAN if vxlan else DP_KEY_MAX_GENEVE)
+    return GlobalOptions(mp.lower(), sm.lower(), DP_KEY_MAX_VXLAN if vxlan else DP_KEY_MAX_GENEVE,
+                         profile.northd_internal_version,
+                         SB_FEATURE_OPTIONS if profile.has("sb_feature_options") else ())
 
 
 def nb_global_row(nb: Any) -> Any:
@@ -68,6 +77,7 @@ def sync_sb_global(txn: Any, sb: Any, nb_global: Any, gopts: GlobalOptions) -> i
     flows (so that `--wait=sb` means the flows are there too).  Returns the NB nb_cfg."""
     opts = dict(nb_global.options) if nb_global is not None else {}
     opts.update(gopts.as_dict())
+    opts.update(gopts.sb_only)
     # Observed: NB_Global options:lb_hairpin_use_ct_mark (true or false) is not copied to SB_Global.
     opts.pop("lb_hairpin_use_ct_mark", None)
     nb_cfg = nb_global.nb_cfg if nb_global is not None else 0

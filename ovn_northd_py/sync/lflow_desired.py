@@ -2,26 +2,39 @@
 
 The flow table names stages; the ``table_id`` of each SB row comes from the flow profile of
 the release being served (``profile``: :mod:`ovn_northd_py.lflow.profile`), resolved by a tuple
-index per flow (a stage the release lacks raises ``StageNotInProfile``).
+index per flow (a stage the release lacks raises ``StageNotInProfile``; a draft profile drops such flows
+instead, see :func:`_draft_tid`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..lflow.profile import FlowProfile, table_id_of
+from ..lflow.profile import FlowProfile, StageNotInProfile, table_id_of
 from ..lflow.stages import Stage
 from ..lflow.table import FlowKey, FlowTable, LFlow
 from ..northd.model import Northd
 from .lflows import FKey, WantFlow
 
 
-def _key(f: LFlow, profile: FlowProfile, ids: tuple[int, ...]) -> FKey:
+def _draft_tid(profile: FlowProfile, ids: tuple[int, ...], st: Stage) -> int:
+    """The slow path of a table id: -1 (drop the flow) for a stage a draft profile lacks."""
+    try:
+        return table_id_of(profile, ids, st)
+    except StageNotInProfile:
+        if profile.draft:
+            return -1
+        raise
+
+
+def _key(f: LFlow, profile: FlowProfile, ids: tuple[int, ...]) -> FKey | None:
     st = f.stage
     i = st.index
     tid = ids[i] if i < len(ids) else -1
     if tid < 0:
-        tid = table_id_of(profile, ids, st)
+        tid = _draft_tid(profile, ids, st)
+        if tid < 0:
+            return None
     return (st.name, st.pipeline, tid, f.priority, f.match, f.actions, f.controller_meter or "")
 
 
@@ -50,7 +63,9 @@ def desired_flows(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], profile
         si = st.index  # the table id, inlined from _key (this loop runs once per flow)
         tid = ids[si] if si < len(ids) else -1
         if tid < 0:
-            tid = table_id_of(profile, ids, st)
+            tid = _draft_tid(profile, ids, st)
+            if tid < 0:
+                continue
         ext = {"stage-name": st.name}
         if f.hint:
             ext["stage-hint"] = f.hint[:8]
@@ -60,9 +75,13 @@ def desired_flows(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], profile
     return want
 
 
-def fkey(stage: Stage, key: FlowKey, profile: FlowProfile) -> FKey:
+def fkey(stage: Stage, key: FlowKey, profile: FlowProfile) -> FKey | None:
+    """The SB identity of a flow (None: a stage a draft profile lacks)."""
     _name, priority, match, actions, meter = key
-    return (stage.name, stage.pipeline, profile.table_id(stage), priority, match, actions, meter or "")
+    tid = _draft_tid(profile, profile.table_ids, stage)
+    if tid < 0:
+        return None
+    return (stage.name, stage.pipeline, tid, priority, match, actions, meter or "")
 
 
 def _want(f: LFlow, by_index: list[str | None]) -> WantFlow | None:
@@ -105,11 +124,13 @@ def desired_changed_flows(
     by_index: list[str | None] = [dp_uuid.get(dp.key) for dp in nd.by_index]
     ids = profile.table_ids
     alive, gone = table.take_changed()
-    scope = {fkey(st, k, profile) for st, k in gone}
+    scope = {fk for st, k in gone if (fk := fkey(st, k, profile)) is not None}
     want: dict[FKey, WantFlow] = {}
     for fid in alive:
         f = table.flow(fid)
         key = _key(f, profile, ids)
+        if key is None:
+            continue
         scope.add(key)
         w = _want(f, by_index)
         if w is not None:

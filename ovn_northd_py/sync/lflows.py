@@ -30,7 +30,6 @@ from typing import Any
 
 # (stage-name, pipeline, table_id, priority, match, actions, controller_meter)
 FKey = tuple[str, str, int, int, str, str, str]
-EMPTY_SET: list[Any] = ["set", []]
 
 
 def _uuid_of(v: Any) -> str | None:
@@ -73,9 +72,13 @@ class FlowRow:
 
 @dataclass(slots=True)
 class LbRow:
-    key: str  # NB load balancer uuid (external_ids:lb_id) or name
-    cols: dict[str, Any]  # the columns we own, in JSON form (except datapath_group)
-    group: str | None
+    key: str  # NB load balancer uuid (external_ids:lb_id, or the row's uuid with split groups) or name
+    cols: dict[str, Any]  # the columns we own, in JSON form (except the group references)
+    group: str | None  # datapath_group (ls_datapath_group with split groups)
+    lr_group: str | None = None  # lr_datapath_group (split groups only)
+
+    def groups(self) -> tuple[str, ...]:
+        return tuple(g for g in (self.group, self.lr_group) if g is not None)
 
 
 @dataclass(slots=True)
@@ -87,8 +90,12 @@ class WantFlow:
 
 @dataclass(slots=True)
 class WantLb:
-    dps: frozenset[str]
+    dps: frozenset[str]  # its switches (all its datapaths without split groups)
     cols: dict[str, Any]
+    # With split groups (``lb_split_datapath_groups``, 25.03): its routers, and the row's uuid (the
+    # NB row's, persisted on insert).
+    lr_dps: frozenset[str] = frozenset()
+    uuid: str | None = None
 
 
 @dataclass(slots=True)
@@ -99,6 +106,9 @@ class FlowCache:
     groups: dict[str, frozenset[str]] = field(default_factory=dict)
     lbs: dict[str, LbRow] = field(default_factory=dict)
     loaded: bool = False
+    # Load_Balancer rows name their switches and routers in ls_datapath_group / lr_datapath_group
+    # (a release with the ``lb_split_datapath_groups`` behaviour; columns 23.03's schema lacks).
+    split_lbs: bool = False
     by_key: dict[FKey, list[str]] = field(default_factory=dict)  # flow identity -> row uuids
     group_users: dict[str, set[str]] = field(default_factory=dict)  # group uuid -> flow uuids
     set_index: dict[frozenset[str], str] = field(default_factory=dict)  # datapath set -> group uuid
@@ -155,38 +165,65 @@ class FlowCache:
 LB_COLUMNS = ("name", "vips", "protocol", "options", "external_ids")
 
 
-_FLOW_SELECT_COLUMNS = ["_uuid", "logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority",
-                        "match", "actions", "controller_meter", "external_ids", "tags"]
-_GROUP_SELECT: dict[str, Any] = {"op": "select", "table": "Logical_DP_Group", "where": [], "columns": ["_uuid", "datapaths"]}
-_LB_SELECT: dict[str, Any] = {"op": "select", "table": "Load_Balancer", "where": [],
-              "columns": ["_uuid", "datapath_group", "datapaths", *LB_COLUMNS]}
+_FLOW_SELECT_COLUMNS = ("_uuid", "logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority",
+                        "match", "actions", "controller_meter", "external_ids", "tags")
+
+
+def _flow_select(where: list[Any]) -> dict[str, Any]:
+    return {"op": "select", "table": "Logical_Flow", "where": where, "columns": list(_FLOW_SELECT_COLUMNS)}
+
+
+def _group_select() -> dict[str, Any]:
+    return {"op": "select", "table": "Logical_DP_Group", "where": [], "columns": ["_uuid", "datapaths"]}
+
+
+LB_SPLIT_GROUP_COLUMNS = ("ls_datapath_group", "lr_datapath_group")
+
+
+def lb_group_columns(split: bool) -> list[str]:
+    """The Load_Balancer columns that reference datapaths (the split ones only where they exist)."""
+    return ["datapath_group", "datapaths", *(LB_SPLIT_GROUP_COLUMNS if split else ())]
+
+
+def _lb_select(split: bool = False) -> dict[str, Any]:
+    return {"op": "select", "table": "Load_Balancer", "where": [],
+            "columns": ["_uuid", *lb_group_columns(split), *LB_COLUMNS]}
+
 # One select per logical table id up to this one (23.03's schema allows 0..32 and rejects a larger
 # value in a where clause), then one for any larger id a later schema allows.
 CHUNK_TABLE_ID_MAX = 32
 
 
-def select_ops() -> list[dict[str, Any]]:
+def select_ops(split: bool = False) -> list[dict[str, Any]]:
     """The three tables in one transaction (``load_cache`` reads its reply)."""
-    return [{"op": "select", "table": "Logical_Flow", "where": [], "columns": _FLOW_SELECT_COLUMNS},
-            _GROUP_SELECT, _LB_SELECT]
+    return [_flow_select([]), _group_select(), _lb_select(split)]
 
 
-def chunked_select_ops() -> list[list[dict[str, Any]]]:
+def chunked_select_ops(split: bool = False) -> list[list[dict[str, Any]]]:
     """The same rows as :func:`select_ops`, as one transaction per logical table id (and one for the
     groups and load balancers), to be sent one after the other: the reply to a single select of a
     few hundred thousand flows is hundreds of MB of parsed JSON at once, which the process keeps
     as heap long after (a restart or a hot standby reading a big SB)."""
-    chunks: list[list[dict[str, Any]]] = [[_GROUP_SELECT, _LB_SELECT]]
-    chunks += [[{"op": "select", "table": "Logical_Flow", "where": [["table_id", "==", t]],
-                 "columns": _FLOW_SELECT_COLUMNS}] for t in range(CHUNK_TABLE_ID_MAX + 1)]
-    chunks.append([{"op": "select", "table": "Logical_Flow", "where": [["table_id", ">", CHUNK_TABLE_ID_MAX]],
-                    "columns": _FLOW_SELECT_COLUMNS}])
+    chunks: list[list[dict[str, Any]]] = [[_group_select(), _lb_select(split)]]
+    chunks += [[_flow_select([["table_id", "==", t]])] for t in range(CHUNK_TABLE_ID_MAX + 1)]
+    chunks.append([_flow_select([["table_id", ">", CHUNK_TABLE_ID_MAX]])])
     return chunks
 
 
-def lb_key(cols: dict[str, Any]) -> str:
+def lb_key(cols: dict[str, Any], row_uuid: str | None = None) -> str:
+    """A Load_Balancer row's key: its NB uuid (``external_ids:lb_id``; with split groups, where
+    ``lb_id`` is gone, the row's own uuid, the NB one), else its name."""
     ids = _map(cols.get("external_ids"))
-    return ids.get("lb_id") or f"name:{cols.get('name', '')}"
+    return ids.get("lb_id") or row_uuid or f"name:{cols.get('name', '')}"
+
+
+def lb_row(u: str, r: dict[str, Any], split: bool) -> LbRow:
+    """The cache entry of Load_Balancer row ``u`` (``r``: its columns, JSON)."""
+    cols = {c: r.get(c, ["set", []]) for c in LB_COLUMNS}
+    if split:
+        return LbRow(lb_key(cols, u), cols, _uuid_of(r.get("ls_datapath_group")),
+                     _uuid_of(r.get("lr_datapath_group")))
+    return LbRow(lb_key(cols), cols, _uuid_of(r.get("datapath_group")))
 
 
 def load_rows(cache: FlowCache, table: str, rows: list[dict[str, Any]]) -> None:
@@ -203,16 +240,21 @@ def load_rows(cache: FlowCache, table: str, rows: list[dict[str, Any]]) -> None:
             cache.set_group(str(r["_uuid"][1]), _uuid_set(r["datapaths"]))
     elif table == "Load_Balancer":
         for r in rows:
-            cols = {c: r[c] for c in LB_COLUMNS}
-            cache.lbs[str(r["_uuid"][1])] = LbRow(lb_key(cols), cols, _uuid_of(r["datapath_group"]))
+            u = str(r["_uuid"][1])
+            cache.lbs[u] = lb_row(u, r, cache.split_lbs)
 
 
 def load_cache(cache: FlowCache, results: list[Any]) -> None:
     """The cache from the reply to :func:`select_ops`."""
     cache.reset()
-    for op, res in zip(select_ops(), results, strict=True):
+    for op, res in zip(select_ops(cache.split_lbs), results, strict=True):
         load_rows(cache, op["table"], res["rows"])
     cache.loaded = True
+
+
+def _ref_json(g: str | None) -> list[Any]:
+    """A group reference column's JSON value."""
+    return ["uuid", g] if g is not None else ["set", []]
 
 
 def _norm_json(v: Any) -> Any:
@@ -371,12 +413,11 @@ class _Planner:
                 if g is not None:
                     affected.add(g)
         if self.want_lbs is not None:
-            affected |= {lb.group for lb in cache.lbs.values()
-                         if lb.group is not None and self.lb_in_scope(lb.key)}
+            affected |= {g for lb in cache.lbs.values() if self.lb_in_scope(lb.key) for g in lb.groups()}
         lb_users: dict[str, list[LbRow]] = {}
         for lb in cache.lbs.values():
-            if lb.group is not None:
-                lb_users.setdefault(lb.group, []).append(lb)
+            for g in lb.groups():
+                lb_users.setdefault(g, []).append(lb)
         for g, dps in cache.groups.items():
             if cache.group_users.get(g):
                 self.flow_groups.setdefault(dps, g)
@@ -406,7 +447,9 @@ class _Planner:
                     else:
                         wl = self.want_lbs.get(lb.key)
                         if wl is not None:
-                            wanted.add(wl.dps)
+                            w_dps = wl.lr_dps if lb.lr_group == g else wl.dps
+                            if w_dps:
+                                wanted.add(w_dps)
             if len(wanted) == 1:
                 (new,) = tuple(wanted)
                 if new != cur and new not in index:
@@ -440,8 +483,8 @@ class _Planner:
     def _ref_cols(self, w: WantFlow) -> dict[str, Any]:
         if len(w.dps) == 1:
             (d,) = tuple(w.dps)
-            return {"logical_datapath": ["uuid", d], "logical_dp_group": EMPTY_SET}
-        return {"logical_datapath": EMPTY_SET, "logical_dp_group": self.group_ref(w.dps, self.flow_groups)}
+            return {"logical_datapath": ["uuid", d], "logical_dp_group": ["set", []]}
+        return {"logical_datapath": ["set", []], "logical_dp_group": self.group_ref(w.dps, self.flow_groups)}
 
     def _delete_flow(self, u: str) -> None:
         plan = self.plan
@@ -501,22 +544,38 @@ class _Planner:
                 ops.append({"op": "delete", "table": "Load_Balancer", "where": _where(u)})
                 plan.actions.append(DeleteLb(u))
                 plan.deleted += 1
+        split = cache.split_lbs
         for lk, wl in want_lbs.items():
             have_lb = lb_by_key.get(lk)
-            gref = self.group_ref(wl.dps, self.lb_groups)
+            if split:
+                gref = self.group_ref(wl.dps, self.lb_groups) if wl.dps else ["set", []]
+                lref = self.group_ref(wl.lr_dps, self.lb_groups) if wl.lr_dps else ["set", []]
+            else:
+                gref, lref = self.group_ref(wl.dps, self.lb_groups), ["set", []]
             if not have_lb:
                 row = dict(wl.cols)
-                row["datapath_group"] = gref
-                ops.append({"op": "insert", "table": "Load_Balancer", "row": row})
+                op: dict[str, Any] = {"op": "insert", "table": "Load_Balancer", "row": row}
+                if split:
+                    row["ls_datapath_group"], row["lr_datapath_group"] = gref, lref
+                    if wl.uuid is not None:
+                        op["uuid"] = wl.uuid  # the NB row's, as the reference persists it
+                else:
+                    row["datapath_group"] = gref
+                ops.append(op)
                 plan.actions.append(InsertLb(len(ops) - 1, lk, wl))
                 plan.inserted += 1
                 continue
             u = have_lb[0]
             lb = cache.lbs[u]
             upd = {c: v for c, v in wl.cols.items() if _norm_json(lb.cols.get(c)) != _norm_json(v)}
-            if lb.group is None or gref != ["uuid", lb.group]:
+            if split:
+                if _ref_json(lb.group) != gref:
+                    upd["ls_datapath_group"] = gref
+                if _ref_json(lb.lr_group) != lref:
+                    upd["lr_datapath_group"] = lref
+            elif lb.group is None or gref != ["uuid", lb.group]:
                 upd["datapath_group"] = gref
-                upd["datapaths"] = EMPTY_SET
+                upd["datapaths"] = ["set", []]
             if upd:
                 ops.append({"op": "update", "table": "Load_Balancer", "where": _where(u), "row": upd})
                 plan.actions.append(UpdateLb(u, len(ops) - 1, wl))
@@ -559,9 +618,9 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
         elif isinstance(a, ResizeGroup):
             cache.set_group(a.group, a.dps)
 
-    def group_from_row(row: dict[str, Any]) -> str | None:
-        ref = row.get("logical_dp_group", row.get("datapath_group"))
-        if not isinstance(ref, list) or ref == EMPTY_SET:
+    def group_from_row(row: dict[str, Any], col: str | None = None) -> str | None:
+        ref = row.get(col) if col is not None else row.get("logical_dp_group", row.get("datapath_group"))
+        if not isinstance(ref, list) or ref == ["set", []]:
             return None
         if ref[0] == "uuid":
             return str(ref[1])
@@ -588,11 +647,16 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
             r.ext, r.tags = a.want.ext, a.want.tags
         elif isinstance(a, DeleteLb):
             lb = cache.lbs.pop(a.uuid, None)
-            if lb is not None and lb.group:
-                touched.add(lb.group)
+            if lb is not None:
+                touched.update(lb.groups())
         elif isinstance(a, InsertLb):
             row = plan.ops[a.op]["row"]
-            cache.lbs[str(results[a.op]["uuid"][1])] = LbRow(a.key, dict(a.want.cols), group_from_row(row))
+            if "ls_datapath_group" in row:
+                new_lb = LbRow(a.key, dict(a.want.cols), group_from_row(row, "ls_datapath_group"),
+                               group_from_row(row, "lr_datapath_group"))
+            else:
+                new_lb = LbRow(a.key, dict(a.want.cols), group_from_row(row))
+            cache.lbs[str(results[a.op]["uuid"][1])] = new_lb
         elif isinstance(a, UpdateLb):
             lb = cache.lbs[a.uuid]
             row = plan.ops[a.op]["row"]
@@ -601,8 +665,16 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
                 if lb.group:
                     touched.add(lb.group)
                 lb.group = group_from_row(row)
+            if "ls_datapath_group" in row:
+                if lb.group:
+                    touched.add(lb.group)
+                lb.group = group_from_row(row, "ls_datapath_group")
+            if "lr_datapath_group" in row:
+                if lb.lr_group:
+                    touched.add(lb.lr_group)
+                lb.lr_group = group_from_row(row, "lr_datapath_group")
     # Groups nobody references any more were garbage-collected by the server.
-    lb_used = {lb.group for lb in cache.lbs.values() if lb.group}
+    lb_used = {g for lb in cache.lbs.values() for g in lb.groups()}
     for g in touched:
         if not cache.group_users.get(g) and g not in lb_used:
             cache.del_group(g)

@@ -10,29 +10,51 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.lb_vips import sb_vip_key
 from ..northd.model import Northd
 from .lflows import WantLb, _omap
+
+
+def _dp_lbs(dp: Any) -> list[Any]:
+    lbs = list(dp.nb.load_balancer)
+    for grp in dp.nb.load_balancer_group:
+        lbs.extend(grp.load_balancer)
+    return lbs
 
 
 def switch_lb_datapaths(nd: Northd) -> dict[str, tuple[Any, set[str]]]:
     """NB LB uuid -> (NB LB row, NB keys of the switches it applies to)."""
     out: dict[str, tuple[Any, set[str]]] = {}
     for dp in nd.switches():
-        lbs = list(dp.nb.load_balancer)
-        for grp in dp.nb.load_balancer_group:
-            lbs.extend(grp.load_balancer)
-        for lb in lbs:
+        for lb in _dp_lbs(dp):
             out.setdefault(str(lb.uuid), (lb, set()))[1].add(dp.key)
     return out
 
 
-def desired_sb_lb(lb: Any, switches: Iterable[str], dp_uuid: dict[str, str]) -> WantLb | None:
-    """The SB row of NB load balancer ``lb`` on the switches (NB keys) ``switches``; None: no row."""
+def lb_datapaths(nd: Northd) -> dict[str, tuple[Any, set[str], set[str]]]:
+    """NB LB uuid -> (NB LB row, NB keys of its switches, of its routers)."""
+    out: dict[str, tuple[Any, set[str], set[str]]] = {}
+    for dp in nd.by_index:
+        for lb in _dp_lbs(dp):
+            entry = out.setdefault(str(lb.uuid), (lb, set(), set()))
+            (entry[2] if dp.is_router else entry[1]).add(dp.key)
+    return out
+
+
+def desired_sb_lb(lb: Any, switches: Iterable[str], dp_uuid: dict[str, str], routers: Iterable[str] = (),
+                  profile: FlowProfile = DEFAULT_PROFILE) -> WantLb | None:
+    """The SB row of NB load balancer ``lb`` on the switches (NB keys) ``switches``; None: no row.
+
+    With the ``lb_split_datapath_groups`` behaviour (25.03, observed): a row for a load balancer
+    on switches or routers (``routers``), naming them in ls_datapath_group / lr_datapath_group, no
+    ``external_ids:lb_id`` (the row's uuid is the NB row's)."""
     sb_dps = frozenset(dp_uuid[d] for d in switches if d in dp_uuid)
-    if lb is None or not sb_dps:
+    split = profile.has("lb_split_datapath_groups")
+    lr_dps = frozenset(dp_uuid[d] for d in routers if d in dp_uuid) if split else frozenset()
+    if lb is None or not (sb_dps or lr_dps):
         return None
-    ids = {"lb_id": str(lb.uuid)}  # observed: the NB external_ids are not copied
+    ids = {} if split else {"lb_id": str(lb.uuid)}  # observed: the NB external_ids are not copied
     opts = dict(lb.options)
     opts["hairpin_orig_tuple"] = "true"
     # observed: copied as is; an NB row without protocol (the flows read it as tcp) gives none
@@ -44,11 +66,19 @@ def desired_sb_lb(lb: Any, switches: Iterable[str], dp_uuid: dict[str, str]) -> 
         "options": _omap(opts),
         "external_ids": _omap(ids),
     }
+    if split:
+        return WantLb(sb_dps, cols, lr_dps, str(lb.uuid))
     return WantLb(sb_dps, cols)
 
 
-def desired_sb_lbs(nd: Northd, dp_uuid: dict[str, str]) -> dict[str, WantLb]:
+def desired_sb_lbs(nd: Northd, dp_uuid: dict[str, str], profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, WantLb]:
     want: dict[str, WantLb] = {}
+    if profile.has("lb_split_datapath_groups"):
+        for key, (lb, ls, lr) in lb_datapaths(nd).items():
+            w = desired_sb_lb(lb, ls, dp_uuid, lr, profile)
+            if w is not None:
+                want[key] = w
+        return want
     for key, (lb, dps) in switch_lb_datapaths(nd).items():
         w = desired_sb_lb(lb, dps, dp_uuid)
         if w is not None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
+from types import MappingProxyType
 from typing import Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd, Port
 from .rows import SyncStats, norm, sync_table
 
@@ -81,8 +83,24 @@ def pb_mirror_rules(p: Port, mirrors: dict[str, Any]) -> list[Any]:
     return [mirrors[n] for n in port_mirror_names(p) if n in mirrors]
 
 
+def _with_plen(word: str) -> str:
+    """A router port network as 25.03 writes it in ``mac``: with its prefix length."""
+    if "/" in word:
+        return word
+    return f"{word}/128" if ":" in word else f"{word}/32"
+
+
+def pb_mac(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> list[str]:
+    """A Port_Binding's ``mac``: a router port's (and its chassisredirect port's) is ``MAC networks``
+    as NB writes them, each network with its prefix length with the ``lrp_mac_plen`` behaviour."""
+    if p.kind in ("lrp", "crp") and profile.has("lrp_mac_plen") and p.mac:
+        mac, *nets = p.mac[0].split(" ")
+        return [" ".join([mac, *(_with_plen(n) for n in nets)])]
+    return p.mac
+
+
 def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassis: dict[str, Any],
-               mirrors: dict[str, Any] | None = None) -> dict[str, Any]:
+               mirrors: dict[str, Any] | None = None, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, Any]:
     rc = chassis.get(p.requested_chassis) if p.requested_chassis else None
     grp = groups.get(p.ha_group) if p.ha_group else None
     return {
@@ -91,7 +109,7 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         "tunnel_key": p.tunnel_key,
         "type": p.sb_type,
         "options": p.options,
-        "mac": p.mac,
+        "mac": pb_mac(p, profile),
         "port_security": p.port_security,
         "parent_port": [p.parent_port] if p.parent_port is not None else [],
         "tag": [p.tag] if p.tag is not None else [],
@@ -104,16 +122,17 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
     }
 
 
-PB_ON_INSERT = {"up": [False]}  # ovn-controller owns `up` afterwards
+PB_ON_INSERT: Mapping[str, Any] = MappingProxyType({"up": (False,)})  # ovn-controller owns `up` afterwards
 
 
 def sync_port_bindings(
-    txn: Any, sb: Any, nd: Northd, dps: dict[Hashable, Any], groups: dict[str, Any], stats: SyncStats
+    txn: Any, sb: Any, nd: Northd, dps: dict[Hashable, Any], groups: dict[str, Any], stats: SyncStats,
+    profile: FlowProfile = DEFAULT_PROFILE,
 ) -> dict[Hashable, Any]:
     chassis = chassis_by_name(sb)
     mirrors = sb_mirror_rows(sb)
     desired: dict[Hashable, dict[str, Any]] = {
-        p.name: desired_pb(p, dps, groups, chassis, mirrors) for p in nd.ports.values()
+        p.name: desired_pb(p, dps, groups, chassis, mirrors, profile) for p in nd.ports.values()
     }
     return sync_table(
         txn, "Port_Binding", sb.rows("Port_Binding"), lambda r: r.logical_port, desired, stats,

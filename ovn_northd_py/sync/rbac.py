@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from .rows import SyncStats, norm
 
 ROLE = "ovn-controller"
 
 # table -> (authorization, insert_delete, update columns)
-PERMISSIONS: dict[str, tuple[list[str], bool, list[str]]] = {
+PERMISSIONS_2303: Mapping[str, tuple[list[str], bool, list[str]]] = MappingProxyType({
     "Chassis": (["name"], True, ["nb_cfg", "external_ids", "encaps", "vtep_logical_switches", "other_config",
                                  "transport_zones"]),
     "Chassis_Private": (["name"], True, ["nb_cfg", "nb_cfg_timestamp", "chassis", "external_ids"]),
@@ -22,19 +25,30 @@ PERMISSIONS: dict[str, tuple[list[str], bool, list[str]]] = {
     "Controller_Event": ([""], True, ["chassis", "event_info", "event_type", "seq_num"]),
     "FDB": ([""], True, ["dp_key", "mac", "port_key"]),
     "BFD": ([""], False, ["status"]),
-}
+})
 
 
-def sync_rbac(txn: Any, sb: Any, stats: SyncStats) -> None:
+# ... in a release with the ``rbac_2503`` behaviour (25.03, observed).
+PERMISSIONS_2503: Mapping[str, tuple[list[str], bool, list[str]]] = MappingProxyType({
+    **PERMISSIONS_2303,
+    "Service_Monitor": (["chassis_name"], False, ["status"]),
+    "IGMP_Group": (["chassis_name"], True, ["address", "chassis", "datapath", "ports", "protocol"]),
+    "FDB": ([""], True, ["dp_key", "mac", "port_key", "timestamp"]),
+    "BFD": (["chassis_name"], False, ["status"]),
+})
+
+
+def sync_rbac(txn: Any, sb: Any, stats: SyncStats, profile: FlowProfile = DEFAULT_PROFILE) -> None:
+    wanted = PERMISSIONS_2503 if profile.has("rbac_2503") else PERMISSIONS_2303
     roles = [r for r in sb.rows("RBAC_Role").values() if r.name == ROLE]
     perms = sb.rows("RBAC_Permission")
     ok = False
     if len(roles) == 1:
         role = roles[0]
         have = role.permissions
-        ok = set(have) == set(PERMISSIONS) and all(
+        ok = set(have) == set(wanted) and all(
             norm(have[t].authorization) == norm(a) and have[t].insert_delete == d and norm(have[t].update) == norm(u)
-            for t, (a, d, u) in PERMISSIONS.items()
+            for t, (a, d, u) in wanted.items()
         )
     if ok:
         return
@@ -42,12 +56,12 @@ def sync_rbac(txn: Any, sb: Any, stats: SyncStats) -> None:
         r.delete()
     # Permissions are roots: remove the ones the old role used.
     for p in list(perms.values()):
-        if p.table in PERMISSIONS:
+        if p.table in wanted:
             p.delete()
     role = txn.insert(txn.idl.tables["RBAC_Role"])
     role.name = ROLE
     new = {}
-    for t, (a, d, u) in PERMISSIONS.items():
+    for t, (a, d, u) in wanted.items():
         p = txn.insert(txn.idl.tables["RBAC_Permission"])
         p.table = t
         p.authorization = a

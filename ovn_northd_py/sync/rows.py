@@ -105,7 +105,7 @@ def sync_table(
 
 
 def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | None, stats: SyncStats,
-                 on_insert: dict[str, Any] | None = None) -> Any | None:
+                 on_insert: Mapping[str, Any] | None = None) -> Any | None:
     """Make one row match ``want`` (insert, update or, with ``want`` None, delete)."""
     if want is None:
         if row is not None:

@@ -108,9 +108,9 @@ class MonitorSync:
             return False
         lbs = ctx.nb.rows("Load_Balancer")
         for c in changes:
-            if c.table == "Load_Balancer_Health_Check" or c.table == "Load_Balancer" and (
+            if c.table == "Load_Balancer_Health_Check" or (c.table == "Load_Balancer" and (
                 str(c.uuid) in self.checked_lbs or ((row := lbs.get(c.uuid)) is not None and row.health_check)
-            ):
+            )):
                 self.full(ctx.sb_txn, ctx.sb, ctx.nb, nd, svc_monitor_mac, ctx.stats)
                 break
         return True

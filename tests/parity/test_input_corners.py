@@ -91,3 +91,26 @@ def test_nat_external_ip_with_octet_above_255(parity_run):
         ["add", "logical_router", "g1", "nat", "@m"],
     )
     assert_parity(parity_run(nb))
+
+
+def test_nat_external_ip_followed_by_junk_and_distributed_lenient_ip(parity_run):
+    """``1.2.3.4.5``: ARP replies for 1.2.3.4 and flooding of the text, no NAT; a floating IP
+    ``256.1.1.1`` (logical port, external MAC) still counts as distributed (its own nat-addresses
+    entry, no always-redirect)."""
+    nb = nbctl_commands(
+        ["ls-add", "ext"], ["ls-add", "in"], ["lr-add", "d1"],
+        ["lrp-add", "d1", "d1-ext", "02:00:00:00:20:01", "172.16.0.20/24"],
+        ["lrp-set-gateway-chassis", "d1-ext", "hv1", "20"],
+        ["lrp-add", "d1", "d1-in", "02:00:00:00:20:02", "10.3.0.1/24"],
+        *rport("ext", "ext-d1", "d1-ext"), *rport("in", "in-d1", "d1-in"),
+        ["lsp-set-options", "ext-d1", "router-port=d1-ext", "nat-addresses=router"],
+        *vif("in", "vm1", "0a:00:00:00:00:01 10.3.0.5"), *vif("in", "vm2", "0a:00:00:00:00:02 10.3.0.6"),
+        ["--id=@n", "create", "NAT", "type=dnat", 'external_ip="1.2.3.4.5"', 'logical_ip="10.3.0.6"'],
+        ["add", "logical_router", "d1", "nat", "@n"],
+        ["--id=@m", "create", "NAT", "type=dnat_and_snat", 'external_ip="256.1.1.1"', 'logical_ip="10.3.0.5"',
+         'logical_port="vm1"', 'external_mac="0a:00:00:00:99:01"'],
+        ["add", "logical_router", "d1", "nat", "@m"],
+        ["--id=@k", "create", "NAT", "type=snat", 'external_ip="172.16.0.20"', 'logical_ip="10.3.0.0/24"'],
+        ["add", "logical_router", "d1", "nat", "@k"],
+    )
+    assert_parity(parity_run(nb))

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ovn_northd_py.devtools.tools import ToolsUnavailable, chroot_tools
+from ovn_northd_py.lflow.profile import OVN_25_03
 from ovn_northd_py.parity.harness import nbctl_commands, run_parity
 
 TINY_NB = nbctl_commands(
@@ -67,6 +68,23 @@ def test_25_03_reference_from_trixie_chroot_and_ours_refusing(tmp_path):
     assert (tmp_path / "p" / "ref" / "ref-northd.log").is_file()
     assert not (tmp_path / "p" / "ref").is_symlink()
     assert _run_dirs(tools.root) == before
+
+
+def test_25_03_stage_table_is_the_references(tmp_path):
+    """Every (stage-name, pipeline, table_id) the 25.03 reference writes is what OVN_25_03
+    says, and the reference writes a flow in every stage of that table."""
+    _tools("25.03", required=True)
+    nb = nbctl_commands(*TINY_NB.commands, ["lr-add", "gw0"], ["set", "logical_router", "gw0", "options:chassis=hv1"])
+    result = run_parity(nb, release="25.03", from_chroot=True, reference_both=True, workdir=tmp_path / "p",
+                        settle_timeout=60)
+    assert result.reference.settled, result.reference.error
+    seen = set()
+    for r in result.ref_dump.rows("Logical_Flow").values():
+        name = str(r["external_ids"].as_dict()["stage-name"])
+        seen.add((name, str(r["pipeline"]), int(r["table_id"])))
+    profile = OVN_25_03
+    ours = {(s.name, s.pipeline, profile.table_id(s)) for s in profile.stages}
+    assert seen == ours
 
 
 @pytest.mark.parametrize(("release", "required"), [("25.03", True), ("23.03", False), ("26.03", False)])

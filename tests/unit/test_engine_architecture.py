@@ -1,8 +1,9 @@
 """Architecture rules of ``ovn_northd_py/engine`` (issue 11):
 
-* no module-level mutable state: every module global is a constant (str, number, frozenset, tuple,
-  enum member...), a function, a class or a module -- state lives in the nodes and the feature
-  objects of a graph (:func:`ovn_northd_py.engine.graph.build_graph`);
+* no module-level mutable state in ``engine/``, ``flows/``, ``lflow/`` and ``sync/``: every module
+  global is a constant (str, number, frozenset, tuple, read-only mapping, enum member...), a
+  function, a class or a module -- state lives in the nodes and the feature objects of a graph
+  (:func:`ovn_northd_py.engine.graph.build_graph`) and in the flow context of a build;
 * no import cycle between engine modules, no feature module imports another, and the generic
   nodes (``engine/nodes/``) import no feature module;
 * two graphs share no state.
@@ -11,14 +12,19 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import enum
 import importlib
 import importlib.util
 import inspect
 import pkgutil
+import re
 import types
 import typing
-from pathlib import Path
+from pathlib import Path, PurePath
+
+import numpy as np
+import pytest
 
 import ovn_northd_py.engine as engine_pkg
 
@@ -34,10 +40,17 @@ _ALL = set(_modules())
 
 
 def _immutable(v: object) -> bool:
-    if isinstance(v, (*_IMMUTABLE, enum.Enum)):
+    if isinstance(v, (*_IMMUTABLE, enum.Enum, re.Pattern, PurePath, np.generic)):
         return True
     if isinstance(v, tuple):
         return all(_immutable(x) for x in v)
+    if isinstance(v, np.ndarray):
+        return not v.flags.writeable
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        # A frozen dataclass whose fields are constants too.
+        params = getattr(v, "__dataclass_params__", None)
+        return bool(params and params.frozen) and all(
+            _immutable(getattr(v, f.name)) for f in dataclasses.fields(v))
     if inspect.ismodule(v) or inspect.isclass(v) or inspect.isroutine(v):
         return True
     # typing constructs (type aliases such as ``Handler = Callable[...]``)
@@ -55,9 +68,18 @@ def _assigned_names(path: Path) -> set[str]:
     return out
 
 
-def test_no_module_level_mutable_state() -> None:
+STATELESS_PACKAGES = ("engine", "flows", "lflow", "sync")
+
+
+def _package_modules(pkg: str) -> list[str]:
+    root = ENGINE.parent / pkg
+    return sorted(m.name for m in pkgutil.walk_packages([str(root)], f"ovn_northd_py.{pkg}."))
+
+
+@pytest.mark.parametrize("pkg", STATELESS_PACKAGES)
+def test_no_module_level_mutable_state(pkg: str) -> None:
     bad = []
-    for name in _modules():
+    for name in _package_modules(pkg):
         mod = importlib.import_module(name)
         assert mod.__file__ is not None
         assigned = _assigned_names(Path(mod.__file__))
@@ -65,14 +87,14 @@ def test_no_module_level_mutable_state() -> None:
             if k.startswith("__") or k == "annotations":
                 continue
             if k not in assigned and not (inspect.isclass(v) or inspect.isroutine(v) or inspect.ismodule(v)):
-                continue  # a name imported from outside engine/
+                continue  # a name imported from another module
             if not _immutable(v):
                 bad.append(f"{name}.{k}: {type(v).__name__}")
             if inspect.isclass(v) and v.__module__ == name:  # class attributes are module state too
                 for ck, cv in vars(v).items():
                     if isinstance(cv, (list, dict, set, bytearray)) and not ck.startswith("_"):
                         bad.append(f"{name}.{k}.{ck}: {type(cv).__name__}")
-    assert not bad, "module-level mutable state in engine/: " + ", ".join(bad)
+    assert not bad, f"module-level mutable state in {pkg}/: " + ", ".join(bad)
 
 
 def _engine_imports(path: Path, modname: str) -> set[str]:

@@ -105,3 +105,29 @@ def test_repairs_delete_foreign_rows_and_reinsert_ours() -> None:
     assert kinds(plan) == [InsertFlow] and plan.actions[0].op == 1  # type: ignore[union-attr]
     commit(w.cache, plan)
     assert [r.key for r in w.cache.flows.values()] == [key("a")]
+
+
+def _split_lb(ls: tuple[str, ...], lr: tuple[str, ...]) -> WantLb:
+    return WantLb(frozenset(ls), {"name": "lb", "vips": ["map", []], "protocol": ["set", []],
+                                  "options": ["map", []], "external_ids": ["map", []]},
+                  frozenset(lr), "0000000a-0000-4000-8000-000000000000")
+
+
+def test_split_lb_groups_25_03() -> None:
+    # 25.03 (lb_split_datapath_groups): switches in ls_datapath_group, routers in lr_datapath_group,
+    # the row inserted with the NB row's uuid; a router-only load balancer has a row too.
+    cache = FlowCache(split_lbs=True)
+    u = "0000000a-0000-4000-8000-000000000000"
+    plan = plan_sync(cache, {}, {u: _split_lb(("s1", "s2"), ("r1",))})
+    (ins,) = [op for op in plan.ops if op["table"] == "Load_Balancer"]
+    assert ins["uuid"] == u and "datapath_group" not in ins["row"]
+    assert ins["row"]["ls_datapath_group"][0] == "named-uuid" and ins["row"]["lr_datapath_group"][0] == "named-uuid"
+    apply_plan(cache, plan, [{"uuid": ["uuid", u if op["table"] == "Load_Balancer" else next(_uuids)]}
+                             for op in plan.ops])
+    (row,) = cache.lbs.values()
+    assert row.key == u and cache.groups[row.group or ""] == {"s1", "s2"} and cache.groups[row.lr_group or ""] == {"r1"}
+    assert not plan_sync(cache, {}, {u: _split_lb(("s1", "s2"), ("r1",))})
+    # The switches go: ls_datapath_group is cleared, the row stays for its router.
+    plan = plan_sync(cache, {}, {u: _split_lb((), ("r1",))})
+    (upd,) = [op for op in plan.ops if op["table"] == "Load_Balancer"]
+    assert upd["op"] == "update" and upd["row"] == {"ls_datapath_group": ["set", []]}

@@ -62,3 +62,38 @@ def test_release_of_finds_known_releases_with_or_without_profile():
     assert release_of("7.11.2", "20.41.0") is RELEASES["25.03"]
     assert release_of("7.18.0", "21.8.1") is RELEASES["26.03"]
     assert release_of("7.1.0", "20.27.0") is None
+
+
+def test_a_draft_profile_is_not_served_by_default(monkeypatch):
+    import pytest
+
+    from ovn_northd_py.ovsdb.schema_check import SchemaMismatch
+    from ovn_northd_py.release import DRAFT_ENV, select_release
+
+    monkeypatch.delenv(DRAFT_ENV, raising=False)
+    with pytest.raises(SchemaMismatch):
+        select_release("7.11.0", "20.41.0")
+
+
+def test_the_developer_switch_serves_a_draft_profile(monkeypatch):
+    from ovn_northd_py.release import DRAFT_ENV, select_release
+
+    monkeypatch.setenv(DRAFT_ENV, "1")
+    r = select_release("7.11.0", "20.41.0")
+    assert r.name == "25.03" and r.profile.draft
+
+
+def test_a_draft_profile_drops_flows_of_stages_it_lacks():
+    from ovn_northd_py.lflow.profile import OVN_23_03, OVN_25_03, StageNotInProfile
+    from ovn_northd_py.lflow.stages import LS_IN_ACL, LS_IN_L2_LKUP
+    from ovn_northd_py.sync.lflow_desired import fkey
+
+    key = ("x", 10, "1", "next;", None)
+    assert fkey(LS_IN_ACL, key, OVN_25_03) is None
+    assert fkey(LS_IN_L2_LKUP, key, OVN_25_03) == ("ls_in_l2_lkup", "ingress", 28, 10, "1", "next;", "")
+    import dataclasses
+
+    import pytest
+    with pytest.raises(StageNotInProfile):
+        fkey(LS_IN_ACL, key, dataclasses.replace(OVN_25_03, draft=False))
+    assert fkey(LS_IN_ACL, key, OVN_23_03) is not None

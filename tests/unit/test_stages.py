@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ovn_northd_py.lflow import stages
-from ovn_northd_py.lflow.profile import OVN_23_03
+from ovn_northd_py.lflow.profile import OVN_23_03, OVN_25_03, FlowProfile
 from ovn_northd_py.lflow.stages import ALL_STAGES, DP_TYPES, PIPELINES, Stage, stage_by_name
 
 STAGES = OVN_23_03.tables
@@ -18,10 +18,17 @@ def test_stage_counts_per_pipeline_match_the_reference() -> None:
     assert counts == {("ls", "ingress"): 27, ("ls", "egress"): 10, ("lr", "ingress"): 22, ("lr", "egress"): 7}
 
 
-def test_every_stage_belongs_to_exactly_one_pipeline_list() -> None:
-    listed = [s for dp in DP_TYPES for pl in PIPELINES for s in stages_for(dp, pl)]
-    assert sorted(listed, key=str) == sorted(ALL_STAGES, key=str)
+@pytest.mark.parametrize("profile", [OVN_23_03, OVN_25_03], ids=lambda p: p.name)
+def test_every_stage_of_a_profile_is_listed_once(profile: FlowProfile) -> None:
+    listed = [s for dp in DP_TYPES for pl in PIPELINES for s in profile.stages_for(dp, pl)]
     assert len(set(listed)) == len(listed)
+    assert all((s.dp_type, s.pipeline) == (dp, pl) for dp in DP_TYPES for pl in PIPELINES
+               for s in profile.stages_for(dp, pl))
+
+
+def test_every_stage_is_in_some_release() -> None:
+    listed = {s for p in (OVN_23_03, OVN_25_03) for s in p.stages}
+    assert listed == set(ALL_STAGES)
 
 
 def test_stage_names_are_unique() -> None:
@@ -29,7 +36,7 @@ def test_stage_names_are_unique() -> None:
 
 
 def test_table_ids_are_unique_per_datapath_type_and_pipeline() -> None:
-    ids = [(s.dp_type, s.pipeline, OVN_23_03.table_id(s)) for s in ALL_STAGES]
+    ids = [(s.dp_type, s.pipeline, OVN_23_03.table_id(s)) for s in OVN_23_03.stages]
     assert len(set(ids)) == len(ids)
 
 
@@ -52,7 +59,7 @@ def test_module_constant_is_the_upper_case_stage_name(stage: Stage) -> None:
 
 
 def test_table_ids_fit_the_sb_schema_limit() -> None:
-    assert max(OVN_23_03.table_id(s) for s in ALL_STAGES) <= 32
+    assert max(OVN_23_03.table_id(s) for s in OVN_23_03.stages) <= 32
 
 
 def test_lookup_by_name_returns_the_constant() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...lflow.profile import FlowProfile
 from ...northd.build import KeyState, build_northd, vxlan_mode
 from ...northd.incremental import Tracked, apply_nb_changes
 from ...northd.model import Northd
@@ -80,13 +81,13 @@ class NorthdNode(Node):
         self.tracked = None
         nb, sb = ctx.nb, ctx.sb
         # Global options first: IPAM needs the mac_prefix.
-        self.gopts = self._global_options(nb, sb)
+        self.gopts = self._global_options(nb, sb, ctx.profile)
         self.data = build_northd(nb, sb, self.keys, ctx.warn, mac_prefix=self.gopts.mac_prefix)
 
-    def _global_options(self, nb: DbConnection, sb: DbConnection) -> GlobalOptions:
+    def _global_options(self, nb: DbConnection, sb: DbConnection, profile: FlowProfile) -> GlobalOptions:
         """NB_Global's values win; otherwise keep what we generated before (or SB has), else random."""
         nbg = nb_global_row(nb)
-        fresh = global_options(nbg, vxlan_mode(sb))
+        fresh = global_options(nbg, vxlan_mode(sb), profile)
         have = nbg.options if nbg is not None else {}
         prev = self.gopts
         sbg = sb_global_row(sb)

@@ -106,7 +106,7 @@ class SbSyncNode(Node):
             row = self.pb_index.get(sb, name)
             if p is not None and (p.ha_group or p.dp.key not in dps):
                 raise _Unhandled
-            want = desired_pb(p, dps, {}, chassis, mirrors) if p is not None else None
+            want = desired_pb(p, dps, {}, chassis, mirrors, ctx.profile) if p is not None else None
             r = sync_one_row(ctx.sb_txn, "Port_Binding", row, want, ctx.stats, PB_ON_INSERT)
             if r is not None:
                 out[name] = r
@@ -232,11 +232,11 @@ class SbSyncNode(Node):
         for f in self.features:  # rows the port bindings name (e.g. mirrors)
             if f.sync_sb is not None and f.sync_sb_first:
                 f.sync_sb(hctx)
-        pbs = sync_port_bindings(txn, sb, nd, dps, groups, stats)
+        pbs = sync_port_bindings(txn, sb, nd, dps, groups, stats, ctx.profile)
         sync_multicast_groups(txn, sb, nd, dps, pbs, stats)
         sync_ip_multicast(txn, sb, nd, dps, stats)
-        sync_rbac(txn, sb, stats)
-        sync_dhcp_option_codes(txn, sb, stats)
+        sync_rbac(txn, sb, stats, ctx.profile)
+        sync_dhcp_option_codes(txn, sb, stats, ctx.profile)
         for f in self.features:
             if f.sync_sb is not None and not f.sync_sb_first:
                 f.sync_sb(hctx)
