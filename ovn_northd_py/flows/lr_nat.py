@@ -121,6 +121,7 @@ from ..northd.lb_vips import is_template_lb, parse_vip
 from ..northd.model import Datapath, Port
 from ..northd.ovs_order import sset_order
 from ..ovsdb.columns import opt
+from .chassis_features import ChassisFeatures
 from .context import FlowCtx, hint
 from .lr_common import (
     fmt_ip,
@@ -166,16 +167,27 @@ NAT_NA_REPLY = (
     f"nd_na {{ eth.src = {REG_INPORT_ETH_ADDR}; ip6.src = nd.target; nd.tll = {REG_INPORT_ETH_ADDR}; "
     "outport = inport; flags.loopback = 1; output; };"
 )
-CT_EST = "ct.est && !ct.rel && !ct.new && ct_mark.natted"
 CT_REL = "ct.rel && !ct.est && !ct.new"
-DNAT_CT_FLOWS = (
-    (50, CT_EST, "next;"),
-    (50, CT_REL, "ct_commit_nat;"),
-    (70, f"{CT_EST} && ct_mark.force_snat == 1", "flags.force_snat_for_lb = 1; next;"),
-    (70, f"{CT_EST} && ct_mark.skip_snat == 1", "flags.skip_snat_for_lb = 1; next;"),
-    (70, f"{CT_REL} && ct_mark.force_snat == 1", "flags.force_snat_for_lb = 1; ct_commit_nat;"),
-    (70, f"{CT_REL} && ct_mark.skip_snat == 1", "flags.skip_snat_for_lb = 1; ct_commit_nat;"),
-)
+
+
+def dnat_ct_flows(features: ChassisFeatures) -> tuple[tuple[int, str, str], ...]:
+    """``lr_in_dnat``'s conntrack flows of a router with load balancers: established (and, when every
+    chassis can NAT related traffic, related) connections, with their SNAT flags; the flags are in
+    ``ct_mark`` or, for old chassis, ``ct_label`` (:mod:`.chassis_features`)."""
+    ct = features.ct
+    est = f"ct.est && !ct.rel && !ct.new && {ct('natted')}"
+    flows = [
+        (50, est, "next;"),
+        (70, f"{est} && {ct('force_snat')} == 1", "flags.force_snat_for_lb = 1; next;"),
+        (70, f"{est} && {ct('skip_snat')} == 1", "flags.skip_snat_for_lb = 1; next;"),
+    ]
+    if features.ct_lb_related:
+        flows += [
+            (50, CT_REL, "ct_commit_nat;"),
+            (70, f"{CT_REL} && {ct('force_snat')} == 1", "flags.force_snat_for_lb = 1; ct_commit_nat;"),
+            (70, f"{CT_REL} && {ct('skip_snat')} == 1", "flags.skip_snat_for_lb = 1; ct_commit_nat;"),
+        ]
+    return tuple(flows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -647,11 +659,12 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
         return
     i, owner = router.index, dp_owner(router)
     if lbs:
-        for prio, match, actions in DNAT_CT_FLOWS:
+        for prio, match, actions in dnat_ct_flows(ctx.features):
             table.add(i, LR_IN_DNAT, prio, match, actions, owner=owner)
     if router.nb.nat:
         table.add(
-            i, LR_OUT_CHK_DNAT_LOCAL, 50, "ip && ct_mark.natted == 1", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;", owner=owner
+            i, LR_OUT_CHK_DNAT_LOCAL, 50, f"ip && {ctx.features.ct('natted')} == 1", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;",
+            owner=owner
         )
     if gw.dgp is None:
         table.add(i, LR_OUT_UNDNAT, 50, "ip", "flags.loopback = 1; ct_dnat;", owner=owner)
@@ -711,7 +724,7 @@ def _build_lbs(router: Datapath, gw: NatGw, lbs: list[Any], ctx: FlowCtx, table:
                gateway: bool = True) -> None:
     """The load balancers' flows (:mod:`.lr_lb`) and, on any router with one, DNAT's ct flows."""
     if not gateway:
-        for prio, match, actions in DNAT_CT_FLOWS:
+        for prio, match, actions in dnat_ct_flows(ctx.features):
             table.add(router.index, LR_IN_DNAT, prio, match, actions, owner=dp_owner(router))
     force, nat_ips = forces_snat_for_lb(router, ctx), nat_external_ips(router)
     keep = ctx.keep_router_lbs

@@ -79,6 +79,7 @@ from ..northd.addresses import (
 from ..northd.mcast_keys import MC_STATIC
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
+from .chassis_features import ChassisFeatures
 from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lr_bfd import BFD_MATCH, route_bfd_down
@@ -88,6 +89,7 @@ from .lr_common import (
     lrp_hint,
     net_s,
     network_addr_for,
+    normalized_net_s,
     parse_ip_strict,
     port_nets,
     router_info,
@@ -350,11 +352,12 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
                 owner=route_owner(route.uuid),
             )
         if router_info(router, ctx).is_gateway and any(m.symmetric for m in members):
-            _add_symmetric_reply(i, members, table)
+            _add_symmetric_reply(i, members, table, ctx.features)
 
 
-def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None:
-    """ECMP symmetric reply flows of one group (gateway routers only)."""
+def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, features: ChassisFeatures) -> None:
+    """ECMP symmetric reply flows of one group (gateway routers only; the reply port in ``ct_mark``,
+    or ``ct_label`` for old chassis)."""
     first = next(m for m in members if m.symmetric)
     owner = route_owner(first.uuid)
     table.add(
@@ -372,12 +375,12 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None
         owner = route_owner(m.uuid)
         h = hint(m.uuid)
         fam = "ip6" if m.v6 else "ip4"
-        reverse = f"{fam}.{'dst' if m.src else 'src'} == {net_s(m.prefix)}"
+        reverse = f"{fam}.{'dst' if m.src else 'src'} == {normalized_net_s(m.prefix)}"
         key = m.port.tunnel_key
         head = f'inport == "{m.port.name}" && {reverse}'
         table.add(i, LR_IN_DEFRAG, 100, head, f"{REGBIT_KNOWN_ECMP_NH} = chk_ecmp_nh_mac(); ct_next;", hint=h, owner=owner)
         commit = (
-            f"ct_commit {{ ct_label.ecmp_reply_eth = eth.src;  ct_mark.ecmp_reply_port = {key};}}; "
+            f"ct_commit {{ ct_label.ecmp_reply_eth = eth.src;  {features.ct('ecmp_reply_port')} = {key};}}; "
             f"commit_ecmp_nh(ipv6 = {'true' if m.v6 else 'false'}, proto = {{proto}}); next;"
         )
         for proto in ("sctp", "tcp", "udp"):
@@ -393,7 +396,7 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable) -> None
                 hint=h,
                 owner=owner,
             )
-        reply = f"ct.rpl && {REGBIT_KNOWN_ECMP_NH} == 1 && ct_mark.ecmp_reply_port == {key}"
+        reply = f"ct.rpl && {REGBIT_KNOWN_ECMP_NH} == 1 && {features.ct('ecmp_reply_port')} == {key}"
         src_reg = REG_SRC_IPV6 if m.v6 else REG_SRC_IPV4
         actions = (
             f"ip.ttl--; flags.loopback = 1; eth.src = {m.mac}; {src_reg} = {m.port_addr}; "

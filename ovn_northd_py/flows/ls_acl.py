@@ -90,13 +90,13 @@ SVC_MON_ACL_PRIORITY: Final = 34000
 # acl_hint: (priority, match, hint bits set), highest first; see man ovn-northd "ACL hints".
 HINTS: Final[tuple[tuple[int, str, tuple[str, ...]], ...]] = (
     (7, "ct.new && !ct.est", (REGBIT_ACL_HINT_ALLOW_NEW, REGBIT_ACL_HINT_DROP)),
-    (6, "!ct.new && ct.est && !ct.rpl && ct_mark.blocked == 1", (REGBIT_ACL_HINT_ALLOW_NEW, REGBIT_ACL_HINT_DROP)),
+    (6, "!ct.new && ct.est && !ct.rpl && {blocked} == 1", (REGBIT_ACL_HINT_ALLOW_NEW, REGBIT_ACL_HINT_DROP)),
     (5, "!ct.trk", (REGBIT_ACL_HINT_ALLOW, REGBIT_ACL_HINT_DROP)),
-    (4, "!ct.new && ct.est && !ct.rpl && ct_mark.blocked == 0", (REGBIT_ACL_HINT_ALLOW, REGBIT_ACL_HINT_BLOCK)),
+    (4, "!ct.new && ct.est && !ct.rpl && {blocked} == 0", (REGBIT_ACL_HINT_ALLOW, REGBIT_ACL_HINT_BLOCK)),
     (3, "!ct.est", (REGBIT_ACL_HINT_DROP,)),
-    (2, "ct.est && ct_mark.blocked == 1", (REGBIT_ACL_HINT_DROP,)),
-    (1, "ct.est && ct_mark.blocked == 0", (REGBIT_ACL_HINT_BLOCK,)),
-)
+    (2, "ct.est && {blocked} == 1", (REGBIT_ACL_HINT_DROP,)),
+    (1, "ct.est && {blocked} == 0", (REGBIT_ACL_HINT_BLOCK,)),
+)  # {blocked}: ct_mark.blocked, or ct_label.blocked for old chassis (FlowCtx.features)
 
 
 def conntrack_skip_ports(dp: Datapath, skip_localnet: bool) -> list[Port]:
@@ -160,15 +160,16 @@ def build_ls_pre_stateful_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) ->
     owner = dp_owner(dp)
     i = dp.index
     for stage in (LS_IN_PRE_STATEFUL, LS_OUT_PRE_STATEFUL):
-        table.add(i, stage, 110, f"{REGBIT_CONNTRACK_NAT} == 1", "ct_lb_mark;", owner=owner)
+        table.add(i, stage, 110, f"{REGBIT_CONNTRACK_NAT} == 1", f"{ctx.features.ct_lb};", owner=owner)
         table.add(i, stage, 100, f"{REGBIT_CONNTRACK_DEFRAG} == 1", "ct_next;", owner=owner)
         table.add(i, stage, 0, "1", NEXT, owner=owner)
     commit = f"{REGBIT_CONNTRACK_COMMIT} == 1"
+    blocked = ctx.features.ct("blocked")
     for stage in (LS_IN_STATEFUL, LS_OUT_STATEFUL):
         table.add(i, stage, 100, f"{commit} && {REGBIT_ACL_LABEL} == 0",
-                  "ct_commit { ct_mark.blocked = 0; }; next;", owner=owner)
+                  f"ct_commit {{ {blocked} = 0; }}; next;", owner=owner)
         table.add(i, stage, 100, f"{commit} && {REGBIT_ACL_LABEL} == 1",
-                  f"ct_commit {{ ct_mark.blocked = 0; ct_label.label = {REG_ACL_LABEL}; }}; next;", owner=owner)
+                  f"ct_commit {{ {blocked} = 0; ct_label.label = {REG_ACL_LABEL}; }}; next;", owner=owner)
         table.add(i, stage, 0, "1", NEXT, owner=owner)
 
 
@@ -193,23 +194,26 @@ def build_ls_acl_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> No
     table.add(i, LS_OUT_ACL, SVC_MON_ACL_PRIORITY, SVC_MON_SRC, NEXT, owner=owner)
     if not facts.stateful:
         return
+    ct_blocked = ctx.features.ct("blocked")
     for stage in (LS_IN_ACL_HINT, LS_OUT_ACL_HINT):
         for prio, match, bits in HINTS:
-            table.add(i, stage, prio, match, "".join(f"{b} = 1; " for b in bits) + NEXT, owner=owner)
+            table.add(i, stage, prio, match.format(blocked=ct_blocked), "".join(f"{b} = 1; " for b in bits) + NEXT,
+                      owner=owner)
     inv = "!ct.inv && " if ctx.acl.use_ct_inv_match else ""
-    blocked = "ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)" if inv else "(ct.est && ct.rpl && ct_mark.blocked == 1)"
-    reply = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && ct_mark.blocked == 0"
-    related = f"!ct.est && ct.rel && !ct.new && {inv}ct_mark.blocked == 0"
+    blocked = f"ct.inv || (ct.est && ct.rpl && {ct_blocked} == 1)" if inv else f"(ct.est && ct.rpl && {ct_blocked} == 1)"
+    reply = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && {ct_blocked} == 0"
+    related = f"!ct.est && ct.rel && !ct.new && {inv}{ct_blocked} == 0"
+    # Related traffic is NATed only when every chassis can (ovn-ct-lb-related).
+    rel_nat = "ct_commit_nat;" if ctx.features.ct_lb_related else NEXT
     rel = f"{REGBIT_ACL_HINT_ALLOW_REL} = 1; "
     clear = f"{REGBIT_ACL_HINT_DROP} = 0; {REGBIT_ACL_HINT_BLOCK} = 0; "
     new_verdict = DROP if ctx.default_acl_drop else f"{REGBIT_CONNTRACK_COMMIT} = 1; next;"
     for stage, ingress in ((LS_IN_ACL, True), (LS_OUT_ACL, False)):
         table.add(i, stage, ACL_CT_PRIORITY, blocked, DROP, owner=owner)
         table.add(i, stage, ACL_CT_PRIORITY, reply, f"{clear}{rel}{NEXT}" if ingress else NEXT, owner=owner)
-        table.add(i, stage, ACL_CT_PRIORITY, related, f"{rel}ct_commit_nat;" if ingress else "ct_commit_nat;",
-                  owner=owner)
+        table.add(i, stage, ACL_CT_PRIORITY, related, f"{rel}{rel_nat}" if ingress else rel_nat, owner=owner)
         table.add(i, stage, 1, "ip && !ct.est", new_verdict, owner=owner)
-        table.add(i, stage, 1, "ip && ct.est && ct_mark.blocked == 1", f"{REGBIT_CONNTRACK_COMMIT} = 1; next;",
+        table.add(i, stage, 1, f"ip && ct.est && {ct_blocked} == 1", f"{REGBIT_CONNTRACK_COMMIT} = 1; next;",
                   owner=owner)
     table.add(i, LS_IN_ACL_AFTER_LB, ACL_CT_PRIORITY, f"{REGBIT_ACL_HINT_ALLOW_REL} == 1", NEXT, owner=owner)
 

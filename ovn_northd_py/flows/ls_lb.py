@@ -221,14 +221,14 @@ def event_action(lb: Any, v: Vip, proto: str) -> str:
             f'load_balancer = "{lb.uuid}");')
 
 
-def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile) -> str:
+def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile, ct_lb: str = "ct_lb_mark") -> str:
     if not v.backends:
         if _rejects(lb):
             qos_mark = profile.table_id(LS_OUT_QOS_MARK)
             return f"reg0 = 0; reject {{ outport <-> inport; next(pipeline=egress,table={qos_mark});}};"
         return "drop;"
     backends = ",".join(b.text() for b in v.backends)
-    return f"{REGBIT_CONNTRACK_COMMIT} = 0; ct_lb_mark(backends={backends}{hash_fields(lb)});"
+    return f"{REGBIT_CONNTRACK_COMMIT} = 0; {ct_lb}(backends={backends}{hash_fields(lb)});"
 
 
 # (stage, priority, match, actions, Copp protocol of its controller meter or None): the meter
@@ -275,6 +275,7 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
     meters).  Reads the row, ``ctx.health`` and ``ctx.controller_event``."""
 
     profile = ctx.profile if ctx is not None else DEFAULT_PROFILE
+    ct_lb = ctx.features.ct_lb if ctx is not None else "ct_lb_mark"  # ct_lb for old chassis
 
     def compute() -> list[FlowSpec]:
         out: list[FlowSpec] = []
@@ -283,10 +284,10 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
         for v in cached_vips(lb, ctx):
             match = _vip_match(v, proto)
             out.append((LS_IN_PRE_STATEFUL, PRE_STATEFUL_VIP_PRIORITY, f"{REGBIT_CONNTRACK_NAT} == 1 && {match}",
-                        f"{_load_vip(v)}ct_lb_mark;", None))
+                        f"{_load_vip(v)}{ct_lb};", None))
             prio = LB_IP_PRIORITY if v.vip.port is None else LB_PORT_PRIORITY
             rejects = not v.backends and _rejects(lb)
-            out.append((LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto, profile),
+            out.append((LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto, profile, ct_lb),
                         "reject" if rejects else None))
             if raises_event(lb, v, ctx):
                 out.append((LS_IN_PRE_LB, EVENT_PRIORITY, event_match(v, proto), event_action(lb, v, proto),

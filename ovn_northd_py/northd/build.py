@@ -338,8 +338,10 @@ def _claim_name(nd: Northd, name: str, table: str, row: Any, w: Any, dp_key: str
     other = nd.ports.get(name)
     if other is not None or (winner is not None and winner != (dp_key, _uuid(row))):
         by = other.nb_key if other else winner[1] if winner else "?"
-        w("duplicate_port_name", table, row.uuid,
-          f"logical port name {name!r} is already used by {by}", name=name)
+        kind = "logical router port" if table == "Logical_Router_Port" else "logical port"
+        # "duplicate logical [router ]port NAME": the C daemon's words, which OVN's tests grep for.
+        w("duplicate_port_name", table, row.uuid, f"duplicate {kind} {name} (the name is already used by {by})",
+          name=name)
         return False
     return True
 

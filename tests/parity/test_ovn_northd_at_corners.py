@@ -1,0 +1,39 @@
+"""Parity corners found by OVN's own ovn-northd.at (scripts/conformance.sh), one test per fix.
+
+- ``gateway_mtu`` on a router port whose switch has a localnet port with a VLAN given only as
+  ``tag_request`` (``lsp-set-type ... localnet`` then ``set ... tag_request=2``, no parent_name):
+  ``check_pkt_larger(MTU + 18)`` (ovn-northd.at "gateway mtu check pkt larger flows").
+- ``--ecmp-symmetric-reply`` routes to a host prefix (/32): the reply flows match the bare address
+  (``ip4.src == 1.0.0.1``; ovn-northd.at "static routes flows").
+"""
+
+from __future__ import annotations
+
+from ovn_northd_py.parity.harness import assert_parity, nbctl_commands
+
+
+def test_gateway_mtu_with_vlan_localnet_by_tag_request(parity_run) -> None:
+    r = parity_run(nbctl_commands(
+        ["ls-add", "public"], ["lr-add", "lr0"],
+        ["lrp-add", "lr0", "lr0-public", "00:00:20:20:12:13", "172.168.0.100/24"],
+        ["lsp-add", "public", "public-lr0"], ["lsp-set-type", "public-lr0", "router"],
+        ["lsp-set-addresses", "public-lr0", "router"], ["lsp-set-options", "public-lr0", "router-port=lr0-public"],
+        ["lrp-set-gateway-chassis", "lr0-public", "ch1"],
+        ["set", "logical_router_port", "lr0-public", "options:gateway_mtu=1500"],
+        ["lsp-add", "public", "ext-port"], ["lsp-set-addresses", "ext-port", "unknown"],
+        ["lsp-set-type", "ext-port", "localnet"], ["set", "Logical_Switch_Port", "ext-port", "tag_request=2"],
+    ), tables=("Logical_Flow",))
+    assert_parity(r)
+
+
+def test_symmetric_ecmp_host_route(parity_run) -> None:
+    r = parity_run(nbctl_commands(
+        ["lr-add", "lr0"], ["set", "logical_router", "lr0", "options:chassis=ch1"],
+        ["lrp-add", "lr0", "lr0-public", "00:00:20:20:12:13", "192.168.0.1/24"],
+        ["--ecmp-symmetric-reply", "lr-route-add", "lr0", "1.0.0.1", "192.168.0.10"],
+        ["--ecmp-symmetric-reply", "lr-route-add", "lr0", "1.0.0.1", "192.168.0.20"],
+        ["--ecmp-symmetric-reply", "lr-route-add", "lr0", "fd00::1", "fd00:10::10"],
+        ["--ecmp-symmetric-reply", "lr-route-add", "lr0", "fd00::1", "fd00:10::20"],
+        ["lrp-add", "lr0", "lr0-v6", "00:00:20:20:12:14", "fd00:10::1/64"],
+    ), tables=("Logical_Flow",))
+    assert_parity(r)
