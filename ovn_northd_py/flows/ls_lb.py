@@ -121,7 +121,7 @@ def _usable(ctx: FlowCtx) -> Callable[[Monitored], bool]:
 
     def usable(m: Monitored) -> bool:
         p = ports.get(m.key[0])
-        return p is not None and p.kind == "lsp" and m.key not in down
+        return p is not None and p.kind == "lsp" and p.enabled and m.key not in down  # a disabled port: none
     return usable
 
 

@@ -37,3 +37,25 @@ def test_symmetric_ecmp_host_route(parity_run) -> None:
         ["lrp-add", "lr0", "lr0-v6", "00:00:20:20:12:14", "fd00:10::1/64"],
     ), tables=("Logical_Flow",))
     assert_parity(r)
+
+
+def test_health_checked_backend_on_a_disabled_port(parity_run) -> None:
+    # ovn-northd.at "Load balancer health check and Service Monitor sync": a backend whose
+    # mapped port is disabled has no Service_Monitor row and is not balanced to.
+    def build(remote: str) -> None:
+        from ovn_northd_py.devtools.servers import nbctl
+
+        for c in (["ls-add", "sw0"], ["ls-add", "sw1"],
+                  ["lsp-add", "sw0", "sw0-p1"], ["lsp-set-addresses", "sw0-p1", "00:00:00:00:00:03 10.0.0.3"],
+                  ["lsp-add", "sw1", "sw1-p1"], ["lsp-set-addresses", "sw1-p1", "02:00:00:00:00:03 20.0.0.3"],
+                  ["lb-add", "lb1", "10.0.0.10:80", "10.0.0.3:80,20.0.0.3:80"], ["ls-lb-add", "sw0", "lb1"],
+                  ["set", "load_balancer", "lb1", "ip_port_mappings:10.0.0.3=sw0-p1:10.0.0.2",
+                   "ip_port_mappings:20.0.0.3=sw1-p1:20.0.0.2"],
+                  ["lsp-set-enabled", "sw0-p1", "disabled"]):
+            nbctl(remote, *c)
+        nbctl(remote, "--id=@hc", "create", "load_balancer_health_check", 'vip="10.0.0.10:80"',
+              "--", "add", "load_balancer", "lb1", "health_check", "@hc")
+
+    r = parity_run(build, tables=("Logical_Flow", "Service_Monitor"))
+    assert_parity(r)
+    assert r.tables["Service_Monitor"].ref_count == 1, r.report()
