@@ -59,3 +59,20 @@ def test_health_checked_backend_on_a_disabled_port(parity_run) -> None:
     r = parity_run(build, tables=("Logical_Flow", "Service_Monitor"))
     assert_parity(r)
     assert r.tables["Service_Monitor"].ref_count == 1, r.report()
+
+
+def test_route_to_an_output_port_without_next_hop(parity_run) -> None:
+    # ovn-northd.at "static routes flows": ``lr-route-add lr0 2.0.0.0/24 lr0-public`` (nexthop "",
+    # output_port set): ``reg0 = ip4.dst``.  Without an output port, or without an address of the
+    # family on it, no route.
+    r = parity_run(nbctl_commands(
+        ["lr-add", "lr0"],
+        ["lrp-add", "lr0", "lr0-public", "00:00:20:20:12:13", "192.168.0.1/24", "fd00::1/64"],
+        ["lrp-add", "lr0", "lr0-v4", "00:00:20:20:12:14", "192.168.1.1/24"],
+        ["lr-route-add", "lr0", "2.0.0.0/24", "lr0-public"],
+        ["lr-route-add", "lr0", "fd02::/64", "lr0-public"],
+        ["lr-route-add", "lr0", "fd03::/64", "lr0-v4"],
+        ["--ecmp", "lr-route-add", "lr0", "3.0.0.0/24", "lr0-public"],
+        ["--ecmp", "lr-route-add", "lr0", "3.0.0.0/24", "192.168.1.5"],
+    ), tables=("Logical_Flow",))
+    assert_parity(r)
