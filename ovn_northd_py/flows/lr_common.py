@@ -292,3 +292,11 @@ def hmap_bucket(name: str, mask: int) -> int:
     all logical ports decides, e.g., which router port gets a virtual port's binding.
     """
     return ovs_hash_string(name) & mask
+
+
+def has_vtep_lports(port: Port, ctx: FlowCtx) -> bool:
+    """Does the switch behind router port ``port`` have a ``vtep`` port?  (A distributed gateway
+    port then routes in a distributed way: no ``is_chassis_resident`` in its admission, no
+    ``lr_in_gw_redirect`` to its chassisredirect port: ``l3dgw_port_has_associated_vtep_lports``.)"""
+    sw = peer_switch(port)
+    return sw is not None and "vtep" in switch_port_types(sw, ctx)

@@ -64,6 +64,12 @@ def build_ls_port_sec_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> Non
     if any(p.sb_type == "vtep" for p in dp.ports if p.kind == "lsp"):
         table.add(i, LS_IN_HAIRPIN, 1000, f"{REGBIT_FROM_RAMP} == 1",
                   f"next(pipeline=ingress, table={ctx.profile.table_id(LS_IN_L2_LKUP)});", owner=owner)
+        # From the VTEP switch, to a distributed gateway port resident here: ARP/ND hairpin.
+        for p in dp.ports:
+            rp = p.peer if p.kind == "lsp" and p.is_router_lsp else None
+            if rp is not None and rp.kind == "lrp" and rp.crp is not None:
+                table.add(i, LS_IN_HAIRPIN, 2000, f'{REGBIT_FROM_RAMP} == 1 && is_chassis_resident("{rp.crp.name}")',
+                          "next;", owner=owner)
 
 
 def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

@@ -742,8 +742,12 @@ def _set_ra_options(p: Port) -> None:
 
 def _always_redirect(p: Port) -> bool:
     """Does DGP ``p``'s chassisredirect port get ``always-redirect`` (observed)?  Unless its router
-    has a distributed NAT rule or ``p`` has ``options:redirect-type=bridged`` (exactly)."""
+    has a distributed NAT rule, ``p`` has ``options:redirect-type=bridged`` (exactly) or the switch
+    behind ``p`` has a ``vtep`` port."""
     if p.nb.options.get("redirect-type") == "bridged":
+        return False
+    peer = p.peer
+    if peer is not None and peer.kind == "lsp" and any(q.kind == "lsp" and q.sb_type == "vtep" for q in peer.dp.ports):
         return False
     return not any(_is_distributed_nat(nat) for nat in p.dp.nb.nat)
 

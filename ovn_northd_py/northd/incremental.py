@@ -339,6 +339,15 @@ def _apply(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], plan: 
     localnet |= {dp.key for dp, p, lsp in plan.updated if "localnet" in (p.sb_type, lsp.type)}
     localnet |= {dp.key for dp, lsp in added if lsp.type == "localnet"}
     t.routers_changed |= _attached_routers(nd, localnet)
+    # A vtep port on a switch decides its distributed gateway ports' always-redirect.
+    vtep = {dp.key for dp, p in plan.removed if p.sb_type == "vtep"}
+    vtep |= {dp.key for dp, p, lsp in plan.updated if "vtep" in (p.sb_type, lsp.type)}
+    vtep |= {dp.key for dp, lsp in added if lsp.type == "vtep"}
+    for key in _attached_routers(nd, vtep):
+        attached = nd.datapaths.get(key)
+        if attached is not None:
+            t.routers_changed.add(key)
+            t.ports_changed |= refresh_router_derived(attached)
     return t
 
 

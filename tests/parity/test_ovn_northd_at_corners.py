@@ -76,3 +76,16 @@ def test_route_to_an_output_port_without_next_hop(parity_run) -> None:
         ["--ecmp", "lr-route-add", "lr0", "3.0.0.0/24", "192.168.1.5"],
     ), tables=("Logical_Flow",))
     assert_parity(r)
+
+
+def test_distributed_gateway_port_with_a_vtep_port_on_its_switch(parity_run) -> None:
+    # ovn-northd.at "lrp with chassis-redirect and ls with vtep lport": no lr_in_gw_redirect flow
+    # (and no is_chassis_resident in the admission) for the gateway port.
+    r = parity_run(nbctl_commands(
+        ["lr-add", "lr1"], ["lrp-add", "lr1", "lrp1", "00:00:00:00:00:01", "10.0.0.1/24"],
+        ["ls-add", "ls1"], ["lsp-add", "ls1", "lsp1"], ["lsp-set-addresses", "lsp1", "router"],
+        ["lsp-set-type", "lsp1", "router"], ["lsp-set-options", "lsp1", "router-port=lrp1"],
+        ["lrp-set-gateway-chassis", "lrp1", "ch1"],
+        ["lsp-add", "ls1", "lsp-vtep"], ["lsp-set-type", "lsp-vtep", "vtep"],
+    ), tables=("Logical_Flow", "Port_Binding"))
+    assert_parity(r)
