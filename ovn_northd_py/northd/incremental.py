@@ -191,6 +191,11 @@ def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any) -> _Plan | No
     if members is None:
         return None
     removed, added, rlsp_added, rlsp_removed = members
+    # A port with an HA chassis group (external) coming or going: the SB HA_Chassis_Group rows
+    # follow the ports that use them (a group no port uses is deleted): recompute.
+    if any(p.ha_group for _, p in removed) or any(
+            lsp.type == "external" and opt(lsp.ha_chassis_group) is not None for _, lsp in added):
+        return None
     updated = _lsp_updates(nd, nb, b.lsp_updates, added, rlsp_added)
     if updated is None:
         return None
