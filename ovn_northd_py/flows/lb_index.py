@@ -24,6 +24,7 @@ def dp_lb_uuids(dp: Datapath) -> frozenset[str]:
     out = {_text(lb.uuid) for lb in nb.load_balancer}
     for grp in nb.load_balancer_group:
         out.update(group_members(grp))
+    out.update(_text(lb.uuid) for lb in dp.lbs_from_routers)  # install_ls_lb_from_router
     return frozenset(out)
 
 

@@ -162,11 +162,14 @@ def warn_bad_vips(lb: Any, ctx: FlowCtx) -> None:
 
 
 def switch_lbs(dp: Datapath) -> list[Any]:
-    """The load balancers of switch ``dp``: its own, then its groups'."""
+    """The load balancers of switch ``dp``: its own, then its groups', then those of the routers
+    it is attached to (``install_ls_lb_from_router``)."""
     out: dict[str, Any] = {str(lb.uuid): lb for lb in dp.nb.load_balancer}
     for grp in dp.nb.load_balancer_group:
         for lb in grp.load_balancer:
             out.setdefault(str(lb.uuid), lb)
+    for lb in dp.lbs_from_routers:
+        out.setdefault(str(lb.uuid), lb)
     return list(out.values())
 
 

@@ -104,6 +104,8 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     _build_ports(nd, sb, w)
     _assign_port_keys(nd, sb, keys, max_port, w)
     _build_ha_groups(nd, nb, w)
+    if install_ls_lb_from_router(nb):
+        _add_router_lbs_to_switches(nd)
     # ---- IPAM: dynamic addresses (ipam.py) ----
     if mac_prefix:
         assign_dynamic_addresses(nd, mac_prefix, w)
@@ -795,6 +797,32 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     crp.ha_group = hag.name if hag is not None else p.name
     nd.ports[name] = crp
     p.dp.ports.append(crp)
+
+
+def install_ls_lb_from_router(nb: Any) -> bool:
+    """NB_Global ``options:install_ls_lb_from_router``: switches get the load balancers of the
+    routers they are attached to (their flows, and the SB Load_Balancer rows' datapaths), not the
+    switch-wide LB flows of a switch with its own VIPs (as the reference)."""
+    return any(str(g.options.get("install_ls_lb_from_router", "false")).lower() == "true"
+               for g in nb.rows("NB_Global").values())
+
+
+def _add_router_lbs_to_switches(nd: Northd) -> None:
+    for router in nd.routers():
+        lbs = list(router.nb.load_balancer)
+        for grp in router.nb.load_balancer_group:
+            lbs.extend(grp.load_balancer)
+        if not lbs:
+            continue
+        for p in router.ports:
+            peer = p.peer if p.kind == "lrp" else None
+            if peer is not None and peer.kind == "lsp":
+                sw = peer.dp
+                have = {str(lb.uuid) for lb in sw.lbs_from_routers}
+                for lb in lbs:
+                    if str(lb.uuid) not in have:
+                        have.add(str(lb.uuid))
+                        sw.lbs_from_routers.append(lb)
 
 
 def _build_ha_groups(nd: Northd, nb: Any, w: Any) -> None:

@@ -38,6 +38,7 @@ from .addresses import AddressError, parse_lrp_networks
 from .build import (
     KeyState,
     add_datapaths,
+    install_ls_lb_from_router,
     lsp_port,
     refresh_router_derived,
     resolve_lrp_peer,
@@ -106,6 +107,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     Three steps: :func:`_classify` the changes, :func:`_plan` (validate) what they do to the
     model -- both return None, having changed nothing, when a recompute is needed -- then
     :func:`_apply` the plan, which cannot fail."""
+    if any(dp.lbs_from_routers for dp in nd.switches()) or install_ls_lb_from_router(nb):
+        return None  # (install_ls_lb_from_router: which switch gets which LB follows the topology)
     batch = _classify(nb, changes, flow_only_tables, flow_only_columns or {})
     if batch is None:
         return None

@@ -22,6 +22,7 @@ def switch_lb_datapaths(nd: Northd) -> dict[str, tuple[Any, set[str]]]:
         lbs = list(dp.nb.load_balancer)
         for grp in dp.nb.load_balancer_group:
             lbs.extend(grp.load_balancer)
+        lbs.extend(dp.lbs_from_routers)  # install_ls_lb_from_router
         for lb in lbs:
             out.setdefault(str(lb.uuid), (lb, set()))[1].add(dp.key)
     return out

@@ -41,9 +41,6 @@ NOT_YET = {
     "ovn -- Add tags to logical flows":
         "Logical_Flow.tags:in_out_port is written by no builder of ours yet (the parity harness does not "
         "compare tags)",
-    "check install_ls_lb_from_router option":
-        "NB_Global options:install_ls_lb_from_router (a router's load balancers on its switches) is not "
-        "implemented",
 }
 KNOWN_FAILURES = {**C_INTERNAL, **NOT_YET}
 SUFFIX = " -- ovn-northd -- parallelization=no"

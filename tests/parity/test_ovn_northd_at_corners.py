@@ -89,3 +89,31 @@ def test_distributed_gateway_port_with_a_vtep_port_on_its_switch(parity_run) -> 
         ["lsp-add", "ls1", "lsp-vtep"], ["lsp-set-type", "lsp-vtep", "vtep"],
     ), tables=("Logical_Flow", "Port_Binding"))
     assert_parity(r)
+
+
+def test_install_ls_lb_from_router(parity_run) -> None:
+    # ovn-northd.at "check install_ls_lb_from_router option": the router's load balancers (its own
+    # and its groups') are installed on the switches attached to it, and their SB rows name them.
+    def build(remote: str) -> None:
+        from ovn_northd_py.devtools.servers import nbctl
+
+        for c in (["lr-add", "R1"], ["set", "logical_router", "R1", "options:chassis=hv1"],
+                  ["lrp-add", "R1", "R1-S0", "02:ac:10:01:00:01", "10.0.0.1/24"],
+                  ["lrp-add", "R1", "R1-S1", "02:ac:10:01:01:01", "20.0.0.1/24"],
+                  ["lrp-add", "R1", "R1-PUB", "02:ac:20:01:01:01", "172.16.0.1/24"],
+                  ["ls-add", "S0"], ["lsp-add", "S0", "S0-R1"], ["lsp-set-type", "S0-R1", "router"],
+                  ["lsp-set-addresses", "S0-R1", "02:ac:10:01:00:01"], ["lsp-set-options", "S0-R1", "router-port=R1-S0"],
+                  ["ls-add", "S1"], ["lsp-add", "S1", "S1-R1"], ["lsp-set-type", "S1-R1", "router"],
+                  ["lsp-set-addresses", "S1-R1", "02:ac:10:01:01:01"], ["lsp-set-options", "S1-R1", "router-port=R1-S1"],
+                  ["ls-add", "S2"], ["lb-add", "lbs", "172.16.0.12:80", "10.0.0.3:80"], ["ls-lb-add", "S0", "lbs"],
+                  ["lb-add", "lb0", "172.16.0.10:80", "10.0.0.2:80"], ["lr-lb-add", "R1", "lb0"],
+                  ["lb-add", "lb1", "172.16.0.11:8080", "10.0.0.2:8080"],
+                  ["set", "nb_global", ".", "options:install_ls_lb_from_router=true"]):
+            nbctl(remote, *c)
+        lb1 = nbctl(remote, "--bare", "--columns=_uuid", "find", "load_balancer", "name=lb1").strip()
+        lbg = nbctl(remote, "create", "load_balancer_group", "name=lbg").strip()
+        nbctl(remote, "add", "load_balancer_group", lbg, "load_balancer", lb1)
+        nbctl(remote, "add", "logical_router", "R1", "load_balancer_group", lbg)
+
+    r = parity_run(build, tables=("Logical_Flow", "Load_Balancer"))
+    assert_parity(r)
