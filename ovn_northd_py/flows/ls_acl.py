@@ -114,9 +114,10 @@ def _skip_ports(
     owner = dp_owner(dp)
     for p in ports:
         h = hint(p.nb_key)
-        table.add(dp.index, stages[0], SKIP_PRIORITY, f'ip && inport == "{p.name}"', NEXT, hint=h, owner=owner)
+        table.add(dp.index, stages[0], SKIP_PRIORITY, f'ip && inport == "{p.name}"', NEXT, hint=h, owner=owner,
+                  io_port=p.name)
         table.add(dp.index, stages[1], SKIP_PRIORITY, f'ip && outport == "{p.name}"', out_actions, hint=h,
-                  owner=owner)
+                  owner=owner, io_port=p.name)
 
 
 def build_ls_pre_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
@@ -245,7 +246,7 @@ def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
         if server_id is not None and server_mac is not None and "lease_time" in o:
             match = f"{out} && eth.src == {server_mac} && ip4.src == {server_id} && udp && udp.src == 67 && udp.dst == 68"
             table.add(port.dp.index, LS_OUT_ACL, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v4.uuid)),
-                      owner=owner)
+                      owner=owner, io_port=port.name)
     if v6 is not None:
         server = v6.options.get("server_id")
         try:
@@ -256,7 +257,7 @@ def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
             match = (f"{out} && eth.src == {server} && ip6.src == {format_ipv6(lla)} && udp && udp.src == 547"
                      " && udp.dst == 546")
             table.add(port.dp.index, LS_OUT_ACL, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v6.uuid)),
-                      owner=owner)
+                      owner=owner, io_port=port.name)
 
 
 def build_ls_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

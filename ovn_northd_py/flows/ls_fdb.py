@@ -41,6 +41,7 @@ def build_lsp_fdb_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         f"{REGBIT_LKUP_FDB} = lookup_fdb(inport, eth.src); next;",
         hint=h,
         owner=owner,
+        io_port=port.name,
     )
     table.add(
         port.dp.index,
@@ -50,4 +51,5 @@ def build_lsp_fdb_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         "put_fdb(inport, eth.src); next;",
         hint=h,
         owner=owner,
+        io_port=port.name,
     )

@@ -82,16 +82,19 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     inport = f'inport == "{port.name}"'
     if not port.enabled and port.sb_type != "external":
         table.add(
-            i, LS_IN_CHECK_PORT_SEC, 100, inport, f"{REGBIT_PORT_SEC_DROP} = 1; next;", hint=h, owner=owner
+            i, LS_IN_CHECK_PORT_SEC, 100, inport, f"{REGBIT_PORT_SEC_DROP} = 1; next;", hint=h, owner=owner,
+            io_port=port.name,
         )
         return
     queue_id = port.options.get("qdisc_queue_id")  # the Port_Binding's (northd may have chosen it)
     set_queue = f"set_queue({queue_id}); " if queue_id is not None else ""
     if port.sb_type == "vtep":
         skip = f"{REGBIT_FROM_RAMP} = 1; next(pipeline=ingress, table={ctx.profile.table_id(LS_IN_HAIRPIN)});"
-        table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + skip, hint=h, owner=owner)
+        table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + skip, hint=h, owner=owner, io_port=port.name)
     elif set_queue:
-        table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + CHECK_IN_PORT_SEC, hint=h, owner=owner)
+        table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + CHECK_IN_PORT_SEC, hint=h, owner=owner,
+                  io_port=port.name)
     if set_queue and port.sb_type == "localnet":
         outport = f'outport == "{port.name}"'
-        table.add(i, LS_OUT_APPLY_PORT_SEC, 100, outport, set_queue + "output;", hint=h, owner=owner)
+        table.add(i, LS_OUT_APPLY_PORT_SEC, 100, outport, set_queue + "output;", hint=h, owner=owner,
+                  io_port=port.name)

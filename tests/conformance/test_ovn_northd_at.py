@@ -38,9 +38,6 @@ NOT_YET = {
     "FDB cleanup":
         "FDB rows naming an unknown dp_key / port_key are deleted by the C daemon as soon as they appear; "
         "ours does not monitor FDB (it deletes rows only with the datapaths and ports they name)",
-    "ovn -- Add tags to logical flows":
-        "Logical_Flow.tags:in_out_port is written by no builder of ours yet (the parity harness does not "
-        "compare tags)",
 }
 KNOWN_FAILURES = {**C_INTERNAL, **NOT_YET}
 SUFFIX = " -- ovn-northd -- parallelization=no"

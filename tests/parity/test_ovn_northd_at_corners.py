@@ -117,3 +117,21 @@ def test_install_ls_lb_from_router(parity_run) -> None:
 
     r = parity_run(build, tables=("Logical_Flow", "Load_Balancer"))
     assert_parity(r)
+
+
+def test_logical_flow_tags_in_out_port(parity_run) -> None:
+    # ovn-northd.at "Add tags to logical flows": flows about one port carry
+    # tags:in_out_port=PORT (ovn-controller skips them where the port is not bound); the parity
+    # harness compares tags with the controller meter.
+    r = parity_run(nbctl_commands(
+        ["ls-add", "sw0"], ["lb-add", "lb0", "10.0.0.10:80", "10.0.0.4:8080"], ["ls-lb-add", "sw0", "lb0"],
+        ["lsp-add", "sw0", "lsp0"], ["lsp-set-addresses", "lsp0", "00:00:00:00:ff:01 1.2.3.4"],
+        ["lsp-set-port-security", "lsp0", "00:00:00:00:ff:01 1.2.3.4"],
+        ["lsp-add", "sw0", "off"], ["lsp-set-addresses", "off", "00:00:00:00:ff:02 1.2.3.5"],
+        ["lsp-set-enabled", "off", "disabled"],
+        ["lsp-add", "sw0", "unk"], ["lsp-set-addresses", "unk", "unknown"],
+        ["lsp-add", "sw0", "ln"], ["lsp-set-type", "ln", "localnet"], ["lsp-set-addresses", "ln", "unknown"],
+        ["lsp-set-options", "ln", "network_name=phys", "qos_max_rate=1000"],
+        ["lsp-add", "sw0", "vt"], ["lsp-set-type", "vt", "vtep"],
+    ), tables=("Logical_Flow",))
+    assert_parity(r)
