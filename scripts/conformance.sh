@@ -87,6 +87,9 @@ need_pkgs() {
   local sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
+mkdir -p "$BUILD"
+exec 9>"$BUILD.lock"
+flock 9  # one build per machine at a time (another run may be building the same tree)
 if [ ! -f "$OVS_DIR/.built" ] || [ ! -f "$OVN_DIR/.built" ]; then need_pkgs; fi
 build_tree "OVS $(basename "$ovs_tar" .tar.xz)" "$OVS_DIR" "$UPSTREAM/$ovs_tar"
 if [ ! -f "$OVN_DIR/.built" ]; then
@@ -99,6 +102,7 @@ if [ ! -f "$OVN_DIR/.built" ]; then
   touch "$OVN_DIR/.built"
 fi
 AUTOTEST_PATH=$(cd "$OVN_DIR" && make -s -f Makefile -f - print-AUTOTEST_PATH <<<$'print-%:\n\t@echo $($*)')
+flock -u 9
 
 # --- which tests ---------------------------------------------------------------------------
 TESTSUITE=$OVN_DIR/tests/testsuite
