@@ -1,6 +1,6 @@
 """OVN's own northd test suite (tests/ovn-northd.at of OVN 23.03.1, the non-parallel half: 95 tests)
 with ovn-northd-py in place of ovn-northd, through scripts/conformance.sh (which also runs the C
-daemon built from the same tag as the baseline).  About 8 minutes once the build is cached
+daemon built from the same tag as the baseline).  About 6 minutes once the build is cached
 (/var/cache/ovn-northd-py/conformance), 3 more the first time on a machine.
 
 Ours must pass every test the C daemon passes, except those listed in KNOWN_FAILURES with the
