@@ -50,7 +50,8 @@ vlog/list, vlog/reopen, memory/show, coverage/show, stopwatch/show, list-command
 recompute, plan [N], explain UUID|TEXT.
 
 Remotes: unix:FILE, tcp:HOST:PORT, ssl:HOST:PORT (needs -p, -c and -C); comma-separated for a
-cluster.  <rundir> is $OVN_RUNDIR or /var/run/ovn; log files default to $OVN_LOGDIR or /var/log/ovn.
+cluster.  <rundir> is $OVN_RUNDIR or /var/run/ovn; log files default to $OVS_LOGDIR (as the C
+daemon), else $OVN_LOGDIR, else /var/log/ovn.
 """
 
 

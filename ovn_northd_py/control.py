@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
+import re
 import resource
 import time
 import uuid
@@ -32,6 +33,7 @@ import ovs.version
 
 from . import __version__
 from . import log as logmod
+from .flows.chassis_features import chassis_features, features_text
 from .ovsdb.aiopoll import AsyncPoller
 
 # The first line ends with the ovn-northd version we are compatible with: ovn-ctl's stop_northd reads it
@@ -188,6 +190,8 @@ class Control:
             "unixctl_received": lambda: float(self.received),
         })
         self.server: Any = None
+        # parallel-build/set-n-threads: recorded and reported (ours computes in one thread).
+        self.n_threads = 1
         self.pending_plans: list[tuple[Any, Any, int]] = []
         self._register()
 
@@ -214,7 +218,9 @@ class Control:
             ("stopwatch/reset", "[NAME]", 0, 1, self._stopwatch_reset),
             ("explain", "UUID|TEXT", 1, 1, lambda a: explain(self.d, a[0])),
             ("list-commands", "", 0, 0, lambda a: self._list()),
-            ("parallel-build/get-n-threads", "", 0, 0, lambda a: "1"),
+            ("parallel-build/get-n-threads", "", 0, 0, lambda a: str(self.n_threads)),
+            ("parallel-build/set-n-threads", "N_THREADS", 1, 1, self._set_n_threads),
+            ("debug/chassis-features-list", "", 0, 0, self._chassis_features),
         ]
         for name, usage, lo, hi, fn in cmds:
             ovs.unixctl.commands.pop(name, None)  # ours replace python-ovs' defaults (e.g. version)
@@ -287,6 +293,18 @@ class Control:
 
     def _recompute(self, _a: list[str]) -> None:
         self.d.recompute_event.set()
+
+    def _set_n_threads(self, a: list[str]) -> None:
+        """As the C daemon: 1..256 (C's atoi: what does not start with a number is 0)."""
+        m = re.match(r"\s*([-+]?\d+)", a[0])
+        n = int(m.group(1)) if m else 0
+        if not 1 <= n <= 256:
+            raise _CommandError(f"invalid n_threads: {n}")
+        self.n_threads = n
+
+    def _chassis_features(self, _a: list[str]) -> str:
+        """What every local chassis supports (SB Chassis other_config), as the C daemon lists it."""
+        return features_text(chassis_features(self.d.sb))
 
     def _exit(self, _a: list[str]) -> None:
         self.d.stop_event.set()

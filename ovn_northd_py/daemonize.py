@@ -21,7 +21,10 @@ def rundir() -> str:
 
 
 def logdir() -> str:
-    return os.environ.get("OVN_LOGDIR") or "/var/log/ovn"
+    """Where ``--log-file`` without a file name logs: $OVS_LOGDIR as the C daemon (its log file is
+    libopenvswitch's vlog, ``ovs_logdir()``; OVN's test suite sets it), else $OVN_LOGDIR, else
+    /var/log/ovn."""
+    return os.environ.get("OVS_LOGDIR") or os.environ.get("OVN_LOGDIR") or "/var/log/ovn"
 
 
 def default_pidfile() -> str:

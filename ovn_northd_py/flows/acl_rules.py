@@ -60,6 +60,7 @@ from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Northd
 from ..ovsdb.columns import opt
 from .acl_index import smap_bool, switch_acl_rows, switch_acls
+from .chassis_features import ALL_FEATURES, ChassisFeatures
 from .context import FlowCtx, hint
 from .copp import copp_meter
 from .owners import acl_owner
@@ -245,11 +246,13 @@ def acl_eval_flows(
 
 def acl_flows(
     acl: Any, acl_key: str, stateful: bool, use_ct_inv_match: bool, fair_meters: frozenset[str],
-    profile: FlowProfile = DEFAULT_PROFILE, tiered: bool = False,
+    profile: FlowProfile = DEFAULT_PROFILE, tiered: bool = False, features: ChassisFeatures = ALL_FEATURES,
 ) -> tuple[AclFlow, ...]:
-    """The flows of ACL ``acl`` on a switch that is (not) ``stateful``."""
+    """The flows of ACL ``acl`` on a switch that is (not) ``stateful`` (``features``: what every
+    chassis supports, ``ct_label.blocked`` instead of ``ct_mark.blocked`` for old ones)."""
     if profile.has("acl_eval_action"):
         return acl_eval_flows(acl, acl_key, stateful, use_ct_inv_match, fair_meters, tiered)
+    ct_block = CT_BLOCK if features.ct_no_masked_label else CT_BLOCK.replace("ct_mark.", "ct_label.")
     ingress = acl.direction == "from-lport"
     stage = acl_stage(acl)
     prio = acl.priority + ACL_PRIORITY_OFFSET
@@ -262,14 +265,14 @@ def acl_flows(
             return (AclFlow(stage, prio, m, log + reject),)
         return (
             AclFlow(stage, prio, f"({REGBIT_ACL_HINT_DROP} == 1) && {m}", log + reject),
-            AclFlow(stage, prio, f"({REGBIT_ACL_HINT_BLOCK} == 1) && {m}", f"{log}{CT_BLOCK} {reject}"),
+            AclFlow(stage, prio, f"({REGBIT_ACL_HINT_BLOCK} == 1) && {m}", f"{log}{ct_block} {reject}"),
         )
     if action == "drop" or action not in ALLOW_ACTIONS:
         if not stateful:
             return (AclFlow(stage, prio, m, log + "/* drop */"),)
         return (
             AclFlow(stage, prio, f"{REGBIT_ACL_HINT_DROP} == 1 && ({m})", log + "/* drop */"),
-            AclFlow(stage, prio, f"{REGBIT_ACL_HINT_BLOCK} == 1 && ({m})", f"{CT_BLOCK}{log}/* drop */"),
+            AclFlow(stage, prio, f"{REGBIT_ACL_HINT_BLOCK} == 1 && ({m})", f"{ct_block}{log}/* drop */"),
         )
     if not stateful:
         return (AclFlow(stage, prio, m, log + "next;"),)
@@ -294,7 +297,7 @@ def acl_flows(
     if log and label and smap_bool(acl.options, "log-related", False):
         reply_stage = LS_OUT_ACL if ingress else LS_IN_ACL
         inv = "!ct.inv && " if use_ct_inv_match else ""
-        related = f"ct_mark.blocked == 0 && ct_label.label == {label}"
+        related = f"{features.ct('blocked')} == 0 && ct_label.label == {label}"
         flows += [
             AclFlow(reply_stage, LOG_RELATED_PRIORITY, f"!ct.est && ct.rel && !ct.new && {inv}{related}", f"{log}next;"),
             AclFlow(
@@ -310,7 +313,8 @@ def _flows_for(acl: Any, acl_key: str, stateful: bool, ctx: FlowCtx, tiered: boo
     kind = ("acl_flows_stateful" if stateful else "acl_flows") + ("_tiered" if tiered else "")
     return ctx.cached(
         kind, acl_key,
-        lambda: acl_flows(acl, acl_key, stateful, idx.use_ct_inv_match, idx.fair_meters, ctx.profile, tiered),
+        lambda: acl_flows(acl, acl_key, stateful, idx.use_ct_inv_match, idx.fair_meters, ctx.profile, tiered,
+                          ctx.features),
     )
 
 

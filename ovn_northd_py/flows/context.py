@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd
 from .acl_index import AclIndex, build_acl_index
+from .chassis_features import ALL_FEATURES, ChassisFeatures, chassis_features
 from .lb_health import LbHealth, build_lb_health, svc_monitor_src_ips
 from .lb_index import LbIndex, build_lb_index
 
@@ -76,6 +77,9 @@ class FlowCtx:
     controller_event: bool = False
     # Router ports named by an NB BFD row (:mod:`.lr_bfd`; the BFD feature keeps it current).
     bfd_ports: frozenset[str] = frozenset()
+    # What every local chassis supports (SB Chassis other_config, :mod:`.chassis_features`): old
+    # chassis get ct_label / ct_lb flows.  A Chassis change recomputes (northd node).
+    features: ChassisFeatures = ALL_FEATURES
     warn: WarnFn = _no_warn
     # Set only while the load-balancer feature rebuilds a router whose NAT context did not change
     # (``engine.flow_rebuild.rebuild_router_scope``): the load balancers whose per-router flows
@@ -150,5 +154,6 @@ def flow_ctx_from_nb(
         svc_monitor_ips=svc_monitor_src_ips(nb),
         health=build_lb_health(nb, sb, pb_index),
         bfd_ports=bfd_ports_of(nb),
+        features=chassis_features(sb),
         warn=warn,
     )

@@ -33,6 +33,7 @@ def dp_lb_uuids(dp: Datapath) -> frozenset[str]:
     out = set(own)
     for grp in groups:
         out |= group_members(grp)
+    out.update(_text(lb.uuid) for lb in dp.lbs_from_routers)  # install_ls_lb_from_router
     return frozenset(out)
 
 

@@ -23,7 +23,7 @@ from ..lflow.stages import LR_IN_ADMISSION
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
 from .context import FlowCtx
-from .lr_common import gateway_mtu, lrp_hint, peer_switch, pkt_larger_len, port_nets, switch_port_types
+from .lr_common import gateway_mtu, has_vtep_lports, lrp_hint, pkt_larger_len, port_nets
 from .owners import dp_owner, port_owner
 from .registers import REG_INPORT_ETH_ADDR, REGBIT_PKT_LARGER
 
@@ -50,10 +50,8 @@ def build_lrp_admission_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> Non
     mtu = gateway_mtu(port)
     actions = f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu)}); {store}" if mtu else store
     unicast = f'eth.dst == {mac} && inport == "{port.name}"'
-    if port.crp is not None:
-        sw = peer_switch(port)
-        if sw is None or "vtep" not in switch_port_types(sw, ctx):
-            unicast += f' && is_chassis_resident("{port.crp.name}")'
+    if port.crp is not None and not has_vtep_lports(port, ctx):
+        unicast += f' && is_chassis_resident("{port.crp.name}")'
     mcast = f'eth.mcast && inport == "{port.name}"'
     owner = port_owner(port)
     h = lrp_hint(port)

@@ -37,6 +37,7 @@ from ..northd.addresses import (
 )
 from ..northd.model import Datapath, Port
 from ..northd.ovs_order import ovs_hash_string
+from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .registers import REG_SRC_IPV4, REG_SRC_IPV4_R5, REGBIT_NEXTHOP_IS_IPV4
 from .router_addrs import lb_vip_addrs
@@ -96,6 +97,12 @@ def parse_ip_strict(text: str) -> IPAddress | None:
 def net_s(net: Ipv4Net | Ipv6Net) -> str:
     """``network/plen`` with the host bits cleared (``10.0.0.0/8``, ``fd01::/64``)."""
     return f"{net.network_s}/{net.plen}"
+
+
+def normalized_net_s(net: Ipv4Net | Ipv6Net) -> str:
+    """:func:`net_s`, but a host prefix (/32, /128) is the bare address (the reference's
+    ``normalize_v46_prefix``, e.g. in the symmetric-ECMP reply flows)."""
+    return net.network_s if net.plen == (128 if isinstance(net, Ipv6Net) else 32) else net_s(net)
 
 
 def ip_set(addrs: list[str]) -> str:
@@ -252,11 +259,12 @@ def gateway_mtu(port: Port) -> int | None:
 
 def pkt_larger_len(port: Port, mtu: int) -> int:
     """The frame length ``check_pkt_larger`` tests for ``options:gateway_mtu=mtu`` on ``port``: the
-    MTU plus an Ethernet header (14), or plus 18 when the port's switch has a VLAN-tagged localnet
-    port (observed on the reference)."""
+    MTU plus an Ethernet header (14), or plus 18 when a localnet port of the port's switch has a
+    VLAN (NB ``tag_request`` set, whatever its parent_name: ``build_gateway_get_l2_hdr_size``)."""
     sw = peer_switch(port)
     tagged = sw is not None and any(
-        q.kind == "lsp" and q.sb_type == "localnet" and q.tag is not None for q in sw.ports
+        q.kind == "lsp" and q.sb_type == "localnet" and (q.tag is not None or opt(q.nb.tag_request) is not None)
+        for q in sw.ports
     )
     return mtu + (18 if tagged else 14)
 
@@ -323,3 +331,11 @@ def hmap_bucket(name: str, mask: int) -> int:
     all logical ports decides, e.g., which router port gets a virtual port's binding.
     """
     return ovs_hash_string(name) & mask
+
+
+def has_vtep_lports(port: Port, ctx: FlowCtx) -> bool:
+    """Does the switch behind router port ``port`` have a ``vtep`` port?  (A distributed gateway
+    port then routes in a distributed way: no ``is_chassis_resident`` in its admission, no
+    ``lr_in_gw_redirect`` to its chassisredirect port: ``l3dgw_port_has_associated_vtep_lports``.)"""
+    sw = peer_switch(port)
+    return sw is not None and "vtep" in switch_port_types(sw, ctx)

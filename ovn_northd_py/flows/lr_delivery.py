@@ -37,6 +37,7 @@ from .lr_common import (
     first_ipv4,
     first_ipv6,
     gateway_mtu,
+    has_vtep_lports,
     lrp_hint,
     nexthop_family_match,
     pkt_larger_len,
@@ -92,7 +93,7 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         if router_info(port.dp, ctx).mcast_relay and nets is not None:
             match = f'(ip4.mcast || ip6.mcast) && outport == "{name}"'
             table.add(i, LR_OUT_DELIVERY, 110, match, f"eth.src = {nets.ea_s}; output;", owner=owner)
-    if port.crp is not None:
+    if port.crp is not None and not has_vtep_lports(port, ctx):
         table.add(
             i,
             LR_IN_GW_REDIRECT,

@@ -60,6 +60,7 @@ from ..lflow.table import FlowTable
 from ..northd.addresses import AddressError, IPAddress, parse_ip
 from ..northd.lb_vips import Endpoint, lb_protocol
 from ..northd.model import Datapath, Port
+from .chassis_features import ALL_FEATURES
 from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lb_health import hash_fields
@@ -161,6 +162,10 @@ def build_router_lb_flows(
     else:
         prefix = suffix = ""
     reject = smap_bool(lb.options, "reject", False)
+    features = ctx.features if ctx is not None else ALL_FEATURES
+    # Old chassis (:mod:`.chassis_features`): ct_lb, and no SNAT flag in the action (the affinity
+    # flows keep theirs and ct_lb_mark, as the reference).
+    lb_suffix = suffix if features.ct_lb_related else ""
     try:
         timeout = int(lb.options.get("affinity_timeout", "0"))
     except ValueError:
@@ -185,7 +190,7 @@ def build_router_lb_flows(
             # 25.03 (lb_vip_regs_v2): an affinity VIP's flow loads the VIP for lr_in_lb_aff_learn.
             load = load_vip_v2(v.affinity()) if timeout > 0 and v2 else ""
             add(LR_IN_DNAT, prio, match + res,
-                f"{prefix}{load}ct_lb_mark(backends={backends}{hash_fields(lb)}{suffix});")
+                f"{prefix}{load}{features.ct_lb}(backends={backends}{hash_fields(lb)}{lb_suffix});")
         elif reject:
             add(LR_IN_DNAT, prio, match, prefix + REJECT, copp_meter(router, ctx, "reject") if ctx else None)
         else:

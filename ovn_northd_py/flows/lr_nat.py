@@ -172,26 +172,31 @@ NAT_NA_REPLY = (
     f"nd_na {{ eth.src = {REG_INPORT_ETH_ADDR}; ip6.src = nd.target; nd.tll = {REG_INPORT_ETH_ADDR}; "
     "outport = inport; flags.loopback = 1; output; };"
 )
-CT_EST = "ct.est && !ct.rel && !ct.new && ct_mark.natted"
 CT_REL = "ct.rel && !ct.est && !ct.new"
-DNAT_CT_FLOWS = (
-    (50, CT_EST, "next;"),
-    (50, CT_REL, "ct_commit_nat;"),
-    (70, f"{CT_EST} && ct_mark.force_snat == 1", "flags.force_snat_for_lb = 1; next;"),
-    (70, f"{CT_EST} && ct_mark.skip_snat == 1", "flags.skip_snat_for_lb = 1; next;"),
-    (70, f"{CT_REL} && ct_mark.force_snat == 1", "flags.force_snat_for_lb = 1; ct_commit_nat;"),
-    (70, f"{CT_REL} && ct_mark.skip_snat == 1", "flags.skip_snat_for_lb = 1; ct_commit_nat;"),
-)
-# The same with the ``lb_ct_not_rpl`` behaviour (25.03): established / related flows of replies
-# (``ct.rpl``) are left to the later stages.
-DNAT_CT_FLOWS_NOT_RPL = tuple(
-    (prio, match.replace("!ct.new", "!ct.new && !ct.rpl", 1), actions) for prio, match, actions in DNAT_CT_FLOWS
-)
 
 
 def dnat_ct_flows(ctx: FlowCtx) -> tuple[tuple[int, str, str], ...]:
-    """``lr_in_dnat``'s established / related flows of a router with load balancers."""
-    return DNAT_CT_FLOWS_NOT_RPL if ctx.profile.has("lb_ct_not_rpl") else DNAT_CT_FLOWS
+    """``lr_in_dnat``'s conntrack flows of a router with load balancers: established (and, when every
+    chassis can NAT related traffic, related) connections, with their SNAT flags; the flags are in
+    ``ct_mark`` or, for old chassis, ``ct_label`` (:mod:`.chassis_features`).  With the
+    ``lb_ct_not_rpl`` behaviour (25.03) replies (``ct.rpl``) are left to the later stages."""
+    features = ctx.features
+    ct = features.ct
+    est = f"ct.est && !ct.rel && !ct.new && {ct('natted')}"
+    flows = [
+        (50, est, "next;"),
+        (70, f"{est} && {ct('force_snat')} == 1", "flags.force_snat_for_lb = 1; next;"),
+        (70, f"{est} && {ct('skip_snat')} == 1", "flags.skip_snat_for_lb = 1; next;"),
+    ]
+    if features.ct_lb_related:
+        flows += [
+            (50, CT_REL, "ct_commit_nat;"),
+            (70, f"{CT_REL} && {ct('force_snat')} == 1", "flags.force_snat_for_lb = 1; ct_commit_nat;"),
+            (70, f"{CT_REL} && {ct('skip_snat')} == 1", "flags.skip_snat_for_lb = 1; ct_commit_nat;"),
+        ]
+    if ctx.profile.has("lb_ct_not_rpl"):
+        flows = [(p, m.replace("!ct.new", "!ct.new && !ct.rpl", 1), x) for p, m, x in flows]
+    return tuple(flows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -703,7 +708,8 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
             table.add(i, LR_IN_DNAT, prio, match, actions, owner=owner)
     if router.nb.nat and not ctx.profile.has("dgp_nat_no_czone"):
         table.add(
-            i, LR_OUT_CHK_DNAT_LOCAL, 50, "ip && ct_mark.natted == 1", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;", owner=owner
+            i, LR_OUT_CHK_DNAT_LOCAL, 50, f"ip && {ctx.features.ct('natted')} == 1", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;",
+            owner=owner
         )
     if gw.dgp is None:
         table.add(i, LR_OUT_UNDNAT, 50, "ip", "flags.loopback = 1; ct_dnat;", owner=owner)

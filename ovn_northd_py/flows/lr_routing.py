@@ -90,6 +90,7 @@ from .lr_common import (
     network_addr_for,
     nexthop_family,
     nexthop_family_match,
+    normalized_net_s,
     parse_ip_strict,
     port_nets,
     route_priority,
@@ -124,6 +125,7 @@ class Route:
     port_addr: str  # the output port's address used as reg1/xxreg1
     mac: str
     symmetric: bool = False  # options:ecmp_symmetric_reply
+    to_dst: bool = False  # an empty nexthop with an output port: the next hop is the destination
 
     @property
     def v6(self) -> bool:
@@ -145,10 +147,14 @@ class Route:
             return m
         return f"{REG_ROUTE_TABLE_ID} == {self.table_id} && {m}"
 
-    def next_hop_actions(self, ctx: FlowCtx) -> str:
+    def next_hop_actions(self, ctx: FlowCtx, ecmp: bool = False) -> str:
         assert self.port is not None
         nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if self.v6 else (REG_NEXT_HOP_IPV4, src_ipv4_reg(ctx))
-        nh = "discard" if self.nexthop is None else fmt_ip(self.nexthop)
+        if self.to_dst:
+            # Observed: an ECMP member without next hop writes it empty (``reg0 = ;``).
+            nh = "" if ecmp else "ip6.dst" if self.v6 else "ip4.dst"
+        else:
+            nh = "discard" if self.nexthop is None else fmt_ip(self.nexthop)
         return (
             f"{nh_reg} = {nh}; {src_reg} = {self.port_addr}; eth.src = {self.mac}; "
             f'outport = "{self.port.name}";'
@@ -216,6 +222,18 @@ def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, i
         if not fam:
             return Route(uuid, table_id, src, prefix, None, None, "", "")
         return Route(uuid, table_id, src, prefix, None, out, fam[0].addr_s, out_nets.ea_s)
+    if not nexthop_s:
+        # ``lr-route-add R PREFIX PORT``: no next hop, an output port: packets go to their
+        # destination through it, from its first address of the family (none: no route).
+        port = next((p for p in router.ports if p.kind == "lrp" and p.name == out_name), None) if out_name else None
+        nets = info.nets.get(out_name) if port is not None and out_name else None
+        if port is None or nets is None:
+            return None
+        first = nets.ipv6 if isinstance(prefix, Ipv6Net) else nets.ipv4
+        if not first:
+            return None
+        return Route(uuid, table_id, src, prefix, None, port, first[0].addr_s, nets.ea_s,
+                     smap_bool(row.options, "ecmp_symmetric_reply", False), to_dst=True)
     nexthop = parse_ip_strict(nexthop_s)
     if nexthop is None or isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net):
         return None
@@ -342,7 +360,7 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
             if route.port is None:
                 continue
             match = f"{REG_ECMP_GROUP_ID} == {gid} && {REG_ECMP_MEMBER_ID} == {mid}"
-            actions = f"{route.next_hop_actions(ctx)} {nexthop_family(ctx, route.v6)}next;"
+            actions = f"{route.next_hop_actions(ctx, ecmp=True)} {nexthop_family(ctx, route.v6)}next;"
             table.add(
                 i,
                 LR_IN_IP_ROUTING_ECMP,
@@ -357,7 +375,8 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
 
 
 def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
-    """ECMP symmetric reply flows of one group (gateway routers only)."""
+    """ECMP symmetric reply flows of one group (gateway routers only; the reply port in ``ct_mark``,
+    or ``ct_label`` for old chassis)."""
     first = next(m for m in members if m.symmetric)
     owner = route_owner(first.uuid)
     table.add(
@@ -375,12 +394,12 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: Fl
         owner = route_owner(m.uuid)
         h = hint(m.uuid)
         fam = "ip6" if m.v6 else "ip4"
-        reverse = f"{fam}.{'dst' if m.src else 'src'} == {net_s(m.prefix)}"
+        reverse = f"{fam}.{'dst' if m.src else 'src'} == {normalized_net_s(m.prefix)}"
         key = m.port.tunnel_key
         head = f'inport == "{m.port.name}" && {reverse}'
         table.add(i, LR_IN_DEFRAG, 100, head, f"{REGBIT_KNOWN_ECMP_NH} = chk_ecmp_nh_mac(); ct_next;", hint=h, owner=owner)
         commit = (
-            f"ct_commit {{ ct_label.ecmp_reply_eth = eth.src;  ct_mark.ecmp_reply_port = {key};}}; "
+            f"ct_commit {{ ct_label.ecmp_reply_eth = eth.src;  {ctx.features.ct('ecmp_reply_port')} = {key};}}; "
             f"commit_ecmp_nh(ipv6 = {'true' if m.v6 else 'false'}, proto = {{proto}}); next;"
         )
         for proto in ("sctp", "tcp", "udp"):
@@ -396,7 +415,7 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: Fl
                 hint=h,
                 owner=owner,
             )
-        reply = f"ct.rpl && {REGBIT_KNOWN_ECMP_NH} == 1 && ct_mark.ecmp_reply_port == {key}"
+        reply = f"ct.rpl && {REGBIT_KNOWN_ECMP_NH} == 1 && {ctx.features.ct('ecmp_reply_port')} == {key}"
         src_reg = REG_SRC_IPV6 if m.v6 else src_ipv4_reg(ctx)
         actions = (
             f"ip.ttl--; flags.loopback = 1; eth.src = {m.mac}; {src_reg} = {m.port_addr}; "
@@ -418,7 +437,7 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: Fl
 def _add_unique_route(i: int, route: Route, table: FlowTable, ctx: FlowCtx) -> None:
     h, owner = hint(route.uuid), route_owner(route.uuid)
     prio, match = route.priority(ctx), route.match(ctx)
-    if route.nexthop is None:
+    if route.nexthop is None and not route.to_dst:
         table.add(i, LR_IN_IP_ROUTING, prio, match, "drop;", hint=h, owner=owner)
         return
     actions = (f"{REG_ECMP_GROUP_ID} = 0; {route.next_hop_actions(ctx)} flags.loopback = 1; "

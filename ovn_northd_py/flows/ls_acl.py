@@ -117,13 +117,13 @@ SVC_MON_ACL_PRIORITY: Final = 34000
 # acl_hint: (priority, match, hint bits set), highest first; see man ovn-northd "ACL hints".
 HINTS: Final[tuple[tuple[int, str, tuple[str, ...]], ...]] = (
     (7, "ct.new && !ct.est", (REGBIT_ACL_HINT_ALLOW_NEW, REGBIT_ACL_HINT_DROP)),
-    (6, "!ct.new && ct.est && !ct.rpl && ct_mark.blocked == 1", (REGBIT_ACL_HINT_ALLOW_NEW, REGBIT_ACL_HINT_DROP)),
+    (6, "!ct.new && ct.est && !ct.rpl && {blocked} == 1", (REGBIT_ACL_HINT_ALLOW_NEW, REGBIT_ACL_HINT_DROP)),
     (5, "!ct.trk", (REGBIT_ACL_HINT_ALLOW, REGBIT_ACL_HINT_DROP)),
-    (4, "!ct.new && ct.est && !ct.rpl && ct_mark.blocked == 0", (REGBIT_ACL_HINT_ALLOW, REGBIT_ACL_HINT_BLOCK)),
+    (4, "!ct.new && ct.est && !ct.rpl && {blocked} == 0", (REGBIT_ACL_HINT_ALLOW, REGBIT_ACL_HINT_BLOCK)),
     (3, "!ct.est", (REGBIT_ACL_HINT_DROP,)),
-    (2, "ct.est && ct_mark.blocked == 1", (REGBIT_ACL_HINT_DROP,)),
-    (1, "ct.est && ct_mark.blocked == 0", (REGBIT_ACL_HINT_BLOCK,)),
-)
+    (2, "ct.est && {blocked} == 1", (REGBIT_ACL_HINT_DROP,)),
+    (1, "ct.est && {blocked} == 0", (REGBIT_ACL_HINT_BLOCK,)),
+)  # {blocked}: ct_mark.blocked, or ct_label.blocked for old chassis (FlowCtx.features)
 
 
 def conntrack_skip_ports(dp: Datapath, skip_localnet: bool) -> list[Port]:
@@ -141,9 +141,10 @@ def _skip_ports(
     owner = dp_owner(dp)
     for p in ports:
         h = hint(p.nb_key)
-        table.add(dp.index, stages[0], SKIP_PRIORITY, f'ip && inport == "{p.name}"', NEXT, hint=h, owner=owner)
+        table.add(dp.index, stages[0], SKIP_PRIORITY, f'ip && inport == "{p.name}"', NEXT, hint=h, owner=owner,
+                  io_port=p.name)
         table.add(dp.index, stages[1], SKIP_PRIORITY, f'ip && outport == "{p.name}"', out_actions, hint=h,
-                  owner=owner)
+                  owner=owner, io_port=p.name)
 
 
 def build_ls_pre_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
@@ -191,20 +192,21 @@ def build_ls_pre_stateful_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) ->
     owner = dp_owner(dp)
     i = dp.index
     for stage in (LS_IN_PRE_STATEFUL, LS_OUT_PRE_STATEFUL):
-        table.add(i, stage, 110, f"{REGBIT_CONNTRACK_NAT} == 1", "ct_lb_mark;", owner=owner)
+        table.add(i, stage, 110, f"{REGBIT_CONNTRACK_NAT} == 1", f"{ctx.features.ct_lb};", owner=owner)
         table.add(i, stage, 100, f"{REGBIT_CONNTRACK_DEFRAG} == 1", "ct_next;", owner=owner)
         table.add(i, stage, 0, "1", NEXT, owner=owner)
     commit = f"{REGBIT_CONNTRACK_COMMIT} == 1"
+    blocked = ctx.features.ct("blocked")
     if ctx.profile.has("ct_commit_acl_id"):
         persist = f"ct_mark.allow_established = {REGBIT_ACL_PERSIST_ID}; "
         acl_id = f"ct_label.acl_id = {REG_ACL_ID}; "
         obs = (f"ct_mark.obs_stage = {REG_OBS_STAGE}; ct_mark.obs_collector_id = {REG_OBS_COLLECTOR_ID}; "
                f"ct_label.obs_point_id = {REG_OBS_POINT_ID}; ")
-        unlabelled = f"ct_commit {{ ct_mark.blocked = 0; {persist}{acl_id}}}; next;"
-        labelled = f"ct_commit {{ ct_mark.blocked = 0; {persist}{obs}{acl_id}}}; next;"
+        unlabelled = f"ct_commit {{ {blocked} = 0; {persist}{acl_id}}}; next;"
+        labelled = f"ct_commit {{ {blocked} = 0; {persist}{obs}{acl_id}}}; next;"
     else:
-        unlabelled = "ct_commit { ct_mark.blocked = 0; }; next;"
-        labelled = f"ct_commit {{ ct_mark.blocked = 0; ct_label.label = {REG_ACL_LABEL}; }}; next;"
+        unlabelled = f"ct_commit {{ {blocked} = 0; }}; next;"
+        labelled = f"ct_commit {{ {blocked} = 0; ct_label.label = {REG_ACL_LABEL}; }}; next;"
     for stage in (LS_IN_STATEFUL, LS_OUT_STATEFUL):
         table.add(i, stage, 100, f"{commit} && {REGBIT_ACL_LABEL} == 0", unlabelled, owner=owner)
         table.add(i, stage, 100, f"{commit} && {REGBIT_ACL_LABEL} == 1", labelled, owner=owner)
@@ -235,23 +237,26 @@ def build_ls_acl_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> No
     table.add(i, LS_OUT_ACL, SVC_MON_ACL_PRIORITY, SVC_MON_SRC, NEXT, owner=owner)
     if not facts.stateful:
         return
+    ct_blocked = ctx.features.ct("blocked")
     for stage in (LS_IN_ACL_HINT, LS_OUT_ACL_HINT):
         for prio, match, bits in HINTS:
-            table.add(i, stage, prio, match, "".join(f"{b} = 1; " for b in bits) + NEXT, owner=owner)
+            table.add(i, stage, prio, match.format(blocked=ct_blocked), "".join(f"{b} = 1; " for b in bits) + NEXT,
+                      owner=owner)
     inv = "!ct.inv && " if ctx.acl.use_ct_inv_match else ""
-    blocked = "ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)" if inv else "(ct.est && ct.rpl && ct_mark.blocked == 1)"
-    reply = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && ct_mark.blocked == 0"
-    related = f"!ct.est && ct.rel && !ct.new && {inv}ct_mark.blocked == 0"
+    blocked = f"ct.inv || (ct.est && ct.rpl && {ct_blocked} == 1)" if inv else f"(ct.est && ct.rpl && {ct_blocked} == 1)"
+    reply = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && {ct_blocked} == 0"
+    related = f"!ct.est && ct.rel && !ct.new && {inv}{ct_blocked} == 0"
+    # Related traffic is NATed only when every chassis can (ovn-ct-lb-related).
+    rel_nat = "ct_commit_nat;" if ctx.features.ct_lb_related else NEXT
     rel = f"{REGBIT_ACL_HINT_ALLOW_REL} = 1; "
     clear = f"{REGBIT_ACL_HINT_DROP} = 0; {REGBIT_ACL_HINT_BLOCK} = 0; "
     new_verdict = DROP if ctx.default_acl_drop else f"{REGBIT_CONNTRACK_COMMIT} = 1; next;"
     for stage, ingress in ((LS_IN_ACL, True), (LS_OUT_ACL, False)):
         table.add(i, stage, ACL_CT_PRIORITY, blocked, DROP, owner=owner)
         table.add(i, stage, ACL_CT_PRIORITY, reply, f"{clear}{rel}{NEXT}" if ingress else NEXT, owner=owner)
-        table.add(i, stage, ACL_CT_PRIORITY, related, f"{rel}ct_commit_nat;" if ingress else "ct_commit_nat;",
-                  owner=owner)
+        table.add(i, stage, ACL_CT_PRIORITY, related, f"{rel}{rel_nat}" if ingress else rel_nat, owner=owner)
         table.add(i, stage, 1, "ip && !ct.est", new_verdict, owner=owner)
-        table.add(i, stage, 1, "ip && ct.est && ct_mark.blocked == 1", f"{REGBIT_CONNTRACK_COMMIT} = 1; next;",
+        table.add(i, stage, 1, f"ip && ct.est && {ct_blocked} == 1", f"{REGBIT_CONNTRACK_COMMIT} = 1; next;",
                   owner=owner)
     table.add(i, LS_IN_ACL_AFTER_LB, ACL_CT_PRIORITY, f"{REGBIT_ACL_HINT_ALLOW_REL} == 1", NEXT, owner=owner)
 
@@ -392,7 +397,7 @@ def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
         if server_id is not None and server_mac is not None and "lease_time" in o:
             match = f"{out} && eth.src == {server_mac} && ip4.src == {server_id} && udp && udp.src == 67 && udp.dst == 68"
             table.add(port.dp.index, stage, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v4.uuid)),
-                      owner=owner)
+                      owner=owner, io_port=port.name)
     if v6 is not None:
         server = v6.options.get("server_id")
         try:
@@ -403,7 +408,7 @@ def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
             match = (f"{out} && eth.src == {server} && ip6.src == {format_ipv6(lla)} && udp && udp.src == 547"
                      " && udp.dst == 546")
             table.add(port.dp.index, stage, SVC_MON_ACL_PRIORITY, match, actions, hint=hint(str(v6.uuid)),
-                      owner=owner)
+                      owner=owner, io_port=port.name)
 
 
 def _served_dhcp_rows(port: Port, v4: Any, v6: Any) -> tuple[Any, Any]:

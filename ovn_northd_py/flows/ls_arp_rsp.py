@@ -69,7 +69,7 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     h = hint(port.nb_key)
     i = port.dp.index
     if port.sb_type == "localnet":
-        table.add(i, LS_IN_ARP_RSP, 100, f'inport == "{port.name}"', "next;", hint=h, owner=owner)
+        table.add(i, LS_IN_ARP_RSP, 100, f'inport == "{port.name}"', "next;", hint=h, owner=owner, io_port=port.name)
     elif port.sb_type == "virtual":
         _virtual_port_flows(port, table)
     for src_ip, lb_key in ctx.svc_monitor_ips.get(port.name, ()):
@@ -87,13 +87,15 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
             ip = net4.addr_s
             match = f"arp.tpa == {ip} && arp.op == 1{arp_bcast}"
             table.add(i, LS_IN_ARP_RSP, 50, match, arp_reply_action(mac, ip), hint=h, owner=owner)
-            table.add(i, LS_IN_ARP_RSP, 100, f'{match} && inport == "{port.name}"', "next;", hint=h, owner=owner)
+            table.add(i, LS_IN_ARP_RSP, 100, f'{match} && inport == "{port.name}"', "next;", hint=h, owner=owner,
+                      io_port=port.name)
         for net6 in entry.ipv6:
             ip = net6.addr_s
             match = nd_ns_match(ip, net6.sn_addr_s, bcast_mcast)
             table.add(i, LS_IN_ARP_RSP, 50, match, _nd_na_action(na, mac, ip), hint=h, owner=owner,
                       controller_meter=nd_meter)
-            table.add(i, LS_IN_ARP_RSP, 100, f'{match} && inport == "{port.name}"', "next;", hint=h, owner=owner)
+            table.add(i, LS_IN_ARP_RSP, 100, f'{match} && inport == "{port.name}"', "next;", hint=h, owner=owner,
+                      io_port=port.name)
     if port.is_router_lsp:
         _arp_proxy_flow(port, table)
 
@@ -141,7 +143,8 @@ def _virtual_port_flows(port: Port, table: FlowTable) -> None:
         parent = siblings.get(name)
         if parent is not None:  # the flow's stage-hint is the parent's
             match = f'inport == "{name}" && {cond}'
-            table.add(port.dp.index, LS_IN_ARP_RSP, 100, match, action, hint=hint(parent.nb_key), owner=owner)
+            table.add(port.dp.index, LS_IN_ARP_RSP, 100, match, action, hint=hint(parent.nb_key), owner=owner,
+                      io_port=name)
 
 
 # An IPv4 address the way the reference's scanf reads it ("%hhu" octets: leading zeros allowed,

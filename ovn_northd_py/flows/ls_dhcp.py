@@ -168,16 +168,19 @@ def _dhcp4_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg
     if merged:
         both = (f"{head} && (ip4.src == {{{ip}, 0.0.0.0}} && ip4.dst == {{{cfg.server_id}, 255.255.255.255}}) && "
                 f"{DHCPV4_MATCH}{extra}")
-        table.add(i, LS_IN_DHCP_OPTIONS, 100, both, action, hint=h, owner=owner, controller_meter=meter)
+        table.add(i, LS_IN_DHCP_OPTIONS, 100, both, action, hint=h, owner=owner, controller_meter=meter,
+                  io_port=inport)
     else:
-        table.add(i, LS_IN_DHCP_OPTIONS, 100, discover, action, hint=h, owner=owner, controller_meter=meter)
-        table.add(i, LS_IN_DHCP_OPTIONS, 100, request, action, hint=h, owner=owner, controller_meter=meter)
+        table.add(i, LS_IN_DHCP_OPTIONS, 100, discover, action, hint=h, owner=owner, controller_meter=meter,
+                  io_port=inport)
+        table.add(i, LS_IN_DHCP_OPTIONS, 100, request, action, hint=h, owner=owner, controller_meter=meter,
+                  io_port=inport)
     response = (
         f"eth.dst = eth.src; eth.src = {cfg.server_mac}; ip4.src = {cfg.server_id}; "
         f"udp.src = 67; udp.dst = 68; {LOCAL_REPLY}"
     )
     match = f"{head} && ip4 && {DHCPV4_MATCH} && {REGBIT_DHCP_OPTS_RESULT}{extra}"
-    table.add(i, LS_IN_DHCP_RESPONSE, 100, match, response, hint=h, owner=owner)
+    table.add(i, LS_IN_DHCP_RESPONSE, 100, match, response, hint=h, owner=owner, io_port=inport)
 
 
 def _dhcp6_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg: Dhcp6, table: FlowTable,
@@ -190,9 +193,11 @@ def _dhcp6_flows(port: Port, entry: LportAddresses, inport: str, extra: str, cfg
     head = f'inport == "{inport}" && eth.src == {entry.ea_s} && {mcast}{DHCPV6_MATCH}{extra}'
     first = [] if cfg.stateless else [("ia_addr", ip)]
     action = f"{REGBIT_DHCP_OPTS_RESULT} = put_dhcpv6_opts({_opts_text(first, cfg.options)}); next;"
-    table.add(i, LS_IN_DHCP_OPTIONS, 100, head, action, hint=h, owner=owner, controller_meter=meter)
+    table.add(i, LS_IN_DHCP_OPTIONS, 100, head, action, hint=h, owner=owner, controller_meter=meter,
+              io_port=inport)
     response = (
         f"eth.dst = eth.src; eth.src = {cfg.server_id}; ip6.dst = ip6.src; ip6.src = {cfg.server_lla}; "
         f"udp.src = 547; udp.dst = 546; {LOCAL_REPLY}"
     )
-    table.add(i, LS_IN_DHCP_RESPONSE, 100, f"{head} && {REGBIT_DHCP_OPTS_RESULT}", response, hint=h, owner=owner)
+    table.add(i, LS_IN_DHCP_RESPONSE, 100, f"{head} && {REGBIT_DHCP_OPTS_RESULT}", response, hint=h, owner=owner,
+              io_port=inport)

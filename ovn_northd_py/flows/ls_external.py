@@ -44,9 +44,9 @@ def build_lsp_external_port_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
             for entry in router_entries:
                 for n4 in entry.ipv4:
                     match = f"{head} && {not_resident} && arp.tpa == {n4.addr_s} && arp.op == 1"
-                    table.add(i, LS_IN_EXTERNAL_PORT, 100, match, "drop;", hint=h, owner=owner)
+                    table.add(i, LS_IN_EXTERNAL_PORT, 100, match, "drop;", hint=h, owner=owner, io_port=ln)
                 for n6 in entry.ipv6:
                     match = f"{head} && {not_resident} && {nd_ns_match(n6.addr_s, n6.sn_addr_s)}"
-                    table.add(i, LS_IN_EXTERNAL_PORT, 100, match, "drop;", hint=h, owner=owner)
+                    table.add(i, LS_IN_EXTERNAL_PORT, 100, match, "drop;", hint=h, owner=owner, io_port=ln)
                 match = f"{head} && eth.dst == {entry.ea_s} && {not_resident}"
-                table.add(i, LS_IN_EXTERNAL_PORT, 100, match, "drop;", hint=h, owner=owner)
+                table.add(i, LS_IN_EXTERNAL_PORT, 100, match, "drop;", hint=h, owner=owner, io_port=ln)

@@ -43,6 +43,7 @@ def build_lsp_fdb_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         f"{localnet}{REGBIT_LKUP_FDB} = lookup_fdb(inport, eth.src); next;",
         hint=h,
         owner=owner,
+        io_port=port.name,
     )
     table.add(
         port.dp.index,
@@ -52,4 +53,5 @@ def build_lsp_fdb_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         "put_fdb(inport, eth.src); next;",
         hint=h,
         owner=owner,
+        io_port=port.name,
     )

@@ -245,7 +245,8 @@ def build_lsp_l2_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     h = hint(port.nb_key)
     i = port.dp.index
     if not port.enabled and port.sb_type != "external":
-        table.add(i, LS_IN_L2_UNKNOWN, 50, f'outport == "{port.name}"', "drop;", hint=h, owner=owner)
+        table.add(i, LS_IN_L2_UNKNOWN, 50, f'outport == "{port.name}"', "drop;", hint=h, owner=owner,
+                  io_port=port.name)
     if port.sb_type == "external":
         return
     action = _output(port)

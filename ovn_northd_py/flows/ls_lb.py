@@ -125,7 +125,7 @@ def _usable(ctx: FlowCtx) -> Callable[[Monitored], bool]:
 
     def usable(m: Monitored) -> bool:
         p = ports.get(m.key[0])
-        return p is not None and p.kind == "lsp" and m.key not in down
+        return p is not None and p.kind == "lsp" and p.enabled and m.key not in down  # a disabled port: none
     return usable
 
 
@@ -166,11 +166,14 @@ def warn_bad_vips(lb: Any, ctx: FlowCtx) -> None:
 
 
 def switch_lbs(dp: Datapath) -> list[Any]:
-    """The load balancers of switch ``dp``: its own, then its groups'."""
+    """The load balancers of switch ``dp``: its own, then its groups', then those of the routers
+    it is attached to (``install_ls_lb_from_router``)."""
     out: dict[str, Any] = {str(lb.uuid): lb for lb in dp.nb.load_balancer}
     for grp in dp.nb.load_balancer_group:
         for lb in grp.load_balancer:
             out.setdefault(str(lb.uuid), lb)
+    for lb in dp.lbs_from_routers:
+        out.setdefault(str(lb.uuid), lb)
     return list(out.values())
 
 
@@ -233,7 +236,7 @@ def event_action(lb: Any, v: Vip, proto: str) -> str:
             f'load_balancer = "{lb.uuid}");')
 
 
-def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile) -> str:
+def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile, ct_lb: str = "ct_lb_mark") -> str:
     if not v.backends:
         if _rejects(lb):
             qos_mark = profile.table_id(reject_reentry_stage(profile))  # ls_out_qos(_mark)
@@ -241,8 +244,8 @@ def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile) -> str:
         return "drop;"
     backends = ",".join(b.text() for b in v.backends)
     if profile.has("lb_vip_regs_v2"):
-        return f"{_load_vip(v, True)}ct_lb_mark(backends={backends}{hash_fields(lb)});"
-    return f"{REGBIT_CONNTRACK_COMMIT} = 0; ct_lb_mark(backends={backends}{hash_fields(lb)});"
+        return f"{_load_vip(v, True)}{ct_lb}(backends={backends}{hash_fields(lb)});"
+    return f"{REGBIT_CONNTRACK_COMMIT} = 0; {ct_lb}(backends={backends}{hash_fields(lb)});"
 
 
 # (stage, priority, match, actions, Copp protocol of its controller meter or None): the meter
@@ -301,6 +304,7 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
 
     profile = ctx.profile if ctx is not None else DEFAULT_PROFILE
     v2 = profile.has("lb_vip_regs_v2")
+    ct_lb = ctx.features.ct_lb if ctx is not None else "ct_lb_mark"  # ct_lb for old chassis
 
     def compute() -> list[FlowSpec]:
         out: list[FlowSpec] = []
@@ -309,10 +313,10 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
         for v in cached_vips(lb, ctx):
             match = _vip_match(v, proto)
             out.append((LS_IN_PRE_STATEFUL, PRE_STATEFUL_VIP_PRIORITY, f"{REGBIT_CONNTRACK_NAT} == 1 && {match}",
-                        f"{_load_vip(v, v2)}ct_lb_mark;", None))
+                        f"{_load_vip(v, v2)}{ct_lb};", None))
             prio = LB_IP_PRIORITY if v.vip.port is None else LB_PORT_PRIORITY
             rejects = not v.backends and _rejects(lb)
-            out.append((LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto, profile),
+            out.append((LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto, profile, ct_lb),
                         "reject" if rejects else None))
             if raises_event(lb, v, ctx):
                 out.append((LS_IN_PRE_LB, EVENT_PRIORITY, event_match(v, proto), event_action(lb, v, proto),

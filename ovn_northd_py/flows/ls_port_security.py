@@ -78,6 +78,12 @@ def build_ls_port_sec_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> Non
                       "flags.loopback = 1; next;", owner=owner)
         table.add(i, LS_IN_HAIRPIN, 1000, f"{REGBIT_FROM_RAMP} == 1",
                   f"next(pipeline=ingress, table={ctx.profile.table_id(LS_IN_L2_LKUP)});", owner=owner)
+        # From the VTEP switch, to a distributed gateway port resident here: ARP/ND hairpin.
+        for p in dp.ports:
+            rp = p.peer if p.kind == "lsp" and p.is_router_lsp else None
+            if rp is not None and rp.kind == "lrp" and rp.crp is not None:
+                table.add(i, LS_IN_HAIRPIN, 2000, f'{REGBIT_FROM_RAMP} == 1 && is_chassis_resident("{rp.crp.name}")',
+                          "next;", owner=owner)
 
 
 def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
@@ -92,19 +98,22 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         build_lsp_pmtud_flows(port, ctx, table)
     if not port.enabled and port.sb_type != "external":
         table.add(
-            i, LS_IN_CHECK_PORT_SEC, 100, inport, f"{REGBIT_PORT_SEC_DROP} = 1; next;", hint=h, owner=owner
+            i, LS_IN_CHECK_PORT_SEC, 100, inport, f"{REGBIT_PORT_SEC_DROP} = 1; next;", hint=h, owner=owner,
+            io_port=port.name,
         )
         return
     queue_id = port.options.get("qdisc_queue_id")  # the Port_Binding's (northd may have chosen it)
     set_queue = f"set_queue({queue_id}); " if queue_id is not None else ""
     if port.sb_type == "vtep":
         skip = f"{REGBIT_FROM_RAMP} = 1; next(pipeline=ingress, table={ctx.profile.table_id(LS_IN_HAIRPIN)});"
-        table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + skip, hint=h, owner=owner)
+        table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + skip, hint=h, owner=owner, io_port=port.name)
     elif set_queue:
-        table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + CHECK_IN_PORT_SEC, hint=h, owner=owner)
+        table.add(i, LS_IN_CHECK_PORT_SEC, 70, inport, set_queue + CHECK_IN_PORT_SEC, hint=h, owner=owner,
+                  io_port=port.name)
     if set_queue and port.sb_type == "localnet":
         outport = f'outport == "{port.name}"'
-        table.add(i, LS_OUT_APPLY_PORT_SEC, 100, outport, set_queue + "output;", hint=h, owner=owner)
+        table.add(i, LS_OUT_APPLY_PORT_SEC, 100, outport, set_queue + "output;", hint=h, owner=owner,
+                  io_port=port.name)
 
 
 def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

@@ -105,6 +105,8 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     _build_ports(nd, sb, w)
     _assign_port_keys(nd, sb, keys, max_port, w)
     _build_ha_groups(nd, nb, w)
+    if install_ls_lb_from_router(nb):
+        _add_router_lbs_to_switches(nd)
     # ---- IPAM: dynamic addresses (ipam.py) ----
     if mac_prefix:
         assign_dynamic_addresses(nd, mac_prefix, w)
@@ -337,8 +339,10 @@ def _claim_name(nd: Northd, name: str, table: str, row: Any, w: Any, dp_key: str
     other = nd.ports.get(name)
     if other is not None or (winner is not None and winner != (dp_key, _uuid(row))):
         by = other.nb_key if other else winner[1] if winner else "?"
-        w("duplicate_port_name", table, row.uuid,
-          f"logical port name {name!r} is already used by {by}", name=name)
+        kind = "logical router port" if table == "Logical_Router_Port" else "logical port"
+        # "duplicate logical [router ]port NAME": the C daemon's words, which OVN's tests grep for.
+        w("duplicate_port_name", table, row.uuid, f"duplicate {kind} {name} (the name is already used by {by})",
+          name=name)
         return False
     return True
 
@@ -750,8 +754,12 @@ def _set_ra_options(p: Port) -> None:
 
 def _always_redirect(p: Port) -> bool:
     """Does DGP ``p``'s chassisredirect port get ``always-redirect`` (observed)?  Unless its router
-    has a distributed NAT rule or ``p`` has ``options:redirect-type=bridged`` (exactly)."""
+    has a distributed NAT rule, ``p`` has ``options:redirect-type=bridged`` (exactly) or the switch
+    behind ``p`` has a ``vtep`` port."""
     if p.nb.options.get("redirect-type") == "bridged":
+        return False
+    peer = p.peer
+    if peer is not None and peer.kind == "lsp" and any(q.kind == "lsp" and q.sb_type == "vtep" for q in peer.dp.ports):
         return False
     return not any(_is_distributed_nat(nat) for nat in p.dp.nb.nat)
 
@@ -799,6 +807,32 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     crp.ha_group = hag.name if hag is not None else p.name
     nd.ports[name] = crp
     p.dp.ports.append(crp)
+
+
+def install_ls_lb_from_router(nb: Any) -> bool:
+    """NB_Global ``options:install_ls_lb_from_router``: switches get the load balancers of the
+    routers they are attached to (their flows, and the SB Load_Balancer rows' datapaths), not the
+    switch-wide LB flows of a switch with its own VIPs (as the reference)."""
+    return any(str(g.options.get("install_ls_lb_from_router", "false")).lower() == "true"
+               for g in nb.rows("NB_Global").values())
+
+
+def _add_router_lbs_to_switches(nd: Northd) -> None:
+    for router in nd.routers():
+        lbs = list(router.nb.load_balancer)
+        for grp in router.nb.load_balancer_group:
+            lbs.extend(grp.load_balancer)
+        if not lbs:
+            continue
+        for p in router.ports:
+            peer = p.peer if p.kind == "lrp" else None
+            if peer is not None and peer.kind == "lsp":
+                sw = peer.dp
+                have = {str(lb.uuid) for lb in sw.lbs_from_routers}
+                for lb in lbs:
+                    if str(lb.uuid) not in have:
+                        have.add(str(lb.uuid))
+                        sw.lbs_from_routers.append(lb)
 
 
 def _build_ha_groups(nd: Northd, nb: Any, w: Any) -> None:

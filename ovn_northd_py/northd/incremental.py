@@ -40,6 +40,7 @@ from .build import (
     KeyState,
     add_datapaths,
     garps_lb_vips,
+    install_ls_lb_from_router,
     lsp_port,
     refresh_router_derived,
     resolve_lrp_peer,
@@ -112,6 +113,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     Three steps: :func:`_classify` the changes, :func:`_plan` (validate) what they do to the
     model -- both return None, having changed nothing, when a recompute is needed -- then
     :func:`_apply` the plan, which cannot fail."""
+    if any(dp.lbs_from_routers for dp in nd.switches()) or install_ls_lb_from_router(nb):
+        return None  # (install_ls_lb_from_router: which switch gets which LB follows the topology)
     batch = _classify(nb, changes, flow_only_tables, flow_only_columns or {})
     if batch is None:
         return None
@@ -197,6 +200,11 @@ def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any) -> _Plan | No
     if members is None:
         return None
     removed, added, rlsp_added, rlsp_removed = members
+    # A port with an HA chassis group (external) coming or going: the SB HA_Chassis_Group rows
+    # follow the ports that use them (a group no port uses is deleted): recompute.
+    if any(p.ha_group for _, p in removed) or any(
+            lsp.type == "external" and opt(lsp.ha_chassis_group) is not None for _, lsp in added):
+        return None
     updated = _lsp_updates(nd, nb, b.lsp_updates, added, rlsp_added)
     if updated is None:
         return None
@@ -356,6 +364,15 @@ def _apply(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], plan: 
     localnet |= {dp.key for dp, p, lsp in plan.updated if "localnet" in (p.sb_type, lsp.type)}
     localnet |= {dp.key for dp, lsp in added if lsp.type == "localnet"}
     t.routers_changed |= _attached_routers(nd, localnet)
+    # A vtep port on a switch decides its distributed gateway ports' always-redirect.
+    vtep = {dp.key for dp, p in plan.removed if p.sb_type == "vtep"}
+    vtep |= {dp.key for dp, p, lsp in plan.updated if "vtep" in (p.sb_type, lsp.type)}
+    vtep |= {dp.key for dp, lsp in added if lsp.type == "vtep"}
+    for key in _attached_routers(nd, vtep):
+        attached = nd.datapaths.get(key)
+        if attached is not None:
+            t.routers_changed.add(key)
+            t.ports_changed |= refresh_router_derived(attached)
     return t
 
 

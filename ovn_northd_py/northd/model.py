@@ -24,6 +24,9 @@ class Datapath:
     tunnel_key: int = 0
     ports: list[Port] = field(default_factory=list)
     external_ids: dict[str, str] = field(default_factory=dict)
+    # A switch's load balancers taken from the routers it is attached to (NB_Global
+    # options:install_ls_lb_from_router=true; none otherwise): NB Load_Balancer rows.
+    lbs_from_routers: list[Any] = field(default_factory=list)
 
     @property
     def is_switch(self) -> bool:

@@ -8,6 +8,7 @@ check).  python-ovs has no protocol or cipher settings, so ``--ssl-protocols`` a
 
 from __future__ import annotations
 
+import errno
 import socket
 import ssl
 from dataclasses import dataclass
@@ -15,6 +16,9 @@ from typing import Any
 
 import ovs.socket_util
 import ovs.stream
+import ovs.vlog
+
+_vlog = ovs.vlog.Vlog("stream_ssl")
 
 _PROTOCOLS = {
     "tlsv1": ssl.TLSVersion.TLSv1, "tlsv1.1": ssl.TLSVersion.TLSv1_1,
@@ -77,15 +81,10 @@ def configure(opts: TlsOptions, *remotes: str) -> None:
                                   ("-C/--ca-cert", opts.ca_cert)) if not v]
         if missing:
             raise TlsSetupError(f"ssl: remotes need {', '.join(missing)}")
+        # A key that does not match its certificate, or PEM that does not parse, is no reason to stop:
+        # as the C daemon, every connection attempt reads the files again (they may be replaced,
+        # OVN's "northd ssl file change"), and each failed attempt is logged.
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        try:
-            ctx.load_cert_chain(opts.certificate, opts.private_key)  # type: ignore[arg-type]
-        except (ssl.SSLError, OSError) as e:
-            raise TlsSetupError(f"--certificate={opts.certificate} / --private-key={opts.private_key}: {e}") from e
-        try:
-            ctx.load_verify_locations(opts.ca_cert)
-        except (ssl.SSLError, OSError) as e:
-            raise TlsSetupError(f"--ca-cert={opts.ca_cert}: {e}") from e
         if opts.ciphers:
             try:
                 ctx.set_ciphers(opts.ciphers)
@@ -121,8 +120,14 @@ class SSLStream(ovs.stream.SSLStream):  # type: ignore[misc]
         if _settings["ciphers"]:
             ctx.set_ciphers(_settings["ciphers"])
         S = ovs.stream.Stream
-        ctx.load_verify_locations(S._SSL_ca_cert_file)
-        ctx.load_cert_chain(S._SSL_certificate_file, S._SSL_private_key_file)
+        try:  # read at every attempt: the files may have been replaced since the last one
+            ctx.load_verify_locations(S._SSL_ca_cert_file)
+            ctx.load_cert_chain(S._SSL_certificate_file, S._SSL_private_key_file)
+        except (ssl.SSLError, OSError) as e:
+            _vlog.warn(f"ssl:{suffix}: cannot use the PKI (-p {S._SSL_private_key_file}, "
+                       f"-c {S._SSL_certificate_file}, -C {S._SSL_ca_cert_file}): {e}")
+            sock.close()
+            return errno.EPROTO, None
         ssl_sock = ctx.wrap_socket(sock, do_handshake_on_connect=False)
         error = ovs.socket_util.inet_connect_active(ssl_sock, address, family, dscp)
         if not error:

@@ -333,7 +333,7 @@ def compare_table(
 
 # --------------------------------------------------------------------------- logical flows
 
-# (datapath NB uuid, pipeline, table_id, priority, match, actions, controller_meter, stage-name)
+# (datapath NB uuid, pipeline, table_id, priority, match, actions, controller_meter [+ tags], stage-name)
 FlowKey = tuple[str, str, int, int, str, str, str, str]
 StageId = tuple[str, str]  # (pipeline, stage-name)
 
@@ -404,6 +404,9 @@ def expand_flows(res: Resolver) -> dict[StageId, Counter[FlowKey]]:
         ext = row["external_ids"].as_dict()
         stage = str(ext.get("stage-name", "?"))
         meter = _scalar(row["controller_meter"]) or ""
+        tags = row["tags"].as_dict() if "tags" in row else {}
+        if tags:  # (compared with the meter: e.g. tags:in_out_port, which ovn-controller reads)
+            meter += "".join(f" tags:{k}={v}" for k, v in sorted(tags.items()))
         match, actions = res.mask(row["match"]), res.mask(row["actions"])
         counter = stages.setdefault((row["pipeline"], stage), Counter())
         for dp in res.datapaths_of(row, "logical_datapath", "logical_dp_group"):
@@ -452,6 +455,8 @@ def render_flow(flow: FlowKey, labels: dict[str, str]) -> str:
     text = (
         f"{labels.get(dp, dp)} {pipeline} {stage}({table_id}) prio={prio} match=({match}) actions=({actions})"
     )
+    if meter.startswith(" tags:"):
+        return text + meter
     return text + (f" meter={meter}" if meter else "")
 
 

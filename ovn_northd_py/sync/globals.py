@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..flows.chassis_features import chassis_features
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.tnlkeys import DP_KEY_MAX_GENEVE, DP_KEY_MAX_VXLAN
 
@@ -80,6 +81,9 @@ def sync_sb_global(txn: Any, sb: Any, nb_global: Any, gopts: GlobalOptions) -> i
     opts.update(gopts.sb_only)
     # Observed: NB_Global options:lb_hairpin_use_ct_mark (true or false) is not copied to SB_Global.
     opts.pop("lb_hairpin_use_ct_mark", None)
+    # ... but when a chassis lacks ct-no-masked-label, ovn-controller is told to use ct_label there.
+    if not chassis_features(sb).ct_no_masked_label:
+        opts["lb_hairpin_use_ct_mark"] = "false"
     nb_cfg = nb_global.nb_cfg if nb_global is not None else 0
     ipsec = bool(nb_global.ipsec) if nb_global is not None else False
     row = sb_global_row(sb)

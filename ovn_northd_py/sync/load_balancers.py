@@ -27,7 +27,9 @@ def switch_lb_datapaths(nd: Northd) -> dict[str, tuple[Any, set[str]]]:
     """NB LB uuid -> (NB LB row, NB keys of the switches it applies to)."""
     out: dict[str, tuple[Any, set[str]]] = {}
     for dp in nd.switches():
-        for lb in _dp_lbs(dp):
+        lbs = list(_dp_lbs(dp))
+        lbs.extend(dp.lbs_from_routers)  # install_ls_lb_from_router
+        for lb in lbs:
             out.setdefault(str(lb.uuid), (lb, set()))[1].add(dp.key)
     return out
 

@@ -140,3 +140,74 @@ def sync_port_bindings(
     )
 
 
+
+
+def _router_groups(nd: Northd) -> dict[str, str]:
+    """Router key -> the key of its *router group*: routers connected to each other directly
+    (router-to-router peers) or through switches (the reference's ``lrouter_group``)."""
+    parent: dict[str, str] = {}
+
+    def find(k: str) -> str:
+        while parent.setdefault(k, k) != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for router in nd.routers():
+        find(router.key)
+        for p in router.ports:
+            peer = p.peer if p.kind == "lrp" else None
+            if peer is None:
+                continue
+            if peer.kind == "lrp":
+                parent[find(peer.dp.key)] = find(router.key)
+            elif peer.kind == "lsp":
+                for q in peer.dp.ports:
+                    if q.kind == "lsp" and q.is_router_lsp and q.peer is not None and q.peer.kind == "lrp":
+                        parent[find(q.peer.dp.key)] = find(router.key)
+    return {k: find(k) for k in list(parent)}
+
+
+def desired_ref_chassis(sb: Any, nd: Northd) -> dict[str, dict[str, Any]]:
+    """SB HA_Chassis_Group name -> the chassis its ``ref_chassis`` lists (by uuid: row), as the
+    reference computes it: for a gateway port's group of more than one chassis, the chassis
+    where a switch port is bound (Port_Binding.chassis) whose switch is attached to a router of
+    the gateway port's router group.  Every other group: none."""
+    multi = {n for n, g in nd.ha_groups.items() if len(g.chassis) > 1}
+    out: dict[str, dict[str, Any]] = {}
+    if not multi:
+        return out
+    group_of = _router_groups(nd)
+    names_of: dict[str, set[str]] = {}  # router group -> its gateway ports' HA groups
+    for router in nd.routers():
+        for p in router.ports:
+            if p.kind == "crp" and p.ha_group in multi:
+                names_of.setdefault(group_of[router.key], set()).add(p.ha_group)
+    if not names_of:
+        return out
+    for pb in sb.rows("Port_Binding").values():
+        if not pb.chassis:
+            continue
+        lsp = nd.ports.get(pb.logical_port)
+        if lsp is None or lsp.kind != "lsp":
+            continue
+        attached = next((q.peer.dp for q in lsp.dp.ports if q.kind == "lsp" and q.is_router_lsp
+                         and q.peer is not None and q.peer.kind == "lrp"), None)
+        if attached is None:
+            continue
+        ch = pb.chassis[0]
+        for name in names_of.get(group_of.get(attached.key, ""), ()):
+            out.setdefault(name, {})[str(ch.uuid)] = ch
+    return out
+
+
+def sync_ref_chassis(sb: Any, nd: Northd, groups: dict[str, Any] | None = None) -> None:
+    """Write every SB HA_Chassis_Group's ``ref_chassis`` (:func:`desired_ref_chassis`); ``groups``:
+    name -> row (default: SB's rows)."""
+    if groups is None:
+        groups = {g.name: g for g in sb.rows("HA_Chassis_Group").values()}
+    want = desired_ref_chassis(sb, nd)
+    for name, row in groups.items():
+        chassis = want.get(name, {})
+        if sorted(str(r.uuid) for r in getattr(row, "ref_chassis", [])) != sorted(chassis):  # (new: unset)
+            row.ref_chassis = [chassis[u] for u in sorted(chassis)]

@@ -30,7 +30,7 @@ def wanted_monitors(
     health checks (uuids)."""
     def is_switch_port(name: str) -> bool:
         p = nd.ports.get(name)
-        return p is not None and p.kind == "lsp"
+        return p is not None and p.kind == "lsp" and p.enabled  # a disabled port is not monitored
 
     lbs = [lb for lb in nb.rows("Load_Balancer").values() if lb.health_check]
     mapped = {m.key[0] for lb in lbs for m in lb_monitored(lb)}

@@ -102,17 +102,42 @@ def test_wait_hv_follows_chassis_private(env, ours):
     assert int(env.nbctl("get", "nb_global", ".", "hv_cfg").strip()) >= nb_cfg2
 
 
+def _wait_lsp_up(env, name: str, want: str) -> None:
+    import time
+
+    deadline = time.monotonic() + 10
+    while env.nbctl("get", "logical_switch_port", name, "up").strip() != want:
+        assert time.monotonic() < deadline, f"LSP {name} up is not {want}"
+        time.sleep(0.05)
+        env.nbctl("sync", wait="sb")
+
+
 def test_port_up_is_copied_back_to_nb(env, ours):
+    # As the C daemon: a bound port whose chassis reports port-up-notif is up when Port_Binding.up
+    # says so; an unbound one is down whatever Port_Binding.up says.
     env.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p1", wait="sb")
     assert env.nbctl("get", "logical_switch_port", "p1", "up").strip() == "false"
     env.sbctl("set", "port_binding", "p1", "up=true")
     env.nbctl("sync", wait="sb")
-    import time
+    assert env.nbctl("get", "logical_switch_port", "p1", "up").strip() == "false"
+    env.sbctl("chassis-add", "hv1", "geneve", "127.0.0.1", "--", "set", "chassis", "hv1",
+              "other_config:port-up-notif=true")
+    env.sbctl("lsp-bind", "p1", "hv1")
+    _wait_lsp_up(env, "p1", "true")
+    env.sbctl("set", "port_binding", "p1", "up=false")
+    _wait_lsp_up(env, "p1", "false")
 
-    deadline = time.monotonic() + 10
-    while env.nbctl("get", "logical_switch_port", "p1", "up").strip() != "true":
-        assert time.monotonic() < deadline, "LSP.up was not copied from Port_Binding.up"
-        time.sleep(0.05)
+
+def test_port_bound_on_an_older_controller_is_up(env, ours):
+    # ovn-northd.at "Port_Binding.up backwards compatibility": a chassis without port-up-notif
+    # never writes Port_Binding.up, so bound means up; once it reports port-up-notif, up follows
+    # Port_Binding.up again.
+    env.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p1", wait="sb")
+    env.sbctl("chassis-add", "hv1", "geneve", "127.0.0.1")
+    env.sbctl("lsp-bind", "p1", "hv1", "--", "set", "port_binding", "p1", "up=false")
+    _wait_lsp_up(env, "p1", "true")
+    env.sbctl("set", "chassis", "hv1", "other_config:port-up-notif=true")
+    _wait_lsp_up(env, "p1", "false")
 
 
 def test_global_options_are_written_to_nb_and_sb(env, ours):

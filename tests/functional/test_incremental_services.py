@@ -228,7 +228,8 @@ def test_lsp_up_feeds_arp_responder_when_ignore_lsp_down_is_false(services):
 
     assert "inport == \"lsp1-1\"" not in arp_flows()
     recomputes = node_runs(port, "lflow", "recompute")
-    env.sbctl("chassis-add", "hv1", "geneve", "127.0.0.1")
+    env.sbctl("chassis-add", "hv1", "geneve", "127.0.0.1", "--", "set", "chassis", "hv1",
+              "other_config:port-up-notif=true")  # (without it, bound means up: test_core_sync)
     env.sbctl("lsp-bind", "lsp1-1", "hv1")
     env.sbctl("set", "port_binding", "lsp1-1", "up=true")
     for _ in range(50):

@@ -348,6 +348,21 @@ def test_informational_commands(env, ours):
     assert bad.returncode != 0 and "is not a valid command" in bad.stderr
 
 
+def test_parallel_build_threads_and_chassis_features_as_the_c_daemon(env, ours):
+    # OVN's ovn-northd.at "northd-parallelization unixctl" and "Chassis-feature compatibitility".
+    env.sync()
+    assert ok(ours.ctl, "parallel-build/get-n-threads") == "1\n"
+    assert ok(ours.ctl, "parallel-build/set-n-threads", "4") == ""
+    assert ok(ours.ctl, "parallel-build/get-n-threads") == "4\n"
+    for bad in ("0", "-1", "300"):
+        r = appctl(ours.ctl, "parallel-build/set-n-threads", bad)
+        assert r.returncode == 2 and r.stderr.startswith(f"invalid n_threads: {bad}\n"), r.stderr
+    every = "ct_no_masked_label:    true\nct_lb_related:         true\nmac_binding_timestamp: true\n"
+    assert ok(ours.ctl, "debug/chassis-features-list") == every
+    env.sbctl("chassis-add", "hv1", "geneve", "127.0.0.1")
+    assert ok(ours.ctl, "debug/chassis-features-list") == every.replace("true", "false")
+
+
 def test_explain_names_the_nb_rows_behind_a_flow_and_a_port_binding(env, ours):
     env.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p1", "--", "lsp-set-addresses", "p1",
               "00:00:00:00:00:01 10.0.0.1", "--", "acl-add", "sw0", "to-lport", "1001", "tcp.dst == 4242",

@@ -99,6 +99,28 @@ def test_wrong_ca_is_reported_and_nothing_is_written(ssl_env: SslEnv, pki: Pki):
         d.stop()
 
 
+def test_mismatched_key_is_retried_and_replaced_files_are_used(ssl_env: SslEnv, pki: Pki, tmp_path: Path):
+    # OVN's ovn-northd.at "northd ssl file change": a key that does not match its certificate is
+    # no reason to exit; each attempt reads the files again, so fixing them connects.
+    import shutil
+
+    key, cert, ca = tmp_path / "key.pem", tmp_path / "cert.pem", tmp_path / "ca.pem"
+    shutil.copy(pki.dir / "server-privkey.pem", key)  # not the client certificate's key
+    shutil.copy(pki.dir / "client-cert.pem", cert)
+    shutil.copy(pki.dir / "pki/controllerca/cacert.pem", ca)
+    d = OurNorthd(ssl_env.workdir, f"ssl:127.0.0.1:{ssl_env.nb_port}", f"ssl:127.0.0.1:{ssl_env.sb_port}",
+                  extra_args=["-p", str(key), "-c", str(cert), "-C", str(ca)]).start()
+    try:
+        nbctl(ssl_env.nb.remote, "ls-add", "sw0")
+        wait_until(lambda: any("cannot use the PKI" in str(r) for r in d.log_records()), 20,
+                   "the PKI error in the log")
+        assert "sw0" not in _sb_names(ssl_env.sb)
+        shutil.copy(pki.dir / "client-privkey.pem", key)
+        wait_until(lambda: "sw0" in _sb_names(ssl_env.sb), 30, "sw0 in SB once the key matches")
+    finally:
+        d.stop()
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["-p", "/nonexistent/key.pem"], "--private-key=/nonexistent/key.pem: No such file or directory"),
     (["-c", "/"], "--certificate=/: Is a directory"),

@@ -73,7 +73,7 @@ def test_desired_monitors_known_ports_and_last_lb_wins() -> None:
 
 
 def _fctx(down: set, ports: dict[str, str]) -> SimpleNamespace:
-    nd = SimpleNamespace(ports={n: SimpleNamespace(kind=k) for n, k in ports.items()})
+    nd = SimpleNamespace(ports={n: SimpleNamespace(kind=k, enabled=True) for n, k in ports.items()})
     warned: list[tuple] = []
     return SimpleNamespace(nd=nd, health=LbHealth(down=down), warned=warned,
                            warn=lambda kind, table, row, reason, **kw: warned.append((kind, table, row, reason)))

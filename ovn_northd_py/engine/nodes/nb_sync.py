@@ -13,6 +13,20 @@ from .inputs import DbInput, pb_name
 from .northd import NorthdNode
 
 
+def lsp_up(lsp_type: str, pb: object | None) -> bool:
+    """Logical_Switch_Port.up as the C daemon writes it: always for router ports; else the port is
+    up when bound (Port_Binding.chassis) and, if its chassis reports ``up`` itself
+    (``other_config:port-up-notif=true``, every ovn-controller since 21.03), Port_Binding.up."""
+    if lsp_type == "router":
+        return True
+    chassis = getattr(pb, "chassis", None) if pb is not None else None
+    if not chassis:
+        return False
+    if str(chassis[0].other_config.get("port-up-notif", "false")).lower() == "true":
+        return getattr(pb, "up", None) == [True]
+    return True  # an older ovn-controller: bound means up
+
+
 class NbSyncNode(Node):
     name = "nb_sync"
 
@@ -37,7 +51,7 @@ class NbSyncNode(Node):
         if p is None or p.kind != "lsp":
             return
         pb = self.pb_index.get(ctx.sb, name)
-        want = p.nb.type == "router" or (pb is not None and pb.up == [True])
+        want = lsp_up(p.nb.type, pb)
         if p.nb.up != [want]:
             p.nb.up = [want]
         if p.tag is not None and p.nb.tag != [p.tag]:
@@ -57,10 +71,17 @@ class NbSyncNode(Node):
         if self.sb_in.resynced:
             return UNHANDLED
         rows = ctx.sb.rows("Port_Binding")
+        chassis_changed = set()
         for c in self.sb_in.changes:
             if c.table == "Port_Binding":
                 row = rows.get(c.uuid)
                 if row is not None:
+                    self._sync_port(ctx, row.logical_port)
+            elif c.table == "Chassis":
+                chassis_changed.add(c.uuid)
+        if chassis_changed:  # other_config:port-up-notif decides what up means for its ports
+            for row in rows.values():
+                if row.chassis and row.chassis[0].uuid in chassis_changed:
                     self._sync_port(ctx, row.logical_port)
         self._sync_globals(ctx)
         return UNCHANGED
@@ -108,6 +129,6 @@ class NbSyncNode(Node):
             pb = pbs.get(lsp.name)
             if pb is None:
                 continue
-            want = lsp.type == "router" or pb.up == [True]
+            want = lsp_up(lsp.type, pb)
             if lsp.up != [want]:
                 lsp.up = [want]

@@ -30,6 +30,7 @@ from ...sync.ports import (
     sb_mirror_rows,
     sync_ha_groups,
     sync_port_bindings,
+    sync_ref_chassis,
 )
 from ...sync.rbac import sync_rbac
 from ...sync.rows import SyncStats, sync_one_row
@@ -147,6 +148,8 @@ class SbSyncNode(Node):
         for f in self.features:
             if f.on_northd_sb is not None and not f.on_northd_sb([], hctx):
                 return UNHANDLED
+        if t.routers_changed or t.ports_deleted:  # routers (dis)connected: the router groups
+            sync_ref_chassis(ctx.sb, self.northd.data)
         return UNCHANGED  # (this node keeps no data: it writes the run's SB transaction)
 
     def _feature_ctx(self, ctx: EngineCtx) -> SbFeatureCtx:
@@ -165,6 +168,7 @@ class SbSyncNode(Node):
                 return UNHANDLED
         names: set[str] = set()
         dps: set[str] = set()
+        ref_chassis = False
         rows_pb = ctx.sb.rows("Port_Binding")
         for c in self.sb_in.changes:
             if c.table == "Port_Binding":
@@ -172,6 +176,8 @@ class SbSyncNode(Node):
                 name = row.logical_port if row is not None else self.pb_index.key_of_uuid(c.uuid)
                 if not isinstance(name, str):
                     return UNHANDLED
+                if c.event != "update" or "chassis" in c.columns:
+                    ref_chassis = True  # bound elsewhere: the HA groups' ref_chassis
                 # Columns ovn-controller owns change all the time: nothing for us to check.
                 if c.event == "update" and not c.columns & _PB_OWNED:
                     continue
@@ -188,6 +194,8 @@ class SbSyncNode(Node):
                 self._sync_groups(ctx, dps, new_pbs)
         except _Unhandled:
             return UNHANDLED
+        if ref_chassis:
+            sync_ref_chassis(ctx.sb, self.northd.data)
         hctx = self._feature_ctx(ctx)
         for f in self.features:
             changes = by_feature.get(f.name)
@@ -229,6 +237,7 @@ class SbSyncNode(Node):
         sync_sb_global(txn, sb, nb_global_row(nb), gopts)
         dps = sync_datapaths(txn, sb, nd, stats)
         groups = sync_ha_groups(txn, sb, nd, stats)
+        sync_ref_chassis(sb, nd, groups)
         for f in self.features:  # rows the port bindings name (e.g. mirrors)
             if f.sync_sb is not None and f.sync_sb_first:
                 f.sync_sb(hctx)
