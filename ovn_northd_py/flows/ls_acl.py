@@ -329,9 +329,11 @@ def build_ls_acl_eval_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) 
     table.add(i, LS_OUT_ACL_EVAL, SVC_MON_ACL_PRIORITY, SVC_MON_SRC, allow_next, owner=owner)
     if not facts.stateful:
         return
+    ct_blocked = ctx.features.ct("blocked")
     for stage in (LS_IN_ACL_HINT, LS_OUT_ACL_HINT):
         for prio, match, bits in HINTS:
-            table.add(i, stage, prio, match, "".join(f"{b} = 1; " for b in bits) + NEXT, owner=owner)
+            table.add(i, stage, prio, match.format(blocked=ct_blocked), "".join(f"{b} = 1; " for b in bits) + NEXT,
+                      owner=owner)
     inv = "!ct.inv && " if ctx.acl.use_ct_inv_match else ""
     blocked = "ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)" if inv else "(ct.est && ct.rpl && ct_mark.blocked == 1)"
     reply = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && ct_mark.blocked == 0"

@@ -133,7 +133,7 @@ def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     name = port.name
     lrp = peer_router_port(port)
     if lrp is not None:
-        table.add(i, LS_IN_CHECK_PORT_SEC, 70, f'inport == "{name}"', f"{REGBIT_FROM_ROUTER_PORT} = 1; next;",
+        table.add(i, LS_IN_CHECK_PORT_SEC, 70, f'inport == "{name}"', f"{REGBIT_FROM_ROUTER_PORT} = 1; next;", io_port=name,
                   hint=h, owner=owner)
         nets = lrp_networks(lrp)
         if nets is None:
