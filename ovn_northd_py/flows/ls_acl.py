@@ -35,6 +35,7 @@ Stages ``ls_{in,out}_pre_acl``, ``ls_{in,out}_pre_lb``, ``ls_{in,out}_pre_statef
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any, Final
 
 from ..lflow.stages import (
@@ -124,6 +125,17 @@ HINTS: Final[tuple[tuple[int, str, tuple[str, ...]], ...]] = (
     (2, "ct.est && {blocked} == 1", (REGBIT_ACL_HINT_DROP,)),
     (1, "ct.est && {blocked} == 0", (REGBIT_ACL_HINT_BLOCK,)),
 )  # {blocked}: ct_mark.blocked, or ct_label.blocked for old chassis (FlowCtx.features)
+
+
+def _add_acl_hints(i: int, table: FlowTable, owner: Hashable, ctx: FlowCtx) -> str:
+    """The ``ls_*_acl_hint`` flows of a stateful switch (both pipelines, every release); returns the
+    conntrack field that holds "blocked" (``ct_mark.blocked``, or ``ct_label.blocked`` for old chassis)."""
+    ct_blocked = ctx.features.ct("blocked")
+    for stage in (LS_IN_ACL_HINT, LS_OUT_ACL_HINT):
+        for prio, match, bits in HINTS:
+            table.add(i, stage, prio, match.format(blocked=ct_blocked), "".join(f"{b} = 1; " for b in bits) + NEXT,
+                      owner=owner)
+    return ct_blocked
 
 
 def conntrack_skip_ports(dp: Datapath, skip_localnet: bool) -> list[Port]:
@@ -237,11 +249,7 @@ def build_ls_acl_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> No
     table.add(i, LS_OUT_ACL, SVC_MON_ACL_PRIORITY, SVC_MON_SRC, NEXT, owner=owner)
     if not facts.stateful:
         return
-    ct_blocked = ctx.features.ct("blocked")
-    for stage in (LS_IN_ACL_HINT, LS_OUT_ACL_HINT):
-        for prio, match, bits in HINTS:
-            table.add(i, stage, prio, match.format(blocked=ct_blocked), "".join(f"{b} = 1; " for b in bits) + NEXT,
-                      owner=owner)
+    ct_blocked = _add_acl_hints(i, table, owner, ctx)
     inv = "!ct.inv && " if ctx.acl.use_ct_inv_match else ""
     blocked = f"ct.inv || (ct.est && ct.rpl && {ct_blocked} == 1)" if inv else f"(ct.est && ct.rpl && {ct_blocked} == 1)"
     reply = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && {ct_blocked} == 0"
@@ -329,11 +337,7 @@ def build_ls_acl_eval_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) 
     table.add(i, LS_OUT_ACL_EVAL, SVC_MON_ACL_PRIORITY, SVC_MON_SRC, allow_next, owner=owner)
     if not facts.stateful:
         return
-    ct_blocked = ctx.features.ct("blocked")
-    for stage in (LS_IN_ACL_HINT, LS_OUT_ACL_HINT):
-        for prio, match, bits in HINTS:
-            table.add(i, stage, prio, match.format(blocked=ct_blocked), "".join(f"{b} = 1; " for b in bits) + NEXT,
-                      owner=owner)
+    _add_acl_hints(i, table, owner, ctx)
     inv = "!ct.inv && " if ctx.acl.use_ct_inv_match else ""
     blocked = "ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)" if inv else "(ct.est && ct.rpl && ct_mark.blocked == 1)"
     reply = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && ct_mark.blocked == 0"

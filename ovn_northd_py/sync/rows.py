@@ -94,14 +94,20 @@ def sync_table(
     for k, want in desired.items():
         if k in out:
             continue
-        row = insert_row(txn, table)
-        for col, val in (on_insert or {}).items():
-            setattr(row, col, val)
-        for col, val in want.items():
-            setattr(row, col, val)
-        stats.bump(stats.inserted, table)
-        out[k] = row
+        out[k] = _insert(txn, table, want, on_insert, stats)
     return out
+
+
+def _insert(txn: Any, table: str, want: Mapping[str, Any], on_insert: Mapping[str, Any] | None,
+            stats: SyncStats) -> Any:
+    """A new row of ``table`` with ``want`` (and ``on_insert``, columns others own afterwards)."""
+    row = insert_row(txn, table)
+    for col, val in (on_insert or {}).items():
+        setattr(row, col, val)
+    for col, val in want.items():
+        setattr(row, col, val)
+    stats.bump(stats.inserted, table)
+    return row
 
 
 def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | None, stats: SyncStats,
@@ -113,13 +119,7 @@ def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | N
             stats.bump(stats.deleted, table)
         return None
     if row is None:
-        row = insert_row(txn, table)
-        for col, val in (on_insert or {}).items():
-            setattr(row, col, val)
-        for col, val in want.items():
-            setattr(row, col, val)
-        stats.bump(stats.inserted, table)
-        return row
+        return _insert(txn, table, want, on_insert, stats)
     if update_row(row, want):
         stats.bump(stats.updated, table)
     return row
