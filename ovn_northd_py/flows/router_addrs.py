@@ -7,7 +7,6 @@ load balancers and its distributed gateway ports.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address
 from typing import Any
@@ -18,12 +17,11 @@ from ..northd.addresses import (
     LrpNetworks,
     format_ip,
     format_mac,
-    parse_ip,
     parse_lrp_networks,
     parse_mac,
     parse_nat_external_ip,
 )
-from ..northd.lb_vips import is_template_lb
+from ..northd.lb_vips import is_template_lb, parse_vip_address
 from ..northd.model import Datapath, Port
 from ..ovsdb import fastrow
 from ..ovsdb.columns import opt
@@ -49,20 +47,6 @@ class RouterAddrs:
     distributed_nats: tuple[tuple[str, str], ...]
     lb_vips: tuple[IPAddress, ...]
     dgps: dict[str, str]
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def parse_vip_address(vip: str) -> IPAddress | None:
-    """The address of a load-balancer VIP key (``IP``, ``IP:PORT``, ``[IP6]``, ``[IP6]:PORT``, ``IP6``)."""
-    text = vip.strip()
-    if text.startswith("["):
-        text = text[1:].partition("]")[0]
-    elif text.count(":") == 1:
-        text = text.partition(":")[0]
-    try:
-        return parse_ip(text)
-    except AddressError:
-        return None  # e.g. a template VIP (^VAR)
 
 
 def _is_mac(s: str) -> bool:

@@ -28,7 +28,7 @@ from .idpool import IdPool
 from .ipam import assign_dynamic_addresses
 from .lb_vips import is_template_lb, parse_vip
 from .model import LR, LS, Datapath, HaChassis, HaGroup, Northd, Port
-from .ovs_order import ovs_hash_string, sset_order
+from .ovs_order import hmap_order, ovs_hash_string, sset_order
 from .tnlkeys import (
     DP_KEY_MAX_GENEVE,
     DP_KEY_MAX_VXLAN,
@@ -262,31 +262,6 @@ def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any
         del keys.port_pools[stale]
 
 
-def _hmap_order(items: Iterable[tuple[int, str]]) -> list[str]:
-    """The iteration order of an OVS hmap after inserting ``(hash, item)`` in turn.
-
-    Bucket ``hash & mask``, buckets walked in index order, newest node first in a bucket; the
-    bucket array grows (mask = smeared ``n / 2``) once ``n / 2 > mask`` and is rebuilt by walking
-    the old buckets in order and pushing every node onto its new bucket's head.
-    """
-    mask = 0
-    buckets: list[list[tuple[int, str]]] = [[]]
-    for n, (h, item) in enumerate(items, 1):
-        buckets[h & mask].insert(0, (h, item))
-        if n // 2 > mask:
-            new_mask = n // 2
-            for shift in (1, 2, 4, 8, 16, 32):
-                new_mask |= new_mask >> shift
-            new_mask |= (new_mask & 1) << 1
-            if new_mask > mask:
-                grown: list[list[tuple[int, str]]] = [[] for _ in range(new_mask + 1)]
-                for bucket in buckets:
-                    for node in bucket:
-                        grown[node[0] & new_mask].insert(0, node)
-                buckets, mask = grown, new_mask
-    return [item for bucket in buckets for _, item in bucket]
-
-
 def idl_row_order(uuids: Iterable[str]) -> list[str]:
     """The order the reference's NB IDL walks the rows ``uuids`` of one table after a cold start.
 
@@ -295,8 +270,8 @@ def idl_row_order(uuids: Iterable[str]) -> list[str]:
     IDL's row map, keyed by the uuid's first 32 bits.  Checked against the reference's fresh
     datapath tunnel keys (it numbers switches, then routers, in this order).
     """
-    by_text = _hmap_order((ovs_hash_string(u), u) for u in sorted(uuids))
-    return _hmap_order((int(u.replace("-", "")[:8], 16), u) for u in by_text)
+    by_text = hmap_order((ovs_hash_string(u), u) for u in sorted(uuids))
+    return hmap_order((int(u.replace("-", "")[:8], 16), u) for u in by_text)
 
 
 def _key_order(dps: list[Datapath]) -> list[Datapath]:

@@ -27,24 +27,11 @@ from typing import Any
 from ..ovsdb import fastrow
 from ..ovsdb.connection import RowChange
 from .addresses import AddressError, IPAddress, LrpNetworks, parse_ip, parse_lrp_networks
+from .lb_vips import parse_vip_address
 from .model import Datapath
 
 # The NB tables whose changes :func:`lb_change_views` can describe (any other one: unknown).
 LB_TABLES = frozenset({"Load_Balancer", "Load_Balancer_Group"})
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def parse_vip_address(vip: str) -> IPAddress | None:
-    """The address of a load-balancer VIP key (``IP``, ``IP:PORT``, ``[IP6]``, ``[IP6]:PORT``, ``IP6``)."""
-    text = vip.strip()
-    if text.startswith("["):
-        text = text[1:].partition("]")[0]
-    elif text.count(":") == 1:
-        text = text.partition(":")[0]
-    try:
-        return parse_ip(text)
-    except AddressError:
-        return None  # e.g. a template VIP (^VAR)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,12 @@ writes them with ``^VAR`` tokens.  Observed on the reference (23.03).
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from dataclasses import dataclass
 from typing import Any, Final
+
+from .addresses import AddressError, IPAddress, parse_ip
 
 PROTOCOLS: Final = ("tcp", "udp", "sctp")
 
@@ -39,6 +42,20 @@ class Endpoint:
     def mapping_key(self) -> str:
         """Its ``ip_port_mappings`` key."""
         return f"[{self.ip}]" if self.v6 else self.ip
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def parse_vip_address(vip: str) -> IPAddress | None:
+    """The address of a load-balancer VIP key (``IP``, ``IP:PORT``, ``[IP6]``, ``[IP6]:PORT``, ``IP6``)."""
+    text = vip.strip()
+    if text.startswith("["):
+        text = text[1:].partition("]")[0]
+    elif text.count(":") == 1:
+        text = text.partition(":")[0]
+    try:
+        return parse_ip(text)
+    except AddressError:
+        return None  # e.g. a template VIP (^VAR)
 
 
 def parse_endpoint(text: str) -> Endpoint | None:

@@ -63,19 +63,19 @@ def _calc_mask(capacity: int) -> int:
     return mask | ((mask & 1) << 1)
 
 
-def sset_order(items: Iterable[str]) -> list[str]:
-    """The distinct ``items`` in the order an OVS ``sset`` built by adding them in turn iterates."""
+def hmap_order(items: Iterable[tuple[int, str]]) -> list[str]:
+    """The iteration order of an OVS hmap after inserting ``(hash, item)`` in turn.
+
+    Bucket ``hash & mask``, buckets walked in index order, newest node first in a bucket; the
+    bucket array grows (mask = smeared ``n / 2``) once ``n / 2 > mask`` and is rebuilt by walking
+    the old buckets in order and pushing every node onto its new bucket's head.
+    """
     mask = 0
     buckets: list[list[tuple[int, str]]] = [[]]
-    seen: set[str] = set()
-    for item in items:
-        if item in seen:
-            continue
-        seen.add(item)
-        h = ovs_hash_string(item)
+    for n, (h, item) in enumerate(items, 1):
         buckets[h & mask].insert(0, (h, item))
-        if len(seen) // 2 > mask:
-            new_mask = _calc_mask(len(seen))
+        if n // 2 > mask:
+            new_mask = _calc_mask(n)
             if new_mask > mask:
                 grown: list[list[tuple[int, str]]] = [[] for _ in range(new_mask + 1)]
                 for bucket in buckets:
@@ -83,3 +83,8 @@ def sset_order(items: Iterable[str]) -> list[str]:
                         grown[node[0] & new_mask].insert(0, node)
                 buckets, mask = grown, new_mask
     return [item for bucket in buckets for _, item in bucket]
+
+
+def sset_order(items: Iterable[str]) -> list[str]:
+    """The distinct ``items`` in the order an OVS ``sset`` built by adding them in turn iterates."""
+    return hmap_order((ovs_hash_string(item), item) for item in dict.fromkeys(items))
