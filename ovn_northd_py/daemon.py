@@ -56,13 +56,13 @@ LOCK_NAME = "ovn_northd"
 # Engine nodes that write (SB and NB): skipped by a hot standby, recomputed when it takes over.
 WRITER_NODES = frozenset({"sb_sync", "nb_sync"})
 
-# SB tables we read (all columns); Logical_Flow & co. are handled by the flow writer.
-SB_TABLES: dict[str, Any] = dict.fromkeys((
+# SB tables we read (None: all columns); Logical_Flow & co. are handled by the flow writer.
+SB_TABLES: dict[str, Any] = {**dict.fromkeys((
     "SB_Global", "Chassis", "Encap", "Chassis_Private", "Datapath_Binding", "Port_Binding",
     "Multicast_Group", "HA_Chassis_Group", "HA_Chassis", "IP_Multicast", "Address_Set", "RBAC_Role",
     "RBAC_Permission", "DHCP_Options", "DHCPv6_Options", "DNS", "Port_Group", "Meter", "Meter_Band",
     "Static_MAC_Binding", "Chassis_Template_Var", "Mirror", "Service_Monitor", "BFD",
-))
+)), "FDB": ("dp_key", "port_key")}  # FDB: ovn-controller's learned MACs, what tells a stale row (sync/fdb.py)
 
 Txn = ovs.db.idl.Transaction
 

@@ -159,8 +159,8 @@ class SbSyncNode(Node):
         if self.sb_in.resynced:
             return UNHANDLED
         tables = self.sb_in.changed_tables()
-        owners = self.features.sb_owner  # SB tables of features (their on_sb)
-        if tables - _SB_ROW_CHECKED - _SB_IGNORED - {"SB_Global"} - owners.keys():
+        # SB tables of features (their on_sb), owned or watched
+        if tables - _SB_ROW_CHECKED - _SB_IGNORED - {"SB_Global"} - self.features.sb_read_tables():
             return UNHANDLED
         by_feature = self.features.split_sb_changes(self.sb_in.changes)
         for c in self.sb_in.changes:
