@@ -41,6 +41,7 @@ from .ovsdb.connection import DbConnection
 from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
 from .release import DEFAULT_RELEASE, Release, select_release
+from .sync.aging import Aging
 from .sync.datapaths import dp_uuids
 from .sync.flow_writer import FlowWriter
 from .sync.foreign import cleanup_ops, referential_integrity_rows, referrer_cleanup_ops
@@ -62,7 +63,9 @@ SB_TABLES: dict[str, Any] = {**dict.fromkeys((
     "Multicast_Group", "HA_Chassis_Group", "HA_Chassis", "IP_Multicast", "Address_Set", "RBAC_Role",
     "RBAC_Permission", "DHCP_Options", "DHCPv6_Options", "DNS", "Port_Group", "Meter", "Meter_Band",
     "Static_MAC_Binding", "Chassis_Template_Var", "Mirror", "Service_Monitor", "BFD",
-)), "FDB": ("dp_key", "port_key")}  # FDB: ovn-controller's learned MACs, what tells a stale row (sync/fdb.py)
+)),
+    # ovn-controller's learned MACs and neighbours: what tells a stale (sync/fdb.py) or aged row (sync/aging.py)
+    "FDB": ("dp_key", "port_key", "timestamp"), "MAC_Binding": ("datapath", "timestamp", "ip")}
 
 Txn = ovs.db.idl.Transaction
 
@@ -144,6 +147,7 @@ class Daemon:
         self.standby = StandbyState()
         self.failures = TxnFailures(self.log, self.metrics)
         self.trimmer = MemoryTrimmer()  # NB_Global options:northd_trim_timeout
+        self.aging = Aging()  # MAC_Binding / FDB aging: when to look again
         # Signals, operator control (ovn_northd_py.control: pause/resume, a wake-up, per-iteration
         # hooks) and tooling (``settled``: the first sync committed).
         self.stop_event = asyncio.Event()
@@ -228,6 +232,7 @@ class Daemon:
                 self.nb.wait(poller)
                 self.sb.wait(poller)
                 self._trim_memory(poller)
+                self._aging_wait(poller)
                 for txn in (self.write.sb_txn, self.write.nb_txn):
                     if txn is not None:
                         txn.wait(poller)
@@ -251,6 +256,8 @@ class Daemon:
         assert nb is not None and sb is not None and self.graph is not None and self.raw is not None
         nb_changed = nb.run()
         sb_changed = sb.run()
+        if nb_changed or sb_changed:
+            self.aging.changed()
         self._apply_loop_options()
         self._update_conn_metrics()
         self._poll_txns()
@@ -308,7 +315,9 @@ class Daemon:
         if self.raw.tap.updates and self._start_repairs():
             return
         pending = nb.idl.changes or sb.idl.changes or nb.resynced or sb.resynced
-        if not (pending or nb_changed or sb_changed or self.state.force_recompute or self.writer.full_sync_needed):
+        aging_due = self.aging.due(time.time() * 1000)
+        if not (pending or nb_changed or sb_changed or self.state.force_recompute or self.writer.full_sync_needed
+                or aging_due):
             return
         if time.monotonic() < self.write.retry_at:
             return
@@ -471,6 +480,7 @@ class Daemon:
                 # Others' rows (MAC_Binding, FDB, IGMP_Group) that name the datapaths and ports deleted here.
                 ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
                 ctx.sb_extra_ops += self.write.ri_retry_ops
+                ctx.sb_extra_ops += self._aging_ops()
                 nbg = nb_global_row(self.nb)
                 self.write.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
                 if ctx.stats.deleted.get("Datapath_Binding"):
@@ -510,6 +520,32 @@ class Daemon:
         if ctx.stats.total:
             self.log.debug("sb changes", inserted=ctx.stats.inserted, updated=ctx.stats.updated,
                            deleted=ctx.stats.deleted)
+
+    def _aging_ops(self) -> list[dict[str, Any]]:
+        """The MAC_Binding / FDB rows aged out by now (sync/aging.py), to delete in this run's transaction."""
+        assert self.nb is not None and self.sb is not None and self.graph is not None
+        now = time.time() * 1000
+        if not self.aging.due(now):
+            return []
+        nbg = nb_global_row(self.nb)
+        before = dict(self.aging.deleted)
+        profile = self.release.profile
+        ops = self.aging.run(self.sb, self.graph.northd.data, self._dp_uuid(), nbg.options if nbg is not None else {},
+                             now, cidrs=profile.has("mac_binding_age_cidrs"), fdb=profile.has("fdb_aging"))
+        for table, n in self.aging.deleted.items():
+            if n > before.get(table, 0):
+                self.metrics.aged_rows.labels(table=table).inc(n - before.get(table, 0))
+                self.log.info("aged out", table=table, rows=n - before.get(table, 0))
+        return ops
+
+    def _aging_wait(self, poller: AsyncPoller) -> None:
+        """Wake the loop when aging is due (only the active instance ages rows)."""
+        if self.sb is None or not self.sb.has_lock:
+            return
+        now = time.time() * 1000
+        at = self.aging.wake_at(now)
+        if at is not None:
+            poller.timer_wait(at - now)
 
     def _plan_flows(self) -> Plan:
         """This run's plan for the raw tables, plus SB_Global.nb_cfg (written with them, so

@@ -41,8 +41,9 @@ from .northd import NorthdNode
 
 # SB changes we can check row by row; a change anywhere else (of a table we own) recomputes.
 _SB_ROW_CHECKED = frozenset({"Port_Binding", "Multicast_Group"})
-# SB tables we do not own or whose changes need nothing from this node.
-_SB_IGNORED = frozenset({"Chassis", "Encap", "Chassis_Private"})
+# SB tables we do not own or whose changes need nothing from this node (MAC_Binding: read by
+# aging in the daemon, sync/aging.py).
+_SB_IGNORED = frozenset({"Chassis", "Encap", "Chassis_Private", "MAC_Binding"})
 
 
 def _mc_key(row: Any) -> Hashable | None:
