@@ -59,7 +59,13 @@ from typing import Any
 from prometheus_client.parser import text_string_to_metric_families
 
 from ovn_northd_py.devtools.gen_neutron import build_neutron_nb, neutron_names
-from ovn_northd_py.devtools.gen_ovnk import Node, build_ovnk_nb, node_commands, node_delete_commands, ovnk_names
+from ovn_northd_py.devtools.gen_ovnk import (
+    Node,
+    build_ovnk_nb,
+    node_commands,
+    node_delete_commands,
+    ovnk_names,
+)
 from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, ReferenceNorthd
 from ovn_northd_py.devtools.tools import HOST, Tools, ToolsUnavailable, tools_for
 from ovn_northd_py.parity.harness import (
