@@ -80,8 +80,8 @@ from .registers import (
     REG_ACL_ID,
     REG_ACL_LABEL,
     REG_ACL_TIER,
-    REG_OBS_COLLECTOR_ID,
-    REG_OBS_POINT_ID,
+    REG_OBS_COLLECTOR_ID_EST,
+    REG_OBS_POINT_ID_EST,
     REG_OBS_STAGE,
     REGBIT_ACL_HINT_ALLOW,
     REGBIT_ACL_HINT_ALLOW_EST,
@@ -212,8 +212,8 @@ def build_ls_pre_stateful_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) ->
     if ctx.profile.has("ct_commit_acl_id"):
         persist = f"ct_mark.allow_established = {REGBIT_ACL_PERSIST_ID}; "
         acl_id = f"ct_label.acl_id = {REG_ACL_ID}; "
-        obs = (f"ct_mark.obs_stage = {REG_OBS_STAGE}; ct_mark.obs_collector_id = {REG_OBS_COLLECTOR_ID}; "
-               f"ct_label.obs_point_id = {REG_OBS_POINT_ID}; ")
+        obs = (f"ct_mark.obs_stage = {REG_OBS_STAGE}; ct_mark.obs_collector_id = {REG_OBS_COLLECTOR_ID_EST}; "
+               f"ct_label.obs_point_id = {REG_OBS_POINT_ID_EST}; ")
         unlabelled = f"ct_commit {{ {blocked} = 0; {persist}{acl_id}}}; next;"
         labelled = f"ct_commit {{ {blocked} = 0; {persist}{obs}{acl_id}}}; next;"
     else:
