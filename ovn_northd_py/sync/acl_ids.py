@@ -9,7 +9,8 @@ the sessions of an ACL that goes away.  Observed on the reference (and ``ovn-sb(
   in SB are the memory); a row whose ACL is gone or no longer qualifies is deleted and its id
   freed;
 * new ACLs take the lowest free ids, in the order the reference's IDL walks the ACL table (after
-  a cold start: :func:`ovn_northd_py.northd.build.idl_row_order`), each after the previous one.
+  a cold start: :func:`ovn_northd_py.northd.build.idl_row_order` of all ACLs), each after the previous
+  one.
 
 The flows read the ids back from SB (the rows of this transaction included), so the same rows
 drive both.
@@ -47,11 +48,12 @@ def desired_acl_ids(
         if old is not None and 1 <= old <= MAX_ACL_ID and old not in used:
             out[key] = old
             used.add(old)
-    fresh = [k for k in wanted if k not in out]
+    fresh = {k for k in wanted if k not in out}
     if not fresh:
         return out
     nxt = 1
-    for key in idl_row_order(fresh):
+    # (The walk order of the whole table: hmap positions depend on every row.)
+    for key in (k for k in idl_row_order([str(u) for u in acls]) if k in fresh):
         while nxt in used:
             nxt += 1
         if nxt > MAX_ACL_ID:
