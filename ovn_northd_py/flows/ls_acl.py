@@ -67,7 +67,7 @@ from ..lflow.table import MAX_PRIORITY, FlowTable
 from ..northd.addresses import AddressError, EthAddr, format_ipv6
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
-from .acl_index import switch_acls
+from .acl_index import smap_bool, switch_acls
 from .acl_rules import reject_action, switch_acl_tiers
 from .context import FlowCtx, hint
 from .copp import copp_meter
@@ -159,6 +159,14 @@ def _skip_ports(
                   owner=owner, io_port=p.name)
 
 
+def _router_port_acl(port: Port) -> bool:
+    """Behaviour ``router_port_acl`` (25.03): a router-type port whose peer is a distributed gateway
+    port and has ``options:enable_router_port_acl=true`` goes through conntrack (no pre-ACL skip;
+    pre-LB still skips it)."""
+    peer = peer_router_port(port)
+    return peer is not None and peer.crp is not None and smap_bool(port.nb.options, "enable_router_port_acl", False)
+
+
 def build_ls_pre_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """``ls_{in,out}_pre_acl`` (stateless ACLs add their own flows, :mod:`.acl_rules`)."""
     owner = dp_owner(dp)
@@ -169,7 +177,10 @@ def build_ls_pre_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
         table.add(i, stage, 0, "1", NEXT, owner=owner)
     if not switch_acls(dp, ctx).has_stateful_acl:
         return
-    _skip_ports(dp, table, conntrack_skip_ports(dp, True), (LS_IN_PRE_ACL, LS_OUT_PRE_ACL), NEXT)
+    ports = conntrack_skip_ports(dp, True)
+    if ctx.profile.has("router_port_acl"):
+        ports = [p for p in ports if not _router_port_acl(p)]
+    _skip_ports(dp, table, ports, (LS_IN_PRE_ACL, LS_OUT_PRE_ACL), NEXT)
     if ctx.profile.has("pmtud_tunnel_rx"):
         table.add(i, LS_IN_PRE_ACL, SKIP_PRIORITY, PMTUD_TUNNEL_RX, NEXT, owner=owner)
     for stage in (LS_IN_PRE_ACL, LS_OUT_PRE_ACL):

@@ -369,6 +369,9 @@ OVN_25_03 = FlowProfile(
         # ls_*_acl_action acts on them (ls_*_acl_sample in between); labels also load the
         # observation registers; sessions of persist-established ACLs are let through.
         "acl_eval_action",
+        # ls_{in,out}_pre_acl: no conntrack skip for a router port whose peer is a distributed
+        # gateway port and has options:enable_router_port_acl=true.
+        "router_port_acl",
         # ls_{in,out}_stateful commit ct_mark.allow_established, ct_label.acl_id and (labelled)
         # the observation fields instead of ct_label.label.
         "ct_commit_acl_id",
