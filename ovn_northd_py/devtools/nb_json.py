@@ -61,3 +61,21 @@ class NbOps:
         if errors:
             raise RuntimeError(f"NB transaction failed: {errors}")
         return replies
+
+
+def nb_schema_version(remote: str, timeout: int = 60) -> tuple[int, ...]:
+    """The NB server's schema version, e.g. (7, 11, 0)."""
+    out = subprocess.run(["ovsdb-client", f"--timeout={timeout}", "get-schema-version", remote, "OVN_Northbound"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    return tuple(int(x) for x in out.split("."))
+
+
+def select(remote: str, table: str, columns: list[str] | None = None, timeout: int = 60) -> list[dict[str, Any]]:
+    """The rows of NB ``table`` (OVSDB JSON values)."""
+    op: dict[str, Any] = {"op": "select", "table": table, "where": []}
+    if columns is not None:
+        op["columns"] = columns
+    out = subprocess.run(["ovsdb-client", f"--timeout={timeout}", "transact", remote, json.dumps(["OVN_Northbound", op])],
+                         capture_output=True, text=True, check=True).stdout
+    rows: list[dict[str, Any]] = json.loads(out)[0]["rows"]
+    return rows
