@@ -214,7 +214,8 @@ def acl_eval_flows(
       stateful switch (reject included);
     * actions: ``log(...); `` first, then the verdict bit, then (stateful) the commit hint for
       allow / allow-related (``reg0[1] = 1; ``), then the ACL id of a persist-established ACL
-      (``reg2[16..31] = ID; reg0[20] = 1; ``, new sessions only, with an SB ACL_ID row), then the
+      (``reg2[16..31] = ID; reg0[20] = 1; ``, new sessions only, with an SB ACL_ID row and every
+      chassis announcing ``ct-label-flush``), then the
       label / sampling registers (:func:`sample_label_actions`), then the blocked commit of drop /
       reject on ``reg0[10]`` (``ct_commit { ct_mark.blocked = 1; ct_label.obs_point_id = E; }; ``,
       E the ``sample_est`` metadata or 0), then ``next;``;
@@ -298,7 +299,9 @@ def _sample_actions(acl: Any, sample: Any, domain: int) -> str:
                    f"obs_point={point});" for c in _collectors(sample)) + " next;"
 
 
-def acl_sample_flows(acl: Any, has_stateful_acl: bool, apps: Mapping[str, int]) -> tuple[AclFlow, ...]:
+def acl_sample_flows(
+    acl: Any, has_stateful_acl: bool, apps: Mapping[str, int], sample_with_reg: bool = True,
+) -> tuple[AclFlow, ...]:
     """Behaviour ``acl_eval_action``: the ``ls_*_acl_sample`` flows of an ACL with ``sample_new`` /
     ``sample_est`` (NB Sample, Sample_Collector; ``apps``: NB Sampling_App id by type, the
     observation domain of ``acl-new`` / ``acl-est`` samples).  Observed on the reference (flows
@@ -317,7 +320,9 @@ def acl_sample_flows(acl: Any, has_stateful_acl: bool, apps: Mapping[str, int]) 
       ``ip && ct.trk && (ct.est || ct.rel) && ct_label.obs_unused == 0 && !ct.rpl &&
       ct_mark.obs_collector_id == C && ct_mark.obs_stage == S`` (replies: ``ct.rpl &&
       ct_mark.obs_collector_id == C``) at 1000 sampling ``obs_point=ct_label.obs_point_id``;
-      others at 1200 matching ``ct_label.obs_point_id == POINT && ct_label.obs_unused == 0``.
+      others at 1200 matching ``ct_label.obs_point_id == POINT && ct_label.obs_unused == 0``;
+    * without ``sample_with_reg`` (a chassis lacks ``ovn-sample-with-registers``) every Sample is
+      sampled per ACL.
     """
     new, est = acl_sample(acl, "sample_new"), acl_sample(acl, "sample_est")
     stateful = has_stateful_acl and acl.action != "allow-stateless"
@@ -331,7 +336,7 @@ def acl_sample_flows(acl: Any, has_stateful_acl: bool, apps: Mapping[str, int]) 
     flows: list[AclFlow] = []
     if new is not None:
         base = "ip" if not stateful else "ip && (ct.new || !ct.trk)" if stage is LS_OUT_ACL_SAMPLE else "ip && ct.new"
-        if len(new.collectors) == 1:
+        if len(new.collectors) == 1 and sample_with_reg:
             c = new.collectors[0]
             flows.append(AclFlow(
                 stage, 1000 if stateful else 900,
@@ -345,7 +350,7 @@ def acl_sample_flows(acl: Any, has_stateful_acl: bool, apps: Mapping[str, int]) 
     if not stateful or est is None:
         return tuple(flows)
     est_base = "ip && ct.trk && (ct.est || ct.rel) && "
-    if len(est.collectors) == 1:
+    if len(est.collectors) == 1 and sample_with_reg:
         c = est.collectors[0]
         actions = (f"sample(probability={c.probability},collector_set={c.set_id % 256},obs_domain={est_dom},"
                    "obs_point=ct_label.obs_point_id); next;")
@@ -438,13 +443,14 @@ def _flows_for(
     flows: tuple[AclFlow, ...] = ctx.cached(
         kind, acl_key,
         lambda: acl_flows(acl, acl_key, stateful, idx.use_ct_inv_match, idx.fair_meters, ctx.profile, tiered,
-                          ctx.features, idx.acl_ids.get(acl_key)),
+                          ctx.features, idx.acl_ids.get(acl_key) if ctx.features.ct_label_flush else None),
     )
     if ctx.profile.has("acl_eval_action") and (
         getattr(acl, "sample_new", None) or getattr(acl, "sample_est", None)
     ):
         kind = "acl_sample_flows" + ("_stateful" if facts.has_stateful_acl else "")
-        flows += ctx.cached(kind, acl_key, lambda: acl_sample_flows(acl, facts.has_stateful_acl, idx.sampling_apps))
+        flows += ctx.cached(kind, acl_key, lambda: acl_sample_flows(acl, facts.has_stateful_acl, idx.sampling_apps,
+                                                                    ctx.features.sample_with_reg))
     return flows
 
 

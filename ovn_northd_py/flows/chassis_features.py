@@ -30,6 +30,11 @@ class ChassisFeatures:
     ct_no_masked_label: bool = True
     ct_lb_related: bool = True
     mac_binding_timestamp: bool = True
+    # 25.03 (read by 25.03's flows only): ``ovn-sample-with-registers`` -- ACL samples of one
+    # collector are taken by shared flows matching registers; ``ct-label-flush`` -- persist-established
+    # ACLs commit their id.
+    sample_with_reg: bool = True
+    ct_label_flush: bool = True
 
     def ct(self, flag: str) -> str:
         """The conntrack field holding ``flag``: ``ct_mark.FLAG`` or (old chassis) ``ct_label.FLAG``."""
@@ -44,7 +49,8 @@ class ChassisFeatures:
 ALL_FEATURES = ChassisFeatures()
 
 _KEYS: Mapping[str, str] = MappingProxyType({"ct_no_masked_label": "ct-no-masked-label", "ct_lb_related": "ovn-ct-lb-related",
-         "mac_binding_timestamp": "mac-binding-timestamp"})
+         "mac_binding_timestamp": "mac-binding-timestamp",
+         "sample_with_reg": "ovn-sample-with-registers", "ct_label_flush": "ct-label-flush"})
 
 
 def _true(smap: Any, key: str) -> bool:

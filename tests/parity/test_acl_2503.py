@@ -7,11 +7,12 @@ with SB ``ACL_ID``.  Each NB is small; the whole SB must be equal (flows and eve
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from ovn_northd_py.devtools.nb_json import NbOps
-from ovn_northd_py.devtools.servers import nbctl
+from ovn_northd_py.devtools.servers import nbctl, sbctl
 from ovn_northd_py.devtools.tools import ToolsUnavailable, chroot_tools
 from ovn_northd_py.parity.harness import ParityResult, run_parity
 
@@ -24,8 +25,8 @@ def parity_2503(monkeypatch, tmp_path) -> Callable[[Callable[[str], None]], Pari
         pytest.fail(f"{e} (scripts/test.sh builds it)")
     monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
 
-    def run(builder: Callable[[str], None]) -> ParityResult:
-        return run_parity(builder, release="25.03", from_chroot=True, workdir=tmp_path / "p", settle_timeout=60)
+    def run(builder: Callable[[str], None], **kw: Any) -> ParityResult:
+        return run_parity(builder, release="25.03", from_chroot=True, workdir=tmp_path / "p", settle_timeout=60, **kw)
 
     return run
 
@@ -157,3 +158,26 @@ def test_router_port_acl_keeps_dgp_peers_in_conntrack(parity_2503) -> None:
     by_stage = {s.stage: s for s in r.flows.stages}
     for name in ("ls_in_pre_acl", "ls_out_pre_acl", "ls_in_pre_lb", "ls_out_pre_lb"):
         assert by_stage[name].ok and by_stage[name].ref_count > 5, r.report()
+
+
+def chassis_without_sampling_registers(_nb: str, sb: str) -> None:
+    """A chassis announcing every feature of 25.03 but ``ovn-sample-with-registers`` and
+    ``ct-label-flush``."""
+    features = ("ct-no-masked-label", "ovn-ct-lb-related", "mac-binding-timestamp", "fdb-timestamp", "ls-dpg-column",
+                "ct-commit-nat-v2", "ct-commit-to-zone", "ct-next-zone", "port-up-notif")
+    sbctl(sb, "chassis-add", "hv1", "geneve", "127.0.0.1",
+          *(a for f in features for a in ("--", "set", "chassis", "hv1", f"other_config:{f}=true")))
+
+
+def build_sampling_and_persist_nb(remote: str) -> None:
+    build_sampling_nb(remote)
+    ops = NbOps()
+    ops.add_to("Logical_Switch", "sf", "acls", _acl(ops, "from-lport", 600, "tcp.dst == 6", "allow-related",
+                                                    options={"persist-established": "true"}))
+    ops.transact(remote)
+
+
+def test_old_chassis_get_per_acl_samples_and_no_acl_ids_in_flows(parity_2503) -> None:
+    r = parity_2503(build_sampling_and_persist_nb, after_settle=chassis_without_sampling_registers)
+    assert r.flows is not None and r.flows.ref_count > 100, r.report()
+    assert r.ok, r.report()
