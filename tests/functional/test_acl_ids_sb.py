@@ -1,10 +1,12 @@
-"""SB ACL_ID (25.03) across a restart of the daemon: ids stay with their ACLs, the id of an ACL
-deleted meanwhile goes to the next new one (NB 7.11 / SB 20.41 servers, the 25.03 draft profile)."""
+"""SB ACL_ID (25.03; NB 7.11 / SB 20.41 servers, the 25.03 draft profile): across a restart of the
+daemon ids stay with their ACLs and the id of an ACL deleted meanwhile goes to the next new one;
+rows others insert or delete are put back."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+import time
 from typing import Any
 
 from ovn_northd_py.devtools.nb_json import NbOps
@@ -57,6 +59,40 @@ def test_acl_ids_survive_a_restart_and_a_freed_id_is_reused(tmp_path, monkeypatc
         d = OurNorthd(tmp_path, nb.remote, sb.remote, name="again").start()
         nbctl(nb.remote, "sync", wait="sb")
         assert _ids(nb, sb) == {"a": first["a"], "c": first["c"], "d": first["b"]}
+    finally:
+        if d is not None:
+            d.stop()
+        sb.stop()
+        nb.stop()
+
+
+def _sb_transact(sb: OvsdbServer, *ops: dict[str, Any]) -> None:
+    subprocess.run(["ovsdb-client", "transact", sb.remote, json.dumps(["OVN_Southbound", *ops])],
+                   check=True, capture_output=True, text=True)
+
+
+def test_acl_id_rows_others_insert_or_delete_are_put_back(tmp_path, monkeypatch) -> None:
+    """As the reference: a foreign ACL_ID row goes, a deleted one comes back (the ACL still asks for
+    an id: the lowest free one)."""
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    rel = RELEASES["25.03"]
+    nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
+    sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
+    d = None
+    try:
+        nbctl(nb.remote, "ls-add", "sw0")
+        ops = NbOps()
+        ops.add_to("Logical_Switch", "sw0", "acls", *(_persist_acl(ops, t, p) for t, p in (("a", 1), ("b", 2))))
+        ops.transact(nb.remote)
+        d = OurNorthd(tmp_path, nb.remote, sb.remote).start()
+        nbctl(nb.remote, "sync", wait="sb")
+        first = _ids(nb, sb)
+        _sb_transact(sb, {"op": "insert", "table": "ACL_ID", "row": {"id": 77}},
+                     {"op": "delete", "table": "ACL_ID", "where": [["id", "==", first["a"]]]})
+        deadline = time.monotonic() + 10
+        while _ids(nb, sb) != first and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _ids(nb, sb) == first
     finally:
         if d is not None:
             d.stop()
