@@ -445,9 +445,7 @@ def _flows_for(
         lambda: acl_flows(acl, acl_key, stateful, idx.use_ct_inv_match, idx.fair_meters, ctx.profile, tiered,
                           ctx.features, idx.acl_ids.get(acl_key) if ctx.features.ct_label_flush else None),
     )
-    if ctx.profile.has("acl_eval_action") and (
-        getattr(acl, "sample_new", None) or getattr(acl, "sample_est", None)
-    ):
+    if ctx.profile.has("acl_eval_action"):
         kind = "acl_sample_flows" + ("_stateful" if facts.has_stateful_acl else "")
         flows += ctx.cached(kind, acl_key, lambda: acl_sample_flows(acl, facts.has_stateful_acl, idx.sampling_apps,
                                                                     ctx.features.sample_with_reg))
