@@ -20,9 +20,11 @@ prints them (:func:`features_text`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
+
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +59,19 @@ def _true(smap: Any, key: str) -> bool:
     return str(smap.get(key, "false")).lower() == "true"
 
 
-def chassis_features(sb: Any) -> ChassisFeatures:
+def chassis_features(sb: Any, profile: FlowProfile = DEFAULT_PROFILE) -> ChassisFeatures:
     """The features of SB ``sb`` (anything with ``rows(table)``; None: all on): a feature is on when
-    every local chassis (not ``other_config:is-remote=true``) has its key set to ``true``."""
+    every local chassis (not ``other_config:is-remote=true``) has its key set to ``true``.  Behaviour
+    ``ct_features_assumed`` (25.03): ``ct-no-masked-label`` and ``ovn-ct-lb-related`` are no longer
+    read (always on)."""
     if sb is None:
         return ALL_FEATURES
+    if profile.has("ct_features_assumed"):
+        return replace(_chassis_features(sb), ct_no_masked_label=True, ct_lb_related=True)
+    return _chassis_features(sb)
+
+
+def _chassis_features(sb: Any) -> ChassisFeatures:
     on = dict.fromkeys(_KEYS, True)
     for ch in sb.rows("Chassis").values():
         oc = ch.other_config

@@ -347,6 +347,9 @@ OVN_25_03 = FlowProfile(
         # lr_in_arp_resolve: no ``eth.dst = 00:00:00:00:00:00`` flow for a virtual port's IP
         # (observed unclaimed).
         "no_unbound_virtual_resolve",
+        # Chassis features ct-no-masked-label and ovn-ct-lb-related are no longer read: always on
+        # (ct_mark flags, ct_lb_mark, related traffic NATed; no SB_Global lb_hairpin_use_ct_mark).
+        "ct_features_assumed",
         # ---- SB tables ----
         # SB_Global options arp_ns_explicit_output=true and register_consolidation=true (features
         # northd tells ovn-controller about).
