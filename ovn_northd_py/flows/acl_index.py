@@ -222,8 +222,11 @@ def switch_acl_rows(dp: Datapath, ctx: FlowCtx) -> dict[str, Any]:
     return out
 
 
-def _tiers(rows: Iterable[Any]) -> tuple[int, int, int]:
+def _tiers(rows: list[Any]) -> tuple[int, int, int]:
     top = [0, 0, 0]
+    table = getattr(rows[0], "_table", None) if rows else None
+    if table is not None and "tier" not in table.columns:  # an NB schema without tiers (before 7.11)
+        return (0, 0, 0)
     for a in rows:
         t = int(getattr(a, "tier", 0) or 0)
         if t:
@@ -238,7 +241,7 @@ def _switch_acls(dp: Datapath, ctx: FlowCtx) -> SwitchAcls:
         has_acls=bool(rows),
         has_stateful_acl=any(a.action == "allow-related" for a in rows.values()),
         has_lb_vip=ls_has_lb_vips(dp),
-        tiers=_tiers(rows.values()),
+        tiers=_tiers(list(rows.values())),
     )
 
 
