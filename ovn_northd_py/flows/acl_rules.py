@@ -434,6 +434,18 @@ def acl_flows(
     return tuple(flows)
 
 
+def acl_id_for(acl: Any, acl_key: str, ctx: FlowCtx) -> int | None:
+    """The SB ACL_ID of a persist-established ACL (25.03), if its flows may load it: every chassis
+    announces ``ct-label-flush``.  Warns (once) about the option on an ACL that is not
+    ``allow-related`` (no id: the reference ignores it there too)."""
+    acl_id = ctx.acl.acl_ids.get(acl_key)
+    if (acl_id is None and acl.action == "allow" and ctx.profile.has("ct_commit_acl_id")
+            and smap_bool(acl.options, "persist-established", False)):
+        ctx.warn("acl_persist_not_related", "ACL", acl.uuid,
+                 "options:persist-established applies to allow-related ACLs only")
+    return acl_id if ctx.features.ct_label_flush else None
+
+
 def _flows_for(
     acl: Any, acl_key: str, facts: SwitchAcls, ctx: FlowCtx, tiered: bool = False
 ) -> tuple[AclFlow, ...]:
@@ -443,7 +455,7 @@ def _flows_for(
     flows: tuple[AclFlow, ...] = ctx.cached(
         kind, acl_key,
         lambda: acl_flows(acl, acl_key, stateful, idx.use_ct_inv_match, idx.fair_meters, ctx.profile, tiered,
-                          ctx.features, idx.acl_ids.get(acl_key) if ctx.features.ct_label_flush else None),
+                          ctx.features, acl_id_for(acl, acl_key, ctx)),
     )
     if ctx.profile.has("acl_eval_action"):
         kind = "acl_sample_flows" + ("_stateful" if facts.has_stateful_acl else "")

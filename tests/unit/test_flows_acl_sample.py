@@ -73,3 +73,15 @@ def test_persist_established_acl_loads_its_id_for_new_sessions_only() -> None:
     got = {(f.match, f.actions) for f in acl_flows(a, ACL_KEY, True, True, frozenset(), OVN_25_03, acl_id=3)}
     assert got == {("reg0[7] == 1 && (tcp)", "reg8[16] = 1; reg0[1] = 1; reg2[16..31] = 3; reg0[20] = 1; next;"),
                    ("reg0[8] == 1 && (tcp)", "reg8[16] = 1; next;")}
+
+
+def test_persist_established_on_allow_is_warned_about_and_loads_no_id() -> None:
+    from ovn_northd_py.flows.acl_rules import acl_id_for
+    from ovn_northd_py.flows.context import FlowCtx
+    from ovn_northd_py.northd.model import Northd
+
+    warned: list[tuple[str, str]] = []
+    ctx = FlowCtx(Northd(), profile=OVN_25_03, warn=lambda kind, table, row, reason, **kw: warned.append((kind, table)))
+    a = sampled(action="allow", options={"persist-established": "true"})
+    assert acl_id_for(a, ACL_KEY, ctx) is None
+    assert warned == [("acl_persist_not_related", "ACL")]
