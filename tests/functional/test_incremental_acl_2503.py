@@ -116,7 +116,9 @@ def acl_row(rnd: random.Random, samples: list[str], tag: str) -> dict[str, Any]:
     }
 
 
-def random_ops(rnd: random.Random, m: Model, samples: list[str]) -> tuple[NbOps, dict[str, tuple[str, str, int]]]:
+def random_ops(
+    rnd: random.Random, m: Model, samples: list[str], lsps: dict[str, str], lb: str,
+) -> tuple[NbOps, dict[str, tuple[str, str, int]]]:
     """One transaction of 1..3 changes; returns it and the ACLs it inserts (tag -> (table, owner,
     index of the insert operation))."""
     ops = NbOps()
@@ -124,7 +126,8 @@ def random_ops(rnd: random.Random, m: Model, samples: list[str]) -> tuple[NbOps,
     for _ in range(rnd.randint(1, 3)):
         m.n += 1
         tag = f"t{m.n}"
-        kind = rnd.choices(["add", "del", "upd", "sample", "collector", "app"], weights=[30, 12, 30, 8, 5, 5])[0]
+        kind = rnd.choices(["add", "del", "upd", "sample", "collector", "app", "pg-ports", "lb"],
+                           weights=[30, 12, 30, 8, 5, 5, 8, 4])[0]
         if kind in ("del", "upd") and not m.acls:
             kind = "add"
         if kind == "add":
@@ -147,6 +150,13 @@ def random_ops(rnd: random.Random, m: Model, samples: list[str]) -> tuple[NbOps,
         elif kind == "collector":
             ops.ops.append({"op": "update", "table": "Sample_Collector", "where": [["id", "==", rnd.randint(1, 3)]],
                             "row": {"probability": rnd.randint(0, 65535)}})
+        elif kind == "pg-ports":  # ACLs of a port group reach other switches (their tiers, statefulness)
+            ports = rnd.sample(sorted(lsps), rnd.randint(0, 3))
+            ops.ops.append({"op": "update", "table": "Port_Group", "where": [["name", "==", rnd.choice(PGS)]],
+                            "row": {"ports": ["set", [["uuid", lsps[p]] for p in ports]]}})
+        elif kind == "lb":  # a load balancer VIP makes a switch stateful without stateful ACLs
+            ops.ops.append({"op": "mutate", "table": "Logical_Switch", "where": [["name", "==", rnd.choice(SWITCHES[:2])]],
+                            "mutations": [["load_balancer", rnd.choice(["insert", "delete"]), ["set", [["uuid", lb]]]]]})
         else:
             app = rnd.choice(["acl-new", "acl-est"])
             ops.ops.append({"op": "delete", "table": "Sampling_App", "where": [["type", "==", app]]})
@@ -164,7 +174,8 @@ def _select(remote: str, db: str, table: str) -> list[dict[str, Any]]:
 
 
 def test_acl_2503_changes_incremental_equals_recompute(net25) -> None:
-    """About 100 changes of tiers, samples, sampling apps and persist-established ACLs, each checked
+    """About 100 changes of tiers, samples, sampling apps, persist-established ACLs, port group
+    membership and load balancers (statefulness without stateful ACLs), each checked
     against a full recompute, none of them recomputing the northd, lflow or sb_sync node; SB ACL_ID
     ends up with one distinct id per persist-established allow-related ACL."""
     net = net25
@@ -172,11 +183,13 @@ def test_acl_2503_changes_incremental_equals_recompute(net25) -> None:
     seed = int(os.environ.get("OVN_ACL_TEST_SEED", "20261202"))
     rnd = random.Random(seed)
     samples = [r["_uuid"][1] for r in _select(net.nb.remote, "OVN_Northbound", "Sample")]
+    lsps = {r["name"]: r["_uuid"][1] for r in _select(net.nb.remote, "OVN_Northbound", "Logical_Switch_Port")}
+    lb = _select(net.nb.remote, "OVN_Northbound", "Load_Balancer")[0]["_uuid"][1]
     m = Model()
     done: list[list[dict[str, Any]]] = []
     changes = 0
     while changes < 100:
-        ops, added = random_ops(rnd, m, samples)
+        ops, added = random_ops(rnd, m, samples, lsps, lb)
         replies = ops.transact(net.nb.remote)
         for tag, (table, owner, i) in added.items():
             m.acls[tag] = (table, owner, replies[i]["uuid"][1])
