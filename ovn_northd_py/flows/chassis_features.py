@@ -83,8 +83,11 @@ def _chassis_features(sb: Any) -> ChassisFeatures:
     return ChassisFeatures(**on)
 
 
-def features_text(f: ChassisFeatures) -> str:
-    """``debug/chassis-features-list``'s reply, as the C daemon's."""
+def features_text(f: ChassisFeatures, profile: FlowProfile = DEFAULT_PROFILE) -> str:
+    """``debug/chassis-features-list``'s reply, as the C daemon's (25.03's lists only
+    mac_binding_timestamp)."""
+    if profile.has("ct_features_assumed"):
+        return f"mac_binding_timestamp: {str(f.mac_binding_timestamp).lower()}\n"
     return (f"ct_no_masked_label:    {str(f.ct_no_masked_label).lower()}\n"
             f"ct_lb_related:         {str(f.ct_lb_related).lower()}\n"
             f"mac_binding_timestamp: {str(f.mac_binding_timestamp).lower()}\n")

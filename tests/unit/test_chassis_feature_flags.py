@@ -48,6 +48,12 @@ def test_features_text_is_the_c_daemons() -> None:
         "ct_no_masked_label:    true\nct_lb_related:         false\nmac_binding_timestamp: true\n")
 
 
+def test_features_text_of_25_03_lists_mac_binding_timestamp_only() -> None:
+    from ovn_northd_py.lflow.profile import OVN_25_03
+
+    assert features_text(ChassisFeatures(False, False, False), OVN_25_03) == "mac_binding_timestamp: false\n"
+
+
 def test_old_chassis_get_ct_label_and_ct_lb() -> None:
     old = ChassisFeatures(False, False, False)
     assert old.ct("blocked") == "ct_label.blocked" and old.ct_lb == "ct_lb"
