@@ -1,4 +1,5 @@
-"""The ACL feature: NB ACL, Port_Group, Address_Set, Meter (+ Meter_Band) and ``Logical_Switch.acls``.
+"""The ACL feature: NB ACL, Port_Group, Address_Set, Meter (+ Meter_Band) and ``Logical_Switch.acls``;
+with 25.03's schemas also NB Sample, Sample_Collector, Sampling_App and SB ACL_ID.
 
 These change no datapath or port, so they never recompute the northd node; their
 handlers do work proportional to the change:
@@ -12,13 +13,18 @@ handlers do work proportional to the change:
   statefulness flips, every ACL on it.  Address sets feed no flow (matches name them).
   A meter change that makes a meter fair or not rebuilds the ACLs naming it; one that
   adds or removes a meter while some switch or router has a Copp recomputes (Copp
-  meters become controller meters only when they exist).
+  meters become controller meters only when they exist).  25.03: a Sample or Sample_Collector
+  change rebuilds the ACLs sampling with it, a Sampling_App change every sampled ACL; an ACL whose
+  SB ACL_ID changed (allocated by the sb_sync node earlier in the same run, or written by the
+  active instance while we stand by: :func:`on_acl_id_sb`) is rebuilt.
 * SB (:meth:`AclSb.on_nb_sb`, full version :meth:`AclSb.sync_sb`): SB Port_Group rows and the
   port groups' ``_ip4``/``_ip6`` address sets of the changed groups, the changed NB
   address sets, the fair-meter copies of changed ACLs; a Meter change re-syncs the
   Meter table.  Port address changes reach the groups' address sets through
   :meth:`AclSb.on_northd_sb`, with the routers' ``_rtr_lb_`` sets.  The SB state (uuid -> name
-  maps) lives in the :class:`AclSb` object of the graph.
+  maps) lives in the :class:`AclSb` object of the graph.  SB ACL_ID (25.03) is synced whole
+  (:mod:`ovn_northd_py.sync.acl_ids`) when an ACL that has or needs an id changes, and repaired on
+  foreign edits.
 """
 
 from __future__ import annotations
