@@ -85,15 +85,18 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
     return FeatureSet([
         Feature(
             "acl",
-            nb_tables=frozenset({"ACL", "Port_Group", "Address_Set", "Meter", "Meter_Band"}),
+            # (Sample, Sample_Collector, Sampling_App and SB ACL_ID: 25.03's schemas only.)
+            nb_tables=frozenset({"ACL", "Port_Group", "Address_Set", "Meter", "Meter_Band", "Sample",
+                                 "Sample_Collector", "Sampling_App"}),
             nb_columns={"Logical_Switch": frozenset({"acls"})},
-            sb_tables=frozenset({"Address_Set", "Port_Group", "Meter", "Meter_Band"}),
+            sb_tables=frozenset({"Address_Set", "Port_Group", "Meter", "Meter_Band", "ACL_ID"}),
             sb_indexes={
                 ADDRESS_SET_BY_NAME: ("Address_Set", _name),
                 PORT_GROUP_BY_NAME: ("Port_Group", _name),
                 METER_BY_NAME: ("Meter", _name),
             },
             on_nb_flows=feature_acl.on_nb_flows,
+            on_sb_flows=feature_acl.on_acl_id_sb,
             on_nb_sb=acl_sb.on_nb_sb,
             sync_sb=acl_sb.sync_sb,
             on_northd_sb=acl_sb.on_northd_sb,

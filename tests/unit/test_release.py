@@ -97,3 +97,10 @@ def test_a_draft_profile_drops_flows_of_stages_it_lacks():
     with pytest.raises(StageNotInProfile):
         fkey(LS_IN_ACL, key, dataclasses.replace(OVN_25_03, draft=False))
     assert fkey(LS_IN_ACL, key, OVN_23_03) is not None
+
+
+def test_sb_acl_id_table_is_monitored_only_where_the_release_has_it() -> None:
+    from ovn_northd_py.daemon import SB_TABLES, sb_tables_for
+
+    assert sb_tables_for(RELEASES["23.03"].sb_schema) == SB_TABLES
+    assert set(sb_tables_for(RELEASES["25.03"].sb_schema)) - set(SB_TABLES) == {"ACL_ID"}
