@@ -66,16 +66,10 @@ SB_TABLES: dict[str, Any] = {**dict.fromkeys((
     "Static_MAC_Binding", "Chassis_Template_Var", "Mirror", "Service_Monitor", "BFD",
 )),
     # ovn-controller's learned MACs and neighbours: what tells a stale (sync/fdb.py) or aged row (sync/aging.py)
-    "FDB": ("dp_key", "port_key", "timestamp"), "MAC_Binding": ("datapath", "timestamp", "ip")}
-
-# SB tables of newer releases we read when the connected SB has them.
-SB_TABLES_IF_PRESENT: tuple[str, ...] = ("ACL_ID",)
-
-
-def sb_tables_for(sb_schema: Path) -> dict[str, Any]:
-    """:data:`SB_TABLES` plus those of :data:`SB_TABLES_IF_PRESENT` that ``sb_schema`` has."""
-    have = json.loads(sb_schema.read_text())["tables"]
-    return {**SB_TABLES, **dict.fromkeys(t for t in SB_TABLES_IF_PRESENT if t in have)}
+    "FDB": ("dp_key", "port_key", "timestamp"), "MAC_Binding": ("datapath", "timestamp", "ip"),
+    # Tables and columns of newer releases (ACL_ID: 25.03 on): DbConnection registers only what the
+    # connected schema has.
+    "ACL_ID": None}
 
 
 Txn = ovs.db.idl.Transaction
@@ -213,7 +207,7 @@ class Daemon:
         nb_tables: dict[str, Any] = dict.fromkeys(json.loads(nb_schema.read_text())["tables"])
         self.nb = DbConnection("nb", self.opts.nb_remote, nb_schema, nb_tables,
                                probe_interval_ms=self.opts.probe_interval_ms)
-        self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, sb_tables_for(sb_schema), lock_name=LOCK_NAME,
+        self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, SB_TABLES, lock_name=LOCK_NAME,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.graph = build_graph(self.nb, self.sb)
         self.graph.engine.on_node = self._on_node
@@ -743,7 +737,7 @@ class Daemon:
         m.db_connected.labels(db="sb").set(1 if self.sb.connected else 0)
         m.lock_held.set(1 if self.sb.has_lock else 0)
         m.lock_contended.set(1 if self.sb.lock_contended else 0)
-        for t in SB_TABLES:
+        for t in self.sb.idl.tables:  # (those of SB_TABLES the connected schema has)
             m.sb_rows.labels(table=t).set(len(self.sb.rows(t)))
 
     # ---- control ----

@@ -6,7 +6,7 @@ that point at nothing, as the reference does (OVN's ovn-northd.at "FDB cleanup":
 ``dp_key`` is no datapath's tunnel key, or whose ``port_key`` is no port's key on that datapath,
 is deleted as soon as it is seen, on insert as well as after the port or switch went away).
 
-Only ``dp_key`` and ``port_key`` are monitored (``daemon.SB_TABLES``), so a large FDB costs two
+Only ``dp_key``, ``port_key`` (and, for aging, ``timestamp``) are monitored (``daemon.SB_TABLES``), so a large FDB costs a few
 integers a row.  The rows of a port or datapath deleted by a run are also deleted in that run's
 own transaction by where-clauses (``sync/foreign.py``), before their echo arrives here.
 """

@@ -99,8 +99,15 @@ def test_a_draft_profile_drops_flows_of_stages_it_lacks():
     assert fkey(LS_IN_ACL, key, OVN_23_03) is not None
 
 
-def test_sb_acl_id_table_is_monitored_only_where_the_release_has_it() -> None:
-    from ovn_northd_py.daemon import SB_TABLES, sb_tables_for
+def test_sb_tables_and_columns_are_monitored_only_where_the_release_has_them(tmp_path) -> None:
+    from ovn_northd_py.daemon import SB_TABLES
+    from ovn_northd_py.ovsdb.connection import DbConnection
 
-    assert sb_tables_for(RELEASES["23.03"].sb_schema) == SB_TABLES
-    assert set(sb_tables_for(RELEASES["25.03"].sb_schema)) - set(SB_TABLES) == {"ACL_ID"}
+    def monitored(release: str) -> dict[str, set[str]]:
+        conn = DbConnection("sb", f"unix:{tmp_path}/none.sock", RELEASES[release].sb_schema, SB_TABLES)
+        return {name: set(t.columns) for name, t in conn.idl.tables.items()}
+
+    old, new = monitored("23.03"), monitored("25.03")
+    assert "ACL_ID" not in old and "ACL_ID" in new
+    assert "timestamp" not in old["FDB"] and "timestamp" in new["FDB"]
+    assert {"dp_key", "port_key"} <= old["FDB"]
