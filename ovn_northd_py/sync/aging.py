@@ -24,7 +24,7 @@ no-op happens (a refreshed row's echo reschedules it).
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,30 +133,28 @@ def switch_thresholds(nd: Northd) -> dict[int, int]:
     return out
 
 
-def mac_binding_candidates(rows: Iterable[Any], routers: Mapping[str, Thresholds]) -> list[Candidate]:
+def candidates(table: str, rows: Iterable[Any], threshold_ms: Callable[[Any], int | None]) -> list[Candidate]:
+    """The rows of ``table`` that age (``threshold_ms(row)``: None or 0 when the row never does)."""
     out: list[Candidate] = []
     for row in rows:
         if row._data is None:
             continue
+        ms = threshold_ms(row)
+        if ms:
+            out.append(Candidate(table, row.uuid, int(row.timestamp), ms))
+    return out
+
+
+def mac_binding_threshold(routers: Mapping[str, Thresholds]) -> Callable[[Any], int | None]:
+    """A MAC_Binding row's threshold (ms): its router's, for its IP."""
+    def threshold_ms(row: Any) -> int | None:
         dp = row.datapath
         if isinstance(dp, list):
             dp = dp[0] if dp else None
         t = routers.get(str(dp.uuid)) if dp is not None else None
         secs = t.for_ip(row.ip) if t is not None else None
-        if secs:
-            out.append(Candidate("MAC_Binding", row.uuid, int(row.timestamp), secs * 1000))
-    return out
-
-
-def fdb_candidates(rows: Iterable[Any], switches: Mapping[int, int]) -> list[Candidate]:
-    out: list[Candidate] = []
-    for row in rows:
-        if row._data is None:
-            continue
-        ms = switches.get(row.dp_key)
-        if ms:
-            out.append(Candidate("FDB", row.uuid, int(row.timestamp), ms))
-    return out
+        return secs * 1000 if secs else None
+    return threshold_ms
 
 
 def expire(cands: list[Candidate], now_ms: float, limit: int) -> tuple[list[Candidate], float | None, bool]:
@@ -217,22 +215,20 @@ class Aging:
         ops: list[dict[str, Any]] = []
         nexts: list[float] = []
         held = False
+        batches: list[tuple[str, list[Candidate], str]] = []
         routers = router_thresholds(nd, dp_uuid, cidrs)
         if routers:
-            cands = mac_binding_candidates(sb.rows("MAC_Binding").values(), routers)
-            gone, nxt, cut = expire(cands, now_ms, removal_limit(nb_options, "mac_binding_removal_limit"))
-            held = held or cut
-            ops += delete_ops(gone)
-            self._count("MAC_Binding", len(gone))
-            if nxt is not None:
-                nexts.append(nxt)
+            batches.append(("MAC_Binding", candidates("MAC_Binding", sb.rows("MAC_Binding").values(),
+                                                      mac_binding_threshold(routers)), "mac_binding_removal_limit"))
         switches = switch_thresholds(nd) if fdb else {}
         if switches:
-            cands = fdb_candidates(sb.rows("FDB").values(), switches)
-            gone, nxt, cut = expire(cands, now_ms, removal_limit(nb_options, "fdb_removal_limit"))
+            batches.append(("FDB", candidates("FDB", sb.rows("FDB").values(), lambda row: switches.get(row.dp_key)),
+                            "fdb_removal_limit"))
+        for table, cands, limit_key in batches:
+            gone, nxt, cut = expire(cands, now_ms, removal_limit(nb_options, limit_key))
             held = held or cut
             ops += delete_ops(gone)
-            self._count("FDB", len(gone))
+            self._count(table, len(gone))
             if nxt is not None:
                 nexts.append(nxt)
         self.next_due = min(nexts) if nexts else None

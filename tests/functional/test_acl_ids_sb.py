@@ -4,14 +4,11 @@ rows others insert or delete are put back; a hot standby takes the ids the activ
 
 from __future__ import annotations
 
-import json
-import subprocess
 import time
-from typing import Any
 
 from ovn_northd_py.devtools.nb_json import NbOps
 from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl
-from ovn_northd_py.devtools.testing import free_port, metric, wait_until
+from ovn_northd_py.devtools.testing import free_port, metric, ovsdb_select, ovsdb_transact, wait_until
 from ovn_northd_py.release import RELEASES
 
 
@@ -23,15 +20,8 @@ def _persist_acl(ops: NbOps, tag: str, priority: int) -> list[str]:
 
 def _ids(nb: OvsdbServer, sb: OvsdbServer) -> dict[str, int]:
     """NB ACL tag -> its SB ACL_ID id."""
-    def select(remote: str, db: str, table: str) -> list[dict[str, Any]]:
-        out = subprocess.run(["ovsdb-client", "transact", remote,
-                              json.dumps([db, {"op": "select", "table": table, "where": []}])],
-                             check=True, capture_output=True, text=True).stdout
-        rows: list[dict[str, Any]] = json.loads(out)[0]["rows"]
-        return rows
-
-    tags = {r["_uuid"][1]: dict(r["external_ids"][1])["tag"] for r in select(nb.remote, "OVN_Northbound", "ACL")}
-    return {tags.get(r["_uuid"][1], "?"): r["id"] for r in select(sb.remote, "OVN_Southbound", "ACL_ID")}
+    tags = {r["_uuid"][1]: dict(r["external_ids"][1])["tag"] for r in ovsdb_select(nb.remote, "OVN_Northbound", "ACL")}
+    return {tags.get(r["_uuid"][1], "?"): r["id"] for r in ovsdb_select(sb.remote, "OVN_Southbound", "ACL_ID")}
 
 
 def test_acl_ids_survive_a_restart_and_a_freed_id_is_reused(tmp_path, monkeypatch) -> None:
@@ -67,11 +57,6 @@ def test_acl_ids_survive_a_restart_and_a_freed_id_is_reused(tmp_path, monkeypatc
         nb.stop()
 
 
-def _sb_transact(sb: OvsdbServer, *ops: dict[str, Any]) -> None:
-    subprocess.run(["ovsdb-client", "transact", sb.remote, json.dumps(["OVN_Southbound", *ops])],
-                   check=True, capture_output=True, text=True)
-
-
 def test_acl_id_rows_others_insert_or_delete_are_put_back(tmp_path, monkeypatch) -> None:
     """As the reference: a foreign ACL_ID row goes, a deleted one comes back (the ACL still asks for
     an id: the lowest free one)."""
@@ -88,7 +73,7 @@ def test_acl_id_rows_others_insert_or_delete_are_put_back(tmp_path, monkeypatch)
         d = OurNorthd(tmp_path, nb.remote, sb.remote).start()
         nbctl(nb.remote, "sync", wait="sb")
         first = _ids(nb, sb)
-        _sb_transact(sb, {"op": "insert", "table": "ACL_ID", "row": {"id": 77}},
+        ovsdb_transact(sb.remote, "OVN_Southbound", {"op": "insert", "table": "ACL_ID", "row": {"id": 77}},
                      {"op": "delete", "table": "ACL_ID", "where": [["id", "==", first["a"]]]})
         deadline = time.monotonic() + 10
         while _ids(nb, sb) != first and time.monotonic() < deadline:
@@ -103,10 +88,8 @@ def test_acl_id_rows_others_insert_or_delete_are_put_back(tmp_path, monkeypatch)
 
 def _acl_id_flows(sb: OvsdbServer) -> set[str]:
     """The ``reg2[16..31] = N`` ids the logical flows load."""
-    out = subprocess.run(["ovsdb-client", "transact", sb.remote, json.dumps(
-        ["OVN_Southbound", {"op": "select", "table": "Logical_Flow", "where": [], "columns": ["actions"]}])],
-        check=True, capture_output=True, text=True).stdout
-    return {a.split("reg2[16..31] = ")[1].split(";")[0] for r in json.loads(out)[0]["rows"]
+    return {a.split("reg2[16..31] = ")[1].split(";")[0]
+            for r in ovsdb_select(sb.remote, "OVN_Southbound", "Logical_Flow", ["actions"])
             if "reg2[16..31] = " in (a := r["actions"])}
 
 

@@ -7,8 +7,6 @@ profile, from ``ovn-nb(5)`` of 25.03.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +14,16 @@ from typing import Any
 
 import pytest
 
-from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, ReferenceNorthd, nbctl, sbctl
-from ovn_northd_py.devtools.testing import wait_until
+from ovn_northd_py.devtools.servers import (
+    NB_SCHEMA,
+    SB_SCHEMA,
+    OurNorthd,
+    OvsdbServer,
+    ReferenceNorthd,
+    nbctl,
+    sbctl,
+)
+from ovn_northd_py.devtools.testing import ovsdb_transact, wait_until
 from ovn_northd_py.release import DRAFT_ENV, RELEASES
 
 
@@ -156,12 +162,11 @@ def test_fdb_age_threshold_of_25_03(nets, monkeypatch):
 
     old = int(time.time() * 1000) - 30_000
     # (ovsdb-client: the host's ovn-sbctl is 23.03's, whose FDB has no timestamp)
-    ops = [{"op": "insert", "table": "FDB", "row": {"mac": mac, "timestamp": old,
-                                                    "dp_key": int(key("datapath_binding", f"external_ids:name={sw}")),
-                                                    "port_key": int(key("port_binding", f"logical_port={port}"))}}
-           for sw, port, mac in (("sw0", "p0", "00:00:00:00:aa:01"), ("sw1", "q0", "00:00:00:00:bb:01"))]
-    subprocess.run(["ovsdb-client", "transact", n.sb.remote, json.dumps(["OVN_Southbound", *ops])],
-                   check=True, capture_output=True)
+    ovsdb_transact(n.sb.remote, "OVN_Southbound", *(
+        {"op": "insert", "table": "FDB", "row": {"mac": mac, "timestamp": old,
+                                                 "dp_key": int(key("datapath_binding", f"external_ids:name={sw}")),
+                                                 "port_key": int(key("port_binding", f"logical_port={port}"))}}
+        for sw, port, mac in (("sw0", "p0", "00:00:00:00:aa:01"), ("sw1", "q0", "00:00:00:00:bb:01"))))
     n.nbctl("set", "logical_switch", "sw0", "other_config:fdb_age_threshold=5")
 
     def macs() -> set[str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ import pytest
 
 from ovn_northd_py.devtools.nb_json import NbOps
 from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl
-from ovn_northd_py.devtools.testing import free_port, metric, mismatches, node_runs
+from ovn_northd_py.devtools.testing import free_port, metric, mismatches, node_runs, ovsdb_select
 from ovn_northd_py.release import RELEASES
 
 NODES = ("northd", "lflow", "sb_sync")
@@ -165,14 +164,6 @@ def random_ops(
     return ops, added
 
 
-def _select(remote: str, db: str, table: str) -> list[dict[str, Any]]:
-    out = subprocess.run(["ovsdb-client", "transact", remote,
-                          json.dumps([db, {"op": "select", "table": table, "where": []}])],
-                         check=True, capture_output=True, text=True).stdout
-    rows: list[dict[str, Any]] = json.loads(out)[0]["rows"]
-    return rows
-
-
 def test_acl_2503_changes_incremental_equals_recompute(net25) -> None:
     """About 100 changes of tiers, samples, sampling apps, persist-established ACLs, port group
     membership and load balancers (statefulness without stateful ACLs), each checked
@@ -182,9 +173,9 @@ def test_acl_2503_changes_incremental_equals_recompute(net25) -> None:
     before = {n: node_runs(net.port, n, "recompute") for n in NODES}
     seed = int(os.environ.get("OVN_ACL_TEST_SEED", "20261202"))
     rnd = random.Random(seed)
-    samples = [r["_uuid"][1] for r in _select(net.nb.remote, "OVN_Northbound", "Sample")]
-    lsps = {r["name"]: r["_uuid"][1] for r in _select(net.nb.remote, "OVN_Northbound", "Logical_Switch_Port")}
-    lb = _select(net.nb.remote, "OVN_Northbound", "Load_Balancer")[0]["_uuid"][1]
+    samples = [r["_uuid"][1] for r in ovsdb_select(net.nb.remote, "OVN_Northbound", "Sample")]
+    lsps = {r["name"]: r["_uuid"][1] for r in ovsdb_select(net.nb.remote, "OVN_Northbound", "Logical_Switch_Port")}
+    lb = ovsdb_select(net.nb.remote, "OVN_Northbound", "Load_Balancer")[0]["_uuid"][1]
     m = Model()
     done: list[list[dict[str, Any]]] = []
     changes = 0
@@ -204,7 +195,7 @@ def test_acl_2503_changes_incremental_equals_recompute(net25) -> None:
     after = {n: node_runs(net.port, n, "recompute") for n in NODES}
     assert after == before, f"recomputed: {before} -> {after}"
     assert metric(net.port, "ovn_northd_py_incremental_checks_total") >= len(done) // 2
-    persist = {r["_uuid"][1] for r in _select(net.nb.remote, "OVN_Northbound", "ACL")
+    persist = {r["_uuid"][1] for r in ovsdb_select(net.nb.remote, "OVN_Northbound", "ACL")
                if r["action"] == "allow-related" and ["persist-established", "true"] in r["options"][1]}
-    ids = {r["_uuid"][1]: r["id"] for r in _select(net.sb.remote, "OVN_Southbound", "ACL_ID")}
+    ids = {r["_uuid"][1]: r["id"] for r in ovsdb_select(net.sb.remote, "OVN_Southbound", "ACL_ID")}
     assert set(ids) == persist and len(set(ids.values())) == len(ids), (ids, persist)
