@@ -27,12 +27,14 @@ from .stages import (
     LR_IN_ARP_REQUEST,
     LR_IN_ARP_RESOLVE,
     LR_IN_CHK_PKT_LEN,
+    LR_IN_CT_EXTRACT,
     LR_IN_DEFRAG,
     LR_IN_DHCP_RELAY_REQ,
     LR_IN_DHCP_RELAY_RESP,
     LR_IN_DHCP_RELAY_RESP_CHK,
     LR_IN_DNAT,
     LR_IN_ECMP_STATEFUL,
+    LR_IN_ECMP_STATEFUL_EGR,
     LR_IN_GW_REDIRECT,
     LR_IN_IP_INPUT,
     LR_IN_IP_ROUTING,
@@ -45,6 +47,7 @@ from .stages import (
     LR_IN_LOOKUP_NEIGHBOR,
     LR_IN_ND_RA_OPTIONS,
     LR_IN_ND_RA_RESPONSE,
+    LR_IN_NETWORK_ID,
     LR_IN_POLICY,
     LR_IN_POLICY_ECMP,
     LR_IN_POST_UNSNAT,
@@ -68,6 +71,7 @@ from .stages import (
     LS_IN_APPLY_PORT_SEC,
     LS_IN_ARP_RSP,
     LS_IN_CHECK_PORT_SEC,
+    LS_IN_CT_EXTRACT,
     LS_IN_DHCP_OPTIONS,
     LS_IN_DHCP_RESPONSE,
     LS_IN_DNS_LOOKUP,
@@ -80,10 +84,13 @@ from .stages import (
     LS_IN_LB_AFF_CHECK,
     LS_IN_LB_AFF_LEARN,
     LS_IN_LOOKUP_FDB,
+    LS_IN_MIRROR,
     LS_IN_NAT_HAIRPIN,
+    LS_IN_NETWORK_FUNCTION,
     LS_IN_PRE_ACL,
     LS_IN_PRE_HAIRPIN,
     LS_IN_PRE_LB,
+    LS_IN_PRE_NETWORK_FUNCTION,
     LS_IN_PRE_STATEFUL,
     LS_IN_PUT_FDB,
     LS_IN_QOS,
@@ -98,8 +105,11 @@ from .stages import (
     LS_OUT_APPLY_PORT_SEC,
     LS_OUT_CHECK_PORT_SEC,
     LS_OUT_LOOKUP_FDB,
+    LS_OUT_MIRROR,
+    LS_OUT_NETWORK_FUNCTION,
     LS_OUT_PRE_ACL,
     LS_OUT_PRE_LB,
+    LS_OUT_PRE_NETWORK_FUNCTION,
     LS_OUT_PRE_STATEFUL,
     LS_OUT_PUT_FDB,
     LS_OUT_QOS,
@@ -403,12 +413,54 @@ OVN_25_03 = FlowProfile(
     draft=True,
 )
 
+# OVN 26.03, a draft: its stage table as Debian sid's ovn-northd 26.03 writes it (tests/parity/
+# test_releases.py checks it against that reference's output); its behaviours are 25.03's plus
+# those 26.03 adds (ported so far).  Like 25.03's, served only with OVN_NORTHD_PY_DRAFT_PROFILES=1.
+OVN_26_03 = FlowProfile(
+    "26.03",
+    {
+        ("ls", "ingress"): (
+            LS_IN_CHECK_PORT_SEC, LS_IN_APPLY_PORT_SEC, LS_IN_MIRROR, LS_IN_LOOKUP_FDB, LS_IN_PUT_FDB,
+            LS_IN_PRE_ACL, LS_IN_PRE_LB, LS_IN_PRE_STATEFUL, LS_IN_ACL_HINT, LS_IN_ACL_EVAL, LS_IN_ACL_SAMPLE,
+            LS_IN_ACL_ACTION, LS_IN_QOS, LS_IN_CT_EXTRACT, LS_IN_LB_AFF_CHECK, LS_IN_LB, LS_IN_LB_AFF_LEARN,
+            LS_IN_PRE_HAIRPIN, LS_IN_NAT_HAIRPIN, LS_IN_HAIRPIN, LS_IN_ACL_AFTER_LB_EVAL,
+            LS_IN_ACL_AFTER_LB_SAMPLE, LS_IN_ACL_AFTER_LB_ACTION, LS_IN_PRE_NETWORK_FUNCTION, LS_IN_STATEFUL,
+            LS_IN_NETWORK_FUNCTION, LS_IN_ARP_RSP, LS_IN_DHCP_OPTIONS, LS_IN_DHCP_RESPONSE, LS_IN_DNS_LOOKUP,
+            LS_IN_DNS_RESPONSE, LS_IN_EXTERNAL_PORT, LS_IN_L2_LKUP, LS_IN_L2_UNKNOWN,
+        ),
+        ("ls", "egress"): (
+            LS_OUT_LOOKUP_FDB, LS_OUT_PUT_FDB, LS_OUT_PRE_ACL, LS_OUT_PRE_LB, LS_OUT_PRE_STATEFUL,
+            LS_OUT_ACL_HINT, LS_OUT_ACL_EVAL, LS_OUT_ACL_SAMPLE, LS_OUT_ACL_ACTION, LS_OUT_MIRROR, LS_OUT_QOS,
+            LS_OUT_PRE_NETWORK_FUNCTION, LS_OUT_STATEFUL, LS_OUT_NETWORK_FUNCTION, LS_OUT_CHECK_PORT_SEC,
+            LS_OUT_APPLY_PORT_SEC,
+        ),
+        ("lr", "ingress"): (
+            LR_IN_ADMISSION, LR_IN_LOOKUP_NEIGHBOR, LR_IN_LEARN_NEIGHBOR, LR_IN_IP_INPUT, LR_IN_DHCP_RELAY_REQ,
+            LR_IN_UNSNAT, LR_IN_POST_UNSNAT, LR_IN_DEFRAG, LR_IN_CT_EXTRACT, LR_IN_LB_AFF_CHECK, LR_IN_DNAT,
+            LR_IN_LB_AFF_LEARN, LR_IN_ECMP_STATEFUL, LR_IN_ND_RA_OPTIONS, LR_IN_ND_RA_RESPONSE,
+            LR_IN_IP_ROUTING_PRE, LR_IN_IP_ROUTING, LR_IN_IP_ROUTING_ECMP, LR_IN_POLICY, LR_IN_POLICY_ECMP,
+            LR_IN_DHCP_RELAY_RESP_CHK, LR_IN_DHCP_RELAY_RESP, LR_IN_ARP_RESOLVE, LR_IN_CHK_PKT_LEN,
+            LR_IN_LARGER_PKTS, LR_IN_GW_REDIRECT, LR_IN_NETWORK_ID, LR_IN_ARP_REQUEST,
+            LR_IN_ECMP_STATEFUL_EGR,
+        ),
+        ("lr", "egress"): (
+            LR_OUT_CHK_DNAT_LOCAL, LR_OUT_UNDNAT, LR_OUT_POST_UNDNAT, LR_OUT_SNAT, LR_OUT_POST_SNAT,
+            LR_OUT_EGR_LOOP, LR_OUT_DELIVERY,
+        ),
+    },
+    behaviours=OVN_25_03.behaviours | frozenset({
+    }),
+    northd_internal_version="26.03.1-21.8.0-82.14",
+    draft=True,
+)
+
 DEFAULT_PROFILE = OVN_23_03
 
 __all__ = [
     "DEFAULT_PROFILE",
     "OVN_23_03",
     "OVN_25_03",
+    "OVN_26_03",
     "FlowProfile",
     "StageNotInProfile",
     "StageTable",
