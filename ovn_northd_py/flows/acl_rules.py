@@ -168,7 +168,7 @@ def switch_acl_tiers(dp: Datapath, ctx: FlowCtx) -> Mapping[Stage, int]:
 
 def acl_eval_flows(
     acl: Any, acl_key: str, stateful: bool, use_ct_inv_match: bool, fair_meters: frozenset[str],
-    tiered: bool = False,
+    tiered: bool = False, commit_new_in_hint: bool = False,
 ) -> tuple[AclFlow, ...]:
     """Behaviour ``acl_eval_action`` (OVN 25.03): the ACL's flows set a verdict bit (reg8[16] allow,
     reg8[17] drop, reg8[18] reject) in ``ls_*_acl_eval`` and go on; ``ls_*_acl_action`` acts on it
@@ -186,7 +186,9 @@ def acl_eval_flows(
     * log-related flows (65533) set the allow bit;
     * ``pass`` sets no verdict: ``(M)`` -> ``next;`` (no hints even on a stateful switch);
     * tiers (``tiered``: an ACL of the same eval stage has a tier): every match starts with
-      ``reg8[30..31] == T && `` (T the ACL's tier, 0 included).
+      ``reg8[30..31] == T && `` (T the ACL's tier, 0 included);
+    * behaviour ``acl_hint_commits_new`` (26.03, ``commit_new_in_hint``): the hint of a new
+      connection already set the commit bit, so the allow-new flow (``reg0[7] == 1``) sets none.
     """
     ingress = acl.direction == "from-lport"
     stage = EVAL_STAGE[acl_stage(acl)]
@@ -227,7 +229,7 @@ def acl_eval_flows(
     commit = f"{REGBIT_CONNTRACK_COMMIT} = 1; "
     flows = [
         AclFlow(stage, prio, f"{tier}{REGBIT_ACL_HINT_ALLOW_NEW} == 1 && {m}",
-                f"{log}{verdict}{commit}{load_label}next;"),
+                f"{log}{verdict}{'' if commit_new_in_hint else commit}{load_label}next;"),
         AclFlow(stage, prio, f"{tier}{REGBIT_ACL_HINT_ALLOW} == 1 && {m}",
                 f"{log}{verdict}{commit}{load_label}next;" if label else f"{log}{verdict}next;"),
     ]
@@ -251,7 +253,8 @@ def acl_flows(
     """The flows of ACL ``acl`` on a switch that is (not) ``stateful`` (``features``: what every
     chassis supports, ``ct_label.blocked`` instead of ``ct_mark.blocked`` for old ones)."""
     if profile.has("acl_eval_action"):
-        return acl_eval_flows(acl, acl_key, stateful, use_ct_inv_match, fair_meters, tiered)
+        return acl_eval_flows(acl, acl_key, stateful, use_ct_inv_match, fair_meters, tiered,
+                              profile.has("acl_hint_commits_new"))
     ct_block = CT_BLOCK if features.ct_no_masked_label else CT_BLOCK.replace("ct_mark.", "ct_label.")
     ingress = acl.direction == "from-lport"
     stage = acl_stage(acl)

@@ -34,6 +34,7 @@ from ..northd.model import Datapath, Port
 from .context import FlowCtx
 from .copp import copp_meter
 from .lr_common import (
+    arp_request_then,
     first_ipv4,
     first_ipv6,
     gateway_mtu,
@@ -59,7 +60,7 @@ def build_lr_delivery_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
     owner = dp_owner(router)
     i = router.index
     # 25.03 also outputs the packet itself after the request (``arp_request_then_output``).
-    then = " output;" if ctx.profile.has("arp_request_then_output") else ""
+    then = arp_request_then(ctx)
     table.add(
         i,
         LR_IN_ARP_REQUEST,

@@ -95,6 +95,7 @@ from typing import Any
 from ..lflow.stages import (
     LR_IN_ADMISSION,
     LR_IN_ARP_RESOLVE,
+    LR_IN_CT_EXTRACT,
     LR_IN_DNAT,
     LR_IN_GW_REDIRECT,
     LR_IN_IP_INPUT,
@@ -145,6 +146,7 @@ from .lr_lb import (
     forces_snat_for_lb,
     nat_external_ips,
 )
+from .ls_lb import CT_EXTRACT_ACTIONS
 from .owners import NatOwner, RouterLbOwner, dp_owner, nat_owner, port_owner, router_lb_owner
 from .registers import (
     REG_ECMP_GROUP_ID,
@@ -197,6 +199,16 @@ def dnat_ct_flows(ctx: FlowCtx) -> tuple[tuple[int, str, str], ...]:
     if ctx.profile.has("lb_ct_not_rpl"):
         flows = [(p, m.replace("!ct.new", "!ct.new && !ct.rpl", 1), x) for p, m, x in flows]
     return tuple(flows)
+
+
+def _add_dnat_ct_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """:func:`dnat_ct_flows` of a router with load balancers and, with the ``ct_extract_lb_match``
+    behaviour (26.03), ``lr_in_ct_extract`` 100 loading new connections' protocol and port."""
+    i, owner = router.index, dp_owner(router)
+    for prio, match, actions in dnat_ct_flows(ctx):
+        table.add(i, LR_IN_DNAT, prio, match, actions, owner=owner)
+    if ctx.profile.has("ct_extract_lb_match"):
+        table.add(i, LR_IN_CT_EXTRACT, 100, "ct.new && ip", CT_EXTRACT_ACTIONS, owner=owner)
 
 
 @dataclass(frozen=True, slots=True)
@@ -704,8 +716,7 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
         return
     i, owner = router.index, dp_owner(router)
     if lbs:
-        for prio, match, actions in dnat_ct_flows(ctx):
-            table.add(i, LR_IN_DNAT, prio, match, actions, owner=owner)
+        _add_dnat_ct_flows(router, ctx, table)
     if router.nb.nat and not ctx.profile.has("dgp_nat_no_czone"):
         table.add(
             i, LR_OUT_CHK_DNAT_LOCAL, 50, f"ip && {ctx.features.ct('natted')} == 1", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;",
@@ -769,8 +780,7 @@ def _build_lbs(router: Datapath, gw: NatGw, lbs: list[Any], ctx: FlowCtx, table:
                gateway: bool = True) -> None:
     """The load balancers' flows (:mod:`.lr_lb`) and, on any router with one, DNAT's ct flows."""
     if not gateway:
-        for prio, match, actions in dnat_ct_flows(ctx):
-            table.add(router.index, LR_IN_DNAT, prio, match, actions, owner=dp_owner(router))
+        _add_dnat_ct_flows(router, ctx, table)
     force, nat_ips = forces_snat_for_lb(router, ctx), nat_external_ips(router)
     keep = ctx.keep_router_lbs
     for lb in lbs:

@@ -83,6 +83,7 @@ from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lr_bfd import BFD_MATCH, route_bfd_down
 from .lr_common import (
+    arp_request_then,
     find_lrp_for_ip,
     fmt_ip,
     lrp_hint,
@@ -455,7 +456,7 @@ def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable, ctx: FlowCtx) 
     mcast = format_mac((0x3333 << 32) | (int(sn) & 0xFFFFFFFF))
     g = fmt_ip(nexthop)
     match = f"eth.dst == 00:00:00:00:00:00 && {nexthop_family_match(ctx, True)} && {REG_NEXT_HOP_IPV6} == {g}"
-    then = " output;" if ctx.profile.has("arp_request_then_output") else ""
+    then = arp_request_then(ctx)
     actions = f"nd_ns {{ eth.dst = {mcast}; ip6.dst = {fmt_ip(sn)}; nd.target = {g}; output; }};{then}"
     uuid = str(row.uuid)
     table.add(router.index, LR_IN_ARP_REQUEST, 200, match, actions, hint=hint(uuid), owner=route_owner(uuid),

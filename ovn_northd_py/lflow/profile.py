@@ -448,7 +448,32 @@ OVN_26_03 = FlowProfile(
             LR_OUT_EGR_LOOP, LR_OUT_DELIVERY,
         ),
     },
-    behaviours=OVN_25_03.behaviours | frozenset({
+    behaviours=(OVN_25_03.behaviours - {
+        # 26.03 bypasses lr_in_unsnat again for a load-balancer VIP that is also a NAT external IP.
+        "no_lb_unsnat_bypass",
+        # lr_in_arp_request goes on to lr_in_ecmp_stateful_egr (arp_request_then_next).
+        "arp_request_then_output",
+    }) | frozenset({
+        # The load balancers match a new connection's protocol and destination port on
+        # reg1[16..23] / reg1[0..15], which ls_in_ct_extract / lr_in_ct_extract (100, on switches
+        # with VIPs and routers with load balancers) load with ct_proto() / ct_tp_dst(); the
+        # switch's fragment flows (ls_in_lb 110) match established connections only.
+        "ct_extract_lb_match",
+        # The new-connection ACL hints (ls_*_acl_hint 7, 6) set the commit bit (reg0[1]); the
+        # allow-new ACL flows and ls_*_acl_eval 1 no longer do.
+        "acl_hint_commits_new",
+        # ls_*_acl_eval 65532: replies match ``ct.est && !ct.rel && ct.rpl``, related traffic
+        # without ``!ct.inv``.
+        "acl_ct_match_v26",
+        # Network functions: ls_*_acl_eval's conntrack flows restore reg8[21] from ct_label.nf,
+        # ls_*_stateful commits ct_label.nf / nf_id (110 with a network function, 100 without),
+        # ls_{in,out}_pre_network_function and ls_{in,out}_network_function flows on every switch.
+        "network_function",
+        # lr_in_ip_input: TTL-expired packets get ICMP time exceeded per port (30) and per IPv4
+        # network of their source (31); the plain drop moves to 29.
+        "ttl_exceeded_per_port",
+        # lr_in_arp_request's flows end with ``next;`` (the stage's fallback too).
+        "arp_request_then_next",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
     draft=True,
