@@ -298,11 +298,20 @@ def build_lr_force_snat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) 
             firsts = ([("ip4", nets.ipv4[0].addr_s)] if nets.ipv4 else []) + (
                 [("ip6", nets.ipv6[0].addr_s)] if len(nets.ipv6) > 1 else []  # the last one is link-local
             )
+            # 26.03 (lr_network_id): the first address at 105, then one flow per network the next
+            # hop is in (110, flags.network_id == N, from lr_in_network_id).
+            per_net = ctx.profile.has("lr_network_id")
             for fam, addr in firsts:
                 table.add(i, LR_IN_UNSNAT, 110, f'inport == "{p.name}" && {fam}.dst == {addr}', "ct_snat;",
                           owner=owner)
-                table.add(i, LR_OUT_SNAT, 110, f'flags.force_snat_for_lb == 1 && {fam} && outport == "{p.name}"',
+                table.add(i, LR_OUT_SNAT, 105 if per_net else 110,
+                          f'flags.force_snat_for_lb == 1 && {fam} && outport == "{p.name}"',
                           f"ct_snat({addr});", owner=owner)
+            if per_net:
+                for fam, family in (("ip4", nets.ipv4), ("ip6", nets.ipv6[:-1])):
+                    for n, net in enumerate(family[:16]):
+                        table.add(i, LR_OUT_SNAT, 110, f"flags.force_snat_for_lb == 1 && flags.network_id == {n} && "
+                                  f'{fam} && outport == "{p.name}"', f"ct_snat({net.addr_s});", owner=owner)
     for option, flag in (("dnat_force_snat_ip", "force_snat_for_dnat"), ("lb_force_snat_ip", "force_snat_for_lb")):
         text = str(opts.get(option, ""))
         if text == "router_ip":

@@ -207,6 +207,8 @@ def build_ls_pre_lb_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         if facts.has_lb_vip:
             table.add(i, stage, 100, "ip", f"{REGBIT_CONNTRACK_NAT} = 1; next;", owner=owner)
     out_actions = NEXT if facts.has_stateful_acl else "ct_clear; next;"
+    if out_actions != NEXT and ctx.profile.has("pkt_sampled_flag"):  # 26.03: the sampling flag is reset too
+        out_actions = "flags.pkt_sampled = 0; " + out_actions
     ports = conntrack_skip_ports(dp, not facts.has_lb_vip)
     _skip_ports(dp, table, ports, (LS_IN_PRE_LB, LS_OUT_PRE_LB), out_actions)
 

@@ -203,3 +203,5 @@ REGBIT_NF_OUTPORT_SET: Final = "reg8[23]"
 # Behaviour "lr_ecmp_stateful_egr" (router): the routing stage decided a symmetric-ECMP reply
 # must be committed (lr_in_ecmp_stateful_egr).
 REGBIT_ECMP_COMMIT: Final = "reg9[10]"
+# Behaviour "lr_network_id": which network of its output port the next hop is in (4 bits).
+FLAG_NETWORK_ID: Final = "flags.network_id"

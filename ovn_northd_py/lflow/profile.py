@@ -474,6 +474,19 @@ OVN_26_03 = FlowProfile(
         "ttl_exceeded_per_port",
         # lr_in_arp_request's flows end with ``next;`` (the stage's fallback too).
         "arp_request_then_next",
+        # ls_in_l2_lkup: multicast to _MC_flood_l2 (70, IP 71) but ARP (71) and NA/RS/RA (72) to
+        # _MC_flood; a network function's returning packet output as is (100); a router's own
+        # ARP/NS flooding (75) for broadcasts only.
+        "l2_mcast_flood_l2",
+        # ls_out_pre_lb's ``ct_clear`` of router / localnet ports also resets flags.pkt_sampled.
+        "pkt_sampled_flag",
+        # lr_in_network_id: the next hop's network index on its output port (110) or 0 (105);
+        # lb_force_snat_ip=router_ip SNATs to that network's address (lr_out_snat 110, first
+        # address 105).
+        "lr_network_id",
+        # lr_in_ecmp_stateful_egr: per router port (and chassisredirect port) commit of
+        # symmetric-ECMP replies (reg9[10]).
+        "lr_ecmp_stateful_egr",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
     draft=True,
