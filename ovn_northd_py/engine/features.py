@@ -66,6 +66,7 @@ class SbFeatureCtx:
     sb_indexes: Mapping[str, RowIndex]  # Feature.sb_indexes (and the sb_sync node's), by name
     warn: Callable[..., None] | None = None  # WarnOnce.warn, for bad NB rows (None: do not warn)
     svc_monitor_mac: str = ""
+    svc_monitor_macs: list[str] | None = None  # the svc_monitor_mac Address_Set (None: [svc_monitor_mac])
     tracked: Tracked | None = None  # on_northd_sb: the northd node's tracked changes
 
 

@@ -487,6 +487,16 @@ OVN_26_03 = FlowProfile(
         # lr_in_ecmp_stateful_egr: per router port (and chassisredirect port) commit of
         # symmetric-ECMP replies (reg9[10]).
         "lr_ecmp_stateful_egr",
+        # ---- SB tables (SB schema 21.x) ----
+        # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
+        # svc_monitor_mac Address_Set.
+        "svc_monitor_mac_dst",
+        # Datapath_Binding nb_uuid and type; routers' external_ids:disable_garp_rarp.
+        "dp_binding_nb_uuid",
+        # RBAC_Permission for Learned_Route (ovn-controller inserts and updates it).
+        "rbac_learned_route",
+        # Load_Balancer options without hairpin_orig_tuple=true.
+        "no_hairpin_orig_tuple",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
     draft=True,

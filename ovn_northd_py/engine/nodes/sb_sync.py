@@ -235,7 +235,7 @@ class SbSyncNode(Node):
         assert gopts is not None
         hctx = self._feature_ctx(ctx)
         sync_sb_global(txn, sb, nb_global_row(nb), gopts)
-        dps = sync_datapaths(txn, sb, nd, stats)
+        dps = sync_datapaths(txn, sb, nd, stats, ctx.profile)
         groups = sync_ha_groups(txn, sb, nd, stats)
         sync_ref_chassis(sb, nd, groups)
         for f in self.features:  # rows the port bindings name (e.g. mirrors)
@@ -249,14 +249,15 @@ class SbSyncNode(Node):
         for f in self.features:
             if f.sync_sb is not None and not f.sync_sb_first:
                 f.sync_sb(hctx)
-        prune_datapaths(txn, sb, nd, stats)
+        prune_datapaths(txn, sb, nd, stats, ctx.profile)
 
 
 def feature_ctx(nb: DbConnection, sb: DbConnection, northd: NorthdNode, sb_txn: Any, stats: SyncStats,
                 warn: Callable[..., None] | None, sb_in: DbInput) -> SbFeatureCtx:
     gopts = northd.gopts
     return SbFeatureCtx(nb, sb, northd.data, sb_txn, stats, sb_in.indexes, warn=warn,
-                        svc_monitor_mac=gopts.svc_monitor_mac if gopts else "")
+                        svc_monitor_mac=gopts.svc_monitor_mac if gopts else "",
+                        svc_monitor_macs=gopts.svc_monitor_macs if gopts else None)
 
 
 # Port_Binding columns northd writes (the others belong to ovn-controller).
