@@ -107,9 +107,10 @@ def build_lrp_network_id_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
     if nets is None:
         return
     i, owner = port.dp.index, port_owner(port)
-    for fam, reg, family in (("ip4", REG_NEXT_HOP_IPV4, nets.ipv4), ("ip6", REG_NEXT_HOP_IPV6, nets.ipv6[:-1])):
-        for n, net in enumerate(family):
-            match = f'outport == "{port.name}" && {fam} && {reg} == {net.addr_s}/{net.plen}'
+    for fam, reg, family in (("ip4", REG_NEXT_HOP_IPV4, [(a.addr_s, a.plen) for a in nets.ipv4]),
+                             ("ip6", REG_NEXT_HOP_IPV6, [(a.addr_s, a.plen) for a in nets.ipv6[:-1]])):
+        for n, (addr, plen) in enumerate(family):
+            match = f'outport == "{port.name}" && {fam} && {reg} == {addr}/{plen}'
             nid = n if n < MAX_NETWORK_IDS else 0
             table.add(i, LR_IN_NETWORK_ID, 110, match, f"{FLAG_NETWORK_ID} = {nid}; next;", owner=owner)
 

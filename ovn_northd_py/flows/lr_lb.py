@@ -308,10 +308,10 @@ def build_lr_force_snat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) 
                           f'flags.force_snat_for_lb == 1 && {fam} && outport == "{p.name}"',
                           f"ct_snat({addr});", owner=owner)
             if per_net:
-                for fam, family in (("ip4", nets.ipv4), ("ip6", nets.ipv6[:-1])):
-                    for n, net in enumerate(family[:16]):
+                for fam, family in (("ip4", [a.addr_s for a in nets.ipv4]), ("ip6", [a.addr_s for a in nets.ipv6[:-1]])):
+                    for n, addr in enumerate(family[:16]):
                         table.add(i, LR_OUT_SNAT, 110, f"flags.force_snat_for_lb == 1 && flags.network_id == {n} && "
-                                  f'{fam} && outport == "{p.name}"', f"ct_snat({net.addr_s});", owner=owner)
+                                  f'{fam} && outport == "{p.name}"', f"ct_snat({addr});", owner=owner)
     for option, flag in (("dnat_force_snat_ip", "force_snat_for_dnat"), ("lb_force_snat_ip", "force_snat_for_lb")):
         text = str(opts.get(option, ""))
         if text == "router_ip":

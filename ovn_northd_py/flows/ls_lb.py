@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Final
 
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
@@ -203,12 +204,12 @@ def _vip_match(v: Vip, proto: str) -> str:
 
 
 # IP protocol numbers, as ``ct_proto()`` loads them.
-IP_PROTO_NUMBERS: Final = {"tcp": 6, "udp": 17, "sctp": 132}
+IP_PROTO_NUMBERS: Final = MappingProxyType({"tcp": 6, "udp": 17, "sctp": 132})
 # Behaviour "ct_extract_lb_match" (26.03): what ls_in_ct_extract / lr_in_ct_extract load.
 CT_EXTRACT_ACTIONS: Final = f"{REG_CT_PROTO} = ct_proto(); {REG_CT_TP_DST} = ct_tp_dst(); next;"
 
 
-def ct_extract_port_match(proto: str, port: int) -> str:
+def ct_extract_port_match(proto: str, port: int | str) -> str:
     """Behaviour ``ct_extract_lb_match`` (26.03): a VIP's protocol and port as the load balancers
     match them, on the registers the ``*_ct_extract`` stages loaded from conntrack
     (``reg1[16..23] == 6 && reg1[0..15] == 80`` where 25.03 had ``tcp.dst == 80``)."""

@@ -487,6 +487,8 @@ OVN_26_03 = FlowProfile(
         # lr_in_ecmp_stateful_egr: per router port (and chassisredirect port) commit of
         # symmetric-ECMP replies (reg9[10]).
         "lr_ecmp_stateful_egr",
+        # lr_out_delivery's priority-0 drop on every router (23.03, 25.03: with an enabled port).
+        "lr_delivery_drop_always",
         # ---- SB tables (SB schema 21.x) ----
         # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
         # svc_monitor_mac Address_Set.
