@@ -19,7 +19,11 @@ from ovn_northd_py.flows import FlowCtx, build_lflows
 from ovn_northd_py.flows.acl_index import build_acl_index
 from ovn_northd_py.flows.acl_rules import acl_flows
 from ovn_northd_py.flows.defaults import build_lr_default_flows
-from ovn_northd_py.flows.lr_delivery import build_lr_delivery_flows, build_lrp_ecmp_egr_flows, build_lrp_network_id_flows
+from ovn_northd_py.flows.lr_delivery import (
+    build_lr_delivery_flows,
+    build_lrp_ecmp_egr_flows,
+    build_lrp_network_id_flows,
+)
 from ovn_northd_py.flows.lr_ip_input import build_lr_ip_input_flows, build_lrp_ip_input_flows
 from ovn_northd_py.flows.lr_lb import build_router_lb_flows
 from ovn_northd_py.flows.lr_nat import NatGw
