@@ -567,7 +567,7 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
         return
     head = f"ip && {fam}.dst == {ext} && {r.inp}"
     if ctx.profile.has("dgp_nat_no_czone"):
-        _build_dgp_snat_flows(r, add, head, snat_allow)
+        _build_dgp_snat_flows(r, add, head, snat_allow, ctx.profile.has("dgp_nat_reply_tracked"))
         return
     if o.stateless:
         add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "next;")
@@ -593,11 +593,17 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
         add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
 
 
-def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str) -> None:
+def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str, reply_tracked: bool = False) -> None:
     """unSNAT / SNAT of a rule on a DGP with the ``dgp_nat_no_czone`` behaviour (25.03): SNAT in
     the SNAT zone, with the state of the reverse direction (entering through the DGP) tracked by
     ``lr_out_post_undnat`` 70 / ``lr_out_snat`` and committed to that zone by
-    ``lr_out_post_snat`` when new (observed)."""
+    ``lr_out_post_snat`` when new (observed).
+
+    ``reply_tracked`` (behaviour ``dgp_nat_reply_tracked``, 26.03, observed): the reverse
+    direction's ``ct_snat`` skips replies (``(!ct.trk || !ct.rpl)``), and a stateful
+    dnat_and_snat rule's reverse direction goes through the DNAT zone the same way
+    (``lr_out_post_undnat`` 75 ``ct_next(dnat);``, ``lr_out_snat`` / ``lr_out_post_snat`` at
+    the SNAT priority + 5: ``ct_dnat;`` / ``ct_commit_to_zone(dnat);``)."""
     fam, ext, o, log_ip = r.fam, r.ext, r.o, r.log_ip
     add(LR_IN_UNSNAT, 100, f"{head}{r.in_res}", "next;" if o.stateless else "ct_snat;")
     m = f"ip && {fam}.src == {log_ip} && {r.outp}{r.nat_res}"
@@ -609,10 +615,15 @@ def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str)
         if r.nat.type == "snat":
             add(LR_OUT_POST_UNDNAT, 70, f"{m}{track}", "ct_next(snat);")
         add(LR_OUT_SNAT, base, f"{m}{snat_allow}{track}", f"{r.set_src}ct_snat({o.ct_arg(ext)});")
+        back = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}"
         if r.nat.type == "snat":  # (observed: not for dnat_and_snat rules)
-            back = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}"
-            add(LR_OUT_SNAT, base, back, "ct_snat;")
+            add(LR_OUT_SNAT, base, f"{back}{track}" if reply_tracked else back, "ct_snat;")
             add(LR_OUT_POST_SNAT, base, f"{back} && ct.new", "ct_commit_to_zone(snat);")
+        elif reply_tracked:
+            dnat_allow = f" && {fam}.src == ${o.allowed}" if o.allowed else ""
+            add(LR_OUT_POST_UNDNAT, 75, f"{m}{track}", "ct_next(dnat);")
+            add(LR_OUT_SNAT, base + 5, f"{back}{dnat_allow}{track}", "ct_dnat;")
+            add(LR_OUT_POST_SNAT, base + 5, f"{back}{dnat_allow} && ct.new", "ct_commit_to_zone(dnat);")
     if o.exempted:
         add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
 

@@ -205,3 +205,5 @@ REGBIT_NF_OUTPORT_SET: Final = "reg8[23]"
 REGBIT_ECMP_COMMIT: Final = "reg9[10]"
 # Behaviour "lr_network_id": which network of its output port the next hop is in (4 bits).
 FLAG_NETWORK_ID: Final = "flags.network_id"
+# Behaviour "ext_arp_filter" (switch): an ARP request from a localnet port (REGBIT_EXT_ARP).
+REGBIT_EXT_ARP: Final = "reg0[22]"

@@ -487,6 +487,17 @@ OVN_26_03 = FlowProfile(
         # lr_in_ecmp_stateful_egr: per router port (and chassisredirect port) commit of
         # symmetric-ECMP replies (reg9[10]).
         "lr_ecmp_stateful_egr",
+        # NAT on a distributed gateway port: the reverse direction's ct_snat skips replies, and a
+        # dnat_and_snat rule's reverse direction is tracked and committed in the DNAT zone
+        # (lr_out_post_undnat 75, lr_out_snat / lr_out_post_snat at the SNAT priority + 5).
+        "dgp_nat_reply_tracked",
+        # ARP requests from a switch's localnet ports go on only where a gateway (DGP's
+        # chassisredirect port, gateway router port) or a distributed NAT's logical port is
+        # (ls_in_check_port_sec 75, ls_in_apply_port_sec 70/75/85, reg0[22]); the DGP's
+        # lr_in_lookup_neighbor ARP flows drop is_chassis_resident, and it ignores multicast NA/NS
+        # elsewhere (120).
+        "ext_arp_filter",
+        "dgp_neighbor_lookup_anywhere",
         # lr_out_delivery's priority-0 drop on every router (23.03, 25.03: with an enabled port).
         "lr_delivery_drop_always",
         # ---- SB tables (SB schema 21.x) ----
