@@ -266,6 +266,15 @@ def gateway_mtu(port: Port) -> int | None:
     return mtu if mtu > 0 else None
 
 
+def gateway_mtu_bypass(port: Port, ctx: FlowCtx) -> str | None:
+    """What skips the gateway MTU check of ``port`` (``options:gateway_mtu_bypass``).  Behaviour
+    ``gateway_mtu_ct_state`` (26.03, observed): ARP always does (``arp``, ``arp || X``)."""
+    bypass = port.nb.options.get("gateway_mtu_bypass")
+    if ctx.profile.has("gateway_mtu_ct_state"):
+        return f"arp || {bypass}" if bypass else "arp"
+    return bypass or None
+
+
 def pkt_larger_len(port: Port, mtu: int) -> int:
     """The frame length ``check_pkt_larger`` tests for ``options:gateway_mtu=mtu`` on ``port``: the
     MTU plus an Ethernet header (14), or plus 18 when a localnet port of the port's switch has a

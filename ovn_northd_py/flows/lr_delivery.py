@@ -43,6 +43,7 @@ from .lr_common import (
     first_ipv4,
     first_ipv6,
     gateway_mtu,
+    gateway_mtu_bypass,
     has_vtep_lports,
     lrp_hint,
     nexthop_family_match,
@@ -55,6 +56,10 @@ from .lr_ip_input import frag_needed_actions
 from .owners import dp_owner, port_owner
 from .registers import (
     FLAG_NETWORK_ID,
+    REG_CT_STATE,
+    REG_CT_STATE_BIT_DNAT,
+    REG_CT_STATE_BIT_RPL,
+    REG_CT_STATE_BIT_TRK,
     REG_NEXT_HOP_IPV4,
     REG_NEXT_HOP_IPV6,
     REGBIT_ECMP_COMMIT,
@@ -156,13 +161,19 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         return
     h = lrp_hint(port)
     out = f'outport == "{name}"'
+    # 26.03 (gateway_mtu_ct_state): the conntrack state is saved for lr_in_larger_pkts (reg4[0..7]).
+    ct_state = ctx.profile.has("gateway_mtu_ct_state")
+    go_on = f"{REG_CT_STATE} = ct_state_save(); next;" if ct_state else "next;"
     table.add(
-        i, LR_IN_CHK_PKT_LEN, 50, out, f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu)}); next;",
+        i, LR_IN_CHK_PKT_LEN, 50, out, f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu)}); {go_on}",
         hint=h, owner=owner
     )
-    bypass = port.nb.options.get("gateway_mtu_bypass")
+    bypass = gateway_mtu_bypass(port, ctx)
     if bypass:
-        table.add(i, LR_IN_CHK_PKT_LEN, 55, f"{out} && ({bypass})", "next;", hint=h, owner=owner)
+        table.add(i, LR_IN_CHK_PKT_LEN, 55, f"{out} && ({bypass})", go_on, hint=h, owner=owner)
+    # The saved state: tracked (bit 5), reply (3), DNATed (7).
+    dnat_reply = f"{REG_CT_STATE_BIT_TRK} && {REG_CT_STATE_BIT_RPL} && {REG_CT_STATE_BIT_DNAT}" if ct_state \
+        else "ct.trk && ct.rpl && ct.dnat"
     nets_by_port = router_info(port.dp, ctx).nets
     # 25.03 (icmp_snat_larger_pkts): the error for a reply of a DNATed connection (160) is SNATed
     # back (flags.icmp_snat, committed in lr_out_post_snat 100).
@@ -174,7 +185,7 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         meter = copp_meter(port.dp, ctx, f"{fam}-error")
         table.add(i, LR_IN_LARGER_PKTS, 150, match, actions, hint=oh, owner=owner, controller_meter=meter)
         if icmp_snat:
-            table.add(i, LR_IN_LARGER_PKTS, 160, f"{match} && ct.trk && ct.rpl && ct.dnat",
+            table.add(i, LR_IN_LARGER_PKTS, 160, f"{match} && {dnat_reply}",
                       actions.replace("_error {", "_error {flags.icmp_snat = 1; ", 1),
                       hint=oh, owner=owner, controller_meter=meter)
 

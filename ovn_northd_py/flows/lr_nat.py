@@ -127,6 +127,7 @@ from .context import FlowCtx, hint
 from .lr_common import (
     fmt_ip,
     gateway_mtu,
+    gateway_mtu_bypass,
     network_addr_for,
     nexthop_family,
     parse_ip_strict,
@@ -512,7 +513,7 @@ def _build_nat_dgp_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, dgp: Port,
         add(LR_IN_ADMISSION, 50, admit,
             f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(dgp, mtu)}); {store}" if mtu else store)
         if mtu:
-            bypass = dgp.nb.options.get("gateway_mtu_bypass")
+            bypass = gateway_mtu_bypass(dgp, ctx)
             if bypass:
                 add(LR_IN_ADMISSION, 55, f"{admit} && ({bypass})", store)
             add(

@@ -207,3 +207,9 @@ REGBIT_ECMP_COMMIT: Final = "reg9[10]"
 FLAG_NETWORK_ID: Final = "flags.network_id"
 # Behaviour "ext_arp_filter" (switch): an ARP request from a localnet port (REGBIT_EXT_ARP).
 REGBIT_EXT_ARP: Final = "reg0[22]"
+# Behaviour "gateway_mtu_ct_state" (router): lr_in_chk_pkt_len saves the conntrack state
+# (ct_state_save()) for lr_in_larger_pkts to test (bits: 5 tracked, 3 reply, 7 DNATed).
+REG_CT_STATE: Final = "reg4[0..7]"
+REG_CT_STATE_BIT_TRK: Final = "reg4[5]"
+REG_CT_STATE_BIT_RPL: Final = "reg4[3]"
+REG_CT_STATE_BIT_DNAT: Final = "reg4[7]"

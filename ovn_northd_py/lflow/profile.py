@@ -498,6 +498,10 @@ OVN_26_03 = FlowProfile(
         # elsewhere (120).
         "ext_arp_filter",
         "dgp_neighbor_lookup_anywhere",
+        # Gateway MTU: lr_in_chk_pkt_len saves the conntrack state (reg4[0..7] = ct_state_save())
+        # which lr_in_larger_pkts 160 tests (reg4[5] && reg4[3] && reg4[7]); ARP bypasses the
+        # check (``(arp)``, ``(arp || X)``); multicast admission is not measured.
+        "gateway_mtu_ct_state",
         # lr_out_delivery's priority-0 drop on every router (23.03, 25.03: with an enabled port).
         "lr_delivery_drop_always",
         # ---- SB tables (SB schema 21.x) ----
