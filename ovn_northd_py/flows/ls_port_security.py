@@ -43,7 +43,7 @@ from ..northd.addresses import AddressError, extract_lport_addresses, parse_mac
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
-from .lr_common import router_info
+from .lr_common import router_info, smap_bool
 from .ls_l2 import peer_router_port
 from .lsp_addrs import lsp_addresses
 from .owners import dp_owner, port_owner
@@ -100,19 +100,50 @@ def ext_arp_resident(port: Port, ctx: FlowCtx) -> str | None:
     return rp.name if router_info(rp.dp, ctx).is_gateway else None
 
 
-def _has_localnet(dp: Datapath) -> bool:
-    return any(p.kind == "lsp" and p.sb_type == "localnet" for p in dp.ports)
+def ext_arp_allowed(port: Port, ctx: FlowCtx) -> list[tuple[int, str]]:
+    """Behaviour ``ext_arp_filter`` (26.03, observed): the ``ls_in_apply_port_sec`` (priority,
+    match) pairs that let localnet ARP requests through for router-type switch port ``port``:
+    where its gateway is resident (75, :func:`ext_arp_resident`) and, when its peer is that
+    gateway or ``reside-on-redirect-chassis`` on a router with a distributed gateway port, for the
+    external IP of each distributed dnat_and_snat rule of the router (``external_mac`` and
+    ``logical_port``) where that logical port is (85)."""
+    rp = peer_router_port(port)
+    if rp is None:
+        return []
+    out: list[tuple[int, str]] = []
+    resident = ext_arp_resident(port, ctx)
+    if resident is not None:
+        out.append((75, f'{REGBIT_EXT_ARP} == 1 && is_chassis_resident("{resident}")'))
+    info = router_info(rp.dp, ctx)
+    if not info.dgps or not (rp.crp is not None or smap_bool(rp.nb.options, "reside-on-redirect-chassis", False)):
+        return out
+    for nat in rp.dp.nb.nat:
+        lport, mac = opt(nat.logical_port), opt(nat.external_mac)
+        ext = str(nat.external_ip).strip()
+        if nat.type != "dnat_and_snat" or not lport or not mac or ":" in ext:
+            continue
+        try:
+            parse_mac(str(mac).lstrip())
+        except AddressError:
+            continue
+        out.append((85, f'{REGBIT_EXT_ARP} == 1 && arp.tpa == {ext} && is_chassis_resident("{lport}")'))
+    return out
+
+
+def _filters_ext_arp(dp: Datapath, ctx: FlowCtx) -> bool:
+    """Does switch ``dp`` filter its localnet ports' ARP requests: it has localnet ports and a
+    router port whose gateway is resident somewhere (:func:`ext_arp_resident`; observed: a
+    ``reside-on-redirect-chassis`` port alone does not make it filter)."""
+    return (any(p.kind == "lsp" and p.sb_type == "localnet" for p in dp.ports)
+            and any(p.is_router_lsp and ext_arp_resident(p, ctx) is not None for p in dp.ports if p.kind == "lsp"))
 
 
 def build_ls_ext_arp_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """Behaviour ``ext_arp_filter`` (26.03, observed; ``man ovn-northd`` ingress table 0): on a
-    switch with localnet ports and a router port of a gateway router or distributed gateway port,
-    ARP requests from the localnet ports are marked (``ls_in_check_port_sec`` 75: ``reg0[22] =
-    1``) and dropped (``ls_in_apply_port_sec`` 70) except where a gateway is resident
-    (:func:`build_lsp_ext_arp_flows`)."""
-    if not ctx.profile.has("ext_arp_filter") or not _has_localnet(dp):
-        return
-    if not any(p.is_router_lsp and ext_arp_resident(p, ctx) is not None for p in dp.ports if p.kind == "lsp"):
+    switch that filters them (:func:`_filters_ext_arp`), ARP requests from its localnet ports are
+    marked (``ls_in_check_port_sec`` 75: ``reg0[22] = 1``) and dropped where no router port lets them
+    through (``ls_in_apply_port_sec`` 70, :func:`ext_arp_allowed`)."""
+    if not ctx.profile.has("ext_arp_filter") or not _filters_ext_arp(dp, ctx):
         return
     owner = dp_owner(dp)
     for p in dp.ports:
@@ -123,33 +154,14 @@ def build_ls_ext_arp_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
 
 
 def build_lsp_ext_arp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
-    """Behaviour ``ext_arp_filter`` (26.03, observed): the localnet ARP requests a router-type port's
-    gateway answers pass where it is resident (``ls_in_apply_port_sec`` 75), and those for the
-    external IP of a distributed dnat_and_snat rule of its router (with ``external_mac`` and
-    ``logical_port``) where that logical port is (85)."""
+    """Behaviour ``ext_arp_filter`` (26.03): a router-type port's :func:`ext_arp_allowed` flows, on a
+    switch that filters localnet ARP requests."""
     if port.kind != "lsp" or not port.is_router_lsp or not ctx.profile.has("ext_arp_filter"):
         return
-    resident = ext_arp_resident(port, ctx)
-    if resident is None or not _has_localnet(port.dp):
+    if not _filters_ext_arp(port.dp, ctx):
         return
-    owner, i = port_owner(port), port.dp.index
-    table.add(i, LS_IN_APPLY_PORT_SEC, 75, f'{REGBIT_EXT_ARP} == 1 && is_chassis_resident("{resident}")', "next;",
-              owner=owner)
-    rp = peer_router_port(port)
-    if rp is None or rp.crp is None:
-        return
-    for nat in rp.dp.nb.nat:
-        lport, mac = opt(nat.logical_port), opt(nat.external_mac)
-        ext = str(nat.external_ip).strip()
-        if nat.type != "dnat_and_snat" or not lport or not mac or ":" in ext:
-            continue
-        try:
-            parse_mac(str(mac).lstrip())
-        except AddressError:
-            continue
-        table.add(i, LS_IN_APPLY_PORT_SEC, 85,
-                  f'{REGBIT_EXT_ARP} == 1 && arp.tpa == {ext} && is_chassis_resident("{lport}")', "next;",
-                  owner=owner)
+    for prio, match in ext_arp_allowed(port, ctx):
+        table.add(port.dp.index, LS_IN_APPLY_PORT_SEC, prio, match, "next;", owner=port_owner(port))
 
 
 def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

@@ -502,6 +502,10 @@ OVN_26_03 = FlowProfile(
         # which lr_in_larger_pkts 160 tests (reg4[5] && reg4[3] && reg4[7]); ARP bypasses the
         # check (``(arp)``, ``(arp || X)``); multicast admission is not measured.
         "gateway_mtu_ct_state",
+        # ECMP symmetric reply without next-hop checks: one lr_in_ecmp_stateful commit per member
+        # port ((ct.new || ct.est)), replies recognised by ct_mark.ecmp_reply_port alone, symmetric
+        # members marking reg9[10] for lr_in_ecmp_stateful_egr.
+        "ecmp_symmetric_ct_mark",
         # lr_out_delivery's priority-0 drop on every router (23.03, 25.03: with an enabled port).
         "lr_delivery_drop_always",
         # ---- SB tables (SB schema 21.x) ----
