@@ -241,3 +241,121 @@ def test_ttl_exceeded_per_port_and_per_source_network() -> None:
              'transit */ ip4.dst = ip4.src; ip4.src = 10.0.2.1 ; ip.ttl = 254; outport = "r1-b"; flags.loopback = 1; '
              'output; };')) in flows
     assert any(p == 30 and m == 'inport == "r1-b" && ip6 && ip.ttl == {0, 1} && !ip.later_frag' for p, m, _ in flows)
+
+
+# ---- distributed gateway ports, localnet ARP filtering, gateway MTU (Neutron-like, observed) ----
+
+def _dgp_net(localnet: bool = True, mtu: bool = False) -> tuple[Any, Any, Any, Any]:
+    from test_flows_l2 import Net, nat
+
+    net = Net()
+    fip = nat("00000000-0000-0000-0000-0000000000f1", "dnat_and_snat", "172.24.0.16", "fa:16:3e:33:f3:cb", "vm1",
+              logical_ip="10.0.2.10")
+    r = net.router("r1", nat=[fip])
+    pub = net.switch("public")
+    opts = {"gateway_mtu": "1500"} if mtu else {}
+    dgp = net.lrp(r, "lrp-gw", "fa:16:3e:63:5e:3f", "172.24.0.15/16", options=opts)
+    dgp.crp = net.gateway(dgp)
+    net.router_port(pub, dgp, "pub-r1", "router")
+    inner = net.lrp(r, "lrp-in", "fa:16:3e:23:71:24", "10.0.2.1/24")
+    sw = net.switch("tenant")
+    net.router_port(sw, inner, "tenant-r1", "router")
+    net.lsp(sw, "vm1", "fa:16:3e:00:00:01 10.0.2.10")
+    if localnet:
+        net.lsp(pub, "provnet", "unknown", type="localnet").nb.tag_request = []
+    return net, r, pub, dgp
+
+
+def test_localnet_arp_requests_pass_only_where_a_gateway_is() -> None:
+    from ovn_northd_py.lflow.stages import LS_IN_APPLY_PORT_SEC, LS_IN_CHECK_PORT_SEC
+
+    net, _, pub, _ = _dgp_net()
+    flows = net.build(profile=OVN_26_03)
+    assert flows.keys(pub, LS_IN_CHECK_PORT_SEC, 75) == {
+        (75, 'arp.op == 1 && inport == "provnet"', "reg0[22] = 1; next;")}
+    assert flows.keys(pub, LS_IN_APPLY_PORT_SEC) >= {
+        (70, "reg0[22] == 1", "drop;"),
+        (75, 'reg0[22] == 1 && is_chassis_resident("cr-lrp-gw")', "next;"),
+        (85, 'reg0[22] == 1 && arp.tpa == 172.24.0.16 && is_chassis_resident("vm1")', "next;"),
+    }
+    assert not net.build(profile=OVN_25_03).keys(pub, LS_IN_CHECK_PORT_SEC, 75)
+
+
+def test_no_localnet_arp_filter_without_a_localnet_port() -> None:
+    from ovn_northd_py.lflow.stages import LS_IN_APPLY_PORT_SEC
+
+    net, _, pub, _ = _dgp_net(localnet=False)
+    assert not net.build(profile=OVN_26_03).keys(pub, LS_IN_APPLY_PORT_SEC, 70)
+
+
+def test_dgp_arp_lookups_on_every_chassis() -> None:
+    from ovn_northd_py.lflow.stages import LR_IN_LOOKUP_NEIGHBOR
+
+    net, r, _, _ = _dgp_net()
+    keys = net.build(profile=OVN_26_03).keys(r, LR_IN_LOOKUP_NEIGHBOR)
+    assert (100, 'inport == "lrp-gw" && arp.spa == 172.24.0.0/16 && arp.op == 1',
+            "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); next;") in keys
+    assert (120, 'inport == "lrp-gw" && (nd_na || nd_ns) && eth.mcast && !is_chassis_resident("cr-lrp-gw")',
+            "reg9[2] = 1; next;") in keys
+
+
+def test_dgp_dnat_and_snat_reverse_direction_in_the_dnat_zone() -> None:
+    from ovn_northd_py.lflow.stages import LR_OUT_POST_SNAT, LR_OUT_POST_UNDNAT, LR_OUT_SNAT
+
+    net, r, _, _ = _dgp_net()
+    flows = net.build(profile=OVN_26_03)
+    res = 'is_chassis_resident("vm1")'
+    assert (75, f'ip && ip4.src == 10.0.2.10 && outport == "lrp-gw" && {res} && (!ct.trk || !ct.rpl)',
+            "ct_next(dnat);") in flows.keys(r, LR_OUT_POST_UNDNAT)
+    assert (166, f'ip && ip4.dst == 10.0.2.10 && inport == "lrp-gw" && {res} && (!ct.trk || !ct.rpl)',
+            "ct_dnat;") in flows.keys(r, LR_OUT_SNAT)
+    assert (166, f'ip && ip4.dst == 10.0.2.10 && inport == "lrp-gw" && {res} && ct.new',
+            "ct_commit_to_zone(dnat);") in flows.keys(r, LR_OUT_POST_SNAT)
+    assert not net.build(profile=OVN_25_03).keys(r, LR_OUT_POST_UNDNAT, 75)
+
+
+def test_gateway_mtu_saves_the_conntrack_state_and_lets_arp_bypass() -> None:
+    from ovn_northd_py.lflow.stages import LR_IN_ADMISSION, LR_IN_CHK_PKT_LEN, LR_IN_LARGER_PKTS
+
+    net, r, _, _ = _dgp_net(mtu=True)
+    flows = net.build(profile=OVN_26_03)
+    assert flows.keys(r, LR_IN_CHK_PKT_LEN) >= {
+        (50, 'outport == "lrp-gw"', "reg9[1] = check_pkt_larger(1514); reg4[0..7] = ct_state_save(); next;"),
+        (55, 'outport == "lrp-gw" && (arp)', "reg4[0..7] = ct_state_save(); next;"),
+    }
+    assert (50, 'eth.mcast && inport == "lrp-gw"', "xreg0[0..47] = fa:16:3e:63:5e:3f; next;") in flows.keys(
+        r, LR_IN_ADMISSION)
+    assert any(m.endswith("reg4[5] && reg4[3] && reg4[7]") for _, m, _ in flows.keys(r, LR_IN_LARGER_PKTS, 160))
+
+
+def test_symmetric_ecmp_replies_by_ct_mark_alone() -> None:
+    # Observed (gen_random, ecmp_symmetric_reply on a gateway router's routes).
+    from test_flows_router import _route
+
+    from ovn_northd_py.flows.lr_pipeline import build_lr_route_and_policy_flows
+    from ovn_northd_py.lflow.stages import (
+        LR_IN_DEFRAG,
+        LR_IN_ECMP_STATEFUL,
+        LR_IN_IP_ROUTING,
+        LR_IN_IP_ROUTING_ECMP,
+    )
+
+    sym = {"ecmp_symmetric_reply": "true"}
+    routes = [_route(0x10, "198.51.100.0/24", "10.0.1.10", options=sym),
+              _route(0x11, "198.51.100.0/24", "10.0.1.11", options=sym)]
+    nd, r = _router(routes, [])
+    r.nb.options["chassis"] = "hv1"
+    r.ports[0].tunnel_key = 1
+    table = FlowTable(1)
+    build_lr_route_and_policy_flows(r, FlowCtx(nd, profile=OVN_26_03), table)
+    assert _flows(table, LR_IN_DEFRAG) == {
+        (100, "reg7 == 0 && ip4.dst == 198.51.100.0/24", "ct_next;"),
+        (100, 'inport == "r1-a" && ip4.src == 198.51.100.0/24', "ct_next;")}
+    assert _flows(table, LR_IN_ECMP_STATEFUL) == {
+        (100, 'inport == "r1-a" && ip4.src == 198.51.100.0/24 && (ct.new || ct.est)',
+         "ct_commit { ct_label.ecmp_reply_eth = eth.src; ct_mark.ecmp_reply_port = 1;}; next;")}
+    assert (10300, "ct_mark.ecmp_reply_port == 1 && reg7 == 0 && ip4.dst == 198.51.100.0/24",
+            'ip.ttl--; flags.loopback = 1; eth.src = 02:00:00:00:01:01; reg5 = 10.0.1.1; outport = "r1-a"; next;'
+            ) in _flows(table, LR_IN_IP_ROUTING)
+    members = [a for p, _, a in _flows(table, LR_IN_IP_ROUTING_ECMP) if p == 100]
+    assert len(members) == 2 and all(a.endswith("reg9[9] = 1; reg9[10] = 1; next;") for a in members)
