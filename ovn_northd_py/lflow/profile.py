@@ -518,6 +518,8 @@ OVN_26_03 = FlowProfile(
         "rbac_learned_route",
         # Load_Balancer options without hairpin_orig_tuple=true.
         "no_hairpin_orig_tuple",
+        # Service_Monitor rows of load balancers' health checks say type=load-balancer.
+        "service_monitor_type",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
     draft=True,

@@ -69,3 +69,14 @@ def test_load_balancer_rows_without_hairpin_orig_tuple() -> None:
     assert new is not None and old is not None
     assert "hairpin_orig_tuple" not in str(new.cols["options"]) and "reject" in str(new.cols["options"])
     assert "hairpin_orig_tuple" in str(old.cols["options"])
+
+
+def test_service_monitors_say_they_monitor_a_load_balancer() -> None:
+    from ovn_northd_py.flows.lb_health import desired_monitors
+
+    hc = SimpleNamespace(vip="10.0.0.100:80", options={"interval": "5"})
+    lb = SimpleNamespace(uuid=uuid.UUID(int=3), vips={"10.0.0.100:80": "10.0.0.1:8080"}, protocol=["tcp"],
+                         health_check=[hc], ip_port_mappings={"10.0.0.1": "p1:10.0.0.254"}, options={})
+    typed = desired_monitors([lb], lambda name: True, "0a:00:00:00:00:01", typed=True)
+    assert [w["type"] for w in typed.values()] == [["load-balancer"]]
+    assert all("type" not in w for w in desired_monitors([lb], lambda name: True, "0a:00:00:00:00:01").values())
