@@ -506,6 +506,9 @@ OVN_26_03 = FlowProfile(
         # port ((ct.new || ct.est)), replies recognised by ct_mark.ecmp_reply_port alone, symmetric
         # members marking reg9[10] for lr_in_ecmp_stateful_egr.
         "ecmp_symmetric_ct_mark",
+        # lr_in_arp_resolve: no binding of a localport's addresses on a distributed gateway port
+        # with redirect-type=bridged.
+        "bridged_dgp_no_localport_binding",
         # lr_out_delivery's priority-0 drop on every router (23.03, 25.03: with an enabled port).
         "lr_delivery_drop_always",
         # ---- SB tables (SB schema 21.x) ----

@@ -359,3 +359,24 @@ def test_symmetric_ecmp_replies_by_ct_mark_alone() -> None:
             ) in _flows(table, LR_IN_IP_ROUTING)
     members = [a for p, _, a in _flows(table, LR_IN_IP_ROUTING_ECMP) if p == 100]
     assert len(members) == 2 and all(a.endswith("reg9[9] = 1; reg9[10] = 1; next;") for a in members)
+
+
+def test_localport_not_bound_on_a_bridged_distributed_gateway_port() -> None:
+    # Observed (gen_neutron 10): the metadata localport of the public network.
+    from test_flows_l2 import Net
+
+    from ovn_northd_py.lflow.stages import LR_IN_ARP_RESOLVE
+
+    def bindings(profile: Any) -> set[tuple[int, str, str]]:
+        net = Net()
+        r = net.router("r1")
+        pub = net.switch("public")
+        dgp = net.lrp(r, "lrp-gw", "fa:16:3e:1d:c0:d1", "172.24.0.27/16", options={"redirect-type": "bridged"})
+        dgp.crp = net.gateway(dgp)
+        net.router_port(pub, dgp, "pub-r1", "router")
+        net.lsp(pub, "ovnmeta", "fa:16:3e:f8:cf:9b 172.24.0.10", type="localport")
+        return net.build(profile=profile).keys(r, LR_IN_ARP_RESOLVE, 100)
+
+    flow = (100, 'outport == "lrp-gw" && reg0 == 172.24.0.10', "eth.dst = fa:16:3e:f8:cf:9b; next;")
+    assert flow not in bindings(OVN_26_03)
+    assert flow in bindings(OVN_25_03)
