@@ -168,8 +168,11 @@ def build_ls_mcast_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     owner = dp_owner(dp)
     i = dp.index
     meter = copp_meter(dp, ctx, "igmp")
-    for match in ("igmp", "mldv1 || mldv2"):
-        table.add(i, LS_IN_L2_LKUP, 100, match, "igmp;", owner=owner, controller_meter=meter)
+    # 26.03 (igmp_loopback_flag): reports ovn-controller sends back (flags.igmp_loopback) are not
+    # snooped again.
+    head = "flags.igmp_loopback == 0 && " if ctx.profile.has("igmp_loopback_flag") else ""
+    for match in ("igmp", "(mldv1 || mldv2)" if head else "mldv1 || mldv2"):
+        table.add(i, LS_IN_L2_LKUP, 100, head + match, "igmp;", owner=owner, controller_meter=meter)
     table.add(
         i, LS_IN_L2_LKUP, 85, "ip4.mcast && ip4.dst == 224.0.0.0/24", f'outport = "{MC_FLOOD_L2}"; output;',
         owner=owner,
@@ -217,7 +220,9 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         # too (_MC_flood); a packet sent back here by a network function keeps its outport (100).
         table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD_L2}"; output;', owner=owner)
         table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && arp", f'outport = "{MC_FLOOD}"; output;', owner=owner)
-        table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && ip", f'outport = "{MC_FLOOD_L2}"; output;', owner=owner)
+        # (with a multicast-relay router attached, a copy goes to _MC_mrouter_flood)
+        relay = f'clone {{ outport = "{MC_MROUTER_FLOOD}"; output; }}; ' if switch_mcast(dp, ctx).relay else ""
+        table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && ip", f'{relay}outport = "{MC_FLOOD_L2}"; output;', owner=owner)
         table.add(i, LS_IN_L2_LKUP, 72, "eth.mcast && (nd_na || nd_rs || nd_ra)", f'outport = "{MC_FLOOD}"; output;',
                   owner=owner)
         table.add(i, LS_IN_L2_LKUP, 100, f"{REGBIT_NF_OUTPORT_SET} == 1", "output;", owner=owner)

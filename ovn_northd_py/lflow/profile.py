@@ -478,6 +478,11 @@ OVN_26_03 = FlowProfile(
         # _MC_flood; a network function's returning packet output as is (100); a router's own
         # ARP/NS flooding (75) for broadcasts only.
         "l2_mcast_flood_l2",
+        # (with a multicast-relay router attached, eth.mcast && ip (71) is also cloned to
+        # _MC_mrouter_flood.)
+        # ls_in_l2_lkup 100 of a snooping switch: IGMP / MLD only when not looped back by
+        # ovn-controller (flags.igmp_loopback == 0).
+        "igmp_loopback_flag",
         # ls_out_pre_lb's ``ct_clear`` of router / localnet ports also resets flags.pkt_sampled.
         "pkt_sampled_flag",
         # lr_in_network_id: the next hop's network index on its output port (110) or 0 (105);
