@@ -354,8 +354,8 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
         if len(members) == 1:
             _add_unique_route(i, members[0], table, ctx)
     # 26.03 (ecmp_symmetric_ct_mark): a symmetric member marks its traffic for
-    # lr_in_ecmp_stateful_egr to commit (reg9[10]).
-    mark = ctx.profile.has("ecmp_symmetric_ct_mark") and router_info(router, ctx).is_gateway
+    # lr_in_ecmp_stateful_egr to commit (reg9[10]; observed on distributed routers too).
+    mark = ctx.profile.has("ecmp_symmetric_ct_mark")
     for gid, members in enumerate(order, start=1):
         first = members[0]
         ids = ", ".join(str(m) for m in range(1, len(members) + 1))
