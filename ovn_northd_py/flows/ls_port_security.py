@@ -43,7 +43,7 @@ from ..northd.addresses import AddressError, extract_lport_addresses, parse_mac
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
-from .lr_common import router_info, smap_bool
+from .lr_common import router_info
 from .ls_l2 import peer_router_port
 from .lsp_addrs import lsp_addresses
 from .owners import dp_owner, port_owner
@@ -103,10 +103,10 @@ def ext_arp_resident(port: Port, ctx: FlowCtx) -> str | None:
 def ext_arp_allowed(port: Port, ctx: FlowCtx) -> list[tuple[int, str]]:
     """Behaviour ``ext_arp_filter`` (26.03, observed): the ``ls_in_apply_port_sec`` (priority,
     match) pairs that let localnet ARP requests through for router-type switch port ``port``:
-    where its gateway is resident (75, :func:`ext_arp_resident`) and, when its peer is that
-    gateway or ``reside-on-redirect-chassis`` on a router with a distributed gateway port, for the
-    external IP of each distributed dnat_and_snat rule of the router (``external_mac`` and
-    ``logical_port``) where that logical port is (85)."""
+    where its gateway is resident (75, :func:`ext_arp_resident`) and, when its router has a
+    distributed gateway port (whichever port of it this is), for the external IP of each
+    distributed dnat_and_snat rule of the router (``external_mac`` and ``logical_port``) where that
+    logical port is (85)."""
     rp = peer_router_port(port)
     if rp is None:
         return []
@@ -114,8 +114,7 @@ def ext_arp_allowed(port: Port, ctx: FlowCtx) -> list[tuple[int, str]]:
     resident = ext_arp_resident(port, ctx)
     if resident is not None:
         out.append((75, f'{REGBIT_EXT_ARP} == 1 && is_chassis_resident("{resident}")'))
-    info = router_info(rp.dp, ctx)
-    if not info.dgps or not (rp.crp is not None or smap_bool(rp.nb.options, "reside-on-redirect-chassis", False)):
+    if not router_info(rp.dp, ctx).dgps:
         return out
     for nat in rp.dp.nb.nat:
         lport, mac = opt(nat.logical_port), opt(nat.external_mac)
