@@ -49,6 +49,7 @@ from ..sync.template_vars import ctv_key
 from . import (
     feature_acl,
     feature_bfd,
+    feature_fdb,
     feature_lb,
     feature_mirror,
     feature_qos,
@@ -187,6 +188,13 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
             on_nb_sb=ctv.on_nb_sb,
             sync_sb=ctv.sync_sb,
             on_sb=feature_template_vars.on_sb,
+        ),
+        Feature(
+            "fdb",
+            nb_tables=frozenset(),
+            sb_watch=frozenset({"FDB"}),  # ovn-controller's rows: the stale ones are deleted
+            sync_sb=feature_fdb.sync_sb,
+            on_sb=feature_fdb.on_sb,
         ),
     ])
 

@@ -408,6 +408,10 @@ OVN_25_03 = FlowProfile(
         # ls_in_l2_lkup's flood of a router's own ARP/NS (75) lists the router port's MAC first,
         # then the NAT external MACs (23.03: one OVS string-set order for all).
         "l2_flood_router_mac_first",
+        # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
+        "mac_binding_age_cidrs",
+        # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).
+        "fdb_aging",
     }),
     northd_internal_version="25.03.0-20.41.0-77.6",
     draft=True,
