@@ -532,6 +532,9 @@ OVN_26_03 = FlowProfile(
         "no_hairpin_orig_tuple",
         # Service_Monitor rows of load balancers' health checks say type=load-balancer.
         "service_monitor_type",
+        # DNS rows with the NB row's uuid, no external_ids:dns_id, options:ovn-owned (default
+        # false).
+        "dns_nb_uuid",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
     draft=True,

@@ -80,3 +80,19 @@ def test_service_monitors_say_they_monitor_a_load_balancer() -> None:
     typed = desired_monitors([lb], lambda name: True, "0a:00:00:00:00:01", typed=True)
     assert [w["type"] for w in typed.values()] == [["load-balancer"]]
     assert all("type" not in w for w in desired_monitors([lb], lambda name: True, "0a:00:00:00:00:01").values())
+
+
+def test_dns_rows_take_the_nb_uuid_and_say_ovn_owned() -> None:
+    from ovn_northd_py.sync.dns import _desired, _uuid_of, dns_key
+
+    nb_row = SimpleNamespace(uuid=uuid.UUID(int=5), records={"vm1.example.org": "10.0.0.1"}, options={})
+    users = {str(nb_row.uuid): (nb_row, ["ls1"])}
+    want = _desired(users, {"ls1": "dp-row"}, OVN_26_03)[str(nb_row.uuid)]
+    assert want["external_ids"] == {} and want["options"] == {"ovn-owned": "false"}
+    uuid_of = _uuid_of(OVN_26_03)
+    assert uuid_of is not None and uuid_of(str(nb_row.uuid)) == nb_row.uuid
+    assert _desired(users, {"ls1": "dp-row"}, OVN_25_03)[str(nb_row.uuid)]["external_ids"] == {
+        "dns_id": str(nb_row.uuid)}
+    sb_row = SimpleNamespace(uuid=nb_row.uuid, external_ids={}, options={"ovn-owned": "false"})
+    assert dns_key(sb_row) == str(nb_row.uuid)
+    assert dns_key(SimpleNamespace(uuid=uuid.UUID(int=6), external_ids={}, options={})) is None
