@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .lflow.profile import OVN_23_03, OVN_25_03, FlowProfile
+from .lflow.profile import OVN_23_03, OVN_25_03, OVN_26_03, FlowProfile
 from .ovsdb.schema_check import SchemaMismatch, SchemaVersion, check_compatible
 
 SCHEMA_ROOT = Path(__file__).resolve().parent / "schemas"
@@ -74,7 +74,7 @@ RELEASES: dict[str, Release] = {
     for r in (
         Release("23.03", "bookworm", "7.0.0", "20.27.0", OVN_23_03, SCHEMA_ROOT),
         Release("25.03", "trixie", "7.11.0", "20.41.0", None, SCHEMA_ROOT / "25.03", draft_profile=OVN_25_03),
-        Release("26.03", "sid", "7.18.0", "21.8.0", None, SCHEMA_ROOT / "26.03"),
+        Release("26.03", "sid", "7.18.0", "21.8.0", None, SCHEMA_ROOT / "26.03", draft_profile=OVN_26_03),
     )
 }
 DEFAULT_RELEASE = RELEASES["23.03"]

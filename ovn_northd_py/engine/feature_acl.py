@@ -493,7 +493,8 @@ class AclSb:
         """Full sync: SB Address_Set (NB sets, port groups' sets, ``svc_monitor_mac``, routers' load
         balancer VIPs), Port_Group and Meter."""
         nb, nd = h.nb, h.nd
-        sync_address_sets(h.sb_txn, h.sb, desired_address_sets(nb, h.svc_monitor_mac, nd, h.warn), h.stats)
+        sync_address_sets(h.sb_txn, h.sb, desired_address_sets(nb, h.svc_monitor_mac, nd, h.warn,
+                                                                 svc_monitor_macs=h.svc_monitor_macs), h.stats)
         sync_port_groups(h.sb_txn, h.sb, desired_port_groups(nb, nd), h.stats)
         sync_meters(h.sb_txn, h.sb, desired_meters(nb), h.stats)
         sync_acl_ids(h.sb_txn, h.sb, nb, h.stats, h.warn)

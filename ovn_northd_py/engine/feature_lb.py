@@ -336,7 +336,7 @@ class LbMonitors:
         self.monitors = monitors
 
     def sync_sb(self, h: SbFeatureCtx) -> None:
-        self.monitors.full(h.sb_txn, h.sb, h.nb, h.nd, h.svc_monitor_mac, h.stats)
+        self.monitors.full(h.sb_txn, h.sb, h.nb, h.nd, h.svc_monitor_mac, h.stats, h.profile)
 
     def on_nb_sb(self, changes: list[RowChange], h: SbFeatureCtx) -> bool:
         return self.monitors.on_nb(h, h.nd, h.svc_monitor_mac, changes)

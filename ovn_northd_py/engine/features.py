@@ -27,6 +27,7 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..ovsdb.connection import DbConnection, RowChange
 from .engine import HandlerResult
 
@@ -66,6 +67,8 @@ class SbFeatureCtx:
     sb_indexes: Mapping[str, RowIndex]  # Feature.sb_indexes (and the sb_sync node's), by name
     warn: Callable[..., None] | None = None  # WarnOnce.warn, for bad NB rows (None: do not warn)
     svc_monitor_mac: str = ""
+    svc_monitor_macs: list[str] | None = None  # the svc_monitor_mac Address_Set (None: [svc_monitor_mac])
+    profile: FlowProfile = DEFAULT_PROFILE  # the release served
     tracked: Tracked | None = None  # on_northd_sb: the northd node's tracked changes
 
 

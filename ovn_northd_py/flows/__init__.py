@@ -105,7 +105,12 @@ from .ls_fdb import build_lsp_fdb_flows
 from .ls_fwd_group import build_ls_fwd_group_flows
 from .ls_l2 import build_ls_l2_flows, build_lsp_l2_flows
 from .ls_lb import build_all_switch_lb_flows, build_ls_hairpin_flows, build_ls_lb_frag_flows
-from .ls_port_security import build_ls_port_sec_flows, build_lsp_port_sec_flows
+from .ls_port_security import (
+    build_ls_ext_arp_flows,
+    build_ls_port_sec_flows,
+    build_lsp_ext_arp_flows,
+    build_lsp_port_sec_flows,
+)
 from .ls_qos import build_all_qos_flows
 from .owners import dp_owner, port_owner
 
@@ -116,6 +121,7 @@ RowBuilder = Callable[[Northd, FlowCtx, FlowTable], None]
 SWITCH_BUILDERS: tuple[DpBuilder, ...] = (
     build_ls_default_flows,
     build_ls_port_sec_flows,
+    build_ls_ext_arp_flows,
     build_ls_l2_flows,
     build_ls_acl_flows,
     build_ls_fwd_group_flows,
@@ -126,6 +132,7 @@ SWITCH_BUILDERS: tuple[DpBuilder, ...] = (
 ROUTER_BUILDERS: tuple[DpBuilder, ...] = (build_lr_default_flows, *LR_DP_BUILDERS)
 SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (
     build_lsp_port_sec_flows,
+    build_lsp_ext_arp_flows,
     build_lsp_fdb_flows,
     build_lsp_l2_flows,
     build_lsp_dhcp_reply_flows,

@@ -204,7 +204,7 @@ def sample_label_actions(acl: Any, new: Any, est: Any, obs_stage: int) -> str:
 
 def acl_eval_flows(
     acl: Any, acl_key: str, stateful: bool, use_ct_inv_match: bool, fair_meters: frozenset[str],
-    tiered: bool = False, acl_id: int | None = None,
+    tiered: bool = False, acl_id: int | None = None, commit_new_in_hint: bool = False,
 ) -> tuple[AclFlow, ...]:
     """Behaviour ``acl_eval_action`` (OVN 25.03): the ACL's flows set a verdict bit (reg8[16] allow,
     reg8[17] drop, reg8[18] reject) in ``ls_*_acl_eval`` and go on; ``ls_*_acl_action`` acts on it
@@ -225,7 +225,9 @@ def acl_eval_flows(
     * log-related flows (65533) set the allow bit;
     * ``pass`` sets no verdict (no hints even on a stateful switch);
     * tiers (``tiered``: an ACL of the same eval stage has a tier): every match starts with
-      ``reg8[30..31] == T && `` (T the ACL's tier, 0 included).
+      ``reg8[30..31] == T && `` (T the ACL's tier, 0 included);
+    * behaviour ``acl_hint_commits_new`` (26.03, ``commit_new_in_hint``): the hint of a new
+      connection already set the commit bit, so the allow-new flow (``reg0[7] == 1``) sets none.
     """
     ingress = acl.direction == "from-lport"
     stage = EVAL_STAGE[acl_stage(acl)]
@@ -265,7 +267,7 @@ def acl_eval_flows(
     label = acl.label
     flows = [
         AclFlow(stage, prio, f"{tier}{REGBIT_ACL_HINT_ALLOW_NEW} == 1 && {m}",
-                f"{log}{verdict}{commit}{persist}{load}next;"),
+                f"{log}{verdict}{'' if commit_new_in_hint else commit}{persist}{load}next;"),
         AclFlow(stage, prio, f"{tier}{REGBIT_ACL_HINT_ALLOW} == 1 && {m}",
                 f"{log}{verdict}{commit if label or est is not None else ''}{load}next;"),
     ]
@@ -377,7 +379,8 @@ def acl_flows(
     chassis supports, ``ct_label.blocked`` instead of ``ct_mark.blocked`` for old ones; ``acl_id``:
     its SB ACL_ID, 25.03)."""
     if profile.has("acl_eval_action"):
-        return acl_eval_flows(acl, acl_key, stateful, use_ct_inv_match, fair_meters, tiered, acl_id)
+        return acl_eval_flows(acl, acl_key, stateful, use_ct_inv_match, fair_meters, tiered, acl_id,
+                              profile.has("acl_hint_commits_new"))
     ct_block = CT_BLOCK if features.ct_no_masked_label else CT_BLOCK.replace("ct_mark.", "ct_label.")
     ingress = acl.direction == "from-lport"
     stage = acl_stage(acl)

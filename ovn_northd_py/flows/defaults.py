@@ -24,12 +24,14 @@ from ..lflow.stages import (
     LR_IN_ARP_REQUEST,
     LR_IN_ARP_RESOLVE,
     LR_IN_CHK_PKT_LEN,
+    LR_IN_CT_EXTRACT,
     LR_IN_DEFRAG,
     LR_IN_DHCP_RELAY_REQ,
     LR_IN_DHCP_RELAY_RESP,
     LR_IN_DHCP_RELAY_RESP_CHK,
     LR_IN_DNAT,
     LR_IN_ECMP_STATEFUL,
+    LR_IN_ECMP_STATEFUL_EGR,
     LR_IN_GW_REDIRECT,
     LR_IN_IP_INPUT,
     LR_IN_IP_ROUTING,
@@ -42,6 +44,7 @@ from ..lflow.stages import (
     LR_IN_LOOKUP_NEIGHBOR,
     LR_IN_ND_RA_OPTIONS,
     LR_IN_ND_RA_RESPONSE,
+    LR_IN_NETWORK_ID,
     LR_IN_POLICY,
     LR_IN_POLICY_ECMP,
     LR_IN_POST_UNSNAT,
@@ -55,6 +58,7 @@ from ..lflow.stages import (
     LR_OUT_UNDNAT,
     LS_IN_APPLY_PORT_SEC,
     LS_IN_ARP_RSP,
+    LS_IN_CT_EXTRACT,
     LS_IN_DHCP_OPTIONS,
     LS_IN_DHCP_RESPONSE,
     LS_IN_DNS_LOOKUP,
@@ -67,6 +71,7 @@ from ..lflow.stages import (
     LS_IN_LB_AFF_CHECK,
     LS_IN_LB_AFF_LEARN,
     LS_IN_LOOKUP_FDB,
+    LS_IN_MIRROR,
     LS_IN_NAT_HAIRPIN,
     LS_IN_PRE_HAIRPIN,
     LS_IN_PUT_FDB,
@@ -76,6 +81,7 @@ from ..lflow.stages import (
     LS_OUT_APPLY_PORT_SEC,
     LS_OUT_CHECK_PORT_SEC,
     LS_OUT_LOOKUP_FDB,
+    LS_OUT_MIRROR,
     LS_OUT_PUT_FDB,
     LS_OUT_QOS,
     LS_OUT_QOS_MARK,
@@ -164,6 +170,19 @@ LR_OPTIONAL_FALLBACKS: Final[tuple[tuple[Stage, str], ...]] = (
     (LR_IN_DHCP_RELAY_RESP_CHK, NEXT),
     (LR_IN_DHCP_RELAY_RESP, NEXT),
 )
+# Stages only some releases have (26.03's mirror and conntrack-extraction stages), each with a
+# priority-0 ``next;`` where the release being served has the stage.
+LS_OPTIONAL_FALLBACKS: Final[tuple[tuple[Stage, str], ...]] = (
+    (LS_IN_MIRROR, NEXT),
+    (LS_OUT_MIRROR, NEXT),
+    (LS_IN_CT_EXTRACT, NEXT),
+)
+# 26.03: lr_in_ecmp_stateful_egr, the last ingress stage, outputs (lr_in_arp_request goes on to it).
+LR_OPTIONAL_FALLBACKS_2603: Final[tuple[tuple[Stage, str], ...]] = (
+    (LR_IN_CT_EXTRACT, NEXT),
+    (LR_IN_NETWORK_ID, NEXT),
+    (LR_IN_ECMP_STATEFUL_EGR, "output;"),
+)
 # Behaviour "ls_qos_merged" (25.03): one QoS stage per pipeline instead of mark + meter.
 QOS_MARK_METER: Final = frozenset({LS_IN_QOS_MARK, LS_IN_QOS_METER, LS_OUT_QOS_MARK, LS_OUT_QOS_METER})
 QOS_MERGED: Final[tuple[tuple[Stage, str], ...]] = ((LS_IN_QOS, NEXT), (LS_OUT_QOS, NEXT))
@@ -181,16 +200,24 @@ def build_ls_default_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     extra = (QOS_MERGED if merged else ()) + (EGRESS_FDB if ctx.profile.has("ls_egress_fdb") else ())
     for stage, actions in extra:
         table.add(dp.index, stage, 0, "1", actions, owner=owner)
+    for stage, actions in LS_OPTIONAL_FALLBACKS:
+        if ctx.profile.has_stage(stage):
+            table.add(dp.index, stage, 0, "1", actions, owner=owner)
 
 
 def build_lr_default_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """The priority-0 flows of a router's stages (``lr_out_delivery``: :func:`build_lrp_default_flows`)."""
     owner = dp_owner(dp)
+    then_next = ctx.profile.has("arp_request_then_next")  # 26.03: lr_in_arp_request goes on
     for stage, actions in LR_FALLBACKS:
+        if then_next and stage is LR_IN_ARP_REQUEST:
+            actions = NEXT
         table.add(dp.index, stage, 0, "1", actions, owner=owner)
-    for stage, actions in LR_OPTIONAL_FALLBACKS:
+    for stage, actions in LR_OPTIONAL_FALLBACKS + LR_OPTIONAL_FALLBACKS_2603:
         if ctx.profile.has_stage(stage):
             table.add(dp.index, stage, 0, "1", actions, owner=owner)
+    if ctx.profile.has("lr_delivery_drop_always"):  # 26.03: even on a router without ports
+        table.add(dp.index, LR_OUT_DELIVERY, 0, "1", DROP, owner=owner)
 
 
 def build_lrp_default_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
@@ -198,5 +225,5 @@ def build_lrp_default_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
 
     Each enabled router port holds a reference to it, so the flow goes with the last one.
     """
-    if port.kind == "lrp" and port.enabled:
+    if port.kind == "lrp" and port.enabled and not ctx.profile.has("lr_delivery_drop_always"):
         table.add(port.dp.index, LR_OUT_DELIVERY, 0, "1", DROP, owner=port_owner(port))

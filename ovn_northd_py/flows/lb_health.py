@@ -111,9 +111,11 @@ def lb_monitored(lb: Any) -> Iterator[Monitored]:
 
 
 def desired_monitors(
-    lbs: Iterable[Any], is_switch_port: Callable[[str], bool], svc_monitor_mac: str
+    lbs: Iterable[Any], is_switch_port: Callable[[str], bool], svc_monitor_mac: str, typed: bool = False
 ) -> dict[MonitorKey, dict[str, Any]]:
-    """Service_Monitor key -> the columns northd writes, for the load balancers ``lbs``."""
+    """Service_Monitor key -> the columns northd writes, for the load balancers ``lbs``; ``typed``
+    (behaviour ``service_monitor_type``, 26.03, SB 21.x): rows say what they monitor
+    (``type=load-balancer``)."""
     out: dict[MonitorKey, dict[str, Any]] = {}
     for lb in sorted(lbs, key=lambda r: str(r.uuid)):
         for m in lb_monitored(lb):
@@ -122,6 +124,8 @@ def desired_monitors(
                 continue
             out[m.key] = {"logical_port": port, "ip": ip, "port": pnum, "protocol": proto,
                           "src_ip": m.src_ip, "src_mac": svc_monitor_mac, "options": dict(m.hc.options)}
+            if typed:
+                out[m.key]["type"] = ["load-balancer"]
     return out
 
 

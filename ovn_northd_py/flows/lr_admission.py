@@ -23,7 +23,7 @@ from ..lflow.stages import LR_IN_ADMISSION
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
 from .context import FlowCtx
-from .lr_common import gateway_mtu, has_vtep_lports, lrp_hint, pkt_larger_len, port_nets
+from .lr_common import gateway_mtu, gateway_mtu_bypass, has_vtep_lports, lrp_hint, pkt_larger_len, port_nets
 from .owners import dp_owner, port_owner
 from .registers import REG_INPORT_ETH_ADDR, REGBIT_PKT_LARGER
 
@@ -60,9 +60,11 @@ def build_lrp_admission_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> Non
         match = f'{PMTUD_ICMP} && eth.dst == {mac} && !is_chassis_resident("{port.crp.name}") && {TUNNEL_RX}'
         table.add(i, LR_IN_ADMISSION, 120, match, f'outport <-> inport; inport = "{port.name}"; next;',
                   hint=h, owner=owner)
-    for match in (unicast, mcast):
-        table.add(i, LR_IN_ADMISSION, 50, match, actions, hint=h, owner=owner)
-    bypass = port.nb.options.get("gateway_mtu_bypass") if mtu else None
+    # 26.03 (gateway_mtu_ct_state): multicast is not measured (nor bypassed).
+    unicast_only = ctx.profile.has("gateway_mtu_ct_state")
+    table.add(i, LR_IN_ADMISSION, 50, unicast, actions, hint=h, owner=owner)
+    table.add(i, LR_IN_ADMISSION, 50, mcast, store if unicast_only else actions, hint=h, owner=owner)
+    bypass = gateway_mtu_bypass(port, ctx) if mtu else None
     if bypass:
-        for match in (unicast, mcast):
+        for match in (unicast,) if unicast_only else (unicast, mcast):
             table.add(i, LR_IN_ADMISSION, 55, f"{match} && ({bypass})", store, hint=h, owner=owner)

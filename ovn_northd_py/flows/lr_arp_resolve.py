@@ -98,6 +98,11 @@ def build_lr_arp_resolve_flows(router: Datapath, ctx: FlowCtx, table: FlowTable)
               owner=owner)
 
 
+def _bridged(port: Port) -> bool:
+    """Router port ``port`` has ``options:redirect-type=bridged`` (any case)."""
+    return str(port.nb.options.get("redirect-type", "")).lower() == "bridged"
+
+
 def build_lrp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """A router port's addresses on its directly peered router, and its NAT-owned IPs."""
     if port.kind != "lrp":
@@ -107,7 +112,7 @@ def build_lrp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> N
         return
     owner = port_owner(port)
     h = lrp_hint(port)
-    if port.crp is not None and str(port.nb.options.get("redirect-type", "")).lower() == "bridged":
+    if port.crp is not None and _bridged(port):
         table.add(
             port.dp.index,
             LR_IN_ARP_RESOLVE,
@@ -160,7 +165,12 @@ def build_lsp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> N
         _virtual_flows(port, routers, ctx, table)
         return
     addresses = lsp_addresses(port)
+    # 26.03 (bridged_dgp_no_localport_binding, observed): a localport's addresses are not bound on
+    # a distributed gateway port with redirect-type=bridged.
+    skip_bridged = port.sb_type == "localport" and ctx.profile.has("bridged_dgp_no_localport_binding")
     for ar in routers:
+        if skip_bridged and ar.lrp.crp is not None and _bridged(ar.lrp):
+            continue
         out = f'outport == "{ar.lrp.name}"'
         i = ar.lrp.dp.index
         for entry in addresses:

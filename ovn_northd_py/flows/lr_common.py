@@ -57,6 +57,15 @@ def nexthop_family(ctx: FlowCtx, v6: bool) -> str:
     return f"{REGBIT_NEXTHOP_IS_IPV4} = {0 if v6 else 1}; "
 
 
+def arp_request_then(ctx: FlowCtx) -> str:
+    """What follows the ``arp {...};`` / ``nd_ns {...};`` of an ``lr_in_arp_request`` flow: nothing
+    (23.03), `` output;`` (behaviour ``arp_request_then_output``, 25.03) or `` next;`` (behaviour
+    ``arp_request_then_next``, 26.03: ``lr_in_ecmp_stateful_egr`` outputs last)."""
+    if ctx.profile.has("arp_request_then_next"):
+        return " next;"
+    return " output;" if ctx.profile.has("arp_request_then_output") else ""
+
+
 def nexthop_family_match(ctx: FlowCtx, v6: bool) -> str:
     """What tells an IPv4 next hop from an IPv6 one after routing: ``ip4``/``ip6``, or
     ``reg9[9] == 1|0`` in a release with the ``lr_nexthop_v4_bit`` behaviour."""
@@ -255,6 +264,15 @@ def gateway_mtu(port: Port) -> int | None:
     except ValueError:
         return None
     return mtu if mtu > 0 else None
+
+
+def gateway_mtu_bypass(port: Port, ctx: FlowCtx) -> str | None:
+    """What skips the gateway MTU check of ``port`` (``options:gateway_mtu_bypass``).  Behaviour
+    ``gateway_mtu_ct_state`` (26.03, observed): ARP always does (``arp``, ``arp || X``)."""
+    bypass = port.nb.options.get("gateway_mtu_bypass")
+    if ctx.profile.has("gateway_mtu_ct_state"):
+        return f"arp || {bypass}" if bypass else "arp"
+    return bypass or None
 
 
 def pkt_larger_len(port: Port, mtu: int) -> int:

@@ -104,7 +104,8 @@ def build_lr_ip_input_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         (82, "ip4.mcast || ip6.mcast", "next;" if info.mcast_relay else "drop;"),
         (50, "eth.bcast", "drop;"),
         (32, "ip.ttl == {0, 1} && !ip.later_frag && (ip4.mcast || ip6.mcast)", "drop;"),
-        (30, "ip.ttl == {0, 1}", "drop;"),
+        # 26.03 (ttl_exceeded_per_port): at 29, under the ports' catch-all TTL errors (30).
+        (29 if ctx.profile.has("ttl_exceeded_per_port") else 30, "ip.ttl == {0, 1}", "drop;"),
     ):
         table.add(i, LR_IN_IP_INPUT, priority, match, actions, owner=owner)
 
@@ -194,27 +195,49 @@ def build_lrp_ip_input_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         if kept:
             add(60, f"{fam}.dst == {braces(kept)}", "drop;")
 
-    _add_ttl_exceeded(port, nets, add)
+    _add_ttl_exceeded(port, nets, add, ctx.profile.has("ttl_exceeded_per_port"))
     _add_gateway_mtu(port, nets, add)
 
 
-def _add_ttl_exceeded(port: Port, nets: LrpNetworks, add: AddFn) -> None:
+def _ttl_exceeded4(name: str, src: str) -> str:
+    return (
+        "icmp4 {eth.dst <-> eth.src; icmp4.type = 11; /* Time exceeded */ icmp4.code = 0; "
+        f'/* TTL exceeded in transit */ {src}; ip.ttl = 254; outport = "{name}"; flags.loopback = 1; '
+        "output; };"
+    )
+
+
+def _ttl_exceeded6(name: str, src: str) -> str:
+    return (
+        f"icmp6 {{eth.dst <-> eth.src; {src}; ip.ttl = 254; icmp6.type = 3; /* Time exceeded */ "
+        f'icmp6.code = 0; /* TTL exceeded in transit */ outport = "{name}"; flags.loopback = 1; output; }};'
+    )
+
+
+def _add_ttl_exceeded(port: Port, nets: LrpNetworks, add: AddFn, per_port: bool = False) -> None:
+    """ICMP time exceeded for packets coming in with TTL 0 or 1 (31: per IPv4 address, per
+    configured IPv6 network from its sources).  Behaviour ``ttl_exceeded_per_port`` (26.03,
+    observed): the IPv4 flows (31) match their network's sources (``ip4.src == NET/PLEN``), and
+    each port answers every other source (30, IPv4 from its first IPv4 address, IPv6 from its first
+    IPv6 address, else its link-local one; not swapped on a distributed gateway port)."""
     name = port.name
     dgp = port.crp is not None
+    if per_port:
+        head = f'inport == "{name}" && '
+        tail = " && ip.ttl == {0, 1} && !ip.later_frag"
+        if nets.ipv4:
+            add(30, f"{head}ip4{tail}", _ttl_exceeded4(name, f"ip4.dst = ip4.src; ip4.src = {nets.ipv4[0].addr_s}"),
+                proto="icmp4-error")
+        add(30, f"{head}ip6{tail}", _ttl_exceeded6(name, f"ip6.dst = ip6.src; ip6.src = {nets.ipv6[0].addr_s}"),
+            proto="icmp6-error")
     for n4 in nets.ipv4:
         src = "ip4.dst <-> ip4.src " if dgp else f"ip4.dst = ip4.src; ip4.src = {n4.addr_s} "
-        actions = (
-            "icmp4 {eth.dst <-> eth.src; icmp4.type = 11; /* Time exceeded */ icmp4.code = 0; "
-            f'/* TTL exceeded in transit */ {src}; ip.ttl = 254; outport = "{name}"; flags.loopback = 1; '
-            "output; };"
-        )
-        add(31, f'inport == "{name}" && ip4 && ip.ttl == {{0, 1}} && !ip.later_frag', actions, proto="icmp4-error")
+        from_net = f" && ip4.src == {net_s(n4)}" if per_port else ""
+        add(31, f'inport == "{name}" && ip4{from_net} && ip.ttl == {{0, 1}} && !ip.later_frag',
+            _ttl_exceeded4(name, src), proto="icmp4-error")
     for n6 in nets.ipv6[:-1]:
         src = "ip6.dst <-> ip6.src " if dgp else f"ip6.dst = ip6.src; ip6.src = {n6.addr_s} "
-        actions = (
-            f"icmp6 {{eth.dst <-> eth.src; {src}; ip.ttl = 254; icmp6.type = 3; /* Time exceeded */ "
-            f'icmp6.code = 0; /* TTL exceeded in transit */ outport = "{name}"; flags.loopback = 1; output; }};'
-        )
+        actions = _ttl_exceeded6(name, src)
         match = f'inport == "{name}" && ip6 && ip6.src == {net_s(n6)} && ip.ttl == {{0, 1}} && !ip.later_frag'
         add(31, match, actions, proto="icmp6-error")
 

@@ -67,7 +67,15 @@ from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lb_health import hash_fields
 from .lr_common import fmt_ip, parse_ip_strict, port_nets, router_info, smap_bool
-from .ls_lb import Vip, cached_vips, event_action, event_match, load_vip_v2, raises_event
+from .ls_lb import (
+    Vip,
+    cached_vips,
+    ct_extract_port_match,
+    event_action,
+    event_match,
+    load_vip_v2,
+    raises_event,
+)
 from .owners import dp_owner, router_lb_owner
 from .registers import (
     REG_LB_AFF_BACKEND_IP4,
@@ -127,10 +135,14 @@ def _fam(e: Endpoint) -> str:
     return "ip6" if e.v6 else "ip4"
 
 
-def _vip_match(v: Vip, proto: str) -> str:
+def _vip_match(v: Vip, proto: str, ct_extract: bool = False) -> str:
+    """``ct_extract`` (behaviour ``ct_extract_lb_match``, 26.03): the port matched on the registers
+    lr_in_ct_extract loaded (:func:`.ls_lb.ct_extract_port_match`)."""
     fam = _fam(v.vip)
     m = f"ct.new && !ct.rel && {fam} && {fam}.dst == {v.vip.ip}"
-    return m if v.vip.port is None else f"{m} && {proto} && {proto}.dst == {v.vip.port}"
+    if v.vip.port is None:
+        return m
+    return f"{m} && {ct_extract_port_match(proto, v.vip.port)}" if ct_extract else f"{m} && {proto} && {proto}.dst == {v.vip.port}"
 
 
 
@@ -224,6 +236,7 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
     res = gw.resident()
     dgp = gw.dgp
     v2 = ctx is not None and ctx.profile.has("lb_vip_regs_v2")
+    ct_extract = ctx is not None and ctx.profile.has("ct_extract_lb_match")
     for v in cached_vips(lb, ctx):
         vip, fam = v.vip, _fam(v.vip)
         add(LR_IN_DEFRAG, 100, f"ip && {fam}.dst == {vip.ip}", "ct_dnat;")
@@ -234,7 +247,7 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
                 ctx is not None and ctx.profile.has("no_lb_unsnat_bypass")):
             port_m = "" if vip.port is None else f" && {proto}.dst == {vip.port}"
             add(LR_IN_UNSNAT, 120, f"{fam} && {fam}.dst == {vip.ip} && {proto}{port_m}", "next;")
-        match = _vip_match(v, proto)
+        match = _vip_match(v, proto, ct_extract)
         prio = LB_IP_PRIORITY if vip.port is None else LB_PORT_PRIORITY
         if v.backends:
             backends = ",".join(b.text() for b in v.backends)
@@ -268,12 +281,12 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
             # 25.03 (lb_affinity_skip_snat): a skip_snat load balancer's stay skip_snat.
             keep = skip and ctx is not None and ctx.profile.has("lb_affinity_skip_snat")
             aff = ("flags.force_snat_for_lb = 1; ", "; force_snat") if force_snat and not keep else (prefix, suffix)
-            _add_affinity(v, proto, timeout, *aff, add, v2)
+            _add_affinity(v, proto, timeout, *aff, add, v2, ct_extract)
     return out
 
 
 def _add_affinity(orig: Vip, proto: str, timeout: int, prefix: str, suffix: str, add: Any,
-                  v2: bool = False) -> None:
+                  v2: bool = False, ct_extract: bool = False) -> None:
     """Affinity flows; a template VIP's (:meth:`.ls_lb.Vip.affinity`) keep its own family only in
     the ``lr_in_lb_aff_check`` match (observed).  ``v2``: the ``lb_vip_regs_v2`` behaviour (25.03):
     the VIP is in reg4 / reg2[0..15] (loaded by the VIP's lr_in_dnat flow, not by the check), the
@@ -292,7 +305,7 @@ def _add_affinity(orig: Vip, proto: str, timeout: int, prefix: str, suffix: str,
         port_reg = REG_ORIG_TP_DPORT_V2
         check, backend_reg, backend_port_reg = "", vip_reg, port_reg
         head, load = f"{fam}.dst == {vip.ip}", ""
-    add(LR_IN_LB_AFF_CHECK, AFF_PRIORITY, _vip_match(orig, proto),
+    add(LR_IN_LB_AFF_CHECK, AFF_PRIORITY, _vip_match(orig, proto, ct_extract),
         check + f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;")
     learn_vip = f"{REGBIT_KNOWN_LB_SESSION} == 0 && ct.new && {fam} && {vip_reg} == {vip.ip}"
     if vip.port is not None:
@@ -337,11 +350,20 @@ def build_lr_force_snat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) 
             firsts = ([("ip4", nets.ipv4[0].addr_s)] if nets.ipv4 else []) + (
                 [("ip6", nets.ipv6[0].addr_s)] if len(nets.ipv6) > 1 else []  # the last one is link-local
             )
+            # 26.03 (lr_network_id): the first address at 105, then one flow per network the next
+            # hop is in (110, flags.network_id == N, from lr_in_network_id).
+            per_net = ctx.profile.has("lr_network_id")
             for fam, addr in firsts:
                 table.add(i, LR_IN_UNSNAT, 110, f'inport == "{p.name}" && {fam}.dst == {addr}', "ct_snat;",
                           owner=owner)
-                table.add(i, LR_OUT_SNAT, 110, f'flags.force_snat_for_lb == 1 && {fam} && outport == "{p.name}"',
+                table.add(i, LR_OUT_SNAT, 105 if per_net else 110,
+                          f'flags.force_snat_for_lb == 1 && {fam} && outport == "{p.name}"',
                           f"ct_snat({addr});", owner=owner)
+            if per_net:
+                for fam, family in (("ip4", [a.addr_s for a in nets.ipv4]), ("ip6", [a.addr_s for a in nets.ipv6[:-1]])):
+                    for n, addr in enumerate(family[:16]):
+                        table.add(i, LR_OUT_SNAT, 110, f"flags.force_snat_for_lb == 1 && flags.network_id == {n} && "
+                                  f'{fam} && outport == "{p.name}"', f"ct_snat({addr});", owner=owner)
     for option, flag in (("dnat_force_snat_ip", "force_snat_for_dnat"), ("lb_force_snat_ip", "force_snat_for_lb")):
         text = str(opts.get(option, ""))
         if text == "router_ip":

@@ -95,6 +95,7 @@ from typing import Any
 from ..lflow.stages import (
     LR_IN_ADMISSION,
     LR_IN_ARP_RESOLVE,
+    LR_IN_CT_EXTRACT,
     LR_IN_DNAT,
     LR_IN_GW_REDIRECT,
     LR_IN_IP_INPUT,
@@ -126,6 +127,7 @@ from .context import FlowCtx, hint
 from .lr_common import (
     fmt_ip,
     gateway_mtu,
+    gateway_mtu_bypass,
     network_addr_for,
     nexthop_family,
     parse_ip_strict,
@@ -145,6 +147,7 @@ from .lr_lb import (
     forces_snat_for_lb,
     nat_external_ips,
 )
+from .ls_lb import CT_EXTRACT_ACTIONS
 from .owners import NatOwner, RouterLbOwner, dp_owner, nat_owner, port_owner, router_lb_owner
 from .registers import (
     REG_ECMP_GROUP_ID,
@@ -197,6 +200,16 @@ def dnat_ct_flows(ctx: FlowCtx) -> tuple[tuple[int, str, str], ...]:
     if ctx.profile.has("lb_ct_not_rpl"):
         flows = [(p, m.replace("!ct.new", "!ct.new && !ct.rpl", 1), x) for p, m, x in flows]
     return tuple(flows)
+
+
+def _add_dnat_ct_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """:func:`dnat_ct_flows` of a router with load balancers and, with the ``ct_extract_lb_match``
+    behaviour (26.03), ``lr_in_ct_extract`` 100 loading new connections' protocol and port."""
+    i, owner = router.index, dp_owner(router)
+    for prio, match, actions in dnat_ct_flows(ctx):
+        table.add(i, LR_IN_DNAT, prio, match, actions, owner=owner)
+    if ctx.profile.has("ct_extract_lb_match"):
+        table.add(i, LR_IN_CT_EXTRACT, 100, "ct.new && ip", CT_EXTRACT_ACTIONS, owner=owner)
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,7 +513,7 @@ def _build_nat_dgp_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, dgp: Port,
         add(LR_IN_ADMISSION, 50, admit,
             f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(dgp, mtu)}); {store}" if mtu else store)
         if mtu:
-            bypass = dgp.nb.options.get("gateway_mtu_bypass")
+            bypass = gateway_mtu_bypass(dgp, ctx)
             if bypass:
                 add(LR_IN_ADMISSION, 55, f"{admit} && ({bypass})", store)
             add(
@@ -555,7 +568,7 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
         return
     head = f"ip && {fam}.dst == {ext} && {r.inp}"
     if ctx.profile.has("dgp_nat_no_czone"):
-        _build_dgp_snat_flows(r, add, head, snat_allow)
+        _build_dgp_snat_flows(r, add, head, snat_allow, ctx.profile.has("dgp_nat_reply_tracked"))
         return
     if o.stateless:
         add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "next;")
@@ -581,11 +594,17 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
         add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
 
 
-def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str) -> None:
+def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str, reply_tracked: bool = False) -> None:
     """unSNAT / SNAT of a rule on a DGP with the ``dgp_nat_no_czone`` behaviour (25.03): SNAT in
     the SNAT zone, with the state of the reverse direction (entering through the DGP) tracked by
     ``lr_out_post_undnat`` 70 / ``lr_out_snat`` and committed to that zone by
-    ``lr_out_post_snat`` when new (observed)."""
+    ``lr_out_post_snat`` when new (observed).
+
+    ``reply_tracked`` (behaviour ``dgp_nat_reply_tracked``, 26.03, observed): the reverse
+    direction's ``ct_snat`` skips replies (``(!ct.trk || !ct.rpl)``), and a stateful
+    dnat_and_snat rule's reverse direction goes through the DNAT zone the same way
+    (``lr_out_post_undnat`` 75 ``ct_next(dnat);``, ``lr_out_snat`` / ``lr_out_post_snat`` at
+    the SNAT priority + 5: ``ct_dnat;`` / ``ct_commit_to_zone(dnat);``)."""
     fam, ext, o, log_ip = r.fam, r.ext, r.o, r.log_ip
     add(LR_IN_UNSNAT, 100, f"{head}{r.in_res}", "next;" if o.stateless else "ct_snat;")
     m = f"ip && {fam}.src == {log_ip} && {r.outp}{r.nat_res}"
@@ -597,10 +616,15 @@ def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str)
         if r.nat.type == "snat":
             add(LR_OUT_POST_UNDNAT, 70, f"{m}{track}", "ct_next(snat);")
         add(LR_OUT_SNAT, base, f"{m}{snat_allow}{track}", f"{r.set_src}ct_snat({o.ct_arg(ext)});")
+        back = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}"
         if r.nat.type == "snat":  # (observed: not for dnat_and_snat rules)
-            back = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}"
-            add(LR_OUT_SNAT, base, back, "ct_snat;")
+            add(LR_OUT_SNAT, base, f"{back}{track}" if reply_tracked else back, "ct_snat;")
             add(LR_OUT_POST_SNAT, base, f"{back} && ct.new", "ct_commit_to_zone(snat);")
+        elif reply_tracked:
+            dnat_allow = f" && {fam}.src == ${o.allowed}" if o.allowed else ""
+            add(LR_OUT_POST_UNDNAT, 75, f"{m}{track}", "ct_next(dnat);")
+            add(LR_OUT_SNAT, base + 5, f"{back}{dnat_allow}{track}", "ct_dnat;")
+            add(LR_OUT_POST_SNAT, base + 5, f"{back}{dnat_allow} && ct.new", "ct_commit_to_zone(dnat);")
     if o.exempted:
         add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
 
@@ -704,8 +728,7 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
         return
     i, owner = router.index, dp_owner(router)
     if lbs:
-        for prio, match, actions in dnat_ct_flows(ctx):
-            table.add(i, LR_IN_DNAT, prio, match, actions, owner=owner)
+        _add_dnat_ct_flows(router, ctx, table)
     if router.nb.nat and not ctx.profile.has("dgp_nat_no_czone"):
         table.add(
             i, LR_OUT_CHK_DNAT_LOCAL, 50, f"ip && {ctx.features.ct('natted')} == 1", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;",
@@ -768,8 +791,7 @@ def _build_lbs(router: Datapath, gw: NatGw, lbs: list[Any], ctx: FlowCtx, table:
                gateway: bool = True) -> None:
     """The load balancers' flows (:mod:`.lr_lb`) and, on any router with one, DNAT's ct flows."""
     if not gateway:
-        for prio, match, actions in dnat_ct_flows(ctx):
-            table.add(router.index, LR_IN_DNAT, prio, match, actions, owner=dp_owner(router))
+        _add_dnat_ct_flows(router, ctx, table)
     force, nat_ips = forces_snat_for_lb(router, ctx), nat_external_ips(router)
     keep = ctx.keep_router_lbs
     # (the flows of those in ``keep`` were kept: the router's NAT context is unchanged)

@@ -84,6 +84,14 @@ def build_lrp_neighbor_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     owner = port_owner(port)
     h = lrp_hint(port)
     i = port.dp.index
+    if port.crp is not None and ctx.profile.has("dgp_neighbor_lookup_anywhere"):
+        # 26.03 (observed): ARP requests are looked up on every chassis (the switch filters the
+        # ones from its localnet ports, ls_in_check_port_sec 75); multicast NA / NS off the
+        # gateway chassis are not learnt (120).
+        resident = ""
+        table.add(i, LR_IN_LOOKUP_NEIGHBOR, 120,
+                  f'inport == "{port.name}" && (nd_na || nd_ns) && eth.mcast && !is_chassis_resident("{port.crp.name}")',
+                  f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} = 1; next;", hint=h, owner=owner)
     for net in nets.ipv4:
         head = f'inport == "{port.name}" && arp.spa == {net_s(net)}'
         if always:

@@ -32,7 +32,12 @@ from .lr_arp_resolve import (
     build_lsp_arp_resolve_flows,
 )
 from .lr_bfd import build_lrp_bfd_flows
-from .lr_delivery import build_lr_delivery_flows, build_lrp_delivery_flows
+from .lr_delivery import (
+    build_lr_delivery_flows,
+    build_lrp_delivery_flows,
+    build_lrp_ecmp_egr_flows,
+    build_lrp_network_id_flows,
+)
 from .lr_ip_input import build_lr_ip_input_flows, build_lrp_ip_input_flows
 from .lr_nat import build_lr_nat_flows
 from .lr_nd_ra import build_lrp_nd_ra_flows
@@ -68,6 +73,8 @@ LR_PORT_BUILDERS: tuple[PortBuilder, ...] = (
     build_lrp_routing_flows,
     build_lrp_arp_resolve_flows,
     build_lrp_delivery_flows,
+    build_lrp_network_id_flows,
+    build_lrp_ecmp_egr_flows,
 )
 LSP_ROUTER_BUILDERS: tuple[PortBuilder, ...] = (build_lsp_arp_resolve_flows,)
 

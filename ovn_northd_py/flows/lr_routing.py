@@ -83,6 +83,7 @@ from .context import FlowCtx, hint
 from .copp import copp_meter
 from .lr_bfd import BFD_MATCH, route_bfd_down
 from .lr_common import (
+    arp_request_then,
     find_lrp_for_ip,
     fmt_ip,
     lrp_hint,
@@ -108,6 +109,7 @@ from .registers import (
     REG_NEXT_HOP_IPV6,
     REG_ROUTE_TABLE_ID,
     REG_SRC_IPV6,
+    REGBIT_ECMP_COMMIT,
     REGBIT_KNOWN_ECMP_NH,
 )
 
@@ -351,6 +353,9 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
     for members in groups.values():
         if len(members) == 1:
             _add_unique_route(i, members[0], table, ctx)
+    # 26.03 (ecmp_symmetric_ct_mark): a symmetric member marks its traffic for
+    # lr_in_ecmp_stateful_egr to commit (reg9[10]; observed on distributed routers too).
+    mark = ctx.profile.has("ecmp_symmetric_ct_mark")
     for gid, members in enumerate(order, start=1):
         first = members[0]
         ids = ", ".join(str(m) for m in range(1, len(members) + 1))
@@ -360,7 +365,8 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
             if route.port is None:
                 continue
             match = f"{REG_ECMP_GROUP_ID} == {gid} && {REG_ECMP_MEMBER_ID} == {mid}"
-            actions = f"{route.next_hop_actions(ctx, ecmp=True)} {nexthop_family(ctx, route.v6)}next;"
+            commit = f"{REGBIT_ECMP_COMMIT} = 1; " if mark and route.symmetric else ""
+            actions = f"{route.next_hop_actions(ctx, ecmp=True)} {nexthop_family(ctx, route.v6)}{commit}next;"
             table.add(
                 i,
                 LR_IN_IP_ROUTING_ECMP,
@@ -377,6 +383,9 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
 def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
     """ECMP symmetric reply flows of one group (gateway routers only; the reply port in ``ct_mark``,
     or ``ct_label`` for old chassis)."""
+    if ctx.profile.has("ecmp_symmetric_ct_mark"):
+        _add_symmetric_reply_ct_mark(i, members, table, ctx)
+        return
     first = next(m for m in members if m.symmetric)
     owner = route_owner(first.uuid)
     table.add(
@@ -434,6 +443,39 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: Fl
         )
 
 
+def _add_symmetric_reply_ct_mark(i: int, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
+    """Behaviour ``ecmp_symmetric_ct_mark`` (26.03, observed): no next-hop check
+    (``chk_ecmp_nh``) any more; ``lr_in_defrag`` 100 only sends the group's traffic and, per
+    symmetric member's port P (tunnel key K), the traffic entering P from the route's prefix to
+    conntrack (``ct_next;``); ``lr_in_ecmp_stateful`` 100 commits the latter's MAC and K (``(ct.new
+    || ct.est)``); replies are recognised by ``ct_mark.ecmp_reply_port == K`` alone (routing 10300,
+    without the next-hop family bit; policies 65535; ``lr_in_arp_resolve`` 200); the requests
+    routed out of P are committed in ``lr_in_ecmp_stateful_egr`` (:mod:`.lr_delivery`)."""
+    first = next(m for m in members if m.symmetric)
+    table.add(i, LR_IN_DEFRAG, 100, first.match(ctx), "ct_next;", hint=hint(first.uuid), owner=route_owner(first.uuid))
+    port_mark = ctx.features.ct("ecmp_reply_port")
+    for m in members:
+        if not m.symmetric or m.port is None:
+            continue
+        owner, h = route_owner(m.uuid), hint(m.uuid)
+        fam = "ip6" if m.v6 else "ip4"
+        reverse = f"{fam}.{'dst' if m.src else 'src'} == {normalized_net_s(m.prefix)}"
+        key = m.port.tunnel_key
+        head = f'inport == "{m.port.name}" && {reverse}'
+        table.add(i, LR_IN_DEFRAG, 100, head, "ct_next;", hint=h, owner=owner)
+        table.add(i, LR_IN_ECMP_STATEFUL, 100, f"{head} && (ct.new || ct.est)",
+                  f"ct_commit {{ ct_label.ecmp_reply_eth = eth.src; {port_mark} = {key};}}; next;", hint=h, owner=owner)
+        reply = f"{port_mark} == {key}"
+        src_reg = REG_SRC_IPV6 if m.v6 else src_ipv4_reg(ctx)
+        actions = (f"ip.ttl--; flags.loopback = 1; eth.src = {m.mac}; {src_reg} = {m.port_addr}; "
+                   f'outport = "{m.port.name}"; next;')
+        table.add(i, LR_IN_IP_ROUTING, 10300, f"{reply} && {m.match(ctx)}", actions, hint=h, owner=owner)
+        table.add(i, LR_IN_POLICY, 65535, reply, "next;", hint=h, owner=owner)
+        table.add(i, LR_IN_ARP_RESOLVE, 200, reply,
+                  f"push({REG_ECMP_ETH_FULL}); {REG_ECMP_ETH_FULL} = ct_label; eth.dst = {REG_ECMP_ETH_FIELD}; "
+                  f"pop({REG_ECMP_ETH_FULL}); next;", hint=h, owner=owner)
+
+
 def _add_unique_route(i: int, route: Route, table: FlowTable, ctx: FlowCtx) -> None:
     h, owner = hint(route.uuid), route_owner(route.uuid)
     prio, match = route.priority(ctx), route.match(ctx)
@@ -455,7 +497,7 @@ def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable, ctx: FlowCtx) 
     mcast = format_mac((0x3333 << 32) | (int(sn) & 0xFFFFFFFF))
     g = fmt_ip(nexthop)
     match = f"eth.dst == 00:00:00:00:00:00 && {nexthop_family_match(ctx, True)} && {REG_NEXT_HOP_IPV6} == {g}"
-    then = " output;" if ctx.profile.has("arp_request_then_output") else ""
+    then = arp_request_then(ctx)
     actions = f"nd_ns {{ eth.dst = {mcast}; ip6.dst = {fmt_ip(sn)}; nd.target = {g}; output; }};{then}"
     uuid = str(row.uuid)
     table.add(router.index, LR_IN_ARP_REQUEST, 200, match, actions, hint=hint(uuid), owner=route_owner(uuid),

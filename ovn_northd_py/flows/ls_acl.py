@@ -48,8 +48,10 @@ from ..lflow.stages import (
     LS_IN_ACL_EVAL,
     LS_IN_ACL_HINT,
     LS_IN_ACL_SAMPLE,
+    LS_IN_NETWORK_FUNCTION,
     LS_IN_PRE_ACL,
     LS_IN_PRE_LB,
+    LS_IN_PRE_NETWORK_FUNCTION,
     LS_IN_PRE_STATEFUL,
     LS_IN_STATEFUL,
     LS_OUT_ACL,
@@ -57,8 +59,10 @@ from ..lflow.stages import (
     LS_OUT_ACL_EVAL,
     LS_OUT_ACL_HINT,
     LS_OUT_ACL_SAMPLE,
+    LS_OUT_NETWORK_FUNCTION,
     LS_OUT_PRE_ACL,
     LS_OUT_PRE_LB,
+    LS_OUT_PRE_NETWORK_FUNCTION,
     LS_OUT_PRE_STATEFUL,
     LS_OUT_STATEFUL,
     Stage,
@@ -80,6 +84,7 @@ from .registers import (
     REG_ACL_ID,
     REG_ACL_LABEL,
     REG_ACL_TIER,
+    REG_NF_ID,
     REG_OBS_COLLECTOR_ID_EST,
     REG_OBS_POINT_ID_EST,
     REG_OBS_STAGE,
@@ -98,6 +103,8 @@ from .registers import (
     REGBIT_CONNTRACK_COMMIT,
     REGBIT_CONNTRACK_DEFRAG,
     REGBIT_CONNTRACK_NAT,
+    REGBIT_NF_ENABLED,
+    REGBIT_NF_ORIG_DIR,
 )
 
 NEXT: Final = "next;"
@@ -131,8 +138,13 @@ def _add_acl_hints(i: int, table: FlowTable, owner: Hashable, ctx: FlowCtx) -> s
     """The ``ls_*_acl_hint`` flows of a stateful switch (both pipelines, every release); returns the
     conntrack field that holds "blocked" (``ct_mark.blocked``, or ``ct_label.blocked`` for old chassis)."""
     ct_blocked = ctx.features.ct("blocked")
+    # Behaviour "acl_hint_commits_new" (26.03): the hints of a new connection (7, 6) also set the
+    # commit bit, which the allow ACLs then leave alone.
+    commit_new = ctx.profile.has("acl_hint_commits_new")
     for stage in (LS_IN_ACL_HINT, LS_OUT_ACL_HINT):
         for prio, match, bits in HINTS:
+            if commit_new and REGBIT_ACL_HINT_ALLOW_NEW in bits:
+                bits = (*bits, REGBIT_CONNTRACK_COMMIT)
             table.add(i, stage, prio, match.format(blocked=ct_blocked), "".join(f"{b} = 1; " for b in bits) + NEXT,
                       owner=owner)
     return ct_blocked
@@ -206,6 +218,8 @@ def build_ls_pre_lb_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         if facts.has_lb_vip:
             table.add(i, stage, 100, "ip", f"{REGBIT_CONNTRACK_NAT} = 1; next;", owner=owner)
     out_actions = NEXT if facts.has_stateful_acl else "ct_clear; next;"
+    if out_actions != NEXT and ctx.profile.has("pkt_sampled_flag"):  # 26.03: the sampling flag is reset too
+        out_actions = "flags.pkt_sampled = 0; " + out_actions
     ports = conntrack_skip_ports(dp, not facts.has_lb_vip)
     _skip_ports(dp, table, ports, (LS_IN_PRE_LB, LS_OUT_PRE_LB), out_actions)
 
@@ -230,9 +244,37 @@ def build_ls_pre_stateful_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) ->
     else:
         unlabelled = f"ct_commit {{ {blocked} = 0; }}; next;"
         labelled = f"ct_commit {{ {blocked} = 0; ct_label.label = {REG_ACL_LABEL}; }}; next;"
+    nf = ctx.profile.has("network_function")
     for stage in (LS_IN_STATEFUL, LS_OUT_STATEFUL):
-        table.add(i, stage, 100, f"{commit} && {REGBIT_ACL_LABEL} == 0", unlabelled, owner=owner)
-        table.add(i, stage, 100, f"{commit} && {REGBIT_ACL_LABEL} == 1", labelled, owner=owner)
+        for bit, actions in ((0, unlabelled), (1, labelled)):
+            match = f"{commit} && {REGBIT_ACL_LABEL} == {bit}"
+            if nf:  # 26.03: the connection's network function (none: 0) committed with it
+                table.add(i, stage, 110, f"{match} && {REGBIT_NF_ENABLED} == 1",
+                          actions.replace("}; next;", f"ct_label.nf = 1; ct_label.nf_id = {REG_NF_ID}; }}; next;"),
+                          owner=owner)
+                actions = actions.replace("}; next;", "ct_label.nf = 0; ct_label.nf_id = 0; }; next;")
+            table.add(i, stage, 100, match, actions, owner=owner)
+        table.add(i, stage, 0, "1", NEXT, owner=owner)
+    if nf:
+        build_ls_network_function_flows(dp, ctx, table)
+
+
+def build_ls_network_function_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """Behaviour ``network_function`` (26.03): ``ls_{in,out}_pre_network_function`` and
+    ``ls_{in,out}_network_function`` on every switch, as written with no Network_Function rows
+    (observed; ``man ovn-northd`` "Pre Network Function", "Network Function"): pre-NF clears the
+    group id of a request that matched an ACL with a network function group (1); NF lets such
+    multicast traffic through (100) and drops the rest, for which no network function is active
+    (1); both fall back to ``next;``."""
+    owner = dp_owner(dp)
+    i = dp.index
+    for pre, stage in ((LS_IN_PRE_NETWORK_FUNCTION, LS_IN_NETWORK_FUNCTION),
+                       (LS_OUT_PRE_NETWORK_FUNCTION, LS_OUT_NETWORK_FUNCTION)):
+        table.add(i, pre, 1, f"{REGBIT_NF_ENABLED} == 1 && {REGBIT_NF_ORIG_DIR} == 1", f"{REG_NF_ID} = 0; next;",
+                  owner=owner)
+        table.add(i, pre, 0, "1", NEXT, owner=owner)
+        table.add(i, stage, 100, f"{REGBIT_NF_ENABLED} == 1 && eth.mcast", NEXT, owner=owner)
+        table.add(i, stage, 1, f"{REGBIT_NF_ENABLED} == 1", DROP, owner=owner)
         table.add(i, stage, 0, "1", NEXT, owner=owner)
 
 
@@ -314,6 +356,8 @@ def build_ls_acl_eval_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) 
     i = dp.index
     facts = switch_acls(dp, ctx)
     allow_next = ALLOW_VERDICT + NEXT
+    commit_new = ctx.profile.has("acl_hint_commits_new")
+    nf = f"{REGBIT_NF_ENABLED} = ct_label.nf; " if ctx.profile.has("network_function") else ""
     for ev, sample, _ in ACL_TIERS:
         table.add(i, ev, ACL_CT_PRIORITY, ND_MLD_ACL, allow_next, owner=owner)
         table.add(i, sample, 0, "1", NEXT, owner=owner)
@@ -353,22 +397,27 @@ def build_ls_acl_eval_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) 
     blocked = "ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)" if inv else "(ct.est && ct.rpl && ct_mark.blocked == 1)"
     reply = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && ct_mark.blocked == 0"
     related = f"!ct.est && ct.rel && !ct.new && {inv}ct_mark.blocked == 0"
+    if ctx.profile.has("acl_ct_match_v26"):  # 26.03: replies without !ct.new / !ct.inv, related without !ct.inv
+        reply = "ct.est && !ct.rel && ct.rpl && ct_mark.blocked == 0"
+        related = "!ct.est && ct.rel && !ct.new && ct_mark.blocked == 0"
     established = "ct.est && ct_mark.allow_established == 1"
     rel = f"{REGBIT_ACL_HINT_ALLOW_REL} = 1; "
     clear = f"{REGBIT_ACL_HINT_DROP} = 0; {REGBIT_ACL_HINT_BLOCK} = 0; "
+    commit = "" if commit_new else f"{REGBIT_CONNTRACK_COMMIT} = 1; "
     # With default_acl_drop the action stages drop what no ACL allowed.
-    new_verdict = NEXT if ctx.default_acl_drop else f"{REGBIT_CONNTRACK_COMMIT} = 1; next;"
+    new_verdict = NEXT if ctx.default_acl_drop else f"{commit}next;"
+    allowed = nf + allow_next  # (network_function: the connection's network function flag comes back)
     for stage, ingress in ((LS_IN_ACL_EVAL, True), (LS_OUT_ACL_EVAL, False)):
         table.add(i, stage, ACL_CT_PRIORITY, blocked, f"{REGBIT_ACL_VERDICT_DROP} = 1; {NEXT}", owner=owner)
-        table.add(i, stage, ACL_CT_PRIORITY, reply, f"{clear}{rel}{allow_next}" if ingress else allow_next,
+        table.add(i, stage, ACL_CT_PRIORITY, reply, f"{clear}{rel}{allowed}" if ingress else allowed,
                   owner=owner)
         table.add(i, stage, ACL_CT_PRIORITY, related,
-                  f"{rel}{ALLOW_VERDICT}ct_commit_nat;" if ingress else f"{ALLOW_VERDICT}ct_commit_nat;", owner=owner)
+                  f"{rel}{nf}{ALLOW_VERDICT}ct_commit_nat;" if ingress else f"{nf}{ALLOW_VERDICT}ct_commit_nat;",
+                  owner=owner)
         table.add(i, stage, ACL_CT_PRIORITY, established,
-                  f"{REGBIT_ACL_HINT_ALLOW_EST} = 1; {allow_next}" if ingress else allow_next, owner=owner)
+                  f"{REGBIT_ACL_HINT_ALLOW_EST} = 1; {allowed}" if ingress else allowed, owner=owner)
         table.add(i, stage, 1, "ip && !ct.est", new_verdict, owner=owner)
-        table.add(i, stage, 1, "ip && ct.est && ct_mark.blocked == 1",
-                  f"{REGBIT_CONNTRACK_COMMIT} = 1; {allow_next}", owner=owner)
+        table.add(i, stage, 1, "ip && ct.est && ct_mark.blocked == 1", f"{commit}{allow_next}", owner=owner)
     for bit in (REGBIT_ACL_HINT_ALLOW_REL, REGBIT_ACL_HINT_ALLOW_EST):
         table.add(i, LS_IN_ACL_AFTER_LB_EVAL, ACL_CT_PRIORITY, f"{bit} == 1", allow_next, owner=owner)
 

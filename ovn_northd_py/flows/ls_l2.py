@@ -66,7 +66,7 @@ from .acl_index import smap_bool
 from .context import FlowCtx, hint
 from .copp import copp_meter
 from .owners import dp_owner, port_owner
-from .registers import FLAGBIT_NOT_VXLAN
+from .registers import FLAGBIT_NOT_VXLAN, REGBIT_NF_OUTPORT_SET
 from .router_addrs import lrp_networks, reachable_vips, router_addrs
 
 
@@ -168,8 +168,11 @@ def build_ls_mcast_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     owner = dp_owner(dp)
     i = dp.index
     meter = copp_meter(dp, ctx, "igmp")
-    for match in ("igmp", "mldv1 || mldv2"):
-        table.add(i, LS_IN_L2_LKUP, 100, match, "igmp;", owner=owner, controller_meter=meter)
+    # 26.03 (igmp_loopback_flag): reports ovn-controller sends back (flags.igmp_loopback) are not
+    # snooped again.
+    head = "flags.igmp_loopback == 0 && " if ctx.profile.has("igmp_loopback_flag") else ""
+    for match in ("igmp", "(mldv1 || mldv2)" if head else "mldv1 || mldv2"):
+        table.add(i, LS_IN_L2_LKUP, 100, head + match, "igmp;", owner=owner, controller_meter=meter)
     table.add(
         i, LS_IN_L2_LKUP, 85, "ip4.mcast && ip4.dst == 224.0.0.0/24", f'outport = "{MC_FLOOD_L2}"; output;',
         owner=owner,
@@ -211,7 +214,20 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         owner=owner,
         controller_meter=copp_meter(dp, ctx, "svc-monitor"),
     )
-    table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD}"; output;', owner=owner)
+    if ctx.profile.has("l2_mcast_flood_l2"):
+        # 26.03: multicast goes to _MC_flood_l2 (70, IP 71), except ARP (71) and neighbour
+        # advertisements / router solicitations and advertisements (72), which reach the routers
+        # too (_MC_flood); a packet sent back here by a network function keeps its outport (100).
+        table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD_L2}"; output;', owner=owner)
+        table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && arp", f'outport = "{MC_FLOOD}"; output;', owner=owner)
+        # (with a multicast-relay router attached, a copy goes to _MC_mrouter_flood)
+        relay = f'clone {{ outport = "{MC_MROUTER_FLOOD}"; output; }}; ' if switch_mcast(dp, ctx).relay else ""
+        table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && ip", f'{relay}outport = "{MC_FLOOD_L2}"; output;', owner=owner)
+        table.add(i, LS_IN_L2_LKUP, 72, "eth.mcast && (nd_na || nd_rs || nd_ra)", f'outport = "{MC_FLOOD}"; output;',
+                  owner=owner)
+        table.add(i, LS_IN_L2_LKUP, 100, f"{REGBIT_NF_OUTPORT_SET} == 1", "output;", owner=owner)
+    else:
+        table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD}"; output;', owner=owner)
     unknown = f'outport = "{MC_UNKNOWN}"; output;' if switch_l2(dp, ctx).has_unknown else "drop;"
     table.add(i, LS_IN_L2_UNKNOWN, 50, 'outport == "none"', unknown, owner=owner)
     build_ls_mcast_flows(dp, ctx, table)
@@ -319,5 +335,7 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
             macs = ", ".join([mac, *(m for m in sset_order(list(rtr.nat_macs)) if m != mac)])
         else:
             macs = ", ".join(sset_order([mac, *rtr.nat_macs]))
-        match = f"eth.src == {{{macs}}} && (arp.op == 1 || rarp.op == 3 || nd_ns)"
+        # 26.03 (l2_mcast_flood_l2): broadcast requests only.
+        bcast = " && eth.dst == ff:ff:ff:ff:ff:ff" if ctx.profile.has("l2_mcast_flood_l2") else ""
+        match = f"eth.src == {{{macs}}}{bcast} && (arp.op == 1 || rarp.op == 3 || nd_ns)"
         table.add(i, LS_IN_L2_LKUP, 75, match, f'outport = "{MC_FLOOD_L2}"; output;', owner=owner)

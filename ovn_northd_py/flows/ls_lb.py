@@ -46,10 +46,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Final
 
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..lflow.stages import (
+    LS_IN_CT_EXTRACT,
     LS_IN_HAIRPIN,
     LS_IN_LB,
     LS_IN_LB_AFF_CHECK,
@@ -69,6 +71,8 @@ from .copp import copp_meter
 from .lb_health import Monitored, checked_vips, hash_fields, lb_monitored
 from .owners import dp_owner, switch_lb_owner
 from .registers import (
+    REG_CT_PROTO,
+    REG_CT_TP_DST,
     REG_LB_AFF_BACKEND_IP4,
     REG_LB_AFF_MATCH_PORT,
     REG_LB_L2_AFF_BACKEND_IP6,
@@ -199,6 +203,27 @@ def _vip_match(v: Vip, proto: str) -> str:
     return m if v.vip.port is None else f"{m} && {proto}.dst == {v.vip.port}"
 
 
+# IP protocol numbers, as ``ct_proto()`` loads them.
+IP_PROTO_NUMBERS: Final = MappingProxyType({"tcp": 6, "udp": 17, "sctp": 132})
+# Behaviour "ct_extract_lb_match" (26.03): what ls_in_ct_extract / lr_in_ct_extract load.
+CT_EXTRACT_ACTIONS: Final = f"{REG_CT_PROTO} = ct_proto(); {REG_CT_TP_DST} = ct_tp_dst(); next;"
+
+
+def ct_extract_port_match(proto: str, port: int | str) -> str:
+    """Behaviour ``ct_extract_lb_match`` (26.03): a VIP's protocol and port as the load balancers
+    match them, on the registers the ``*_ct_extract`` stages loaded from conntrack
+    (``reg1[16..23] == 6 && reg1[0..15] == 80`` where 25.03 had ``tcp.dst == 80``)."""
+    return f"{REG_CT_PROTO} == {IP_PROTO_NUMBERS.get(proto, 6)} && {REG_CT_TP_DST} == {port}"
+
+
+def _lb_vip_match(v: Vip, proto: str, ct_extract: bool) -> str:
+    """``ls_in_lb``'s VIP match (without ``ct.new && ``)."""
+    if not ct_extract or v.vip.port is None:
+        return _vip_match(v, proto)
+    fam, _ = _regs(v)
+    return f"{fam}.dst == {v.vip.ip} && {ct_extract_port_match(proto, v.vip.port)}"
+
+
 def _load_vip(v: Vip, v2: bool = False) -> str:
     _, reg = _regs(v, v2)
     out = f"{reg} = {v.vip.ip}; "
@@ -253,9 +278,11 @@ def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile, ct_lb: str = 
 FlowSpec = tuple[Any, int, str, str, str | None]
 
 
-def _affinity_specs(v: Vip, proto: str, timeout: int, v2: bool = False) -> list[FlowSpec]:
+def _affinity_specs(v: Vip, proto: str, timeout: int, v2: bool = False, ct_extract: bool = False) -> list[FlowSpec]:
     """``v2``: the ``lb_vip_regs_v2`` behaviour (25.03, observed): the check matches the packet's
-    destination, the backend found is in reg4 / reg2[0..15] and the VIP is loaded there again."""
+    destination, the backend found is in reg4 / reg2[0..15] and the VIP is loaded there again.
+    ``ct_extract`` (``ct_extract_lb_match``, 26.03): the check matches the port on the registers
+    ls_in_ct_extract loaded."""
     out: list[FlowSpec] = []
     fam, reg = _regs(v, v2)
     vip_regs = f"ct.new && {fam} && {reg} == {v.vip.ip}"
@@ -265,7 +292,8 @@ def _affinity_specs(v: Vip, proto: str, timeout: int, v2: bool = False) -> list[
     if v2:
         check = f"ct.new && {fam} && {fam}.dst == {v.vip.ip}"
         if v.vip.port is not None:
-            check += f" && {proto} && {proto}.dst == {v.vip.port}"
+            check += (f" && {ct_extract_port_match(proto, v.vip.port)}" if ct_extract
+                      else f" && {proto} && {proto}.dst == {v.vip.port}")
     out.append((LS_IN_LB_AFF_CHECK, AFF_PRIORITY, check, f"{REGBIT_KNOWN_LB_SESSION} = chk_lb_aff(); next;",
                 None))
     backend_reg = REG_LB_L2_AFF_BACKEND_IP6 if v.vip.v6 else REG_LB_AFF_BACKEND_IP4
@@ -304,6 +332,7 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
 
     profile = ctx.profile if ctx is not None else DEFAULT_PROFILE
     v2 = profile.has("lb_vip_regs_v2")
+    ct_extract = profile.has("ct_extract_lb_match")
     ct_lb = ctx.features.ct_lb if ctx is not None else "ct_lb_mark"  # ct_lb for old chassis
 
     def compute() -> list[FlowSpec]:
@@ -316,13 +345,14 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
                         f"{_load_vip(v, v2)}{ct_lb};", None))
             prio = LB_IP_PRIORITY if v.vip.port is None else LB_PORT_PRIORITY
             rejects = not v.backends and _rejects(lb)
-            out.append((LS_IN_LB, prio, f"ct.new && {match}", _vip_action(lb, v, proto, profile, ct_lb),
+            out.append((LS_IN_LB, prio, f"ct.new && {_lb_vip_match(v, proto, ct_extract)}",
+                        _vip_action(lb, v, proto, profile, ct_lb),
                         "reject" if rejects else None))
             if raises_event(lb, v, ctx):
                 out.append((LS_IN_PRE_LB, EVENT_PRIORITY, event_match(v, proto), event_action(lb, v, proto),
                             "event-elb"))
             if timeout > 0:
-                out += _affinity_specs(v.affinity(), proto, timeout, v2)
+                out += _affinity_specs(v.affinity(), proto, timeout, v2, ct_extract)
         return out
 
     if ctx is None:
@@ -389,13 +419,17 @@ def build_ls_hairpin_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     if not ls_has_lb_vips(dp):
         return
     i, owner = dp.index, dp_owner(dp)
+    ct_extract = ctx.profile.has("ct_extract_lb_match")
     if ctx.profile.has("lb_vip_regs_v2"):
         # 25.03: a fragment's original destination is read back from conntrack (110), the VIP
-        # flows cannot match its ports.
-        table.add(i, LS_IN_LB, 110, f"ct.trk && !ct.rpl && {REGBIT_IP_FRAG} == 1 && ip4",
+        # flows cannot match its ports (26.03, ct_extract_lb_match: established connections only).
+        trk = "ct.trk && ct.est && !ct.rpl" if ct_extract else "ct.trk && !ct.rpl"
+        table.add(i, LS_IN_LB, 110, f"{trk} && {REGBIT_IP_FRAG} == 1 && ip4",
                   f"{REG_ORIG_DIP_IPV4_V2} = ct_nw_dst(); {REG_ORIG_TP_DPORT_V2} = ct_tp_dst(); next;", owner=owner)
-        table.add(i, LS_IN_LB, 110, f"ct.trk && !ct.rpl && {REGBIT_IP_FRAG} == 1 && ip6",
+        table.add(i, LS_IN_LB, 110, f"{trk} && {REGBIT_IP_FRAG} == 1 && ip6",
                   f"{REG_ORIG_DIP_IPV6_V2} = ct_ip6_dst(); {REG_ORIG_TP_DPORT_V2} = ct_tp_dst(); next;", owner=owner)
+    if ct_extract:  # 26.03: new connections' protocol and port, for the VIP flows to match
+        table.add(i, LS_IN_CT_EXTRACT, 100, "ct.new && ip", CT_EXTRACT_ACTIONS, owner=owner)
     table.add(i, LS_IN_PRE_HAIRPIN, 100, "ip && ct.trk",
               f"{REGBIT_HAIRPIN} = chk_lb_hairpin(); {REGBIT_HAIRPIN_REPLY} = chk_lb_hairpin_reply(); next;",
               owner=owner)

@@ -39,13 +39,15 @@ from ..lflow.stages import (
     LS_OUT_CHECK_PORT_SEC,
 )
 from ..lflow.table import FlowTable
-from ..northd.addresses import extract_lport_addresses
+from ..northd.addresses import AddressError, extract_lport_addresses, parse_mac
 from ..northd.model import Datapath, Port
+from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
+from .lr_common import router_info
 from .ls_l2 import peer_router_port
 from .lsp_addrs import lsp_addresses
 from .owners import dp_owner, port_owner
-from .registers import REGBIT_FROM_RAMP, REGBIT_FROM_ROUTER_PORT, REGBIT_PORT_SEC_DROP
+from .registers import REGBIT_EXT_ARP, REGBIT_FROM_RAMP, REGBIT_FROM_ROUTER_PORT, REGBIT_PORT_SEC_DROP
 from .router_addrs import lrp_networks
 
 CHECK_IN_PORT_SEC = f"{REGBIT_PORT_SEC_DROP} = check_in_port_sec(); next;"
@@ -84,6 +86,81 @@ def build_ls_port_sec_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> Non
             if rp is not None and rp.kind == "lrp" and rp.crp is not None:
                 table.add(i, LS_IN_HAIRPIN, 2000, f'{REGBIT_FROM_RAMP} == 1 && is_chassis_resident("{rp.crp.name}")',
                           "next;", owner=owner)
+
+
+def ext_arp_resident(port: Port, ctx: FlowCtx) -> str | None:
+    """Behaviour ``ext_arp_filter`` (26.03): where ARP requests from the switch's localnet ports may
+    be answered for router-type switch port ``port``: its peer's chassisredirect port (a
+    distributed gateway port) or the peer itself (on a gateway router); None otherwise."""
+    rp = peer_router_port(port)
+    if rp is None:
+        return None
+    if rp.crp is not None:
+        return rp.crp.name
+    return rp.name if router_info(rp.dp, ctx).is_gateway else None
+
+
+def ext_arp_allowed(port: Port, ctx: FlowCtx) -> list[tuple[int, str]]:
+    """Behaviour ``ext_arp_filter`` (26.03, observed): the ``ls_in_apply_port_sec`` (priority,
+    match) pairs that let localnet ARP requests through for router-type switch port ``port``:
+    where its gateway is resident (75, :func:`ext_arp_resident`) and, when its router has a
+    distributed gateway port (whichever port of it this is), for the external IP of each
+    distributed dnat_and_snat rule of the router (``external_mac`` and ``logical_port``) where that
+    logical port is (85)."""
+    rp = peer_router_port(port)
+    if rp is None:
+        return []
+    out: list[tuple[int, str]] = []
+    resident = ext_arp_resident(port, ctx)
+    if resident is not None:
+        out.append((75, f'{REGBIT_EXT_ARP} == 1 && is_chassis_resident("{resident}")'))
+    if not router_info(rp.dp, ctx).dgps:
+        return out
+    for nat in rp.dp.nb.nat:
+        lport, mac = opt(nat.logical_port), opt(nat.external_mac)
+        ext = str(nat.external_ip).strip()
+        if nat.type != "dnat_and_snat" or not lport or not mac or ":" in ext:
+            continue
+        try:
+            parse_mac(str(mac).lstrip())
+        except AddressError:
+            continue
+        out.append((85, f'{REGBIT_EXT_ARP} == 1 && arp.tpa == {ext} && is_chassis_resident("{lport}")'))
+    return out
+
+
+def _filters_ext_arp(dp: Datapath, ctx: FlowCtx) -> bool:
+    """Does switch ``dp`` filter its localnet ports' ARP requests: it has localnet ports and a
+    router port whose gateway is resident somewhere (:func:`ext_arp_resident`; observed: a
+    ``reside-on-redirect-chassis`` port alone does not make it filter)."""
+    return (any(p.kind == "lsp" and p.sb_type == "localnet" for p in dp.ports)
+            and any(p.is_router_lsp and ext_arp_resident(p, ctx) is not None for p in dp.ports if p.kind == "lsp"))
+
+
+def build_ls_ext_arp_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """Behaviour ``ext_arp_filter`` (26.03, observed; ``man ovn-northd`` ingress table 0): on a
+    switch that filters them (:func:`_filters_ext_arp`), ARP requests from its localnet ports are
+    marked (``ls_in_check_port_sec`` 75: ``reg0[22] = 1``) and dropped where no router port lets them
+    through (``ls_in_apply_port_sec`` 70, :func:`ext_arp_allowed`)."""
+    if not ctx.profile.has("ext_arp_filter") or not _filters_ext_arp(dp, ctx):
+        return
+    owner = dp_owner(dp)
+    for p in dp.ports:
+        if p.kind == "lsp" and p.sb_type == "localnet":
+            table.add(dp.index, LS_IN_CHECK_PORT_SEC, 75, f'arp.op == 1 && inport == "{p.name}"',
+                      f"{REGBIT_EXT_ARP} = 1; next;", owner=owner)
+    table.add(dp.index, LS_IN_APPLY_PORT_SEC, 70, f"{REGBIT_EXT_ARP} == 1", "drop;", owner=owner)
+
+
+def build_lsp_ext_arp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """Behaviour ``ext_arp_filter`` (26.03): a router-type port's :func:`ext_arp_allowed` flows, on a
+    switch that filters localnet ARP requests."""
+    if port.kind != "lsp" or not port.is_router_lsp or not ctx.profile.has("ext_arp_filter"):
+        return
+    if not _filters_ext_arp(port.dp, ctx):
+        return
+    for prio, match in ext_arp_allowed(port, ctx):
+        table.add(port.dp.index, LS_IN_APPLY_PORT_SEC, prio, match, "next;", owner=port_owner(port))
 
 
 def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

@@ -190,3 +190,30 @@ REGBIT_NEXTHOP_IS_IPV4: Final = "reg9[9]"  # set by routing: 1 IPv4 next hop (re
 
 # ---- Logical flags ----
 FLAGBIT_NOT_VXLAN: Final = "flags[1] == 0"  # packet did not come in over a VXLAN tunnel
+
+# ---- OVN 26.03 ----
+# Behaviour "ct_extract_lb_match": the ls_in_ct_extract / lr_in_ct_extract stages load a new
+# connection's protocol and destination port (ct_proto(), ct_tp_dst()) for the load balancers to
+# match on instead of ``tcp.dst == P``.
+REG_CT_PROTO: Final = "reg1[16..23]"
+REG_CT_TP_DST: Final = "reg1[0..15]"
+# Behaviour "network_function" (switch): the ACL matched a network function (reg8[21]), on its
+# request direction (reg8[22]); the network function (group) id in reg0[22..29].
+REGBIT_NF_ENABLED: Final = "reg8[21]"
+REGBIT_NF_ORIG_DIR: Final = "reg8[22]"
+REG_NF_ID: Final = "reg0[22..29]"
+# ls_in_l2_lkup: the packet already has its outport (set by the network-function stage).
+REGBIT_NF_OUTPORT_SET: Final = "reg8[23]"
+# Behaviour "lr_ecmp_stateful_egr" (router): the routing stage decided a symmetric-ECMP reply
+# must be committed (lr_in_ecmp_stateful_egr).
+REGBIT_ECMP_COMMIT: Final = "reg9[10]"
+# Behaviour "lr_network_id": which network of its output port the next hop is in (4 bits).
+FLAG_NETWORK_ID: Final = "flags.network_id"
+# Behaviour "ext_arp_filter" (switch): an ARP request from a localnet port (REGBIT_EXT_ARP).
+REGBIT_EXT_ARP: Final = "reg0[22]"
+# Behaviour "gateway_mtu_ct_state" (router): lr_in_chk_pkt_len saves the conntrack state
+# (ct_state_save()) for lr_in_larger_pkts to test (bits: 5 tracked, 3 reply, 7 DNATed).
+REG_CT_STATE: Final = "reg4[0..7]"
+REG_CT_STATE_BIT_TRK: Final = "reg4[5]"
+REG_CT_STATE_BIT_RPL: Final = "reg4[3]"
+REG_CT_STATE_BIT_DNAT: Final = "reg4[7]"

@@ -27,12 +27,14 @@ from .stages import (
     LR_IN_ARP_REQUEST,
     LR_IN_ARP_RESOLVE,
     LR_IN_CHK_PKT_LEN,
+    LR_IN_CT_EXTRACT,
     LR_IN_DEFRAG,
     LR_IN_DHCP_RELAY_REQ,
     LR_IN_DHCP_RELAY_RESP,
     LR_IN_DHCP_RELAY_RESP_CHK,
     LR_IN_DNAT,
     LR_IN_ECMP_STATEFUL,
+    LR_IN_ECMP_STATEFUL_EGR,
     LR_IN_GW_REDIRECT,
     LR_IN_IP_INPUT,
     LR_IN_IP_ROUTING,
@@ -45,6 +47,7 @@ from .stages import (
     LR_IN_LOOKUP_NEIGHBOR,
     LR_IN_ND_RA_OPTIONS,
     LR_IN_ND_RA_RESPONSE,
+    LR_IN_NETWORK_ID,
     LR_IN_POLICY,
     LR_IN_POLICY_ECMP,
     LR_IN_POST_UNSNAT,
@@ -68,6 +71,7 @@ from .stages import (
     LS_IN_APPLY_PORT_SEC,
     LS_IN_ARP_RSP,
     LS_IN_CHECK_PORT_SEC,
+    LS_IN_CT_EXTRACT,
     LS_IN_DHCP_OPTIONS,
     LS_IN_DHCP_RESPONSE,
     LS_IN_DNS_LOOKUP,
@@ -80,10 +84,13 @@ from .stages import (
     LS_IN_LB_AFF_CHECK,
     LS_IN_LB_AFF_LEARN,
     LS_IN_LOOKUP_FDB,
+    LS_IN_MIRROR,
     LS_IN_NAT_HAIRPIN,
+    LS_IN_NETWORK_FUNCTION,
     LS_IN_PRE_ACL,
     LS_IN_PRE_HAIRPIN,
     LS_IN_PRE_LB,
+    LS_IN_PRE_NETWORK_FUNCTION,
     LS_IN_PRE_STATEFUL,
     LS_IN_PUT_FDB,
     LS_IN_QOS,
@@ -98,8 +105,11 @@ from .stages import (
     LS_OUT_APPLY_PORT_SEC,
     LS_OUT_CHECK_PORT_SEC,
     LS_OUT_LOOKUP_FDB,
+    LS_OUT_MIRROR,
+    LS_OUT_NETWORK_FUNCTION,
     LS_OUT_PRE_ACL,
     LS_OUT_PRE_LB,
+    LS_OUT_PRE_NETWORK_FUNCTION,
     LS_OUT_PRE_STATEFUL,
     LS_OUT_PUT_FDB,
     LS_OUT_QOS,
@@ -413,12 +423,136 @@ OVN_25_03 = FlowProfile(
     draft=True,
 )
 
+# OVN 26.03, a draft: its stage table as Debian sid's ovn-northd 26.03 writes it (tests/parity/
+# test_releases.py checks it against that reference's output); its behaviours are 25.03's plus
+# those 26.03 adds (ported so far).  Like 25.03's, served only with OVN_NORTHD_PY_DRAFT_PROFILES=1.
+OVN_26_03 = FlowProfile(
+    "26.03",
+    {
+        ("ls", "ingress"): (
+            LS_IN_CHECK_PORT_SEC, LS_IN_APPLY_PORT_SEC, LS_IN_MIRROR, LS_IN_LOOKUP_FDB, LS_IN_PUT_FDB,
+            LS_IN_PRE_ACL, LS_IN_PRE_LB, LS_IN_PRE_STATEFUL, LS_IN_ACL_HINT, LS_IN_ACL_EVAL, LS_IN_ACL_SAMPLE,
+            LS_IN_ACL_ACTION, LS_IN_QOS, LS_IN_CT_EXTRACT, LS_IN_LB_AFF_CHECK, LS_IN_LB, LS_IN_LB_AFF_LEARN,
+            LS_IN_PRE_HAIRPIN, LS_IN_NAT_HAIRPIN, LS_IN_HAIRPIN, LS_IN_ACL_AFTER_LB_EVAL,
+            LS_IN_ACL_AFTER_LB_SAMPLE, LS_IN_ACL_AFTER_LB_ACTION, LS_IN_PRE_NETWORK_FUNCTION, LS_IN_STATEFUL,
+            LS_IN_NETWORK_FUNCTION, LS_IN_ARP_RSP, LS_IN_DHCP_OPTIONS, LS_IN_DHCP_RESPONSE, LS_IN_DNS_LOOKUP,
+            LS_IN_DNS_RESPONSE, LS_IN_EXTERNAL_PORT, LS_IN_L2_LKUP, LS_IN_L2_UNKNOWN,
+        ),
+        ("ls", "egress"): (
+            LS_OUT_LOOKUP_FDB, LS_OUT_PUT_FDB, LS_OUT_PRE_ACL, LS_OUT_PRE_LB, LS_OUT_PRE_STATEFUL,
+            LS_OUT_ACL_HINT, LS_OUT_ACL_EVAL, LS_OUT_ACL_SAMPLE, LS_OUT_ACL_ACTION, LS_OUT_MIRROR, LS_OUT_QOS,
+            LS_OUT_PRE_NETWORK_FUNCTION, LS_OUT_STATEFUL, LS_OUT_NETWORK_FUNCTION, LS_OUT_CHECK_PORT_SEC,
+            LS_OUT_APPLY_PORT_SEC,
+        ),
+        ("lr", "ingress"): (
+            LR_IN_ADMISSION, LR_IN_LOOKUP_NEIGHBOR, LR_IN_LEARN_NEIGHBOR, LR_IN_IP_INPUT, LR_IN_DHCP_RELAY_REQ,
+            LR_IN_UNSNAT, LR_IN_POST_UNSNAT, LR_IN_DEFRAG, LR_IN_CT_EXTRACT, LR_IN_LB_AFF_CHECK, LR_IN_DNAT,
+            LR_IN_LB_AFF_LEARN, LR_IN_ECMP_STATEFUL, LR_IN_ND_RA_OPTIONS, LR_IN_ND_RA_RESPONSE,
+            LR_IN_IP_ROUTING_PRE, LR_IN_IP_ROUTING, LR_IN_IP_ROUTING_ECMP, LR_IN_POLICY, LR_IN_POLICY_ECMP,
+            LR_IN_DHCP_RELAY_RESP_CHK, LR_IN_DHCP_RELAY_RESP, LR_IN_ARP_RESOLVE, LR_IN_CHK_PKT_LEN,
+            LR_IN_LARGER_PKTS, LR_IN_GW_REDIRECT, LR_IN_NETWORK_ID, LR_IN_ARP_REQUEST,
+            LR_IN_ECMP_STATEFUL_EGR,
+        ),
+        ("lr", "egress"): (
+            LR_OUT_CHK_DNAT_LOCAL, LR_OUT_UNDNAT, LR_OUT_POST_UNDNAT, LR_OUT_SNAT, LR_OUT_POST_SNAT,
+            LR_OUT_EGR_LOOP, LR_OUT_DELIVERY,
+        ),
+    },
+    behaviours=(OVN_25_03.behaviours - {
+        # 26.03 bypasses lr_in_unsnat again for a load-balancer VIP that is also a NAT external IP.
+        "no_lb_unsnat_bypass",
+        # lr_in_arp_request goes on to lr_in_ecmp_stateful_egr (arp_request_then_next).
+        "arp_request_then_output",
+    }) | frozenset({
+        # The load balancers match a new connection's protocol and destination port on
+        # reg1[16..23] / reg1[0..15], which ls_in_ct_extract / lr_in_ct_extract (100, on switches
+        # with VIPs and routers with load balancers) load with ct_proto() / ct_tp_dst(); the
+        # switch's fragment flows (ls_in_lb 110) match established connections only.
+        "ct_extract_lb_match",
+        # The new-connection ACL hints (ls_*_acl_hint 7, 6) set the commit bit (reg0[1]); the
+        # allow-new ACL flows and ls_*_acl_eval 1 no longer do.
+        "acl_hint_commits_new",
+        # ls_*_acl_eval 65532: replies match ``ct.est && !ct.rel && ct.rpl``, related traffic
+        # without ``!ct.inv``.
+        "acl_ct_match_v26",
+        # Network functions: ls_*_acl_eval's conntrack flows restore reg8[21] from ct_label.nf,
+        # ls_*_stateful commits ct_label.nf / nf_id (110 with a network function, 100 without),
+        # ls_{in,out}_pre_network_function and ls_{in,out}_network_function flows on every switch.
+        "network_function",
+        # lr_in_ip_input: TTL-expired packets get ICMP time exceeded per port (30) and per IPv4
+        # network of their source (31); the plain drop moves to 29.
+        "ttl_exceeded_per_port",
+        # lr_in_arp_request's flows end with ``next;`` (the stage's fallback too).
+        "arp_request_then_next",
+        # ls_in_l2_lkup: multicast to _MC_flood_l2 (70, IP 71) but ARP (71) and NA/RS/RA (72) to
+        # _MC_flood; a network function's returning packet output as is (100); a router's own
+        # ARP/NS flooding (75) for broadcasts only.
+        "l2_mcast_flood_l2",
+        # (with a multicast-relay router attached, eth.mcast && ip (71) is also cloned to
+        # _MC_mrouter_flood.)
+        # ls_in_l2_lkup 100 of a snooping switch: IGMP / MLD only when not looped back by
+        # ovn-controller (flags.igmp_loopback == 0).
+        "igmp_loopback_flag",
+        # ls_out_pre_lb's ``ct_clear`` of router / localnet ports also resets flags.pkt_sampled.
+        "pkt_sampled_flag",
+        # lr_in_network_id: the next hop's network index on its output port (110) or 0 (105);
+        # lb_force_snat_ip=router_ip SNATs to that network's address (lr_out_snat 110, first
+        # address 105).
+        "lr_network_id",
+        # lr_in_ecmp_stateful_egr: per router port (and chassisredirect port) commit of
+        # symmetric-ECMP replies (reg9[10]).
+        "lr_ecmp_stateful_egr",
+        # NAT on a distributed gateway port: the reverse direction's ct_snat skips replies, and a
+        # dnat_and_snat rule's reverse direction is tracked and committed in the DNAT zone
+        # (lr_out_post_undnat 75, lr_out_snat / lr_out_post_snat at the SNAT priority + 5).
+        "dgp_nat_reply_tracked",
+        # ARP requests from a switch's localnet ports go on only where a gateway (DGP's
+        # chassisredirect port, gateway router port) or a distributed NAT's logical port is
+        # (ls_in_check_port_sec 75, ls_in_apply_port_sec 70/75/85, reg0[22]); the DGP's
+        # lr_in_lookup_neighbor ARP flows drop is_chassis_resident, and it ignores multicast NA/NS
+        # elsewhere (120).
+        "ext_arp_filter",
+        "dgp_neighbor_lookup_anywhere",
+        # Gateway MTU: lr_in_chk_pkt_len saves the conntrack state (reg4[0..7] = ct_state_save())
+        # which lr_in_larger_pkts 160 tests (reg4[5] && reg4[3] && reg4[7]); ARP bypasses the
+        # check (``(arp)``, ``(arp || X)``); multicast admission is not measured.
+        "gateway_mtu_ct_state",
+        # ECMP symmetric reply without next-hop checks: one lr_in_ecmp_stateful commit per member
+        # port ((ct.new || ct.est)), replies recognised by ct_mark.ecmp_reply_port alone, symmetric
+        # members marking reg9[10] for lr_in_ecmp_stateful_egr.
+        "ecmp_symmetric_ct_mark",
+        # lr_in_arp_resolve: no binding of a localport's addresses on a distributed gateway port
+        # with redirect-type=bridged.
+        "bridged_dgp_no_localport_binding",
+        # lr_out_delivery's priority-0 drop on every router (23.03, 25.03: with an enabled port).
+        "lr_delivery_drop_always",
+        # ---- SB tables (SB schema 21.x) ----
+        # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
+        # svc_monitor_mac Address_Set.
+        "svc_monitor_mac_dst",
+        # Datapath_Binding nb_uuid and type; routers' external_ids:disable_garp_rarp.
+        "dp_binding_nb_uuid",
+        # RBAC_Permission for Learned_Route (ovn-controller inserts and updates it).
+        "rbac_learned_route",
+        # Load_Balancer options without hairpin_orig_tuple=true.
+        "no_hairpin_orig_tuple",
+        # Service_Monitor rows of load balancers' health checks say type=load-balancer.
+        "service_monitor_type",
+        # DNS rows with the NB row's uuid, no external_ids:dns_id, options:ovn-owned (default
+        # false).
+        "dns_nb_uuid",
+    }),
+    northd_internal_version="26.03.1-21.8.0-82.14",
+    draft=True,
+)
+
 DEFAULT_PROFILE = OVN_23_03
 
 __all__ = [
     "DEFAULT_PROFILE",
     "OVN_23_03",
     "OVN_25_03",
+    "OVN_26_03",
     "FlowProfile",
     "StageNotInProfile",
     "StageTable",

@@ -154,6 +154,20 @@ LR_IN_POST_UNSNAT = Stage("lr_in_post_unsnat", "lr", "ingress")
 LR_IN_DHCP_RELAY_RESP_CHK = Stage("lr_in_dhcp_relay_resp_chk", "lr", "ingress")
 LR_IN_DHCP_RELAY_RESP = Stage("lr_in_dhcp_relay_resp", "lr", "ingress")
 
+# Stages OVN 26.03 adds (names read from its reference's output): port mirroring in the switch
+# pipelines, the conntrack-tuple extraction before the load balancers (``*_ct_extract``), network
+# functions around ``ls_*_stateful``, and the router's network-id and stateful-ECMP egress stages.
+LS_IN_MIRROR = Stage("ls_in_mirror", "ls", "ingress")
+LS_IN_CT_EXTRACT = Stage("ls_in_ct_extract", "ls", "ingress")
+LS_IN_PRE_NETWORK_FUNCTION = Stage("ls_in_pre_network_function", "ls", "ingress")
+LS_IN_NETWORK_FUNCTION = Stage("ls_in_network_function", "ls", "ingress")
+LS_OUT_MIRROR = Stage("ls_out_mirror", "ls", "egress")
+LS_OUT_PRE_NETWORK_FUNCTION = Stage("ls_out_pre_network_function", "ls", "egress")
+LS_OUT_NETWORK_FUNCTION = Stage("ls_out_network_function", "ls", "egress")
+LR_IN_CT_EXTRACT = Stage("lr_in_ct_extract", "lr", "ingress")
+LR_IN_NETWORK_ID = Stage("lr_in_network_id", "lr", "ingress")
+LR_IN_ECMP_STATEFUL_EGR = Stage("lr_in_ecmp_stateful_egr", "lr", "ingress")
+
 
 ALL_STAGES: tuple[Stage, ...] = tuple(v for v in tuple(globals().values()) if isinstance(v, Stage))
 

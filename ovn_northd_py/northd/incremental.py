@@ -57,7 +57,8 @@ NB_GLOBAL_COUNTERS = frozenset(
     {"nb_cfg", "nb_cfg_timestamp", "sb_cfg", "sb_cfg_timestamp", "hv_cfg", "hv_cfg_timestamp"}
 )
 # NB_Global options northd adds itself when missing.
-NORTHD_OPTIONS = frozenset({"mac_prefix", "svc_monitor_mac", "max_tunid", "northd_internal_version"})
+NORTHD_OPTIONS = frozenset({"mac_prefix", "svc_monitor_mac", "svc_monitor_mac_dst", "max_tunid",
+                            "northd_internal_version"})
 # Logical_Router columns whose changes alter values derived from the router's NAT / load balancers.
 ROUTER_DERIVED_COLUMNS = frozenset({"nat", "load_balancer", "load_balancer_group"})
 # Logical_Router_Port columns whose updates are applied in place (anything else: recompute).

@@ -22,9 +22,11 @@ from .rows import SyncStats, sync_table
 
 
 def desired_address_sets(nb: Any, svc_monitor_mac: str, nd: Northd | None = None,
-                         warn: Any = None) -> dict[str, list[str]]:
-    """Every SB Address_Set by name (the port groups' sets only with the northd model ``nd``)."""
-    out: dict[str, list[str]] = {"svc_monitor_mac": [svc_monitor_mac]}
+                         warn: Any = None, svc_monitor_macs: list[str] | None = None) -> dict[str, list[str]]:
+    """Every SB Address_Set by name (the port groups' sets only with the northd model ``nd``);
+    ``svc_monitor_macs``: the ``svc_monitor_mac`` set's addresses when more than ``svc_monitor_mac``
+    (26.03: its ``svc_monitor_mac_dst`` too)."""
+    out: dict[str, list[str]] = {"svc_monitor_mac": list(svc_monitor_macs or [svc_monitor_mac])}
     if nd is not None:
         for router in nd.routers():
             out.update(router_lb_vip_sets(router))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Hashable
 from typing import Any
 
 from ..flows.acl_index import smap_bool
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd
 from .rows import SyncStats, sync_table
 
@@ -29,18 +31,32 @@ def dp_uuids(sb: Any) -> dict[str, str]:
     return out
 
 
-def desired_datapaths(nd: Northd) -> dict[Hashable, dict[str, Any]]:
-    return {dp.key: {"external_ids": dp.external_ids, "tunnel_key": dp.tunnel_key} for dp in nd.by_index}
+def desired_datapaths(nd: Northd, profile: FlowProfile = DEFAULT_PROFILE) -> dict[Hashable, dict[str, Any]]:
+    """Behaviour ``dp_binding_nb_uuid`` (26.03, SB 21.x; observed): every row also names its NB
+    row (``nb_uuid``) and its ``type`` (``logical-switch`` / ``logical-router``), and a router's
+    ``external_ids`` carry ``disable_garp_rarp`` (its NB option read as a boolean, default false)."""
+    if not profile.has("dp_binding_nb_uuid"):
+        return {dp.key: {"external_ids": dp.external_ids, "tunnel_key": dp.tunnel_key} for dp in nd.by_index}
+    out: dict[Hashable, dict[str, Any]] = {}
+    for dp in nd.by_index:
+        ids = dp.external_ids
+        if dp.is_router:
+            garp = smap_bool(dp.nb.options, "disable_garp_rarp", False)
+            ids = {**ids, "disable_garp_rarp": "true" if garp else "false"}
+        out[dp.key] = {"external_ids": ids, "tunnel_key": dp.tunnel_key, "nb_uuid": [uuid.UUID(dp.key)],
+                       "type": ["logical-router" if dp.is_router else "logical-switch"]}
+    return out
 
 
-def sync_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> dict[Hashable, Any]:
+def sync_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats,
+                   profile: FlowProfile = DEFAULT_PROFILE) -> dict[Hashable, Any]:
     """Insert and update; stale datapaths are deleted by ``prune_datapaths`` once their
     dependants (ports, groups, flows) have been synced in the same transaction."""
     return sync_table(txn, "Datapath_Binding", sb.rows("Datapath_Binding"), dp_nb_key,
-                      desired_datapaths(nd), stats, delete_stale=False)
+                      desired_datapaths(nd, profile), stats, delete_stale=False)
 
 
-def prune_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> None:
+def prune_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats, profile: FlowProfile = DEFAULT_PROFILE) -> None:
     """Delete stale datapaths.  The flows, groups and load balancers that reference them go in
     the same SB transaction (the daemon plans every flow when a datapath is deleted).
 
@@ -49,7 +65,7 @@ def prune_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> None:
     def key_of(row: Any) -> Hashable:
         return dp_nb_key(row) or ("not a datapath of ours", row.uuid)
 
-    sync_table(txn, "Datapath_Binding", sb.rows("Datapath_Binding"), key_of, desired_datapaths(nd), stats)
+    sync_table(txn, "Datapath_Binding", sb.rows("Datapath_Binding"), key_of, desired_datapaths(nd, profile), stats)
 
 
 U64 = 1 << 64

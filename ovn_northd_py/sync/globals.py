@@ -40,14 +40,25 @@ class GlobalOptions:
     internal_version: str = NORTHD_INTERNAL_VERSION
     sb_only: tuple[tuple[str, str], ...] = ()  # options SB_Global has and NB_Global does not
     profile: FlowProfile = DEFAULT_PROFILE  # the release's (chassis features it still reads)
+    # Behaviour "svc_monitor_mac_dst" (26.03): the destination MAC of service monitors' probes
+    # (NB_Global options:svc_monitor_mac_dst, else random like svc_monitor_mac); "": none.
+    svc_monitor_mac_dst: str = ""
 
     def as_dict(self) -> dict[str, str]:
-        return {
+        out = {
             "mac_prefix": self.mac_prefix,
             "svc_monitor_mac": self.svc_monitor_mac,
             "max_tunid": str(self.max_tunid),
             "northd_internal_version": self.internal_version,
         }
+        if self.svc_monitor_mac_dst:
+            out["svc_monitor_mac_dst"] = self.svc_monitor_mac_dst
+        return out
+
+    @property
+    def svc_monitor_macs(self) -> list[str]:
+        """The SB Address_Set ``svc_monitor_mac``'s addresses."""
+        return [self.svc_monitor_mac, *([self.svc_monitor_mac_dst] if self.svc_monitor_mac_dst else [])]
 
 
 def global_options(nb_global: Any, vxlan: bool, profile: FlowProfile = DEFAULT_PROFILE) -> GlobalOptions:
@@ -58,9 +69,14 @@ def global_options(nb_global: Any, vxlan: bool, profile: FlowProfile = DEFAULT_P
     sm = o.get("svc_monitor_mac", "")
     if not _MAC6.match(sm):
         sm = ":".join(f"{x:02x}" for x in _random_mac_bytes(6))
+    dst = ""
+    if profile.has("svc_monitor_mac_dst"):
+        dst = o.get("svc_monitor_mac_dst", "")
+        if not _MAC6.match(dst):
+            dst = ":".join(f"{x:02x}" for x in _random_mac_bytes(6))
     return GlobalOptions(mp.lower(), sm.lower(), DP_KEY_MAX_VXLAN if vxlan else DP_KEY_MAX_GENEVE,
                          profile.northd_internal_version,
-                         SB_FEATURE_OPTIONS if profile.has("sb_feature_options") else (), profile)
+                         SB_FEATURE_OPTIONS if profile.has("sb_feature_options") else (), profile, dst.lower())
 
 
 def nb_global_row(nb: Any) -> Any:

@@ -58,7 +58,8 @@ def desired_sb_lb(lb: Any, switches: Iterable[str], dp_uuid: dict[str, str], rou
         return None
     ids = {} if split else {"lb_id": str(lb.uuid)}  # observed: the NB external_ids are not copied
     opts = dict(lb.options)
-    opts["hairpin_orig_tuple"] = "true"
+    if not profile.has("no_hairpin_orig_tuple"):  # 26.03 (SB 21.x): no longer written
+        opts["hairpin_orig_tuple"] = "true"
     # observed: copied as is; an NB row without protocol (the flows read it as tcp) gives none
     proto: Any = lb.protocol[0] if lb.protocol else ["set", []]
     cols = {
@@ -82,7 +83,7 @@ def desired_sb_lbs(nd: Northd, dp_uuid: dict[str, str], profile: FlowProfile = D
                 want[key] = w
         return want
     for key, (lb, dps) in switch_lb_datapaths(nd).items():
-        w = desired_sb_lb(lb, dps, dp_uuid)
+        w = desired_sb_lb(lb, dps, dp_uuid, profile=profile)
         if w is not None:
             want[key] = w
     return want

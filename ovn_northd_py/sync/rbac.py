@@ -38,8 +38,18 @@ PERMISSIONS_2503: Mapping[str, tuple[list[str], bool, list[str]]] = MappingProxy
 })
 
 
+# ... with the ``rbac_learned_route`` behaviour too (26.03, observed): ovn-controller writes the
+# routes it learns.
+PERMISSIONS_2603: Mapping[str, tuple[list[str], bool, list[str]]] = MappingProxyType({
+    **PERMISSIONS_2503,
+    "Learned_Route": ([""], True, ["datapath", "logical_port", "ip_prefix", "nexthop", "external_ids"]),
+})
+
+
 def sync_rbac(txn: Any, sb: Any, stats: SyncStats, profile: FlowProfile = DEFAULT_PROFILE) -> None:
     wanted = PERMISSIONS_2503 if profile.has("rbac_2503") else PERMISSIONS_2303
+    if profile.has("rbac_learned_route"):
+        wanted = PERMISSIONS_2603
     roles = [r for r in sb.rows("RBAC_Role").values() if r.name == ROLE]
     perms = sb.rows("RBAC_Permission")
     ok = False

@@ -45,10 +45,11 @@ def norm(v: Any) -> Any:
     return v
 
 
-def insert_row(txn: Any, table: str) -> Any:
+def insert_row(txn: Any, table: str, new_uuid: uuid.UUID | None = None) -> Any:
     """A new row whose uuid is final already (the server is asked to keep it), so raw operations
-    in the same SB transaction (flows on a new datapath) can reference it."""
-    return txn.insert(txn.idl.tables[table], new_uuid=uuid.uuid4(), persist_uuid=True)
+    in the same SB transaction (flows on a new datapath) can reference it; ``new_uuid``: that uuid
+    (default: a random one)."""
+    return txn.insert(txn.idl.tables[table], new_uuid=new_uuid or uuid.uuid4(), persist_uuid=True)
 
 
 def update_row(row: Any, want: Mapping[str, Any]) -> bool:
@@ -70,11 +71,13 @@ def sync_table(
     stats: SyncStats,
     delete_stale: bool = True,
     on_insert: Mapping[str, Any] | None = None,
+    uuid_of: Callable[[Hashable], uuid.UUID] | None = None,
 ) -> dict[Hashable, Any]:
     """Make the rows we own in ``table`` equal ``desired``.  Returns key -> Row (existing or new).
 
     ``on_insert`` gives initial values for columns someone else owns afterwards
-    (e.g. Port_Binding.up, which ovn-controller maintains).
+    (e.g. Port_Binding.up, which ovn-controller maintains); ``uuid_of``: the uuid a new row of a
+    key gets (default: a random one).
     """
     out: dict[Hashable, Any] = {}
     for row in list(rows.values()):
@@ -94,14 +97,14 @@ def sync_table(
     for k, want in desired.items():
         if k in out:
             continue
-        out[k] = _insert(txn, table, want, on_insert, stats)
+        out[k] = _insert(txn, table, want, on_insert, stats, uuid_of(k) if uuid_of is not None else None)
     return out
 
 
 def _insert(txn: Any, table: str, want: Mapping[str, Any], on_insert: Mapping[str, Any] | None,
-            stats: SyncStats) -> Any:
+            stats: SyncStats, new_uuid: uuid.UUID | None = None) -> Any:
     """A new row of ``table`` with ``want`` (and ``on_insert``, columns others own afterwards)."""
-    row = insert_row(txn, table)
+    row = insert_row(txn, table, new_uuid)
     for col, val in (on_insert or {}).items():
         setattr(row, col, val)
     for col, val in want.items():
@@ -111,15 +114,16 @@ def _insert(txn: Any, table: str, want: Mapping[str, Any], on_insert: Mapping[st
 
 
 def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | None, stats: SyncStats,
-                 on_insert: Mapping[str, Any] | None = None) -> Any | None:
-    """Make one row match ``want`` (insert, update or, with ``want`` None, delete)."""
+                 on_insert: Mapping[str, Any] | None = None, new_uuid: uuid.UUID | None = None) -> Any | None:
+    """Make one row match ``want`` (insert, with ``new_uuid`` if given; update; or, with ``want``
+    None, delete)."""
     if want is None:
         if row is not None:
             row.delete()
             stats.bump(stats.deleted, table)
         return None
     if row is None:
-        return _insert(txn, table, want, on_insert, stats)
+        return _insert(txn, table, want, on_insert, stats, new_uuid)
     if update_row(row, want):
         stats.bump(stats.updated, table)
     return row

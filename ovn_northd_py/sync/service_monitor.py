@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from ..flows.lb_health import MonitorKey, desired_monitors, lb_monitored, monitor_key, pb_up_reader
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd
 from .indexes import PB_BY_NAME, SM_BY_KEY
 from .rows import SyncStats, sync_one_row, sync_table
@@ -23,7 +24,7 @@ TABLE = "Service_Monitor"
 
 
 def wanted_monitors(
-    nb: Any, nd: Northd, svc_monitor_mac: str
+    nb: Any, nd: Northd, svc_monitor_mac: str, profile: FlowProfile = DEFAULT_PROFILE
 ) -> tuple[dict[MonitorKey, dict[str, Any]], set[str], set[str]]:
     """Every Service_Monitor row the NB asks for, by key; every port name a health check maps
     (known or not: a port appearing or going away changes the rows); the load balancers with
@@ -34,7 +35,8 @@ def wanted_monitors(
 
     lbs = [lb for lb in nb.rows("Load_Balancer").values() if lb.health_check]
     mapped = {m.key[0] for lb in lbs for m in lb_monitored(lb)}
-    return desired_monitors(lbs, is_switch_port, svc_monitor_mac), mapped, {str(lb.uuid) for lb in lbs}
+    typed = profile.has("service_monitor_type")
+    return desired_monitors(lbs, is_switch_port, svc_monitor_mac, typed), mapped, {str(lb.uuid) for lb in lbs}
 
 
 def reset_status(row: Any, port_up: Callable[[str], bool], stats: SyncStats) -> None:
@@ -93,12 +95,16 @@ class MonitorSync:
         self.want: dict[MonitorKey, dict[str, Any]] | None = None
         self.mapped: set[str] = set()
         self.checked_lbs: set[str] = set()  # load balancers with health checks at the last full sync
+        self.profile: FlowProfile = DEFAULT_PROFILE  # the release served (as of the last full sync)
 
     def _port_up(self, sb: Any) -> Callable[[str], bool]:
         return pb_up_reader(sb, self.sb_in.indexes.get(PB_BY_NAME))
 
-    def full(self, txn: Any, sb: Any, nb: Any, nd: Northd, svc_monitor_mac: str, stats: SyncStats) -> None:
-        self.want, self.mapped, self.checked_lbs = wanted_monitors(nb, nd, svc_monitor_mac)
+    def full(self, txn: Any, sb: Any, nb: Any, nd: Northd, svc_monitor_mac: str, stats: SyncStats,
+             profile: FlowProfile | None = None) -> None:
+        if profile is not None:
+            self.profile = profile
+        self.want, self.mapped, self.checked_lbs = wanted_monitors(nb, nd, svc_monitor_mac, self.profile)
         sync_service_monitors(txn, sb, self.want, self._port_up(sb), stats)
 
     def on_nb(self, ctx: Any, nd: Northd, svc_monitor_mac: str, changes: list[Any]) -> bool:

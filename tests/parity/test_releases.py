@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ovn_northd_py.devtools.tools import ToolsUnavailable, chroot_tools
-from ovn_northd_py.lflow.profile import OVN_25_03
+from ovn_northd_py.lflow.profile import OVN_25_03, OVN_26_03
 from ovn_northd_py.parity.harness import nbctl_commands, run_parity
 
 TINY_NB = nbctl_commands(
@@ -85,6 +85,67 @@ def test_25_03_stage_table_is_the_references(tmp_path):
     profile = OVN_25_03
     ours = {(s.name, s.pipeline, profile.table_id(s)) for s in profile.stages}
     assert seen == ours
+
+
+def test_26_03_stage_table_is_the_references(tmp_path):
+    """Every (stage-name, pipeline, table_id) the 26.03 reference writes is what OVN_26_03 says,
+    and the reference writes a flow in every stage of that table (skipped without the sid chroot)."""
+    _tools("26.03", required=False)
+    nb = nbctl_commands(*TINY_NB.commands, ["lr-add", "gw0"], ["set", "logical_router", "gw0", "options:chassis=hv1"])
+    result = run_parity(nb, release="26.03", from_chroot=True, reference_both=True, workdir=tmp_path / "p",
+                        settle_timeout=60)
+    assert result.reference.settled, result.reference.error
+    seen = set()
+    for r in result.ref_dump.rows("Logical_Flow").values():
+        name = str(r["external_ids"].as_dict()["stage-name"])
+        seen.add((name, str(r["pipeline"]), int(r["table_id"])))
+    ours = {(s.name, s.pipeline, OVN_26_03.table_id(s)) for s in OVN_26_03.stages}
+    assert seen == ours
+
+
+def test_26_03_draft_writes_the_references_flows_and_sb_rows(tmp_path, monkeypatch):
+    """The 26.03 draft profile (OVN_NORTHD_PY_DRAFT_PROFILES=1) at parity with sid's ovn-northd on a
+    small network with a gateway router, a load balancer and a stateful ACL (skipped without sid)."""
+    _tools("26.03", required=False)
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    nb = nbctl_commands(
+        *TINY_NB.commands,
+        ["lr-add", "gw0"], ["set", "logical_router", "gw0", "options:chassis=hv1"],
+        ["lb-add", "lb0", "10.0.0.100:80", "10.0.0.1:8080", "tcp"], ["ls-lb-add", "sw0", "lb0"],
+        ["lr-lb-add", "gw0", "lb0"],
+        ["acl-add", "sw0", "to-lport", "1000", "tcp.dst == 22", "allow-related"],
+    )
+    result = run_parity(nb, release="26.03", from_chroot=True, workdir=tmp_path / "p", settle_timeout=60)
+    assert result.ours.settled, result.ours.error
+    assert result.ok, result.report()
+
+
+def _ovnk_small(remote: str) -> None:
+    from ovn_northd_py.devtools.gen_ovnk import build_ovnk_nb
+
+    build_ovnk_nb(remote, nodes=2, pods_per_node=3, services=8, policies=2, seed=1)
+
+
+def _neutron_small(remote: str) -> None:
+    from ovn_northd_py.devtools.gen_neutron import build_neutron_nb
+
+    build_neutron_nb(remote, tenants=2, nets_per_tenant=2, vms_per_net=2, fips=1, seed=1)
+
+
+@pytest.mark.parametrize("source", [_ovnk_small, _neutron_small], ids=["ovnk", "neutron"])
+def test_26_03_draft_flows_are_the_references_on_ovnk_and_neutron_like_networks(tmp_path, monkeypatch, source):
+    """Every logical flow of the 26.03 draft equals sid's ovn-northd's on small ovn-k-like and
+    Neutron-like networks (load balancers, ACL tiers, gateway routers, distributed gateway ports,
+    NAT, localnet ports, gateway MTU; skipped without the sid chroot)."""
+    _tools("26.03", required=False)
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    result = run_parity(source, release="26.03", from_chroot=True, workdir=tmp_path / "p", settle_timeout=60)
+    assert result.ours.settled, result.ours.error
+    assert result.flows is not None
+    bad = [f"{s.stage}: missing {len(s.missing)}, extra {len(s.extra)}" for s in result.flows.stages
+           if s.missing or s.extra]
+    assert not bad, "\n".join(bad) + "\n" + result.report()
+    assert sum(s.ref_count for s in result.flows.stages) > 500
 
 
 @pytest.mark.parametrize(("release", "required"), [("25.03", True), ("23.03", False), ("26.03", False)])

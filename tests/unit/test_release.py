@@ -83,6 +83,26 @@ def test_the_developer_switch_serves_a_draft_profile(monkeypatch):
     assert r.name == "25.03" and r.profile.draft
 
 
+def test_26_03_databases_are_refused_without_the_developer_switch(monkeypatch):
+    import pytest
+
+    from ovn_northd_py.ovsdb.schema_check import SchemaMismatch
+    from ovn_northd_py.release import DRAFT_ENV, select_release
+
+    monkeypatch.delenv(DRAFT_ENV, raising=False)
+    with pytest.raises(SchemaMismatch):
+        select_release("7.18.0", "21.8.0")
+
+
+def test_the_developer_switch_serves_the_26_03_draft_profile(monkeypatch):
+    from ovn_northd_py.lflow.profile import OVN_26_03
+    from ovn_northd_py.release import DRAFT_ENV, select_release
+
+    monkeypatch.setenv(DRAFT_ENV, "1")
+    r = select_release("7.18.0", "21.8.0")
+    assert r.name == "26.03" and r.profile is OVN_26_03 and r.profile.draft
+
+
 def test_a_draft_profile_drops_flows_of_stages_it_lacks():
     from ovn_northd_py.lflow.profile import OVN_23_03, OVN_25_03, StageNotInProfile
     from ovn_northd_py.lflow.stages import LS_IN_ACL, LS_IN_L2_LKUP

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ovn_northd_py.lflow import stages
-from ovn_northd_py.lflow.profile import OVN_23_03, OVN_25_03, FlowProfile
+from ovn_northd_py.lflow.profile import OVN_23_03, OVN_25_03, OVN_26_03, FlowProfile
 from ovn_northd_py.lflow.stages import ALL_STAGES, DP_TYPES, PIPELINES, Stage, stage_by_name
 
 STAGES = OVN_23_03.tables
@@ -18,7 +18,7 @@ def test_stage_counts_per_pipeline_match_the_reference() -> None:
     assert counts == {("ls", "ingress"): 27, ("ls", "egress"): 10, ("lr", "ingress"): 22, ("lr", "egress"): 7}
 
 
-@pytest.mark.parametrize("profile", [OVN_23_03, OVN_25_03], ids=lambda p: p.name)
+@pytest.mark.parametrize("profile", [OVN_23_03, OVN_25_03, OVN_26_03], ids=lambda p: p.name)
 def test_every_stage_of_a_profile_is_listed_once(profile: FlowProfile) -> None:
     listed = [s for dp in DP_TYPES for pl in PIPELINES for s in profile.stages_for(dp, pl)]
     assert len(set(listed)) == len(listed)
@@ -27,8 +27,21 @@ def test_every_stage_of_a_profile_is_listed_once(profile: FlowProfile) -> None:
 
 
 def test_every_stage_is_in_some_release() -> None:
-    listed = {s for p in (OVN_23_03, OVN_25_03) for s in p.stages}
+    listed = {s for p in (OVN_23_03, OVN_25_03, OVN_26_03) for s in p.stages}
     assert listed == set(ALL_STAGES)
+
+
+def test_26_03_stage_counts_per_pipeline_match_the_reference() -> None:
+    counts = {key: len(value) for key, value in OVN_26_03.tables.items()}
+    assert counts == {("ls", "ingress"): 34, ("ls", "egress"): 16, ("lr", "ingress"): 29, ("lr", "egress"): 7}
+
+
+def test_26_03_is_25_03_plus_its_new_stages() -> None:
+    new = {s.name for s in OVN_26_03.stages - OVN_25_03.stages}
+    assert new == {"ls_in_mirror", "ls_out_mirror", "ls_in_ct_extract", "lr_in_ct_extract", "ls_in_pre_network_function",
+                   "ls_out_pre_network_function", "ls_in_network_function", "ls_out_network_function",
+                   "lr_in_network_id", "lr_in_ecmp_stateful_egr"}
+    assert OVN_25_03.stages <= OVN_26_03.stages
 
 
 def test_stage_names_are_unique() -> None:

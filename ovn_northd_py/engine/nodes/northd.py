@@ -96,4 +96,7 @@ class NorthdNode(Node):
             fresh.mac_prefix = prev.mac_prefix if prev else sbo.get("mac_prefix", fresh.mac_prefix)
         if "svc_monitor_mac" not in have:
             fresh.svc_monitor_mac = prev.svc_monitor_mac if prev else sbo.get("svc_monitor_mac", fresh.svc_monitor_mac)
+        if fresh.svc_monitor_mac_dst and "svc_monitor_mac_dst" not in have:
+            fresh.svc_monitor_mac_dst = (prev.svc_monitor_mac_dst if prev and prev.svc_monitor_mac_dst
+                                         else sbo.get("svc_monitor_mac_dst", fresh.svc_monitor_mac_dst))
         return fresh
