@@ -114,3 +114,17 @@ def test_nat_external_ip_followed_by_junk_and_distributed_lenient_ip(parity_run)
         ["add", "logical_router", "d1", "nat", "@k"],
     )
     assert_parity(parity_run(nb))
+
+
+def test_mac_bytes_of_more_than_two_hex_digits_are_read_modulo_256(parity_run):
+    """``50:54:00:00:00:010`` is 50:54:00:00:00:10 to the reference (OVS' ``%hhx``), and
+    ``100:00:00:00:07:03`` 00:00:00:00:07:03: the port's lookup, ARP/ND responder and
+    port-security flows use it."""
+    nb = nbctl_commands(
+        ["ls-add", "sw0"],
+        *vif("sw0", "vm1", "50:54:00:00:00:010 192.168.0.10 fd00::10"),
+        ["lsp-set-port-security", "vm1", "50:54:00:00:00:010 192.168.0.10"],
+        *vif("sw0", "vm2", "0:0:0:0:0:2 192.168.0.2"),
+        *vif("sw0", "vm3", "100:00:00:00:07:03 192.168.0.3"),
+    )
+    assert_parity(parity_run(nb))
