@@ -19,6 +19,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="northd for tests/dataplane: py (ovn-northd-py, default) or c (/usr/bin/ovn-northd); "
         "env DATAPLANE_NORTHD also works",
     )
+    parser.addoption(
+        "--release", default=None,
+        help="OVN release of tests/dataplane: 23.03 (default: the host's OVS and ovn-controller), 25.03 or "
+        "26.03 (servers, C northd, OVS and ovn-controller from that release's Debian chroot, built by "
+        "scripts/chroots.sh --with-host; ours serves it with that release's profile); env DATAPLANE_RELEASE",
+    )
 
 
 @dataclass
