@@ -304,7 +304,8 @@ class Control:
 
     def _chassis_features(self, _a: list[str]) -> str:
         """What every local chassis supports (SB Chassis other_config), as the C daemon lists it."""
-        return features_text(chassis_features(self.d.sb))
+        profile = self.d.release.profile
+        return features_text(chassis_features(self.d.sb, profile), profile)
 
     def _exit(self, _a: list[str]) -> None:
         self.d.stop_event.set()
@@ -418,7 +419,8 @@ class Control:
             if isinstance(result, str):
                 conn.reply_error(f"plan: reading SB's flow tables failed: {result}")
                 continue
-            cache = FlowCache(split_lbs=self.d.writer.cache.split_lbs)
+            cache = FlowCache(split_lbs=self.d.writer.cache.split_lbs,
+                              ls_group_column=self.d.writer.cache.ls_group_column)
             load_cache(cache, result)
             self._reply_plan(conn, limit, cache)
 

@@ -154,6 +154,6 @@ def flow_ctx_from_nb(
         svc_monitor_ips=svc_monitor_src_ips(nb),
         health=build_lb_health(nb, sb, pb_index),
         bfd_ports=bfd_ports_of(nb),
-        features=chassis_features(sb),
+        features=chassis_features(sb, profile),
         warn=warn,
     )

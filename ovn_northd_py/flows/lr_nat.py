@@ -555,7 +555,7 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
         return
     head = f"ip && {fam}.dst == {ext} && {r.inp}"
     if ctx.profile.has("dgp_nat_no_czone"):
-        _build_dgp_snat_flows(r, add, head, snat_allow)
+        _build_dgp_snat_flows(r, add, head, snat_allow, ctx.features.snat_zone_tracking)
         return
     if o.stateless:
         add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "next;")
@@ -581,11 +581,13 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
         add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
 
 
-def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str) -> None:
+def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str, zone_tracking: bool) -> None:
     """unSNAT / SNAT of a rule on a DGP with the ``dgp_nat_no_czone`` behaviour (25.03): SNAT in
     the SNAT zone, with the state of the reverse direction (entering through the DGP) tracked by
     ``lr_out_post_undnat`` 70 / ``lr_out_snat`` and committed to that zone by
-    ``lr_out_post_snat`` when new (observed)."""
+    ``lr_out_post_snat`` when new (observed); ``zone_tracking`` False (a chassis without
+    ct-commit-to-zone / ct-next-zone, whose ovn-controller knows neither action): the SNAT flow
+    only."""
     fam, ext, o, log_ip = r.fam, r.ext, r.o, r.log_ip
     add(LR_IN_UNSNAT, 100, f"{head}{r.in_res}", "next;" if o.stateless else "ct_snat;")
     m = f"ip && {fam}.src == {log_ip} && {r.outp}{r.nat_res}"
@@ -594,10 +596,10 @@ def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str)
         add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{r.set_src}{fam}.src={ext}; next;")
     else:
         track = " && (!ct.trk || !ct.rpl)"
-        if r.nat.type == "snat":
+        if r.nat.type == "snat" and zone_tracking:
             add(LR_OUT_POST_UNDNAT, 70, f"{m}{track}", "ct_next(snat);")
         add(LR_OUT_SNAT, base, f"{m}{snat_allow}{track}", f"{r.set_src}ct_snat({o.ct_arg(ext)});")
-        if r.nat.type == "snat":  # (observed: not for dnat_and_snat rules)
+        if r.nat.type == "snat" and zone_tracking:  # (observed: not for dnat_and_snat rules)
             back = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}"
             add(LR_OUT_SNAT, base, back, "ct_snat;")
             add(LR_OUT_POST_SNAT, base, f"{back} && ct.new", "ct_commit_to_zone(snat);")

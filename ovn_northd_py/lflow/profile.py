@@ -135,6 +135,10 @@ class FlowProfile:
     # SB_Global options:northd_internal_version (release, SB schema, internal flow version), which
     # ovn-controller compares with its own under ovn-match-northd-version.
     northd_internal_version: str = "23.03.1-20.27.0-70.6"
+    # The chassis features (SB Chassis other_config flags, flows/chassis_features.py) the release's
+    # northd asks every chassis for, and those its debug/chassis-features-list prints.
+    chassis_features: tuple[str, ...] = ("ct_no_masked_label", "ct_lb_related", "mac_binding_timestamp")
+    chassis_features_listed: tuple[str, ...] = ("ct_no_masked_label", "ct_lb_related", "mac_binding_timestamp")
     # Under construction: flows in stages it lacks are dropped instead of refused
     # (sync/lflow_desired.py), so that a partial port can be measured against the reference.
     draft: bool = False
@@ -400,6 +404,11 @@ OVN_25_03 = FlowProfile(
         "l2_flood_router_mac_first",
     }),
     northd_internal_version="25.03.0-20.41.0-77.6",
+    # (observed: flows of a 23.03 ovn-controller, which announces none of the new ones, and
+    # debug/chassis-features-list, which prints mac_binding_timestamp only)
+    chassis_features=("mac_binding_timestamp", "fdb_timestamp", "ls_dpg_column", "ct_commit_nat_v2",
+                      "ct_commit_to_zone", "sample_with_reg", "ct_next_zone", "ct_label_flush"),
+    chassis_features_listed=("mac_binding_timestamp",),
     draft=True,
 )
 
