@@ -25,6 +25,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "26.03 (servers, C northd, OVS and ovn-controller from that release's Debian chroot, built by "
         "scripts/chroots.sh --with-host; ours serves it with that release's profile); env DATAPLANE_RELEASE",
     )
+    parser.addoption(
+        "--chassis-release", default=None,
+        help="OVN release of the chassis (ovn-controller, OVS) of tests/dataplane when not --release's, "
+        "e.g. 23.03 (the host's) under a 25.03 northd; env DATAPLANE_CHASSIS_RELEASE",
+    )
 
 
 @dataclass

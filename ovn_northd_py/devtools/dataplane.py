@@ -509,6 +509,12 @@ class Stack:
         if self.workdir is None:
             self.workdir = _short_tmpdir("st", self.tools)
 
+    @property
+    def older_chassis(self) -> bool:
+        """The chassis is of another release than the servers and the northd (its ovn-controller
+        cannot read every flow: parse errors are expected, with the C northd too)."""
+        return self.chassis_release is not None and self.chassis_release != self.release
+
     def describe(self) -> str:
         """What runs: ``OVN 25.03 (Debian trixie chroot ...): ovn-northd-py; chassis ovn-host ...``."""
         northd = "C ovn-northd" if self.northd_kind == "c" else "ovn-northd-py"

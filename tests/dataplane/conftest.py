@@ -48,9 +48,20 @@ def dataplane_release(config: pytest.Config) -> Release:
         raise pytest.UsageError(f"--release / DATAPLANE_RELEASE: {e}") from None
 
 
+def chassis_release(config: pytest.Config) -> Release:
+    name = config.getoption("--chassis-release", default=None) or os.environ.get("DATAPLANE_CHASSIS_RELEASE")
+    if not name:
+        return dataplane_release(config)
+    try:
+        return get_release(str(name))
+    except ValueError as e:
+        raise pytest.UsageError(f"--chassis-release / DATAPLANE_CHASSIS_RELEASE: {e}") from None
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     return (f"dataplane northd: {northd_kind(config)} (--northd=py|c, DATAPLANE_NORTHD), "
-            f"release {dataplane_release(config).name} (--release, DATAPLANE_RELEASE)")
+            f"release {dataplane_release(config).name} (--release, DATAPLANE_RELEASE), "
+            f"chassis {chassis_release(config).name} (--chassis-release, DATAPLANE_CHASSIS_RELEASE)")
 
 
 @pytest.fixture(scope="session")
@@ -60,7 +71,7 @@ def dataplane_session(request: pytest.FixtureRequest) -> Iterator[None]:
     if release.flow_profile is None and release.draft_profile is None and kind != "c":
         problems.append(f"ovn-northd-py has no profile for OVN {release.name}: run it with --northd=c")
     try:
-        chassis_tools_for(release)
+        chassis_tools_for(chassis_release(request.config))
     except ToolsUnavailable as e:
         problems.append(str(e))
     if problems:
@@ -91,14 +102,15 @@ def dataplane_session(request: pytest.FixtureRequest) -> Iterator[None]:
 class StackHolder:
     """The module's stack, replaced when a test left it unable to follow NB."""
 
-    def __init__(self, kind: str, release: Release = DEFAULT_RELEASE) -> None:
+    def __init__(self, kind: str, release: Release = DEFAULT_RELEASE, chassis: Release | None = None) -> None:
         self.kind = kind
         self.release = release
+        self.chassis = chassis
         self.stack: dp.Stack | None = None
 
     def get(self) -> dp.Stack:
         if self.stack is None:
-            self.stack = dp.Stack(northd_kind=self.kind, release=self.release).start()
+            self.stack = dp.Stack(northd_kind=self.kind, release=self.release, chassis_release=self.chassis).start()
         return self.stack
 
     def discard(self) -> None:
@@ -109,7 +121,8 @@ class StackHolder:
 
 @pytest.fixture(scope="module")
 def stacks(request: pytest.FixtureRequest, dataplane_session: None) -> Iterator[StackHolder]:
-    holder = StackHolder(northd_kind(request.config), dataplane_release(request.config))
+    holder = StackHolder(northd_kind(request.config), dataplane_release(request.config),
+                         chassis_release(request.config))
     try:
         yield holder
     finally:
@@ -131,7 +144,7 @@ def topo(stacks: StackHolder, request: pytest.FixtureRequest) -> Iterator[dp.Top
         errors = t.destroy()
         try:
             healthy = st.clear_nb()
-        except Exception as e:  # noqa: BLE001 - a daemon that cannot clean up is replaced, below
+        except Exception as e:
             healthy = False
             errors.append(f"clear_nb: {e}")
         if not healthy:

@@ -3,7 +3,9 @@ and none died.
 
 A flow that names an address set or port group missing from SB (or any other malformed flow) is
 logged by ovn-controller ("Syntax error ...", "expecting address set name", lflow warnings) and
-left out of OpenFlow.  Each module's chassis log is kept until the session ends and checked here.
+left out of OpenFlow.  Each module's chassis log is kept until the session ends and checked here
+(but a chassis of an older release than the northd, ``test_dp_old_chassis``: it cannot read every
+newer flow, whichever the northd).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ def test_no_parse_errors_in_ovn_controller_logs(dataplane_session: None) -> None
     checked = 0
     found: list[str] = []
     for st in dp.ALL_STACKS:
-        if st.chassis is None:
+        if st.chassis is None or st.older_chassis:
             continue
         checked += 1
         for line in st.chassis.log_errors():
