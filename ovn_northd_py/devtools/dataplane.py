@@ -496,6 +496,7 @@ class Stack:
     workdir: Path = None  # type: ignore[assignment]  # default: a new one the tools can reach
     tools: Tools = None  # type: ignore[assignment]  # default: tools_for(release)
     chassis_tools: Tools = None  # type: ignore[assignment]  # default: chassis_tools_for(chassis_release)
+    northd_args: list[str] = field(default_factory=list)  # more options of ours (e.g. --check-incremental=1)
     nb: OvsdbServer | None = None
     sb: OvsdbServer | None = None
     northd: OurNorthd | ReferenceNorthd | None = None
@@ -543,7 +544,8 @@ class Stack:
         if self.northd_kind == "c":
             self.northd = ReferenceNorthd(self.workdir, self.nb.remote, self.sb.remote, tools=t).start()
         else:
-            self.northd = OurNorthd(self.workdir, self.nb.remote, self.sb.remote, env=env).start()
+            self.northd = OurNorthd(self.workdir, self.nb.remote, self.sb.remote, extra_args=list(self.northd_args),
+                                    env=env).start()
         SESSION_CLEANUP.add("northd", self.northd.stop)
         self.chassis = Chassis(self.sb.remote, system_id=self.system_id, tools=self.chassis_tools).start()
         SESSION_CLEANUP.add("chassis", self.chassis.stop)

@@ -13,7 +13,9 @@ C reference (``/usr/bin/ovn-northd``): every test must pass with the reference.
 from its Debian chroot (``scripts/chroots.sh --with-host trixie``): NB/SB servers, ``ovn-nbctl``,
 the C northd, OVS and ``ovn-controller``; ours serves it with the release's profile (a draft
 profile is switched on for it).  A release we have no profile for (26.03) runs with
-``--northd=c`` only.
+``--northd=c`` only.  ``DATAPLANE_NORTHD_ARGS`` adds options to ours (e.g. ``--check-incremental=1``:
+every incremental run compared with a full recompute; ``test_dp_zz_controller_logs`` then checks
+that no comparison differed).
 
 Needs root (namespaces, taps): anything missing fails every test here with the reason, loudly.
 """
@@ -21,6 +23,7 @@ Needs root (namespaces, taps): anything missing fails every test here with the r
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import warnings
@@ -110,7 +113,8 @@ class StackHolder:
 
     def get(self) -> dp.Stack:
         if self.stack is None:
-            self.stack = dp.Stack(northd_kind=self.kind, release=self.release, chassis_release=self.chassis).start()
+            self.stack = dp.Stack(northd_kind=self.kind, release=self.release, chassis_release=self.chassis,
+                                  northd_args=shlex.split(os.environ.get("DATAPLANE_NORTHD_ARGS", ""))).start()
         return self.stack
 
     def discard(self) -> None:

@@ -10,6 +10,8 @@ newer flow, whichever the northd).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ovn_northd_py.devtools import dataplane as dp
 
 
@@ -24,6 +26,17 @@ def test_no_parse_errors_in_ovn_controller_logs(dataplane_session: None) -> None
             found.append(f"{st.chassis.controller_log}: {line}")
     assert not found, f"{len(found)} parse errors in ovn-controller logs of {checked} chassis:\n" + "\n".join(
         found[:20])
+
+
+def test_no_incremental_run_differed_from_a_full_recompute(dataplane_session: None) -> None:
+    """With ``DATAPLANE_NORTHD_ARGS=--check-incremental=1``: no comparison of ours found a difference
+    (without it there is no comparison, and nothing to find)."""
+    found = []
+    for st in dp.ALL_STACKS:
+        if isinstance(st.northd_log, Path) and st.northd_kind != "c" and st.northd_log.exists():
+            found += [f"{st.northd_log}: {ln[:600]}" for ln in st.northd_log.read_text(errors="replace").splitlines()
+                      if "incremental state differs from a full recompute" in ln]
+    assert not found, "\n".join(found[:10])
 
 
 def test_no_chassis_daemon_died(dataplane_session: None) -> None:
