@@ -30,6 +30,11 @@ and ovn-ct-lb-related are no longer asked, their flows are always the new ones):
 - ``fdb-timestamp``, ``ovn-sample-with-registers``, ``ct-label-flush``: FDB aging, ACL sampling
   with registers, persist-established ACLs (not built here yet).
 
+A feature 25.03 turned off stays off while the daemon runs (behaviour
+``chassis_features_latched``, observed: the older chassis deleted, ``inc-engine/recompute``, a new
+chassis announcing the feature change nothing; a restart computes them afresh; 23.03 turns them
+back on at once): the engine's lflow node keeps a :class:`FeatureLatch`.
+
 No chassis at all: every feature is on.  ``ovn-appctl -t ovn-northd debug/chassis-features-list``
 prints them (:func:`features_text`; 25.03's lists only ``mac_binding_timestamp``).
 """
@@ -37,7 +42,7 @@ prints them (:func:`features_text`; 25.03's lists only ``mac_binding_timestamp``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -89,10 +94,18 @@ def _true(smap: Any, key: str) -> bool:
     return str(smap.get(key, "false")).lower() == "true"
 
 
-def chassis_features(sb: Any, profile: FlowProfile = DEFAULT_PROFILE) -> ChassisFeatures:
+@dataclass(slots=True)
+class FeatureLatch:
+    """The features found off since the daemon started (a release with ``chassis_features_latched``)."""
+
+    off: set[str] = field(default_factory=set)
+
+
+def chassis_features(sb: Any, profile: FlowProfile = DEFAULT_PROFILE, latch: FeatureLatch | None = None) -> ChassisFeatures:
     """The features of SB ``sb`` (anything with ``rows(table)``; None: all on) that the release of
     ``profile`` asks for: one is on when every local chassis (not ``other_config:is-remote=true``)
-    has its key set to ``true``; those the release does not ask for are on."""
+    has its key set to ``true``; those the release does not ask for are on.  With ``latch`` and a
+    release whose features latch, one found off once stays off (``latch`` records it)."""
     if sb is None:
         return ALL_FEATURES
     asked = {a: _KEYS[a] for a in profile.chassis_features}
@@ -104,6 +117,9 @@ def chassis_features(sb: Any, profile: FlowProfile = DEFAULT_PROFILE) -> Chassis
         for attr, key in asked.items():
             if not _true(oc, key):
                 on[attr] = False
+    if latch is not None and profile.has("chassis_features_latched"):
+        latch.off.update(a for a, v in on.items() if not v)
+        on.update(dict.fromkeys(latch.off, False))
     return ChassisFeatures(**on)
 
 

@@ -402,6 +402,10 @@ OVN_25_03 = FlowProfile(
         # ls_in_l2_lkup's flood of a router's own ARP/NS (75) lists the router port's MAC first,
         # then the NAT external MACs (23.03: one OVS string-set order for all).
         "l2_flood_router_mac_first",
+        # ---- chassis features (flows/chassis_features.py) ----
+        # A chassis feature found off stays off while the daemon runs (observed: deleting the
+        # chassis that lacked it, a recompute or a new chassis announcing it change nothing).
+        "chassis_features_latched",
     }),
     northd_internal_version="25.03.0-20.41.0-77.6",
     # (observed: flows of a 23.03 ovn-controller, which announces none of the new ones, and

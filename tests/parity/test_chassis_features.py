@@ -125,3 +125,25 @@ def test_25_03_chassis_of_23_03_gets_older_flows_and_lb_column(parity_run, monke
                    after_settle=chassis_23_03)
     assert r.reference.settled and r.ours.settled, r.report()
     assert_parity(r)
+
+
+def chassis_23_03_then_gone(_nb: str, sb: str) -> None:
+    """The 23.03 chassis comes (the switch group moves to datapath_group), then goes: 25.03's
+    features stay off while the daemon runs (observed), so the older flows and column stay."""
+    import time
+
+    add_chassis(sb, "hv1", *FEATURES_23_03)
+    deadline = time.monotonic() + 20
+    while not sbctl(sb, "--bare", "--columns=datapath_group", "find", "Load_Balancer", "name=lb1").strip():
+        assert time.monotonic() < deadline, "the switch group never moved to datapath_group"
+        time.sleep(0.05)
+    sbctl(sb, "chassis-del", "hv1")
+
+
+def test_25_03_features_stay_off_when_the_older_chassis_goes(parity_run, monkeypatch) -> None:
+    monkeypatch.setenv("OVN_PARITY_RELEASE", "25.03")
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    r = parity_run(nbctl_commands(*NB_2503), tables=("Logical_Flow", "SB_Global", "Load_Balancer"),
+                   after_settle=chassis_23_03_then_gone)
+    assert r.reference.settled and r.ours.settled, r.report()
+    assert_parity(r)

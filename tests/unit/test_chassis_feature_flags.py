@@ -12,6 +12,7 @@ from ovn_northd_py.flows.acl_rules import acl_flows
 from ovn_northd_py.flows.chassis_features import (
     ALL_FEATURES,
     ChassisFeatures,
+    FeatureLatch,
     chassis_features,
     features_text,
 )
@@ -59,6 +60,17 @@ def test_25_03_asks_the_chassis_for_its_own_features() -> None:
                          "ct-commit-to-zone", "ovn-sample-with-registers", "ct-next-zone", "ct-label-flush"), "true")
     assert chassis_features(FakeSb(new), OVN_25_03) == ALL_FEATURES
     assert not chassis_features(FakeSb(dict(new, **{"ct-next-zone": "false"})), OVN_25_03).snat_zone_tracking
+
+
+def test_25_03_features_found_off_stay_off_while_the_daemon_runs() -> None:
+    latch = FeatureLatch()
+    assert not chassis_features(FakeSb(ALL), OVN_25_03, latch).ls_dpg_column
+    assert chassis_features(FakeSb(), OVN_25_03) == ALL_FEATURES  # (no latch: the chassis alone)
+    assert not chassis_features(FakeSb(), OVN_25_03, latch).ls_dpg_column  # the old chassis is gone
+    # 23.03 turns them back on (no latching behaviour).
+    latch23 = FeatureLatch()
+    assert not chassis_features(FakeSb({}), latch=latch23).ct_no_masked_label
+    assert chassis_features(FakeSb(), latch=latch23).ct_no_masked_label
 
 
 def test_features_text_of_25_03_lists_mac_binding_timestamp_only() -> None:
