@@ -16,7 +16,8 @@ chassis of the local availability zone (``other_config:is-remote`` not true) ann
 Which features a release's northd asks the chassis for is the release's (its profile's
 ``chassis_features``); a feature it does not ask for is on.  25.03's (observed with a 23.03
 ovn-controller, which announces none of them, under Debian 13's ovn-northd 25.03; ct-no-masked-label
-and ovn-ct-lb-related are no longer asked, their flows are always the new ones):
+and ovn-ct-lb-related are no longer asked, their flows are always the new ones: the profile's
+``ct_features_assumed`` behaviour):
 
 - ``ls-dpg-column`` (``ls_dpg_column``): SB Load_Balancer names its switches in
   ``ls_datapath_group``; without it in the older ``datapath_group`` (which an older ovn-controller
@@ -27,8 +28,10 @@ and ovn-ct-lb-related are no longer asked, their flows are always the new ones):
   connections of a SNAT rule on a distributed gateway port are tracked in the SNAT zone from both
   sides (``lr_out_post_undnat`` 70 ``ct_next(snat);``, the reverse ``ct_snat;`` and
   ``lr_out_post_snat`` ``ct_commit_to_zone(snat);``); without them only the SNAT flow.
-- ``fdb-timestamp``, ``ovn-sample-with-registers``, ``ct-label-flush``: FDB aging, ACL sampling
-  with registers, persist-established ACLs (not built here yet).
+- ``ovn-sample-with-registers`` (``sample_with_reg``): ACL samples of one collector are taken by
+  shared flows matching registers; ``ct-label-flush`` (``ct_label_flush``): persist-established
+  ACLs commit their id (:mod:`.acl_rules`).
+- ``fdb-timestamp`` (``fdb_timestamp``): FDB aging may run.
 
 A feature 25.03 turned off stays off while the daemon runs (behaviour
 ``chassis_features_latched``, observed: the older chassis deleted, ``inc-engine/recompute``, a new

@@ -148,7 +148,7 @@ def flow_ctx_from_nb(
         mac_prefix=mac_prefix,
         svc_monitor_mac=svc_monitor_mac,
         default_acl_drop=default_acl_drop,
-        acl=build_acl_index(nd, nb),
+        acl=build_acl_index(nd, nb, sb),
         lbs=build_lb_index(nd),
         ignore_lsp_down=ignore_lsp_down,
         controller_event=controller_event,

@@ -351,6 +351,10 @@ OVN_25_03 = FlowProfile(
         # lr_in_arp_resolve: no ``eth.dst = 00:00:00:00:00:00`` flow for a virtual port's IP
         # (observed unclaimed).
         "no_unbound_virtual_resolve",
+        # Chassis features ct-no-masked-label and ovn-ct-lb-related are no longer read: always on
+        # (ct_mark flags, ct_lb_mark, related traffic NATed; no SB_Global lb_hairpin_use_ct_mark).
+        # (Expressed by ``chassis_features`` below, which does not list them; kept as a name.)
+        "ct_features_assumed",
         # ---- SB tables ----
         # SB_Global options arp_ns_explicit_output=true and register_consolidation=true (features
         # northd tells ovn-controller about).
@@ -373,6 +377,9 @@ OVN_25_03 = FlowProfile(
         # ls_*_acl_action acts on them (ls_*_acl_sample in between); labels also load the
         # observation registers; sessions of persist-established ACLs are let through.
         "acl_eval_action",
+        # ls_{in,out}_pre_acl: no conntrack skip for a router port whose peer is a distributed
+        # gateway port and has options:enable_router_port_acl=true.
+        "router_port_acl",
         # ls_{in,out}_stateful commit ct_mark.allow_established, ct_label.acl_id and (labelled)
         # the observation fields instead of ct_label.label.
         "ct_commit_acl_id",
@@ -402,6 +409,10 @@ OVN_25_03 = FlowProfile(
         # ls_in_l2_lkup's flood of a router's own ARP/NS (75) lists the router port's MAC first,
         # then the NAT external MACs (23.03: one OVS string-set order for all).
         "l2_flood_router_mac_first",
+        # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
+        "mac_binding_age_cidrs",
+        # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).
+        "fdb_aging",
         # ---- chassis features (flows/chassis_features.py) ----
         # A chassis feature found off stays off while the daemon runs (observed: deleting the
         # chassis that lacked it, a recompute or a new chassis announcing it change nothing).

@@ -39,7 +39,7 @@ class GlobalOptions:
     max_tunid: int
     internal_version: str = NORTHD_INTERNAL_VERSION
     sb_only: tuple[tuple[str, str], ...] = ()  # options SB_Global has and NB_Global does not
-    profile: FlowProfile = DEFAULT_PROFILE  # the served release's (the chassis features it asks for)
+    profile: FlowProfile = DEFAULT_PROFILE  # the release's (chassis features it still reads)
 
     def as_dict(self) -> dict[str, str]:
         return {
