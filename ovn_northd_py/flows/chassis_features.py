@@ -33,10 +33,12 @@ and ovn-ct-lb-related are no longer asked, their flows are always the new ones: 
   ACLs commit their id (:mod:`.acl_rules`).
 - ``fdb-timestamp`` (``fdb_timestamp``): FDB aging may run.
 
-A feature 25.03 turned off stays off while the daemon runs (behaviour
-``chassis_features_latched``, observed: the older chassis deleted, ``inc-engine/recompute``, a new
-chassis announcing the feature change nothing; a restart computes them afresh; 23.03 turns them
-back on at once): the engine's lflow node keeps a :class:`FeatureLatch`.
+A feature 25.03 turned off stays off until an existing chassis' ``other_config`` is updated, which
+computes them afresh (behaviour ``chassis_features_latched``, observed: the older chassis deleted,
+``inc-engine/recompute``, a new chassis announcing the feature change nothing; ``set chassis X
+other_config:...`` on any chassis, or a restart, turn it back on; a 25.03 ovn-controller
+announces ``ct-label-flush`` and ``ovn-sample-with-registers`` in an update once it has probed
+OVS; 23.03 turns features back on at once): the engine's lflow node keeps a :class:`FeatureLatch`.
 
 No chassis at all: every feature is on.  ``ovn-appctl -t ovn-northd debug/chassis-features-list``
 prints them (:func:`features_text`; 25.03's lists only ``mac_binding_timestamp``).
@@ -99,9 +101,13 @@ def _true(smap: Any, key: str) -> bool:
 
 @dataclass(slots=True)
 class FeatureLatch:
-    """The features found off since the daemon started (a release with ``chassis_features_latched``)."""
+    """The features found off since the last fresh evaluation (a release with
+    ``chassis_features_latched``): the daemon's start, or an update of a chassis' other_config."""
 
     off: set[str] = field(default_factory=set)
+
+    def reevaluate(self) -> None:
+        self.off.clear()
 
 
 def chassis_features(sb: Any, profile: FlowProfile = DEFAULT_PROFILE, latch: FeatureLatch | None = None) -> ChassisFeatures:

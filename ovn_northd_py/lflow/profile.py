@@ -414,8 +414,9 @@ OVN_25_03 = FlowProfile(
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).
         "fdb_aging",
         # ---- chassis features (flows/chassis_features.py) ----
-        # A chassis feature found off stays off while the daemon runs (observed: deleting the
-        # chassis that lacked it, a recompute or a new chassis announcing it change nothing).
+        # A chassis feature found off stays off until an existing chassis' other_config is
+        # updated (observed: deleting the chassis that lacked it, a recompute or a new chassis
+        # announcing it change nothing).
         "chassis_features_latched",
     }),
     northd_internal_version="25.03.0-20.41.0-77.6",

@@ -147,3 +147,24 @@ def test_25_03_features_stay_off_when_the_older_chassis_goes(parity_run, monkeyp
                    after_settle=chassis_23_03_then_gone)
     assert r.reference.settled and r.ours.settled, r.report()
     assert_parity(r)
+
+
+FEATURES_25_03 = ("mac-binding-timestamp", "fdb-timestamp", "ls-dpg-column", "ct-commit-nat-v2", "ct-commit-to-zone",
+                  "ovn-sample-with-registers", "ct-next-zone", "ct-label-flush")
+
+
+def chassis_23_03_replaced_then_updated(nb: str, sb: str) -> None:
+    """The 23.03 chassis comes, a 25.03 one too, the 23.03 one goes (the features stay off), then the
+    25.03 chassis' other_config is updated: 25.03 evaluates the features afresh, all on again."""
+    chassis_23_03_then_gone(nb, sb)
+    add_chassis(sb, "hv2", *FEATURES_25_03)
+    sbctl(sb, "set", "chassis", "hv2", "other_config:ovn-cms-options=x")
+
+
+def test_25_03_features_evaluated_afresh_when_a_chassis_other_config_is_updated(parity_run, monkeypatch) -> None:
+    monkeypatch.setenv("OVN_PARITY_RELEASE", "25.03")
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    r = parity_run(nbctl_commands(*NB_2503), tables=("Logical_Flow", "SB_Global", "Load_Balancer"),
+                   after_settle=chassis_23_03_replaced_then_updated)
+    assert r.reference.settled and r.ours.settled, r.report()
+    assert_parity(r)

@@ -64,11 +64,13 @@ def test_25_03_asks_the_chassis_for_its_own_features() -> None:
     assert not chassis_features(FakeSb(dict(new, **{"ct-next-zone": "false"})), OVN_25_03).snat_zone_tracking
 
 
-def test_25_03_features_found_off_stay_off_while_the_daemon_runs() -> None:
+def test_25_03_features_found_off_stay_off_until_evaluated_afresh() -> None:
     latch = FeatureLatch()
     assert not chassis_features(FakeSb(ALL), OVN_25_03, latch).ls_dpg_column
     assert chassis_features(FakeSb(), OVN_25_03) == ALL_FEATURES  # (no latch: the chassis alone)
     assert not chassis_features(FakeSb(), OVN_25_03, latch).ls_dpg_column  # the old chassis is gone
+    latch.reevaluate()  # (a chassis' other_config was updated)
+    assert chassis_features(FakeSb(), OVN_25_03, latch).ls_dpg_column
     # 23.03 turns them back on (no latching behaviour).
     latch23 = FeatureLatch()
     assert not chassis_features(FakeSb({}), latch=latch23).ct_no_masked_label

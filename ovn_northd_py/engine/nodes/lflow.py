@@ -156,6 +156,8 @@ class LflowNode(Node):
         nd = self.northd.data
         gopts = self.northd.gopts
         table = FlowTable(len(nd.by_index))
+        if any(c.table == "Chassis" and c.event == "update" and "other_config" in c.columns for c in self.sb_in.changes):
+            self.feature_latch.reevaluate()  # (a release whose chassis features latch: flows/chassis_features.py)
         fctx = flow_ctx_from_nb(nd, ctx.nb, mac_prefix=gopts.mac_prefix if gopts else "",
                                 svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", warn=ctx.warn.warn,
                                 sb=ctx.sb, pb_index=self.sb_in.indexes.get(PB_BY_NAME), profile=ctx.profile,
