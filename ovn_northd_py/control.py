@@ -305,7 +305,8 @@ class Control:
     def _chassis_features(self, _a: list[str]) -> str:
         """What every local chassis supports (SB Chassis other_config), as the C daemon lists it."""
         profile = self.d.release.profile
-        return features_text(chassis_features(self.d.sb, profile), profile)
+        latch = self.d.graph.lflow.feature_latch if self.d.graph is not None else None
+        return features_text(chassis_features(self.d.sb, profile, latch), profile)
 
     def _exit(self, _a: list[str]) -> None:
         self.d.stop_event.set()
@@ -419,7 +420,8 @@ class Control:
             if isinstance(result, str):
                 conn.reply_error(f"plan: reading SB's flow tables failed: {result}")
                 continue
-            cache = FlowCache(split_lbs=self.d.writer.cache.split_lbs)
+            cache = FlowCache(split_lbs=self.d.writer.cache.split_lbs,
+                              ls_group_column=self.d.writer.cache.ls_group_column)
             load_cache(cache, result)
             self._reply_plan(conn, limit, cache)
 
@@ -481,7 +483,7 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     table = FlowTable(len(shadow.by_index))
     fctx = flow_ctx_from_nb(shadow, nb, mac_prefix=gopts.mac_prefix if gopts else "",
                             svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb,
-                            profile=d.release.profile)
+                            profile=d.release.profile, feature_latch=graph.lflow.feature_latch)
     build_lflows(shadow, fctx, table)
     dp_uuid = dp_uuids(sb)
     fplan = plan_sync(cache, desired_flows(table, shadow, dp_uuid, fctx.profile), desired_sb_lbs(shadow, dp_uuid, fctx.profile))

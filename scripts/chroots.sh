@@ -4,7 +4,8 @@
 #
 #     bash scripts/chroots.sh [bookworm|trixie|sid|23.03|25.03|26.03 ...]   (default: trixie)
 #     bash scripts/chroots.sh --for-tests   # what the test suite needs: trixie, and bookworm when
-#                                           # the host's own OVN is not 23.03
+#                                           # the host's own OVN is not 23.03 (both --with-host)
+#     bash scripts/chroots.sh --with-host trixie sid   # also a chassis: ovn-host, openvswitch-switch
 #
 # bookworm = OVN 23.03, trixie = 25.03, sid = 26.03.  Each goes to $OVN_NORTHD_PY_CHROOTS/SUITE
 # (default /var/cache/ovn-northd-py/chroots/SUITE) and is reused when it is complete: a complete
@@ -13,12 +14,22 @@
 # the reference runs its daemons on unix sockets in a work dir inside the chroot tree
 # (see ovn_northd_py/devtools/tools.py).  Needs root (re-runs itself with sudo) and installs
 # debootstrap when it is missing.
+#
+# --with-host adds what the dataplane suite runs as the release's chassis (tests/dataplane
+# --release): ovn-host and openvswitch-switch, pinned to the chroot's own ovn-central and
+# openvswitch-common versions (nothing already there is upgraded), installed with apt-get inside
+# the chroot behind a policy-rc.d that forbids starting any service, and /dev/net/tun (the
+# userspace datapath's taps; still no mount).  A chroot that has them has the file
+# ovn-northd-py.host-version (one "package version" a line); it is reused, and added to a chroot
+# built earlier without it.
 set -euo pipefail
 [ "$(id -u)" = 0 ] || exec sudo -E bash "$0" "$@"
 
 ROOT="${OVN_NORTHD_PY_CHROOTS:-/var/cache/ovn-northd-py/chroots}"
 VERSION_FILE="ovn-northd-py.version"
+HOST_VERSION_FILE="ovn-northd-py.host-version"
 PKGS="ovn-central,ovn-common,openvswitch-common"
+HOST_PKGS="ovn-host openvswitch-switch"
 
 mirror() {
   # The Debian mirror this machine's apt uses (deb822 or one-line sources), else deb.debian.org.
@@ -91,8 +102,41 @@ build() {
        "$(du -sh "$dir" | cut -f1)" >&2
 }
 
+with_host() {
+  # ovn-host and openvswitch-switch in the complete chroot $1, at the versions of its ovn-central
+  # and openvswitch-common; recorded in $HOST_VERSION_FILE.
+  local suite=$1 dir="$ROOT/$1" ovn ovs t0 pkg
+  if [ -s "$dir/$HOST_VERSION_FILE" ]; then
+    echo "chroot $suite: host packages $(tr '\n' ' ' <"$dir/$HOST_VERSION_FILE")(cached)" >&2
+    return 0
+  fi
+  t0=$(date +%s)
+  ovn=$(chroot "$dir" dpkg-query -W -f='${Version}' ovn-central)
+  ovs=$(chroot "$dir" dpkg-query -W -f='${Version}' openvswitch-common)
+  [ -x "$dir/usr/sbin/policy-rc.d" ] || { printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"; chmod 755 "$dir/usr/sbin/policy-rc.d"; }
+  echo "chroot $suite: installing ovn-host=$ovn openvswitch-switch=$ovs ..." >&2
+  if ! { chroot "$dir" apt-get update -qq &&
+         DEBIAN_FRONTEND=noninteractive chroot "$dir" apt-get install -y -qq --no-install-recommends \
+           "ovn-host=$ovn" "openvswitch-switch=$ovs"; } >"$ROOT/$suite.host.log" 2>&1; then
+    echo "chroot $suite: installing the host packages failed, see $ROOT/$suite.host.log" >&2
+    tail -n 20 "$ROOT/$suite.host.log" >&2
+    return 1
+  fi
+  mkdir -p "$dir/dev/net"
+  [ -c "$dir/dev/net/tun" ] || mknod -m 666 "$dir/dev/net/tun" c 10 200
+  rm -f "$dir"/var/cache/apt/archives/*.deb "$dir"/var/cache/apt/*.bin
+  chroot "$dir" ovs-vswitchd --version >/dev/null
+  chroot "$dir" ovn-controller --version >/dev/null
+  for pkg in $HOST_PKGS; do
+    chroot "$dir" dpkg-query -W -f='${Package} ${Version}\n' "$pkg"
+  done >"$dir/$HOST_VERSION_FILE.new"
+  mv "$dir/$HOST_VERSION_FILE.new" "$dir/$HOST_VERSION_FILE"
+  echo "chroot $suite: $(tr '\n' ' ' <"$dir/$HOST_VERSION_FILE")in $(( $(date +%s) - t0 )) s" >&2
+}
+
 for_tests() {
-  # trixie: the release plumbing tests; bookworm: the 23.03 reference unless the host's OVN is 23.03.
+  # trixie: the release plumbing tests and the 25.03 dataplane suite; bookworm: the 23.03 reference
+  # and dataplane suite unless the host's OVN is 23.03.  Both with the host packages.
   echo trixie
   case "$(dpkg-query -W -f='${Version}' ovn-central 2>/dev/null || true)" in
     23.03.*) ;;
@@ -101,17 +145,26 @@ for_tests() {
 }
 
 main() {
-  local suites=("$@") s
-  if [ "${1:-}" = --for-tests ]; then
-    mapfile -t suites < <(for_tests)
-  fi
+  local suites=() ft=() s host=() all_host=0
+  while (($#)); do
+    case "$1" in
+      --for-tests) mapfile -t ft < <(for_tests); suites+=("${ft[@]}"); host+=("${ft[@]}") ;;
+      --with-host) all_host=1 ;;
+      *) suites+=("$(suite_of "$1")") ;;
+    esac
+    shift
+  done
   ((${#suites[@]})) || suites=(trixie)
+  ((all_host)) && host+=("${suites[@]}")
   mkdir -p "$ROOT"
   # One builder at a time per machine (setup.sh may run from several checkouts at once).
   exec 9>"$ROOT/.lock"
   flock 9
   for s in "${suites[@]}"; do
-    build "$(suite_of "$s")"
+    build "$s"
+  done
+  for s in $(printf '%s\n' "${host[@]}" | sort -u); do
+    with_host "$s"
   done
 }
 

@@ -19,6 +19,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="northd for tests/dataplane: py (ovn-northd-py, default) or c (/usr/bin/ovn-northd); "
         "env DATAPLANE_NORTHD also works",
     )
+    parser.addoption(
+        "--release", default=None,
+        help="OVN release of tests/dataplane: 23.03 (default: the host's OVS and ovn-controller), 25.03 or "
+        "26.03 (servers, C northd, OVS and ovn-controller from that release's Debian chroot, built by "
+        "scripts/chroots.sh --with-host; ours serves it with that release's profile); env DATAPLANE_RELEASE",
+    )
+    parser.addoption(
+        "--chassis-release", default=None,
+        help="OVN release of the chassis (ovn-controller, OVS) of tests/dataplane when not --release's, "
+        "e.g. 23.03 (the host's) under a 25.03 northd; env DATAPLANE_CHASSIS_RELEASE",
+    )
 
 
 @dataclass

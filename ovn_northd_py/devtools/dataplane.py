@@ -13,6 +13,15 @@ Traffic only flows between the namespaces created here (and loopback).
     topo.wait_up()                                 # claimed, and ovn-nbctl --wait=hv sync
     assert a.ns.ping("10.0.0.12")
     topo.destroy(); stack.clear_nb(); stack.stop()  # or cleanup_all() for everything
+
+``Stack(release=get_release("25.03"))`` runs that release instead of the host's: its NB/SB
+ovsdb-servers (its schemas), ``ovn-nbctl``/``ovn-sbctl``, the C ``ovn-northd`` (``northd_kind="c"``)
+and the chassis (``ovsdb-server``, ``ovs-vswitchd``, ``ovn-controller``, ``ovs-vsctl``...) all come
+from the release's Debian chroot (``scripts/chroots.sh --with-host SUITE``), run with
+``chroot ROOT ...`` on rundirs inside the chroot tree (no mount: the chroot has its own
+``/dev/net/tun``), in the namespaces created here; our daemon (the host's Python) serves them with
+the release's profile.  ``chassis_release`` gives the chassis another release than the servers
+(e.g. the host's 23.03 ovn-controller under a 25.03 northd).
 """
 
 from __future__ import annotations
@@ -32,8 +41,6 @@ from pathlib import Path
 from typing import Any
 
 from ovn_northd_py.devtools.servers import (
-    NB_SCHEMA,
-    SB_SCHEMA,
     OurNorthd,
     OvsdbServer,
     ReferenceNorthd,
@@ -43,8 +50,10 @@ from ovn_northd_py.devtools.servers import (
     sbctl,
     stop_pid,
 )
+from ovn_northd_py.devtools.tools import CHROOT_ROOT, HOST, Tools, chassis_tools_for, tools_for
+from ovn_northd_py.release import DEFAULT_RELEASE, DRAFT_ENV, Release
 
-VSWITCH_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
+VSWITCH_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")  # the same path in a chroot
 REQUIRED_BINARIES = (
     "ovsdb-server", "ovsdb-tool", "ovs-vsctl", "ovs-vswitchd", "ovn-controller", "ovs-appctl",
     "ovs-ofctl", "ip", "ss", "ping", "tcpdump", "socat", "nc", "busybox", "dhclient", "ethtool", "sysctl",
@@ -107,7 +116,8 @@ def reap_stale() -> list[str]:
         return prefix != _PREFIX and "python" not in _cmdline(int(prefix[2:]))
 
     done = []
-    for d in Path("/tmp").glob("dp*"):
+    dirs = [*Path("/tmp").glob("dp*"), *CHROOT_ROOT.glob("*/dp*")]
+    for d in dirs:
         m = re.fullmatch(r"(dp\d+)(hv|st)-.*", d.name)
         if not m or not d.is_dir() or not dead(m.group(1)):
             continue
@@ -116,7 +126,7 @@ def reap_stale() -> list[str]:
                 pid = int(pidfile.read_text().strip())
             except (OSError, ValueError):
                 continue
-            if str(d) in _cmdline(pid):
+            if f"/{d.name}/" in _cmdline(pid):  # a chroot's daemon names the path inside it
                 stop_pid(pid)
                 done.append(f"stopped {pid} ({pidfile.name})")
         shutil.rmtree(d, ignore_errors=True)
@@ -309,19 +319,20 @@ class Vif:
     mac: str
 
 
-def _short_tmpdir(hint: str) -> Path:
-    # Unix socket paths are limited to 107 bytes: keep rundirs short.
-    return Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{hint}-", dir="/tmp"))
+def _short_tmpdir(hint: str, tools: Tools = HOST) -> Path:
+    # Unix socket paths are limited to 107 bytes: keep rundirs short (in a chroot: at its root).
+    return Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{hint}-", dir=tools.root or "/tmp"))
 
 
 @dataclass
 class Chassis:
     """One hypervisor: its own Open_vSwitch ovsdb-server, ovs-vswitchd and ovn-controller."""
 
-    sb_remote: str
+    sb_remote: str  # as the host sees it
     system_id: str = "hv1"
     encap_ip: str = "127.0.0.1"
-    rundir: Path = field(default_factory=lambda: _short_tmpdir("hv"))
+    tools: Tools = HOST  # whose OVS and ovn-controller (a release's chroot: ``chassis_tools_for``)
+    rundir: Path = None  # type: ignore[assignment]  # default: a new one the tools can reach
     pids: dict[str, int] = field(default_factory=dict)
     vifs: dict[str, Vif] = field(default_factory=dict)
     died: list[str] = field(default_factory=list)  # daemons found dead before we stopped them
@@ -329,13 +340,20 @@ class Chassis:
     # (ovs-netdev, br-int, the VIFs before they move) never collide with anything on the host.
     ns: Namespace | None = None
 
+    def __post_init__(self) -> None:
+        if self.rundir is None:
+            self.rundir = _short_tmpdir("hv", self.tools)
+
     @property
     def db_sock(self) -> Path:
         return self.rundir / "db.sock"
 
+    def _path(self, path: Path) -> str:
+        return self.tools.path(path)
+
     @property
     def env(self) -> dict[str, str]:
-        d = str(self.rundir)
+        d = self._path(self.rundir)
         return {**os.environ, "OVS_RUNDIR": d, "OVS_DBDIR": d, "OVS_LOGDIR": d, "OVN_RUNDIR": d,
                 "OVN_LOGDIR": d, "OVN_DBDIR": d}
 
@@ -346,10 +364,11 @@ class Chassis:
     def _daemon(self, name: str, args: list[str]) -> None:
         pidfile = self.rundir / f"{name}.pid"
         # ovn-controller has no --unixctl: its socket is $OVN_RUNDIR/ovn-controller.<pid>.ctl.
-        ctl = [] if name == "ovn-controller" else [f"--unixctl={self.rundir / (name + '.ctl')}"]
+        ctl = [] if name == "ovn-controller" else [f"--unixctl={self._path(self.rundir / (name + '.ctl'))}"]
         assert self.ns is not None
-        run(self.ns.cmd(name, "--detach", "--no-chdir", "-vconsole:off", f"--pidfile={pidfile}",
-                        f"--log-file={self.rundir / (name + '.log')}", *ctl, *args), env=self.env, timeout=60)
+        run(self.ns.cmd(*self.tools.cmd(
+            name, "--detach", "--no-chdir", "-vconsole:off", f"--pidfile={self._path(pidfile)}",
+            f"--log-file={self._path(self.rundir / (name + '.log'))}", *ctl, *args)), env=self.env, timeout=60)
         _wait_for(pidfile.exists, 10.0, f"{name} pidfile")
         pid = int(pidfile.read_text().strip())
         self.pids[name] = pid
@@ -361,8 +380,8 @@ class Chassis:
             stop_pid(pid)
 
     def _sb_ready(self) -> bool:
-        p = run(["ovn-sbctl", f"--db={self.sb_remote}", "--timeout=5", "--bare", "--columns=options",
-                 "list", "SB_Global"], check=False, timeout=15)
+        p = run(self.tools.cmd("ovn-sbctl", f"--db={self.tools.remote(self.sb_remote)}", "--timeout=5",
+                               "--bare", "--columns=options", "list", "SB_Global"), check=False, timeout=15)
         return "northd_internal_version" in p.stdout
 
     def start(self) -> Chassis:
@@ -371,10 +390,10 @@ class Chassis:
         _wait_for(self._sb_ready, 60.0, f"a northd to write SB_Global at {self.sb_remote}")
         self.ns = Namespace.create(f"hv-{self.system_id}")
         db = self.rundir / "conf.db"
-        run(["ovsdb-tool", "create", str(db), str(VSWITCH_SCHEMA)])
-        self._daemon("ovsdb-server", [f"--remote=punix:{self.db_sock}", str(db)])
+        run(self.tools.cmd("ovsdb-tool", "create", self._path(db), str(VSWITCH_SCHEMA)))
+        self._daemon("ovsdb-server", [f"--remote=punix:{self._path(self.db_sock)}", self._path(db)])
         self.vsctl("--no-wait", "init")
-        self._daemon("ovs-vswitchd", [f"unix:{self.db_sock}"])
+        self._daemon("ovs-vswitchd", [f"unix:{self._path(self.db_sock)}"])
         self.vsctl(
             "add-br", "br-int", "--", "set", "bridge", "br-int", "datapath_type=netdev", "fail-mode=secure",
             "other-config:disable-in-band=true",
@@ -382,14 +401,14 @@ class Chassis:
         self.vsctl(
             "set", "open_vswitch", ".",
             f"external_ids:system-id={self.system_id}",
-            f"external_ids:ovn-remote={self.sb_remote}",
+            f"external_ids:ovn-remote={self.tools.remote(self.sb_remote)}",
             "external_ids:ovn-encap-type=geneve",
             f"external_ids:ovn-encap-ip={self.encap_ip}",
             "external_ids:ovn-bridge=br-int",
             "external_ids:ovn-bridge-datapath-type=netdev",
             "external_ids:ovn-remote-probe-interval=0",
         )
-        self._daemon("ovn-controller", [f"unix:{self.db_sock}"])
+        self._daemon("ovn-controller", [f"unix:{self._path(self.db_sock)}"])
         return self
 
     def stop(self) -> None:
@@ -405,17 +424,18 @@ class Chassis:
         return pid is not None and pid_alive(pid)
 
     def vsctl(self, *args: str, timeout: float = 30) -> str:
-        return run(["ovs-vsctl", f"--db=unix:{self.db_sock}", f"--timeout={int(timeout)}", *args],
-                   env=self.env, timeout=timeout + 5).stdout
+        return run(self.tools.cmd("ovs-vsctl", f"--db=unix:{self._path(self.db_sock)}", f"--timeout={int(timeout)}",
+                                  *args), env=self.env, timeout=timeout + 5).stdout
 
     def appctl(self, target: str, *args: str) -> str:
         ctl = self.rundir / f"{target}.ctl"
         if target == "ovn-controller":
             ctl = self.rundir / f"ovn-controller.{self.pids[target]}.ctl"
-        return run(["ovs-appctl", "-t", str(ctl), *args], env=self.env).stdout
+        return run(self.tools.cmd("ovs-appctl", "-t", self._path(ctl), *args), env=self.env).stdout
 
     def dump_flows(self) -> str:
-        return run(["ovs-ofctl", "dump-flows", f"unix:{self.rundir / 'br-int.mgmt'}"], env=self.env).stdout
+        return run(self.tools.cmd("ovs-ofctl", "dump-flows", f"unix:{self._path(self.rundir / 'br-int.mgmt')}"),
+                   env=self.env).stdout
 
     def add_vif(self, ns: Namespace, iface_id: str, mac: str, *, ipv4: str | None = None,
                 ipv6: str | None = None, gw4: str | None = None, gw6: str | None = None,
@@ -466,28 +486,68 @@ def wait_port_up(nbctl: Callable[..., str], ports: Iterable[str], timeout: float
 
 @dataclass
 class Stack:
-    """NB and SB ovsdb-servers, a northd (ours or the C reference) and one chassis."""
+    """NB and SB ovsdb-servers, a northd (ours or the C reference) and one chassis, of ``release``
+    (the host's tools for the host's release, else the release's chroot)."""
 
     northd_kind: str = "py"  # "py": ovn-northd-py; "c": /usr/bin/ovn-northd
     system_id: str = "hv1"
-    workdir: Path = field(default_factory=lambda: _short_tmpdir("st"))
+    release: Release = DEFAULT_RELEASE
+    chassis_release: Release | None = None  # the chassis' release, when not ``release``
+    workdir: Path = None  # type: ignore[assignment]  # default: a new one the tools can reach
+    tools: Tools = None  # type: ignore[assignment]  # default: tools_for(release)
+    chassis_tools: Tools = None  # type: ignore[assignment]  # default: chassis_tools_for(chassis_release)
+    northd_args: list[str] = field(default_factory=list)  # more options of ours (e.g. --check-incremental=1)
     nb: OvsdbServer | None = None
     sb: OvsdbServer | None = None
     northd: OurNorthd | ReferenceNorthd | None = None
     chassis: Chassis | None = None
 
+    def __post_init__(self) -> None:
+        if self.tools is None:
+            self.tools = tools_for(self.release)
+        if self.chassis_tools is None:
+            self.chassis_tools = chassis_tools_for(self.chassis_release or self.release)
+        if self.workdir is None:
+            self.workdir = _short_tmpdir("st", self.tools)
+
+    @property
+    def older_chassis(self) -> bool:
+        """The chassis is of another release than the servers and the northd (its ovn-controller
+        cannot read every flow: parse errors are expected, with the C northd too)."""
+        return self.chassis_release is not None and self.chassis_release != self.release
+
+    def describe(self) -> str:
+        """What runs: ``OVN 25.03 (Debian trixie chroot ...): ovn-northd-py; chassis ovn-host ...``."""
+        northd = "C ovn-northd" if self.northd_kind == "c" else "ovn-northd-py"
+        return (f"OVN {self.release.name} ({self.tools.where}): {northd} "
+                f"{self.tools.package_version if self.northd_kind == 'c' else ''}".rstrip()
+                + f"; chassis {self.chassis_tools.chassis_packages()} ({self.chassis_tools.where})")
+
+    def _our_northd_env(self) -> dict[str, str]:
+        """Our daemon's environment: a release whose profile is still a draft needs the switch."""
+        rel = self.release
+        if rel.flow_profile is not None:
+            return {}
+        if rel.draft_profile is not None:
+            return {DRAFT_ENV: "1"}
+        raise RuntimeError(f"ovn-northd-py has no profile for OVN {rel.name}: only the C northd can serve it "
+                           "(northd_kind='c', --northd=c)")
+
     def start(self) -> Stack:
+        env = self._our_northd_env() if self.northd_kind != "c" else {}
         ALL_STACKS.append(self)
-        self.nb = OvsdbServer(self.workdir, "nb", NB_SCHEMA).start()
+        t = self.tools
+        self.nb = OvsdbServer(self.workdir, "nb", self.release.nb_schema, tools=t).start()
         SESSION_CLEANUP.add("nb ovsdb-server", self.nb.stop)
-        self.sb = OvsdbServer(self.workdir, "sb", SB_SCHEMA).start()
+        self.sb = OvsdbServer(self.workdir, "sb", self.release.sb_schema, tools=t).start()
         SESSION_CLEANUP.add("sb ovsdb-server", self.sb.stop)
         if self.northd_kind == "c":
-            self.northd = ReferenceNorthd(self.workdir, self.nb.remote, self.sb.remote).start()
+            self.northd = ReferenceNorthd(self.workdir, self.nb.remote, self.sb.remote, tools=t).start()
         else:
-            self.northd = OurNorthd(self.workdir, self.nb.remote, self.sb.remote).start()
+            self.northd = OurNorthd(self.workdir, self.nb.remote, self.sb.remote, extra_args=list(self.northd_args),
+                                    env=env).start()
         SESSION_CLEANUP.add("northd", self.northd.stop)
-        self.chassis = Chassis(self.sb.remote, system_id=self.system_id).start()
+        self.chassis = Chassis(self.sb.remote, system_id=self.system_id, tools=self.chassis_tools).start()
         SESSION_CLEANUP.add("chassis", self.chassis.stop)
         return self
 
@@ -504,11 +564,11 @@ class Stack:
 
     def nbctl(self, *args: str, wait: str | None = None, timeout: int = 30) -> str:
         assert self.nb is not None
-        return nbctl(self.nb.remote, *args, wait=wait, timeout=timeout)
+        return nbctl(self.nb.remote, *args, wait=wait, timeout=timeout, tools=self.tools)
 
     def sbctl(self, *args: str, timeout: int = 30) -> str:
         assert self.sb is not None
-        return sbctl(self.sb.remote, *args, timeout=timeout)
+        return sbctl(self.sb.remote, *args, timeout=timeout, tools=self.tools)
 
     def sync_hv(self, timeout: int = 30) -> None:
         """Until every chassis has installed the current NB state (``ovn-nbctl --wait=hv sync``)."""

@@ -261,6 +261,7 @@ class OurNorthd:
     sb_remote: str
     name: str = "ours"
     extra_args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)  # added to the environment (e.g. draft profiles)
     proc: subprocess.Popen[bytes] | None = field(default=None, init=False)
 
     @property
@@ -279,7 +280,8 @@ class OurNorthd:
             *self.extra_args,
         ]
         with open(self.workdir / f"{self.name}.err", "ab") as err:
-            self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+            self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err,
+                                         env={**os.environ, **self.env} if self.env else None)
         return self
 
     @property

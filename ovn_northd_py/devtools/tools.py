@@ -27,6 +27,10 @@ CHROOT_ROOT = Path(os.environ.get("OVN_NORTHD_PY_CHROOTS", "/var/cache/ovn-north
 VERSION_FILE = "ovn-northd-py.version"  # at a complete chroot's root: its exact ovn-central version
 FROM_CHROOT_ENV = "OVN_NORTHD_PY_FROM_CHROOT"
 TOOLS = ("ovsdb-server", "ovsdb-client", "ovsdb-tool", "ovn-nbctl", "ovn-sbctl", "ovn-northd")
+# A chassis of the release (the dataplane suite): ``scripts/chroots.sh --with-host`` installs them
+# and records their packages' versions in HOST_VERSION_FILE ("package version" a line).
+HOST_VERSION_FILE = "ovn-northd-py.host-version"
+CHASSIS_TOOLS = ("ovs-vswitchd", "ovs-vsctl", "ovs-ofctl", "ovs-appctl", "ovn-controller")
 
 
 class ToolsUnavailable(RuntimeError):
@@ -116,6 +120,23 @@ class Tools:
             return host_ovn_version() is not None and all(shutil.which(t) for t in TOOLS)
         return (self.root / VERSION_FILE).is_file()
 
+    def chassis_available(self) -> bool:
+        """ovn-controller and OVS are there too (the host's, or ``chroots.sh --with-host``)."""
+        if self.root is None:
+            return all(shutil.which(t) for t in CHASSIS_TOOLS)
+        return (self.root / HOST_VERSION_FILE).is_file()
+
+    def chassis_packages(self) -> str:
+        """``ovn-host 25.03.0-1, openvswitch-switch 3.5.0-1+b1`` (what a chassis of these tools runs)."""
+        if self.root is None:
+            versions = []
+            for pkg in ("ovn-host", "openvswitch-switch"):
+                proc = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True,
+                                      text=True, check=False)
+                versions.append(f"{pkg} {proc.stdout.strip() if proc.returncode == 0 else 'not installed'}")
+            return ", ".join(versions)
+        return ", ".join((self.root / HOST_VERSION_FILE).read_text().split("\n")).strip(", ")
+
 
 HOST = Tools(DEFAULT_RELEASE)
 
@@ -133,6 +154,17 @@ def chroot_tools(release: Release | str) -> Tools:
             f"no complete {rel.suite} chroot for OVN {rel.name} in {tools.root}: "
             f"run `bash scripts/chroots.sh {rel.suite}` (as root)"
         )
+    return tools
+
+
+def chassis_tools_for(release: Release | str = DEFAULT_RELEASE, from_chroot: bool | None = None) -> Tools:
+    """:func:`tools_for`, with ovn-controller and OVS too (ToolsUnavailable when its chroot lacks
+    them: ``scripts/chroots.sh --with-host SUITE``)."""
+    tools = tools_for(release, from_chroot)
+    if not tools.chassis_available():
+        where = ("the host: install ovn-host openvswitch-switch" if tools.root is None else
+                 f"{tools.root}: run `bash scripts/chroots.sh --with-host {tools.release.suite}` (as root)")
+        raise ToolsUnavailable(f"no ovn-controller/ovs-vswitchd of OVN {tools.release.name} in {where}")
     return tools
 
 

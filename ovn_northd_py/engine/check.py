@@ -99,7 +99,8 @@ def check_consistency(graph: Graph, ctx: EngineCtx, cache: FlowCache) -> CheckRe
     # 2. The flows.
     table = FlowTable(len(shadow.by_index))
     fctx = flow_ctx_from_nb(shadow, nb, mac_prefix=gopts.mac_prefix if gopts else "",
-                            svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb, profile=ctx.profile)
+                            svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb, profile=ctx.profile,
+                            feature_latch=graph.lflow.feature_latch)
     build_lflows(shadow, fctx, table)
     _diff_dicts("flow", _flow_view(graph.lflow.table, northd.data), _flow_view(table, shadow), res.differences)
     # 3a. SB raw tables: a full diff against the cache must be empty.

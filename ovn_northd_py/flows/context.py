@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd
 from .acl_index import AclIndex, build_acl_index
-from .chassis_features import ALL_FEATURES, ChassisFeatures, chassis_features
+from .chassis_features import ALL_FEATURES, ChassisFeatures, FeatureLatch, chassis_features
 from .lb_health import LbHealth, build_lb_health, svc_monitor_src_ips
 from .lb_index import LbIndex, build_lb_index
 
@@ -129,6 +129,7 @@ def flow_ctx_from_nb(
     sb: Any = None,
     pb_index: Any = None,
     profile: FlowProfile = DEFAULT_PROFILE,
+    feature_latch: FeatureLatch | None = None,
 ) -> FlowCtx:
     """A :class:`FlowCtx` with the NB-wide inputs read from ``nb`` (anything with ``rows(table)``)
     and the Service_Monitor statuses read from ``sb`` (None: none is down; ``pb_index``: an SB
@@ -154,6 +155,6 @@ def flow_ctx_from_nb(
         svc_monitor_ips=svc_monitor_src_ips(nb),
         health=build_lb_health(nb, sb, pb_index),
         bfd_ports=bfd_ports_of(nb),
-        features=chassis_features(sb, profile),
+        features=chassis_features(sb, profile, feature_latch),
         warn=warn,
     )

@@ -568,7 +568,8 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
         return
     head = f"ip && {fam}.dst == {ext} && {r.inp}"
     if ctx.profile.has("dgp_nat_no_czone"):
-        _build_dgp_snat_flows(r, add, head, snat_allow, ctx.profile.has("dgp_nat_reply_tracked"))
+        _build_dgp_snat_flows(r, add, head, snat_allow, ctx.features.snat_zone_tracking,
+                              ctx.profile.has("dgp_nat_reply_tracked"))
         return
     if o.stateless:
         add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "next;")
@@ -594,11 +595,14 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
         add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
 
 
-def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str, reply_tracked: bool = False) -> None:
+def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str, zone_tracking: bool,
+                          reply_tracked: bool = False) -> None:
     """unSNAT / SNAT of a rule on a DGP with the ``dgp_nat_no_czone`` behaviour (25.03): SNAT in
     the SNAT zone, with the state of the reverse direction (entering through the DGP) tracked by
     ``lr_out_post_undnat`` 70 / ``lr_out_snat`` and committed to that zone by
-    ``lr_out_post_snat`` when new (observed).
+    ``lr_out_post_snat`` when new (observed); ``zone_tracking`` False (a chassis without
+    ct-commit-to-zone / ct-next-zone, whose ovn-controller knows neither action): the SNAT flow
+    only.
 
     ``reply_tracked`` (behaviour ``dgp_nat_reply_tracked``, 26.03, observed): the reverse
     direction's ``ct_snat`` skips replies (``(!ct.trk || !ct.rpl)``), and a stateful
@@ -613,14 +617,14 @@ def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str,
         add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{r.set_src}{fam}.src={ext}; next;")
     else:
         track = " && (!ct.trk || !ct.rpl)"
-        if r.nat.type == "snat":
+        if r.nat.type == "snat" and zone_tracking:
             add(LR_OUT_POST_UNDNAT, 70, f"{m}{track}", "ct_next(snat);")
         add(LR_OUT_SNAT, base, f"{m}{snat_allow}{track}", f"{r.set_src}ct_snat({o.ct_arg(ext)});")
         back = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}"
-        if r.nat.type == "snat":  # (observed: not for dnat_and_snat rules)
+        if r.nat.type == "snat" and zone_tracking:  # (observed: not for dnat_and_snat rules)
             add(LR_OUT_SNAT, base, f"{back}{track}" if reply_tracked else back, "ct_snat;")
             add(LR_OUT_POST_SNAT, base, f"{back} && ct.new", "ct_commit_to_zone(snat);")
-        elif reply_tracked:
+        elif reply_tracked and zone_tracking and r.nat.type != "snat":
             dnat_allow = f" && {fam}.src == ${o.allowed}" if o.allowed else ""
             add(LR_OUT_POST_UNDNAT, 75, f"{m}{track}", "ct_next(dnat);")
             add(LR_OUT_SNAT, base + 5, f"{back}{dnat_allow}{track}", "ct_dnat;")

@@ -145,6 +145,10 @@ class FlowProfile:
     # SB_Global options:northd_internal_version (release, SB schema, internal flow version), which
     # ovn-controller compares with its own under ovn-match-northd-version.
     northd_internal_version: str = "23.03.1-20.27.0-70.6"
+    # The chassis features (SB Chassis other_config flags, flows/chassis_features.py) the release's
+    # northd asks every chassis for, and those its debug/chassis-features-list prints.
+    chassis_features: tuple[str, ...] = ("ct_no_masked_label", "ct_lb_related", "mac_binding_timestamp")
+    chassis_features_listed: tuple[str, ...] = ("ct_no_masked_label", "ct_lb_related", "mac_binding_timestamp")
     # Under construction: flows in stages it lacks are dropped instead of refused
     # (sync/lflow_desired.py), so that a partial port can be measured against the reference.
     draft: bool = False
@@ -359,6 +363,7 @@ OVN_25_03 = FlowProfile(
         "no_unbound_virtual_resolve",
         # Chassis features ct-no-masked-label and ovn-ct-lb-related are no longer read: always on
         # (ct_mark flags, ct_lb_mark, related traffic NATed; no SB_Global lb_hairpin_use_ct_mark).
+        # (Expressed by ``chassis_features`` below, which does not list them; kept as a name.)
         "ct_features_assumed",
         # ---- SB tables ----
         # SB_Global options arp_ns_explicit_output=true and register_consolidation=true (features
@@ -418,8 +423,18 @@ OVN_25_03 = FlowProfile(
         "mac_binding_age_cidrs",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).
         "fdb_aging",
+        # ---- chassis features (flows/chassis_features.py) ----
+        # A chassis feature found off stays off until an existing chassis' other_config is
+        # updated (observed: deleting the chassis that lacked it, a recompute or a new chassis
+        # announcing it change nothing).
+        "chassis_features_latched",
     }),
     northd_internal_version="25.03.0-20.41.0-77.6",
+    # (observed: flows of a 23.03 ovn-controller, which announces none of the new ones, and
+    # debug/chassis-features-list, which prints mac_binding_timestamp only)
+    chassis_features=("mac_binding_timestamp", "fdb_timestamp", "ls_dpg_column", "ct_commit_nat_v2",
+                      "ct_commit_to_zone", "sample_with_reg", "ct_next_zone", "ct_label_flush"),
+    chassis_features_listed=("mac_binding_timestamp",),
     draft=True,
 )
 

@@ -66,6 +66,7 @@ from .lflows import (
     lb_group_columns,
     lb_row,
     load_rows,
+    other_ls_group_column,
     plan_sync,
 )
 from .load_balancers import desired_sb_lb, desired_sb_lbs
@@ -102,8 +103,9 @@ def _flow_equal(r: FlowRow, new: dict[str, Any]) -> bool:
 
 def _lb_equal(lb: LbRow, new: dict[str, Any], split: bool = False) -> bool:
     if split:
-        if (_uuid_of(new.get("ls_datapath_group")) != lb.group or _uuid_of(new.get("lr_datapath_group")) != lb.lr_group
-                or _uuid_of(new.get("datapath_group")) is not None or _uuid_set(new.get("datapaths"))):
+        other = other_ls_group_column(lb.group_col)
+        if (_uuid_of(new.get(lb.group_col)) != lb.group or _uuid_of(new.get("lr_datapath_group")) != lb.lr_group
+                or _uuid_of(new.get(other)) is not None or _uuid_set(new.get("datapaths"))):
             return False
     elif _uuid_of(new.get("datapath_group")) != lb.group or _uuid_set(new.get("datapaths")):
         return False
@@ -263,9 +265,21 @@ class FlowWriter:
                     cache.lbs[u] = lb
                     self.dirty_lbs.add(lb.key)
 
+    def _follow_chassis_features(self, lflow: Any) -> None:
+        """Split load-balancer groups name their switches in ls_datapath_group, or in the older
+        datapath_group while a chassis lacks the ls-dpg-column feature (as the reference: an older
+        ovn-controller reads only that one); a change of column compares every load balancer."""
+        fctx = lflow.fctx
+        col = "ls_datapath_group" if fctx is None or fctx.features.ls_dpg_column else "datapath_group"
+        if col != self.cache.ls_group_column:
+            self.cache.ls_group_column = col
+            if self.cache.split_lbs:
+                self.full_sync_needed = True
+
     def track(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]) -> None:
         """After a standby engine run: take the flow table's changes into ``dirty``, then keep
         only what really differs from SB (a plan over the dirty scope, never sent)."""
+        self._follow_chassis_features(lflow)
         if self.dirty_all or self.full_sync_needed or lflow.full_sync_needed:
             plan, _ = self._full_plan(lflow, nd, dp_uuid)  # a full comparison, after a load or rebuild
             self.dirty_keys, self.dirty_lbs = self._plan_scope(plan)
@@ -315,6 +329,7 @@ class FlowWriter:
         """The operations that bring SB's flows, groups and load balancers to what the flow
         table and the load-balancer index want.  Returns the plan and, after a full diff, the
         number of desired flows."""
+        self._follow_chassis_features(lflow)
         following, self.following = self.following, False
         if following and not (self.dirty_all or self.full_sync_needed or lflow.full_sync_needed):
             # Taking over from a hot standby: only what may differ, plus what changed since.
@@ -513,7 +528,8 @@ class _Repairs:
                 row["datapath_group"] = ["uuid", lb.group] if lb.group and not cache.split_lbs else ["set", []]
                 row["datapaths"] = ["set", []]
                 if cache.split_lbs:
-                    row["ls_datapath_group"] = ["uuid", lb.group] if lb.group else ["set", []]
+                    row["ls_datapath_group"] = ["set", []]
+                    row[lb.group_col] = ["uuid", lb.group] if lb.group else ["set", []]
                     row["lr_datapath_group"] = ["uuid", lb.lr_group] if lb.lr_group else ["set", []]
                 plan.ops.append({"op": "update", "table": "Load_Balancer", "where": _where(u), "row": row})
                 plan.updated += 1

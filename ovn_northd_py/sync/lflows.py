@@ -76,6 +76,9 @@ class LbRow:
     cols: dict[str, Any]  # the columns we own, in JSON form (except the group references)
     group: str | None  # datapath_group (ls_datapath_group with split groups)
     lr_group: str | None = None  # lr_datapath_group (split groups only)
+    # The column ``group`` is in (split groups: ls_datapath_group, or datapath_group for chassis
+    # without ls-dpg-column, FlowCache.ls_group_column).
+    group_col: str = "datapath_group"
 
     def groups(self) -> tuple[str, ...]:
         return tuple(g for g in (self.group, self.lr_group) if g is not None)
@@ -109,6 +112,9 @@ class FlowCache:
     # Load_Balancer rows name their switches and routers in ls_datapath_group / lr_datapath_group
     # (a release with the ``lb_split_datapath_groups`` behaviour; columns 23.03's schema lacks).
     split_lbs: bool = False
+    # With split groups, the column naming a load balancer's switches: ls_datapath_group, or (some
+    # chassis lacks the ls-dpg-column feature, flows/chassis_features.py) the older datapath_group.
+    ls_group_column: str = "ls_datapath_group"
     by_key: dict[FKey, list[str]] = field(default_factory=dict)  # flow identity -> row uuids
     group_users: dict[str, set[str]] = field(default_factory=dict)  # group uuid -> flow uuids
     set_index: dict[frozenset[str], str] = field(default_factory=dict)  # datapath set -> group uuid
@@ -221,9 +227,15 @@ def lb_row(u: str, r: dict[str, Any], split: bool) -> LbRow:
     """The cache entry of Load_Balancer row ``u`` (``r``: its columns, JSON)."""
     cols = {c: r.get(c, ["set", []]) for c in LB_COLUMNS}
     if split:
-        return LbRow(lb_key(cols, u), cols, _uuid_of(r.get("ls_datapath_group")),
-                     _uuid_of(r.get("lr_datapath_group")))
+        ls, old = _uuid_of(r.get("ls_datapath_group")), _uuid_of(r.get("datapath_group"))
+        col = "datapath_group" if ls is None and old is not None else "ls_datapath_group"
+        return LbRow(lb_key(cols, u), cols, ls if ls is not None else old, _uuid_of(r.get("lr_datapath_group")), col)
     return LbRow(lb_key(cols), cols, _uuid_of(r.get("datapath_group")))
+
+
+def other_ls_group_column(col: str) -> str:
+    """Split groups: the switch-group column that must stay empty when ``col`` holds the group."""
+    return "datapath_group" if col == "ls_datapath_group" else "ls_datapath_group"
 
 
 def load_rows(cache: FlowCache, table: str, rows: list[dict[str, Any]]) -> None:
@@ -544,7 +556,7 @@ class _Planner:
                 ops.append({"op": "delete", "table": "Load_Balancer", "where": _where(u)})
                 plan.actions.append(DeleteLb(u))
                 plan.deleted += 1
-        split = cache.split_lbs
+        split, ls_col = cache.split_lbs, cache.ls_group_column
         for lk, wl in want_lbs.items():
             have_lb = lb_by_key.get(lk)
             if split:
@@ -556,7 +568,7 @@ class _Planner:
                 row = dict(wl.cols)
                 op: dict[str, Any] = {"op": "insert", "table": "Load_Balancer", "row": row}
                 if split:
-                    row["ls_datapath_group"], row["lr_datapath_group"] = gref, lref
+                    row[ls_col], row["lr_datapath_group"] = gref, lref
                     if wl.uuid is not None:
                         op["uuid"] = wl.uuid  # the NB row's, as the reference persists it
                 else:
@@ -569,8 +581,11 @@ class _Planner:
             lb = cache.lbs[u]
             upd = {c: v for c, v in wl.cols.items() if _norm_json(lb.cols.get(c)) != _norm_json(v)}
             if split:
-                if _ref_json(lb.group) != gref:
-                    upd["ls_datapath_group"] = gref
+                moved = lb.group is not None and lb.group_col != ls_col  # (the chassis features changed)
+                if _ref_json(lb.group) != gref or moved:
+                    upd[ls_col] = gref
+                if moved:
+                    upd[lb.group_col] = ["set", []]
                 if _ref_json(lb.lr_group) != lref:
                     upd["lr_datapath_group"] = lref
             elif lb.group is None or gref != ["uuid", lb.group]:
@@ -651,9 +666,10 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
                 touched.update(lb.groups())
         elif isinstance(a, InsertLb):
             row = plan.ops[a.op]["row"]
-            if "ls_datapath_group" in row:
-                new_lb = LbRow(a.key, dict(a.want.cols), group_from_row(row, "ls_datapath_group"),
-                               group_from_row(row, "lr_datapath_group"))
+            if "lr_datapath_group" in row:  # split groups
+                col = cache.ls_group_column
+                new_lb = LbRow(a.key, dict(a.want.cols), group_from_row(row, col),
+                               group_from_row(row, "lr_datapath_group"), col)
             else:
                 new_lb = LbRow(a.key, dict(a.want.cols), group_from_row(row))
             cache.lbs[str(results[a.op]["uuid"][1])] = new_lb
@@ -661,14 +677,11 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
             lb = cache.lbs[a.uuid]
             row = plan.ops[a.op]["row"]
             lb.cols = dict(a.want.cols)
-            if "datapath_group" in row:
+            col = cache.ls_group_column if cache.split_lbs else "datapath_group"
+            if col in row:
                 if lb.group:
                     touched.add(lb.group)
-                lb.group = group_from_row(row)
-            if "ls_datapath_group" in row:
-                if lb.group:
-                    touched.add(lb.group)
-                lb.group = group_from_row(row, "ls_datapath_group")
+                lb.group, lb.group_col = group_from_row(row, col), col
             if "lr_datapath_group" in row:
                 if lb.lr_group:
                     touched.add(lb.lr_group)

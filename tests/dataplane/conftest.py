@@ -9,12 +9,21 @@ daemon fails its test, not the rest of the module.
 The northd is ours (``ovn-northd-py``) unless ``--northd=c`` or ``DATAPLANE_NORTHD=c`` selects the
 C reference (``/usr/bin/ovn-northd``): every test must pass with the reference.
 
+``--release 25.03`` (or ``DATAPLANE_RELEASE``) runs everything of that OVN release but our daemon
+from its Debian chroot (``scripts/chroots.sh --with-host trixie``): NB/SB servers, ``ovn-nbctl``,
+the C northd, OVS and ``ovn-controller``; ours serves it with the release's profile (a draft
+profile is switched on for it).  A release we have no profile for (26.03) runs with
+``--northd=c`` only.  ``DATAPLANE_NORTHD_ARGS`` adds options to ours (e.g. ``--check-incremental=1``:
+every incremental run compared with a full recompute; ``test_dp_zz_controller_logs`` then checks
+that no comparison differed).
+
 Needs root (namespaces, taps): anything missing fails every test here with the reason, loudly.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import warnings
@@ -23,6 +32,8 @@ from collections.abc import Iterator
 import pytest
 
 from ovn_northd_py.devtools import dataplane as dp
+from ovn_northd_py.devtools.tools import ToolsUnavailable, chassis_tools_for
+from ovn_northd_py.release import DEFAULT_RELEASE, Release, get_release
 
 
 def northd_kind(config: pytest.Config) -> str:
@@ -32,13 +43,40 @@ def northd_kind(config: pytest.Config) -> str:
     return str(kind)
 
 
+def dataplane_release(config: pytest.Config) -> Release:
+    name = config.getoption("--release", default=None) or os.environ.get("DATAPLANE_RELEASE") or DEFAULT_RELEASE.name
+    try:
+        return get_release(str(name))
+    except ValueError as e:
+        raise pytest.UsageError(f"--release / DATAPLANE_RELEASE: {e}") from None
+
+
+def chassis_release(config: pytest.Config) -> Release:
+    name = config.getoption("--chassis-release", default=None) or os.environ.get("DATAPLANE_CHASSIS_RELEASE")
+    if not name:
+        return dataplane_release(config)
+    try:
+        return get_release(str(name))
+    except ValueError as e:
+        raise pytest.UsageError(f"--chassis-release / DATAPLANE_CHASSIS_RELEASE: {e}") from None
+
+
 def pytest_report_header(config: pytest.Config) -> str:
-    return f"dataplane northd: {northd_kind(config)} (--northd=py|c, DATAPLANE_NORTHD)"
+    return (f"dataplane northd: {northd_kind(config)} (--northd=py|c, DATAPLANE_NORTHD), "
+            f"release {dataplane_release(config).name} (--release, DATAPLANE_RELEASE), "
+            f"chassis {chassis_release(config).name} (--chassis-release, DATAPLANE_CHASSIS_RELEASE)")
 
 
 @pytest.fixture(scope="session")
-def dataplane_session() -> Iterator[None]:
+def dataplane_session(request: pytest.FixtureRequest) -> Iterator[None]:
     problems = dp.environment_problems()
+    release, kind = dataplane_release(request.config), northd_kind(request.config)
+    if release.flow_profile is None and release.draft_profile is None and kind != "c":
+        problems.append(f"ovn-northd-py has no profile for OVN {release.name}: run it with --northd=c")
+    try:
+        chassis_tools_for(chassis_release(request.config))
+    except ToolsUnavailable as e:
+        problems.append(str(e))
     if problems:
         pytest.fail("the dataplane suite cannot run here: " + "; ".join(problems), pytrace=False)
     stale = dp.reap_stale()
@@ -67,13 +105,16 @@ def dataplane_session() -> Iterator[None]:
 class StackHolder:
     """The module's stack, replaced when a test left it unable to follow NB."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, release: Release = DEFAULT_RELEASE, chassis: Release | None = None) -> None:
         self.kind = kind
+        self.release = release
+        self.chassis = chassis
         self.stack: dp.Stack | None = None
 
     def get(self) -> dp.Stack:
         if self.stack is None:
-            self.stack = dp.Stack(northd_kind=self.kind).start()
+            self.stack = dp.Stack(northd_kind=self.kind, release=self.release, chassis_release=self.chassis,
+                                  northd_args=shlex.split(os.environ.get("DATAPLANE_NORTHD_ARGS", ""))).start()
         return self.stack
 
     def discard(self) -> None:
@@ -84,7 +125,8 @@ class StackHolder:
 
 @pytest.fixture(scope="module")
 def stacks(request: pytest.FixtureRequest, dataplane_session: None) -> Iterator[StackHolder]:
-    holder = StackHolder(northd_kind(request.config))
+    holder = StackHolder(northd_kind(request.config), dataplane_release(request.config),
+                         chassis_release(request.config))
     try:
         yield holder
     finally:
@@ -106,7 +148,7 @@ def topo(stacks: StackHolder, request: pytest.FixtureRequest) -> Iterator[dp.Top
         errors = t.destroy()
         try:
             healthy = st.clear_nb()
-        except Exception as e:  # noqa: BLE001 - a daemon that cannot clean up is replaced, below
+        except Exception as e:
             healthy = False
             errors.append(f"clear_nb: {e}")
         if not healthy:

@@ -13,7 +13,7 @@ check), NAT, and a symmetric ECMP route.
 from __future__ import annotations
 
 from ovn_northd_py.devtools.servers import nbctl, sbctl
-from ovn_northd_py.parity.harness import assert_parity
+from ovn_northd_py.parity.harness import assert_parity, nbctl_commands
 
 FEATURES = ("ct-no-masked-label", "ovn-ct-lb-related", "mac-binding-timestamp")
 
@@ -87,3 +87,84 @@ def test_chassis_without_ct_lb_related(parity_run) -> None:
 
 def test_remote_chassis_without_features_does_not_count(parity_run) -> None:
     _check(parity_run, remote_old_chassis)
+
+
+# 25.03 asks the chassis for other features (flows/chassis_features.py): what reads them is a
+# switch load balancer (ls-dpg-column: SB Load_Balancer's switch group column) and a distributed
+# gateway port with SNAT (ct-commit-to-zone, ct-next-zone) and gateway_mtu (ct-commit-nat-v2).
+NB_2503 = [
+    ["ls-add", "sw"], ["lsp-add", "sw", "a"], ["lsp-set-addresses", "a", "00:00:00:00:01:01 10.0.0.11"],
+    ["lb-add", "lb1", "10.0.0.100:80", "10.0.0.11:8080", "tcp"], ["ls-lb-add", "sw", "lb1"],
+    ["ls-add", "ext"], ["lsp-add", "ext", "ln"], ["lsp-set-type", "ln", "localnet"],
+    ["lsp-set-addresses", "ln", "unknown"], ["lsp-set-options", "ln", "network_name=phys"],
+    ["lr-add", "dr"],
+    ["lrp-add", "dr", "dr-ext", "00:00:00:00:fe:01", "172.16.0.1/24"],
+    ["lrp-set-gateway-chassis", "dr-ext", "hv1", "10"],
+    ["set", "Logical_Router_Port", "dr-ext", "options:gateway_mtu=1300"],
+    ["lsp-add", "ext", "ext-dr"], ["lsp-set-type", "ext-dr", "router"], ["lsp-set-addresses", "ext-dr", "router"],
+    ["lsp-set-options", "ext-dr", "router-port=dr-ext"],
+    ["lrp-add", "dr", "dr-sw", "00:00:00:00:fe:02", "10.0.0.1/24"],
+    ["lsp-add", "sw", "sw-dr"], ["lsp-set-type", "sw-dr", "router"], ["lsp-set-addresses", "sw-dr", "router"],
+    ["lsp-set-options", "sw-dr", "router-port=dr-sw"],
+    ["lr-nat-add", "dr", "snat", "172.16.0.1", "10.0.0.0/24"],
+    ["lr-nat-add", "dr", "dnat_and_snat", "172.16.0.50", "10.0.0.11"],
+    ["lb-add", "lb2", "172.16.0.100:80", "10.0.0.11:8080", "tcp"], ["lr-lb-add", "dr", "lb2"],
+]
+# What a 23.03 ovn-controller announces (observed): none of 25.03's new features.
+FEATURES_23_03 = FEATURES
+
+
+def chassis_23_03(_nb: str, sb: str) -> None:
+    add_chassis(sb, "hv1", *FEATURES_23_03)
+
+
+def test_25_03_chassis_of_23_03_gets_older_flows_and_lb_column(parity_run, monkeypatch) -> None:
+    monkeypatch.setenv("OVN_PARITY_RELEASE", "25.03")
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    r = parity_run(nbctl_commands(*NB_2503), tables=("Logical_Flow", "SB_Global", "Load_Balancer"),
+                   after_settle=chassis_23_03)
+    assert r.reference.settled and r.ours.settled, r.report()
+    assert_parity(r)
+
+
+def chassis_23_03_then_gone(_nb: str, sb: str) -> None:
+    """The 23.03 chassis comes (the switch group moves to datapath_group), then goes: 25.03's
+    features stay off while the daemon runs (observed), so the older flows and column stay."""
+    import time
+
+    add_chassis(sb, "hv1", *FEATURES_23_03)
+    deadline = time.monotonic() + 20
+    while not sbctl(sb, "--bare", "--columns=datapath_group", "find", "Load_Balancer", "name=lb1").strip():
+        assert time.monotonic() < deadline, "the switch group never moved to datapath_group"
+        time.sleep(0.05)
+    sbctl(sb, "chassis-del", "hv1")
+
+
+def test_25_03_features_stay_off_when_the_older_chassis_goes(parity_run, monkeypatch) -> None:
+    monkeypatch.setenv("OVN_PARITY_RELEASE", "25.03")
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    r = parity_run(nbctl_commands(*NB_2503), tables=("Logical_Flow", "SB_Global", "Load_Balancer"),
+                   after_settle=chassis_23_03_then_gone)
+    assert r.reference.settled and r.ours.settled, r.report()
+    assert_parity(r)
+
+
+FEATURES_25_03 = ("mac-binding-timestamp", "fdb-timestamp", "ls-dpg-column", "ct-commit-nat-v2", "ct-commit-to-zone",
+                  "ovn-sample-with-registers", "ct-next-zone", "ct-label-flush")
+
+
+def chassis_23_03_replaced_then_updated(nb: str, sb: str) -> None:
+    """The 23.03 chassis comes, a 25.03 one too, the 23.03 one goes (the features stay off), then the
+    25.03 chassis' other_config is updated: 25.03 evaluates the features afresh, all on again."""
+    chassis_23_03_then_gone(nb, sb)
+    add_chassis(sb, "hv2", *FEATURES_25_03)
+    sbctl(sb, "set", "chassis", "hv2", "other_config:ovn-cms-options=x")
+
+
+def test_25_03_features_evaluated_afresh_when_a_chassis_other_config_is_updated(parity_run, monkeypatch) -> None:
+    monkeypatch.setenv("OVN_PARITY_RELEASE", "25.03")
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    r = parity_run(nbctl_commands(*NB_2503), tables=("Logical_Flow", "SB_Global", "Load_Balancer"),
+                   after_settle=chassis_23_03_replaced_then_updated)
+    assert r.reference.settled and r.ours.settled, r.report()
+    assert_parity(r)

@@ -12,11 +12,13 @@ from ovn_northd_py.flows.acl_rules import acl_flows
 from ovn_northd_py.flows.chassis_features import (
     ALL_FEATURES,
     ChassisFeatures,
+    FeatureLatch,
     chassis_features,
     features_text,
 )
 from ovn_northd_py.flows.context import FlowCtx
 from ovn_northd_py.flows.lr_nat import dnat_ct_flows
+from ovn_northd_py.lflow.profile import OVN_25_03
 from ovn_northd_py.northd.model import Northd
 
 
@@ -37,7 +39,8 @@ def test_features_are_on_unless_a_local_chassis_lacks_them() -> None:
     assert chassis_features(None) == ALL_FEATURES
     assert chassis_features(FakeSb()) == ChassisFeatures(True, True, True)
     assert chassis_features(FakeSb(ALL)) == ChassisFeatures(True, True, True)
-    assert chassis_features(FakeSb(ALL, {})) == ChassisFeatures(False, False, False, False, False)
+    # (23.03 does not ask for 25.03's features: they stay on)
+    assert chassis_features(FakeSb(ALL, {})) == ChassisFeatures(False, False, False)
     assert chassis_features(FakeSb(ALL, {"is-remote": "true"})) == ChassisFeatures(True, True, True)
     partial = dict(ALL, **{"ovn-ct-lb-related": "false"})
     assert chassis_features(FakeSb(partial)) == ChassisFeatures(True, False, True)
@@ -48,10 +51,34 @@ def test_features_text_is_the_c_daemons() -> None:
         "ct_no_masked_label:    true\nct_lb_related:         false\nmac_binding_timestamp: true\n")
 
 
-def test_features_text_of_25_03_lists_mac_binding_timestamp_only() -> None:
-    from ovn_northd_py.lflow.profile import OVN_25_03
+def test_25_03_asks_the_chassis_for_its_own_features() -> None:
+    # A 23.03 ovn-controller announces ct-no-masked-label and ovn-ct-lb-related, which 25.03 no
+    # longer asks for (always on), and none of 25.03's.
+    f = chassis_features(FakeSb(ALL), OVN_25_03)
+    assert f.ct_no_masked_label and f.ct_lb_related and f.mac_binding_timestamp
+    assert not (f.ls_dpg_column or f.ct_commit_nat_v2 or f.snat_zone_tracking or f.fdb_timestamp)
+    assert chassis_features(FakeSb({}), OVN_25_03).ct_no_masked_label
+    new = dict.fromkeys(("mac-binding-timestamp", "fdb-timestamp", "ls-dpg-column", "ct-commit-nat-v2",
+                         "ct-commit-to-zone", "ovn-sample-with-registers", "ct-next-zone", "ct-label-flush"), "true")
+    assert chassis_features(FakeSb(new), OVN_25_03) == ALL_FEATURES
+    assert not chassis_features(FakeSb(dict(new, **{"ct-next-zone": "false"})), OVN_25_03).snat_zone_tracking
 
-    assert features_text(ChassisFeatures(False, False, False), OVN_25_03) == "mac_binding_timestamp: false\n"
+
+def test_25_03_features_found_off_stay_off_until_evaluated_afresh() -> None:
+    latch = FeatureLatch()
+    assert not chassis_features(FakeSb(ALL), OVN_25_03, latch).ls_dpg_column
+    assert chassis_features(FakeSb(), OVN_25_03) == ALL_FEATURES  # (no latch: the chassis alone)
+    assert not chassis_features(FakeSb(), OVN_25_03, latch).ls_dpg_column  # the old chassis is gone
+    latch.reevaluate()  # (a chassis' other_config was updated)
+    assert chassis_features(FakeSb(), OVN_25_03, latch).ls_dpg_column
+    # 23.03 turns them back on (no latching behaviour).
+    latch23 = FeatureLatch()
+    assert not chassis_features(FakeSb({}), latch=latch23).ct_no_masked_label
+    assert chassis_features(FakeSb(), latch=latch23).ct_no_masked_label
+
+
+def test_features_text_of_25_03_lists_mac_binding_timestamp_only() -> None:
+    assert features_text(ChassisFeatures(ls_dpg_column=False), OVN_25_03) == "mac_binding_timestamp: true\n"
 
 
 def test_old_chassis_get_ct_label_and_ct_lb() -> None:

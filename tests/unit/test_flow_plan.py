@@ -131,3 +131,24 @@ def test_split_lb_groups_25_03() -> None:
     plan = plan_sync(cache, {}, {u: _split_lb((), ("r1",))})
     (upd,) = [op for op in plan.ops if op["table"] == "Load_Balancer"]
     assert upd["op"] == "update" and upd["row"] == {"ls_datapath_group": ["set", []]}
+
+
+def test_split_lb_switches_in_datapath_group_for_chassis_without_ls_dpg_column() -> None:
+    # 25.03 with a chassis that lacks ls-dpg-column (observed: a 23.03 ovn-controller): the switches
+    # go in the older datapath_group, and back to ls_datapath_group once every chassis has it.
+    u = "0000000a-0000-4000-8000-000000000000"
+    cache = FlowCache(split_lbs=True, ls_group_column="datapath_group")
+    plan = plan_sync(cache, {}, {u: _split_lb(("s1",), ("r1",))})
+    (ins,) = [op for op in plan.ops if op["table"] == "Load_Balancer"]
+    assert ins["row"]["datapath_group"][0] == "named-uuid" and "ls_datapath_group" not in ins["row"]
+    apply_plan(cache, plan, [{"uuid": ["uuid", u if op["table"] == "Load_Balancer" else next(_uuids)]}
+                             for op in plan.ops])
+    (row,) = cache.lbs.values()
+    assert row.group_col == "datapath_group" and cache.groups[row.group or ""] == {"s1"}
+    assert not plan_sync(cache, {}, {u: _split_lb(("s1",), ("r1",))})
+    cache.ls_group_column = "ls_datapath_group"
+    plan = plan_sync(cache, {}, {u: _split_lb(("s1",), ("r1",))})
+    (upd,) = [op for op in plan.ops if op["table"] == "Load_Balancer"]
+    assert upd["row"] == {"ls_datapath_group": ["uuid", row.group], "datapath_group": ["set", []]}
+    apply_plan(cache, plan, [{"count": 1} for _ in plan.ops])
+    assert row.group_col == "ls_datapath_group" and not plan_sync(cache, {}, {u: _split_lb(("s1",), ("r1",))})

@@ -7,6 +7,7 @@ Feature-specific work goes through the features' flow hooks (``Feature.on_nb_flo
 from __future__ import annotations
 
 from ...flows import build_datapath_flows, build_lflows, build_port_flows, port_reads_switch
+from ...flows.chassis_features import FeatureLatch
 from ...flows.context import FlowCtx, flow_ctx_from_nb
 from ...flows.lr_pipeline import attached_router_ports
 from ...flows.owners import OWNER_DP, OWNER_PORT
@@ -33,6 +34,8 @@ class LflowNode(Node):
         self.fctx: FlowCtx | None = None
         # True after a recompute: the writer must compare every flow, not only the changed ones.
         self.full_sync_needed = True
+        # Chassis features found off so far (a release whose features latch: flows/chassis_features.py).
+        self.feature_latch = FeatureLatch()
 
     def _hook_ctx(self, ctx: EngineCtx) -> FlowFeatureCtx | None:
         """The features' context, or None when the flow context is missing or was built from
@@ -153,9 +156,12 @@ class LflowNode(Node):
         nd = self.northd.data
         gopts = self.northd.gopts
         table = FlowTable(len(nd.by_index))
+        if any(c.table == "Chassis" and c.event == "update" and "other_config" in c.columns for c in self.sb_in.changes):
+            self.feature_latch.reevaluate()  # (a release whose chassis features latch: flows/chassis_features.py)
         fctx = flow_ctx_from_nb(nd, ctx.nb, mac_prefix=gopts.mac_prefix if gopts else "",
                                 svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", warn=ctx.warn.warn,
-                                sb=ctx.sb, pb_index=self.sb_in.indexes.get(PB_BY_NAME), profile=ctx.profile)
+                                sb=ctx.sb, pb_index=self.sb_in.indexes.get(PB_BY_NAME), profile=ctx.profile,
+                                feature_latch=self.feature_latch)
         build_lflows(nd, fctx, table)
         h = FlowFeatureCtx(ctx.nb, ctx.sb, nd, table, fctx, sb_indexes=self.sb_in.indexes)
         for f in self.features:  # e.g. warnings about rows no flow read
