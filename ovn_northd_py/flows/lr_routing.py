@@ -339,22 +339,32 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
     tables = route_table_ids(router, ctx)
     groups: dict[tuple[int, bool, bool, int, int], list[Route]] = {}
     order: list[list[Route]] = []  # groups in order of creation (second member)
+    routes: list[Route] = []
     for row in rows:
         _add_nd_solicit(router, row, table, ctx)
         route = _resolve_route(router, ctx, row, tables)
         if route is None or route_bfd_down(row):
             continue
+        routes.append(route)
+    # 25.03 (behaviour "symmetric_route_group"): a symmetric-reply route is an ECMP group even alone.
+    single_groups = ctx.profile.has("symmetric_route_group")
+    grouped: set[int] = set()
+    for route in routes:
         members = groups.setdefault(route.group_key, [])
         members.append(route)
-        if len(members) == 2:
+        if id(members) not in grouped and (len(members) == 2 or (single_groups and route.symmetric)):
+            grouped.add(id(members))
             order.append(members)
     for members in groups.values():
-        if len(members) == 1:
+        if id(members) not in grouped:
             _add_unique_route(i, members[0], table, ctx)
     for gid, members in enumerate(order, start=1):
         first = members[0]
-        ids = ", ".join(str(m) for m in range(1, len(members) + 1))
-        actions = f"ip.ttl--; flags.loopback = 1; {REG_ECMP_GROUP_ID} = {gid}; {REG_ECMP_MEMBER_ID} = select({ids});"
+        if len(members) == 1:
+            select = f"{REG_ECMP_MEMBER_ID} = 1; next;"
+        else:
+            select = f"{REG_ECMP_MEMBER_ID} = select({', '.join(str(m) for m in range(1, len(members) + 1))});"
+        actions = f"ip.ttl--; flags.loopback = 1; {REG_ECMP_GROUP_ID} = {gid}; {select}"
         table.add(i, LR_IN_IP_ROUTING, first.priority(ctx), first.match(ctx), actions, owner=route_owner(first.uuid))
         for mid, route in enumerate(members, start=1):
             if route.port is None:
@@ -378,6 +388,9 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: Fl
     """ECMP symmetric reply flows of one group (gateway routers only; the reply port in ``ct_mark``,
     or ``ct_label`` for old chassis)."""
     first = next(m for m in members if m.symmetric)
+    if ctx.profile.has("ecmp_nh_monitor_option") and not ctx.ecmp_nexthop_monitor:
+        _add_symmetric_reply_unmonitored(i, first, members, table, ctx)
+        return
     owner = route_owner(first.uuid)
     table.add(
         i,
@@ -421,6 +434,45 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: Fl
             f"ip.ttl--; flags.loopback = 1; eth.src = {m.mac}; {src_reg} = {m.port_addr}; "
             f'outport = "{m.port.name}"; {nexthop_family(ctx, m.v6)}next;'
         )
+        table.add(i, LR_IN_IP_ROUTING, 10300, f"{reply} && {m.match(ctx)}", actions, hint=h, owner=owner)
+        table.add(i, LR_IN_POLICY, 65535, reply, "next;", hint=h, owner=owner)
+        table.add(
+            i,
+            LR_IN_ARP_RESOLVE,
+            200,
+            reply,
+            f"push({REG_ECMP_ETH_FULL}); {REG_ECMP_ETH_FULL} = ct_label; eth.dst = {REG_ECMP_ETH_FIELD}; pop({REG_ECMP_ETH_FULL}); next;",
+            hint=h,
+            owner=owner,
+        )
+
+
+def _add_symmetric_reply_unmonitored(i: int, first: Route, members: list[Route], table: FlowTable,
+                                     ctx: FlowCtx) -> None:
+    """25.03 without NB_Global ``options:ecmp_nexthop_monitor_enable`` (observed): the flows of
+    :func:`_add_symmetric_reply` without the next-hop checks: ``ct_next;`` in lr_in_defrag, one
+    ``(ct.new || ct.est)`` commit per member, replies matched by ``ct_mark.ecmp_reply_port`` alone,
+    and the reply route without the next-hop family bit."""
+    table.add(i, LR_IN_DEFRAG, 100, first.match(ctx), "ct_next;", hint=hint(first.uuid),
+              owner=route_owner(first.uuid))
+    for m in members:
+        if not m.symmetric or m.port is None:
+            continue
+        owner = route_owner(m.uuid)
+        h = hint(m.uuid)
+        fam = "ip6" if m.v6 else "ip4"
+        reverse = f"{fam}.{'dst' if m.src else 'src'} == {normalized_net_s(m.prefix)}"
+        key = m.port.tunnel_key
+        head = f'inport == "{m.port.name}" && {reverse}'
+        reply_port = ctx.features.ct("ecmp_reply_port")
+        table.add(i, LR_IN_DEFRAG, 100, head, "ct_next;", hint=h, owner=owner)
+        table.add(i, LR_IN_ECMP_STATEFUL, 100, f"{head} && (ct.new || ct.est)",
+                  f"ct_commit {{ ct_label.ecmp_reply_eth = eth.src; {reply_port} = {key};}}; next;",
+                  hint=h, owner=owner)
+        reply = f"{reply_port} == {key}"
+        src_reg = REG_SRC_IPV6 if m.v6 else src_ipv4_reg(ctx)
+        actions = (f"ip.ttl--; flags.loopback = 1; eth.src = {m.mac}; {src_reg} = {m.port_addr}; "
+                   f'outport = "{m.port.name}"; next;')
         table.add(i, LR_IN_IP_ROUTING, 10300, f"{reply} && {m.match(ctx)}", actions, hint=h, owner=owner)
         table.add(i, LR_IN_POLICY, 65535, reply, "next;", hint=h, owner=owner)
         table.add(

@@ -398,6 +398,21 @@ OVN_25_03 = FlowProfile(
         # ls_in_l2_lkup's flood of a router's own ARP/NS (75) lists the router port's MAC first,
         # then the NAT external MACs (23.03: one OVS string-set order for all).
         "l2_flood_router_mac_first",
+        # ls_in_l2_lkup 80: ARP requests / NS for the external IPs of the router's snat rules go to
+        # the router port too (23.03: dnat and dnat_and_snat only).
+        "l2_arp_snat_ips",
+        # ECMP symmetric replies use chk_ecmp_nh / commit_ecmp_nh only with NB_Global
+        # options:ecmp_nexthop_monitor_enable=true; without it plain ct_next / ct_commit and replies
+        # matched by ct_mark.ecmp_reply_port alone (lr_routing).
+        "ecmp_nh_monitor_option",
+        # A static route with options:ecmp_symmetric_reply is an ECMP group even alone
+        # (``reg8[16..31] = 1; next;`` and its lr_in_ip_routing_ecmp member flow).
+        "symmetric_route_group",
+        # ls_in_l2_unknown 50: unknown destinations go to _MC_unknown when a port has unknown
+        # addresses, even a disabled one (the group itself still lists enabled ports only).
+        "l2_unknown_disabled_too",
+        # ls_in_l2_lkup 50: a ``MAC dynamic`` entry gives a flow only for the MAC IPAM assigned.
+        "l2_dynamic_needs_ipam",
     }),
     northd_internal_version="25.03.0-20.41.0-77.6",
     draft=True,

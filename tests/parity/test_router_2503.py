@@ -1,0 +1,81 @@
+"""Parity with the 25.03 reference (Debian 13's ovn-northd, the draft profile) for router features.
+
+Each test builds a small NB and runs the trixie reference beside our daemon under
+``OVN_NORTHD_PY_DRAFT_PROFILES=1``: the corners the random networks found on 25.03 (ECMP
+symmetric replies without the next-hop monitor, ARP for SNAT addresses, router-type ports'
+MACs, unknown destinations), and 25.03's router features (NAT ``match`` / ``priority``,
+policy chains, DHCP relay).
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_router_basics import Cmd, rport, vif
+
+from ovn_northd_py.parity.harness import assert_parity, nbctl_commands
+
+
+@pytest.fixture(autouse=True)
+def _release_25_03(monkeypatch):
+    monkeypatch.setenv("OVN_PARITY_RELEASE", "25.03")
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+
+
+def _stage_flows(result, stage: str) -> int:
+    assert result.flows is not None
+    return next(s.ref_count for s in result.flows.stages if s.stage == stage)
+
+
+def symmetric_reply_routes() -> list[Cmd]:
+    """One symmetric-reply route per router, without a second member (the reference numbers the
+    groups and members of a router in a hash order: not compared here), on gateway routers (IPv4
+    destination, IPv4 source, IPv6) and a plain router."""
+    def gw(name: str, n: int, route: list[str]) -> list[Cmd]:
+        return [
+            ["lr-add", name], ["set", "logical_router", name, f"options:chassis=hv{n}"],
+            ["lrp-add", name, f"{name}-a", f"02:00:00:00:0{n}:01", f"10.0.{n}.1/24", f"fd0{n}::1/64"],
+            ["lrp-add", name, f"{name}-b", f"02:00:00:00:0{n}:02", f"10.1.{n}.1/24", f"fd1{n}::1/64"],
+            ["lr-route-add", name, "172.20.0.0/16", f"10.0.{n}.20"],
+            ["--ecmp-symmetric-reply", *route],
+        ]
+    return [
+        *gw("g1", 1, ["lr-route-add", "g1", "172.19.0.0/16", "10.0.1.19"]),
+        *gw("g2", 2, ["--policy=src-ip", "lr-route-add", "g2", "172.18.0.0/16", "10.1.2.12"]),
+        *gw("g3", 3, ["lr-route-add", "g3", "2001:db8::/32", "fd13::10"]),
+        ["lr-add", "p1"],
+        ["lrp-add", "p1", "p1-a", "02:00:00:00:05:01", "10.0.6.1/24"],
+        ["--ecmp-symmetric-reply", "lr-route-add", "p1", "172.16.0.0/16", "10.0.6.10"],
+    ]
+
+
+def test_ecmp_symmetric_reply_without_nexthop_monitor(parity_run):
+    r = parity_run(nbctl_commands(*symmetric_reply_routes()))
+    assert_parity(r)
+    assert _stage_flows(r, "lr_in_ecmp_stateful") > 1
+
+
+def gw_router_with_snat_and_ports() -> list[Cmd]:
+    return [
+        ["ls-add", "ext"], ["ls-add", "int"],
+        *vif("ext", "ln", "unknown", type="localnet", options=["network_name=phys"]),
+        *vif("int", "vm1", "0a:00:00:00:00:01 10.1.0.11"),
+        # A disabled port with unknown addresses; a "MAC dynamic" port without a subnet.
+        *vif("int", "vm2", "0a:00:00:00:00:02", "unknown"),
+        ["set", "logical_switch_port", "vm2", "enabled=false"],
+        *vif("int", "vm3", "0a:00:00:00:00:03 dynamic"),
+        ["lr-add", "r1"],
+        ["lrp-add", "r1", "r1-ext", "02:00:00:00:01:01", "172.16.0.1/24"],
+        ["lrp-add", "r1", "r1-int", "02:00:00:00:01:02", "10.1.0.1/24"],
+        ["lrp-set-gateway-chassis", "r1-ext", "hv1", "10"],
+        # Router-type ports given the router port's MAC as their address (not "router").
+        *rport("ext", "ext-r1", "r1-ext", "02:00:00:00:01:01"),
+        *rport("int", "int-r1", "r1-int", "02:00:00:00:01:02"),
+        ["lr-nat-add", "r1", "snat", "172.16.0.100", "10.1.0.0/24"],
+        ["lr-nat-add", "r1", "dnat_and_snat", "172.16.0.101", "10.1.0.11"],
+    ]
+
+
+def test_snat_arp_router_port_macs_and_unknown_destinations(parity_run):
+    r = parity_run(nbctl_commands(*gw_router_with_snat_and_ports()))
+    assert_parity(r)
+    assert _stage_flows(r, "ls_in_l2_lkup") > 10
