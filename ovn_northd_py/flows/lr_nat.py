@@ -397,15 +397,30 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
         return
     dmac = _distributed_mac(nat) if gw.dgp is not None else None
     mac = dmac.norm if dmac is not None else None
+    xmatch, xprio = _extra_match(nat, ctx)
     r = _NatRule(nat, o, ext, ext_ip.version == 4, log_ip, plen, gw, dmac, mac,
                  # A distributed (floating) IP is handled on its logical port's chassis, with its own MAC.
-                 f' && is_chassis_resident("{opt(nat.logical_port)}")' if mac else gw.resident())
+                 f' && is_chassis_resident("{opt(nat.logical_port)}")' if mac else gw.resident(),
+                 xmatch, xprio)
     if r.dgp is not None:
         _build_nat_dgp_flows(router, ctx, r, r.dgp, add)
     if nat.type in SNAT_TYPES:
         _build_snat_flows(r, add, ctx)
     if nat.type in DNAT_TYPES:
         _build_dnat_flows(router, ctx, r, add)
+
+
+def _extra_match(nat: Any, ctx: FlowCtx) -> tuple[str, int | None]:
+    """25.03 (behaviour "nat_match_priority", observed): a rule with a ``match`` adds
+    `` && (MATCH)`` to its DNAT / SNAT flows (after the rule's own conditions, before the
+    connection-state test) at priority ``300 + priority`` instead of 100 (DNAT) or the logical
+    network's prefix length (SNAT); ``priority`` without a ``match`` changes nothing."""
+    if not ctx.profile.has("nat_match_priority"):
+        return "", None
+    match = str(getattr(nat, "match", "") or "")
+    if not match:
+        return "", None
+    return f" && ({match})", 300 + int(getattr(nat, "priority", 0) or 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -435,6 +450,8 @@ class _NatRule:
     dmac: NatMac | None  # the external MAC of a distributed (floating) IP
     mac: str | None  # ... normalised
     nat_res: str  # where the rule is handled: `` && is_chassis_resident(...)`` or ""
+    xmatch: str = ""  # the rule's own match (25.03): `` && (MATCH)`` or ""
+    xprio: int | None = None  # the priority of its DNAT / SNAT flows when it has a match
 
     @property
     def fam(self) -> str:
@@ -544,8 +561,8 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
     snat_allow = f" && {fam}.dst == ${o.allowed}" if o.allowed else ""
     if r.dgp is None:
         add(LR_IN_UNSNAT, 90, f"ip && {fam}.dst == {ext}", "next;" if o.stateless else "ct_snat;")
-        m = f"ip && {fam}.src == {log_ip}{snat_allow}"
-        prio = r.plen + 1
+        m = f"ip && {fam}.src == {log_ip}{snat_allow}{r.xmatch}"
+        prio = r.plen + 1 if r.xprio is None else r.xprio
         if o.stateless:
             add(LR_OUT_SNAT, prio, m, f"{fam}.src={ext}; next;")
         else:
@@ -589,16 +606,19 @@ def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str)
     fam, ext, o, log_ip = r.fam, r.ext, r.o, r.log_ip
     add(LR_IN_UNSNAT, 100, f"{head}{r.in_res}", "next;" if o.stateless else "ct_snat;")
     m = f"ip && {fam}.src == {log_ip} && {r.outp}{r.nat_res}"
-    base = r.plen + 129
+    base = r.plen + 129 if r.xprio is None else r.xprio
+    x = r.xmatch
     if o.stateless:
-        add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{r.set_src}{fam}.src={ext}; next;")
+        add(LR_OUT_SNAT, base, f"{m}{snat_allow}{x}", f"{r.set_src}{fam}.src={ext}; next;")
     else:
         track = " && (!ct.trk || !ct.rpl)"
         if r.nat.type == "snat":
-            add(LR_OUT_POST_UNDNAT, 70, f"{m}{track}", "ct_next(snat);")
-        add(LR_OUT_SNAT, base, f"{m}{snat_allow}{track}", f"{r.set_src}ct_snat({o.ct_arg(ext)});")
+            add(LR_OUT_POST_UNDNAT, 70, f"{m}{snat_allow}{x}{track}", "ct_next(snat);")
+        add(LR_OUT_SNAT, base, f"{m}{snat_allow}{x}{track}", f"{r.set_src}ct_snat({o.ct_arg(ext)});")
         if r.nat.type == "snat":  # (observed: not for dnat_and_snat rules)
-            back = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}"
+            # The reverse direction: allowed_ext_ips as its source (observed).
+            back_allow = f" && {fam}.src == ${o.allowed}" if o.allowed else ""
+            back = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}{back_allow}{x}"
             add(LR_OUT_SNAT, base, back, "ct_snat;")
             add(LR_OUT_POST_SNAT, base, f"{back} && ct.new", "ct_commit_to_zone(snat);")
     if o.exempted:
@@ -614,14 +634,15 @@ def _build_dnat_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, add: _NatAdd)
         m = f"ip && {fam}.dst == {ext}"
         force = "flags.force_snat_for_dnat = 1; " if dnat_forces_snat(router, ctx) else ""
         act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat({o.ct_arg(log_ip)});"
-        add(LR_IN_DNAT, 100, f"{m}{dnat_allow}", f"{force}flags.loopback = 1; {act}")
+        add(LR_IN_DNAT, 100 if r.xprio is None else r.xprio, f"{m}{dnat_allow}{r.xmatch}",
+            f"{force}flags.loopback = 1; {act}")
         if o.exempted:
             add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
         return
     m = f"ip && {fam}.dst == {ext} && {r.inp}{r.in_res}"
     czone = "" if ctx.profile.has("dgp_nat_no_czone") else "_in_czone"
     act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat{czone}({o.ct_arg(log_ip)});"
-    add(LR_IN_DNAT, 100, f"{m}{dnat_allow}", act)
+    add(LR_IN_DNAT, 100 if r.xprio is None else r.xprio, f"{m}{dnat_allow}{r.xmatch}", act)
     if o.exempted:
         add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
     add(

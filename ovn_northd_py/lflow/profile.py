@@ -405,6 +405,8 @@ OVN_25_03 = FlowProfile(
         # options:ecmp_nexthop_monitor_enable=true; without it plain ct_next / ct_commit and replies
         # matched by ct_mark.ecmp_reply_port alone (lr_routing).
         "ecmp_nh_monitor_option",
+        # NAT ``match`` / ``priority`` (NB columns 25.03 added): lr_nat._extra_match.
+        "nat_match_priority",
         # A static route with options:ecmp_symmetric_reply is an ECMP group even alone
         # (``reg8[16..31] = 1; next;`` and its lr_in_ip_routing_ecmp member flow).
         "symmetric_route_group",

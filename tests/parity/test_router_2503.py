@@ -9,9 +9,12 @@ policy chains, DHCP relay).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from test_router_basics import Cmd, rport, vif
 
+from ovn_northd_py.devtools import nb_json
 from ovn_northd_py.parity.harness import assert_parity, nbctl_commands
 
 
@@ -79,3 +82,62 @@ def test_snat_arp_router_port_macs_and_unknown_destinations(parity_run):
     r = parity_run(nbctl_commands(*gw_router_with_snat_and_ports()))
     assert_parity(r)
     assert _stage_flows(r, "ls_in_l2_lkup") > 10
+
+
+def nat_row(router: str, tag: str, *cols: str) -> list[Cmd]:
+    """A NAT row created with ``create``, tagged ``external_ids:tag`` for :mod:`nb_json` updates."""
+    return [["--id=@" + tag, "create", "NAT", *cols, f"external_ids:tag={tag}"],
+            ["add", "logical_router", router, "nat", "@" + tag]]
+
+
+def with_json(cmds: list[Cmd], ops: list[nb_json.Op]) -> Callable[[str], None]:
+    """NB builder: the ovn-nbctl commands (one transaction), then the 25.03 columns as JSON ops."""
+    def build(remote: str) -> None:
+        nbctl_commands(*cmds)(remote)
+        nb_json.transact(remote, ops)
+    return build
+
+
+def nat_match_priority_nb() -> Callable[[str], None]:
+    """NAT rules with ``match`` (and ``priority``, which counts only with a match) on a gateway
+    router and on a router with a distributed gateway port."""
+    cmds: list[Cmd] = [
+        ["ls-add", "pub"], ["ls-add", "int"],
+        *vif("pub", "ln", "unknown", type="localnet", options=["network_name=phys"]),
+        *vif("int", "vm1", "0a:00:00:00:00:01 10.1.0.11"),
+        ["--id=@as1", "create", "Address_Set", "name=as1", "addresses=10.9.9.9"],
+    ]
+    ops: list[nb_json.Op] = []
+    for name, gw, n in (("g1", True, 1), ("d1", False, 2)):
+        cmds += [["lr-add", name]]
+        if gw:
+            cmds.append(["set", "logical_router", name, "options:chassis=hv1"])
+        cmds += [
+            ["lrp-add", name, f"{name}-pub", f"02:00:00:00:0{n}:01", f"172.16.0.{n}/24"],
+            ["lrp-add", name, f"{name}-int", f"02:00:00:00:0{n}:02", f"10.{n}.0.1/24"],
+            *rport("pub", f"pub-{name}", f"{name}-pub"), *rport("int", f"int-{name}", f"{name}-int"),
+        ]
+        if not gw:
+            cmds.append(["lrp-set-gateway-chassis", f"{name}-pub", "hv1", "20"])
+        e = f"172.16.{n}"
+        rules = [
+            ("snat", ".1", f"10.{n}.0.0/24", "ip4.dst == 192.168.0.0/16", 100),
+            ("snat", ".2", f"10.{n}.0.0/24", "ip4.dst == 192.168.1.0/24", 200),
+            ("snat", ".3", f"10.{n}.0.0/24", "", 0),
+            ("dnat", ".4", f"10.{n}.0.14", "tcp.dst == 80", 10),
+            ("dnat_and_snat", ".5", f"10.{n}.0.15", "ip4.src == 8.8.8.8", 0),
+            ("dnat_and_snat", ".6", f"10.{n}.0.16", "", 50),
+            ("dnat_and_snat", ".7", f"10.{n}.0.17", "udp", 7, "options:stateless=true"),
+            ("snat", ".8", f"10.{n}.8.0/24", "tcp", 8, "allowed_ext_ips=@as1"),
+        ]
+        for k, (typ, ext, logical, match, prio, *more) in enumerate(rules):
+            tag = f"{name}n{k}"
+            cmds += nat_row(name, tag, f"type={typ}", f"external_ip={e}{ext}", f"logical_ip={logical}", *more)
+            ops.append(nb_json.update("NAT", {"match": match, "priority": prio}, ids=("tag", tag)))
+    return with_json(cmds, ops)
+
+
+def test_nat_match_and_priority(parity_run):
+    r = parity_run(nat_match_priority_nb())
+    assert_parity(r)
+    assert _stage_flows(r, "lr_out_snat") > 10
