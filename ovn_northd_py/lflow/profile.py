@@ -407,6 +407,8 @@ OVN_25_03 = FlowProfile(
         "ecmp_nh_monitor_option",
         # NAT ``match`` / ``priority`` (NB columns 25.03 added): lr_nat._extra_match.
         "nat_match_priority",
+        # Logical_Router_Policy chain / jump_chain / action=jump (lr_policy).
+        "policy_chains",
         # A static route with options:ecmp_symmetric_reply is an ECMP group even alone
         # (``reg8[16..31] = 1; next;`` and its lr_in_ip_routing_ecmp member flow).
         "symmetric_route_group",

@@ -93,3 +93,29 @@ def test_nat_match_and_priority_changes_are_incremental(env2503):
         assert not any("(tcp)" in f for f in snat), snat
         assert _recomputes(port) == before
         assert not mismatches(d)
+
+
+def _policy(env: Env2503, router: str, tag: str, prio: int, match: str) -> None:
+    run_batch(env, [["--id=@p", "create", "Logical_Router_Policy", f"priority={prio}", f'match="{match}"',
+                     "action=allow", f"external_ids:tag={tag}"],
+                    ["add", "logical_router", router, "policies", "@p"]])
+
+
+def test_policy_chain_changes_are_incremental(env2503):
+    env = env2503
+    _routers(env)
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        _policy(env, "d1", "jump", 100, "ip4.src == 10.2.0.0/24")
+        _policy(env, "d1", "in-c1", 50, "tcp")
+        env.json(nb_json.update("Logical_Router_Policy", {"chain": "c1"}, ids=("tag", "in-c1")))
+        env.json(nb_json.update("Logical_Router_Policy", {"action": "jump", "jump_chain": "c1"}, ids=("tag", "jump")))
+        flows = env.flows("lr_in_policy")
+        assert any("reg9[16..31]=1; next(pipeline=ingress, table=" in f for f in flows), flows
+        assert any("reg9[16..31] == 1 && (tcp)" in f for f in flows), flows
+        # Leaving the chain: the router has no chain any more, its matches lose the prefix.
+        env.json(nb_json.update("Logical_Router_Policy", {"chain": ""}, ids=("tag", "in-c1")))
+        flows = env.flows("lr_in_policy")
+        assert not any("reg9[16..31]" in f for f in flows), flows
+        assert _recomputes(port) == before
+        assert not mismatches(d)

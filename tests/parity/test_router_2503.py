@@ -141,3 +141,48 @@ def test_nat_match_and_priority(parity_run):
     r = parity_run(nat_match_priority_nb())
     assert_parity(r)
     assert _stage_flows(r, "lr_out_snat") > 10
+
+
+def policy_chains_nb() -> Callable[[str], None]:
+    """Router policies in chains: jumps from the default chain and from another chain, a chain no
+    rule jumps to, a jump to a chain without rules, reroutes and drops inside chains."""
+    cmds: list[Cmd] = [
+        ["ls-add", "int"], *vif("int", "vm1", "0a:00:00:00:00:01 10.1.0.11"),
+        ["lr-add", "r1"],
+        ["lrp-add", "r1", "r1-int", "02:00:00:00:01:02", "10.1.0.1/24"],
+        *rport("int", "int-r1", "r1-int"),
+    ]
+    ops: list[nb_json.Op] = []
+    rules = [
+        # (priority, match, action, chain, jump_chain, nexthops)
+        (100, "ip4.src == 10.1.0.0/24", "jump", "", "c1", ""),
+        (90, "ip4.src == 10.2.0.0/24", "jump", "", "nochain", ""),
+        (80, "ip4.src == 10.3.0.0/24", "reroute", "", "", "10.1.0.100"),
+        (70, "ip4.src == 10.4.0.0/24", "reroute", "c1", "", "10.1.0.102,10.1.0.103"),
+        (10, "ip4", "allow", "", "", ""),
+        (50, "ip4.dst == 8.8.8.8", "drop", "c1", "", ""),
+        (40, "ip4.dst == 9.9.9.9", "reroute", "c1", "", "10.1.0.101"),
+        (30, "tcp", "jump", "c1", "c2", ""),
+        (20, "udp", "allow", "c2", "", ""),
+        (60, "ip4.dst == 7.7.7.7", "allow", "c3", "", ""),
+    ]
+    for k, (prio, match, action, chain, jump, hops) in enumerate(rules):
+        tag = f"p{k}"
+        cmds += [["--id=@" + tag, "create", "Logical_Router_Policy", f"priority={prio}", f'match="{match}"',
+                  "action=allow", f"external_ids:tag={tag}"],
+                 ["add", "logical_router", "r1", "policies", "@" + tag]]
+        row: dict[str, object] = {"action": action}
+        if chain:
+            row["chain"] = chain
+        if jump:
+            row["jump_chain"] = jump
+        if hops:
+            row["nexthops"] = ["set", hops.split(",")]
+        ops.append(nb_json.update("Logical_Router_Policy", row, ids=("tag", tag)))
+    return with_json(cmds, ops)
+
+
+def test_policy_chains(parity_run):
+    r = parity_run(policy_chains_nb())
+    assert_parity(r)
+    assert _stage_flows(r, "lr_in_policy") > 5
