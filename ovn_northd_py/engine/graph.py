@@ -49,6 +49,7 @@ from ..sync.template_vars import ctv_key
 from . import (
     feature_acl,
     feature_bfd,
+    feature_dhcp_relay,
     feature_lb,
     feature_mirror,
     feature_qos,
@@ -132,6 +133,13 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
             "dhcp",
             nb_tables=frozenset({"DHCP_Options"}),
             on_nb_flows=feature_services.on_dhcp_flows,
+        ),
+        Feature(
+            "dhcp_relay",  # (25.03's schema: the table and column are absent from 23.03's)
+            nb_tables=frozenset({"DHCP_Relay"}),
+            nb_columns={"Logical_Router_Port": frozenset({"dhcp_relay"})},
+            on_nb_flows=feature_dhcp_relay.on_nb_flows,
+            on_northd_flows=feature_dhcp_relay.on_northd_flows,
         ),
         Feature(
             "dns",

@@ -154,6 +154,7 @@ def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
     b = _Batch()
     ls_feature_columns = feature_columns.get("Logical_Switch", frozenset())  # e.g. acls: the features' handlers
     lr_feature_columns = feature_columns.get("Logical_Router", frozenset())  # e.g. static_routes
+    lrp_feature_columns = feature_columns.get("Logical_Router_Port", frozenset())  # e.g. dhcp_relay
     for c in changes:
         if c.table == "NB_Global":
             if c.event != "update" or not _nb_global_change_is_ours(c, nb):
@@ -174,9 +175,12 @@ def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
         elif c.table == "Logical_Router_Port":
             if c.event != "update":
                 continue  # an added / removed row: seen through its router's ``ports``
-            if not c.columns <= LRP_IN_PLACE:
+            cols = c.columns - lrp_feature_columns
+            if not cols:
+                continue  # feeds only a feature's flows
+            if not cols <= LRP_IN_PLACE:
                 return None
-            b.lrp_updates[str(c.uuid)] = b.lrp_updates.get(str(c.uuid), frozenset()) | c.columns
+            b.lrp_updates[str(c.uuid)] = b.lrp_updates.get(str(c.uuid), frozenset()) | cols
         elif c.table == "Logical_Switch_Port":
             if c.event == "update":
                 cols = b.lsp_updates.get(str(c.uuid), frozenset()) | c.columns

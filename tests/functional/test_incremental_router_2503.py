@@ -119,3 +119,31 @@ def test_policy_chain_changes_are_incremental(env2503):
         assert not any("reg9[16..31]" in f for f in flows), flows
         assert _recomputes(port) == before
         assert not mismatches(d)
+
+
+def test_dhcp_relay_changes_are_incremental(env2503):
+    env = env2503
+    _setup(env, [
+        ["ls-add", "s1"], ["lr-add", "r1"],
+        ["lrp-add", "r1", "r1-s1", "02:00:00:00:01:11", "10.1.0.1/24"],
+        ["lsp-add", "s1", "s1-r1"], ["lsp-set-type", "s1-r1", "router"], ["lsp-set-addresses", "s1-r1", "router"],
+        ["lsp-set-options", "s1-r1", "router-port=r1-s1"],
+        ["lsp-add", "s1", "vm1"], ["lsp-set-addresses", "vm1", "0a:00:00:00:00:01"],
+        ["set", "logical_switch", "s1", "other_config:dhcp_relay_port=s1-r1"],
+    ])
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        assert not any("DHCP_RELAY" in f for f in env.flows("lr_in_dhcp_relay_req"))
+        env.json(nb_json.insert("DHCP_Relay", {"name": "relay", "servers": "172.16.0.254"}, "relay"),
+                 nb_json.update("Logical_Router_Port", {"dhcp_relay": ["named-uuid", "relay"]}, name="r1-s1"))
+        assert any("ip4.dst = 172.16.0.254" in f for f in env.flows("lr_in_dhcp_relay_req"))
+        env.json(nb_json.update("DHCP_Relay", {"servers": "172.16.0.253"}, name="relay"))
+        assert any("ip4.dst = 172.16.0.253" in f for f in env.flows("lr_in_dhcp_relay_req"))
+        # A new VIF on the switch gets its request flow.
+        run_batch(env, [["lsp-add", "s1", "vm2"], ["lsp-set-addresses", "vm2", "0a:00:00:00:00:02"]])
+        assert sum("DHCP_RELAY_REQ" in f for f in env.flows("ls_in_l2_lkup")) == 2
+        env.json(nb_json.update("Logical_Router_Port", {"dhcp_relay": ["set", []]}, name="r1-s1"))
+        assert not any("DHCP_RELAY" in f for f in env.flows("lr_in_dhcp_relay_req"))
+        assert not any("DHCP_RELAY_REQ" in f for f in env.flows("ls_in_l2_lkup"))
+        assert _recomputes(port) == before
+        assert not mismatches(d)

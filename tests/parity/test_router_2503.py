@@ -186,3 +186,44 @@ def test_policy_chains(parity_run):
     r = parity_run(policy_chains_nb())
     assert_parity(r)
     assert _stage_flows(r, "lr_in_policy") > 5
+
+
+def dhcp_relay_nb() -> Callable[[str], None]:
+    """DHCP relay: a router port with a DHCP_Relay row whose switch names its router-type port in
+    ``other_config:dhcp_relay_port``; a relay port on a switch that does not name it; a relay
+    whose server is not an address; a switch naming a port that has no relay.  (A relay without
+    servers crashes the 25.03 reference, and a VIF whose first address is not a MAC, e.g.
+    ``unknown``, gets whatever its memory holds as the MAC of its flow: not here.)"""
+    cmds: list[Cmd] = [
+        ["ls-add", "pub"], ["ls-add", "s1"], ["ls-add", "s2"], ["ls-add", "s3"], ["ls-add", "s4"],
+        *vif("pub", "ln", "unknown", type="localnet", options=["network_name=phys"]),
+        *vif("s1", "vm1", "0a:00:00:00:00:01"), *vif("s2", "vm2", "0a:00:00:00:00:02"),
+        *vif("s1", "vm5", "0a:00:00:00:00:05 10.1.0.5", "0a:00:00:00:00:15"), *vif("s1", "vm8"),
+        *vif("s1", "vm7", "0a:00:00:00:00:07"), ["set", "logical_switch_port", "vm7", "enabled=false"],
+        *vif("s1", "vt1", "0a:00:00:00:00:08 10.1.0.8", type="virtual", options=["virtual-ip=10.1.0.8",
+                                                                                 "virtual-parents=vm5"]),
+        *vif("s3", "vm3", "0a:00:00:00:00:03"), *vif("s4", "vm4", "0a:00:00:00:00:04"),
+        ["lr-add", "r1"],
+        ["lrp-add", "r1", "r1-pub", "02:00:00:00:01:01", "172.16.0.1/24"],
+        *rport("pub", "pub-r1", "r1-pub"),
+    ]
+    for n in range(1, 5):
+        cmds += [["lrp-add", "r1", f"r1-s{n}", f"02:00:00:00:01:1{n}", f"10.{n}.0.1/24"],
+                 *rport(f"s{n}", f"s{n}-r1", f"r1-s{n}")]
+    cmds += [["set", "logical_switch", "s1", "other_config:dhcp_relay_port=s1-r1"],
+             ["set", "logical_switch", "s3", "other_config:dhcp_relay_port=s3-r1"],
+             ["set", "logical_switch", "s4", "other_config:dhcp_relay_port=s4-r1"]]
+    ops: list[nb_json.Op] = [
+        nb_json.insert("DHCP_Relay", {"name": "relay1", "servers": "172.16.0.254"}, "relay1"),
+        nb_json.insert("DHCP_Relay", {"name": "bad", "servers": "172.16.0.300"}, "empty"),
+        nb_json.update("Logical_Router_Port", {"dhcp_relay": ["named-uuid", "relay1"]}, name="r1-s1"),
+        nb_json.update("Logical_Router_Port", {"dhcp_relay": ["named-uuid", "relay1"]}, name="r1-s2"),
+        nb_json.update("Logical_Router_Port", {"dhcp_relay": ["named-uuid", "empty"]}, name="r1-s3"),
+    ]
+    return with_json(cmds, ops)
+
+
+def test_dhcp_relay(parity_run):
+    r = parity_run(dhcp_relay_nb())
+    assert_parity(r)
+    assert _stage_flows(r, "lr_in_dhcp_relay_req") > 2

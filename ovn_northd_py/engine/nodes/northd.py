@@ -25,7 +25,8 @@ class NorthdNode(Node):
         self.nb_in, self.sb_in = nb_in, sb_in
         # NB tables and columns of the features: they feed no part of the model.
         self.flow_only_tables = features.flow_only_tables()
-        self.flow_only_columns = {t: features.flow_only_columns(t) for t in ("Logical_Switch", "Logical_Router")}
+        self.flow_only_columns = {t: features.flow_only_columns(t)
+                                  for t in ("Logical_Switch", "Logical_Router", "Logical_Router_Port")}
         self.keys = KeyState()
         self.data = Northd()
         self.gopts: GlobalOptions | None = None
