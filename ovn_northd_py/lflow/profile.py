@@ -409,6 +409,10 @@ OVN_25_03 = FlowProfile(
         "nat_match_priority",
         # Logical_Router_Policy chain / jump_chain / action=jump (lr_policy).
         "policy_chains",
+        # Port_Binding qdisc_queue_id for every VIF / localnet port with QoS, from one pool, and
+        # qos_physical_network (northd/build.assign_queue_ids); ls_out_apply_port_sec 110 per VIF
+        # with a queue on a switch with a localnet port.
+        "global_queue_ids",
         # A static route with options:ecmp_symmetric_reply is an ECMP group even alone
         # (``reg8[16..31] = 1; next;`` and its lr_in_ip_routing_ecmp member flow).
         "symmetric_route_group",
