@@ -70,9 +70,9 @@ def on_dns_flows(changes: list[RowChange], hctx: FlowFeatureCtx) -> bool:
 
 def on_dns_nb_sb(changes: list[RowChange], hctx: SbFeatureCtx) -> bool:
     if _uuids(changes, "Logical_Switch"):
-        sync_sb_dns(hctx.sb_txn, hctx.sb, hctx.nd, hctx.stats)
+        sync_sb_dns(hctx.sb_txn, hctx.sb, hctx.nd, hctx.stats, hctx.profile)
     else:
-        sync_sb_dns_rows(hctx.sb_txn, hctx.sb, hctx.nd, _uuids(changes, "DNS"), hctx.stats)
+        sync_sb_dns_rows(hctx.sb_txn, hctx.sb, hctx.nd, _uuids(changes, "DNS"), hctx.stats, hctx.profile)
     return True
 
 
@@ -86,9 +86,9 @@ def on_dns_sb(changes: list[RowChange], hctx: SbFeatureCtx) -> bool:
         key = dns_key(row) if row is not None else index.key_of_uuid(c.uuid)
         if isinstance(key, str):  # else not ours (no dns_id): left alone, as the full sync does
             keys.add(key)
-    sync_sb_dns_rows(hctx.sb_txn, hctx.sb, hctx.nd, keys, hctx.stats)
+    sync_sb_dns_rows(hctx.sb_txn, hctx.sb, hctx.nd, keys, hctx.stats, hctx.profile)
     return True
 
 
 def sync_dns(hctx: SbFeatureCtx) -> None:
-    sync_sb_dns(hctx.sb_txn, hctx.sb, hctx.nd, hctx.stats)
+    sync_sb_dns(hctx.sb_txn, hctx.sb, hctx.nd, hctx.stats, hctx.profile)

@@ -368,7 +368,11 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     add = _NatAdd(table, router.index, nat_owner(str(nat.uuid)), hint(str(nat.uuid)))
     if parsed is None and nat.type in SNAT_TYPES | DNAT_TYPES:
         head = parse_nat_external_ip(nat.external_ip, arp=True)
-        if head is not None:
+        if head is not None and ctx.profile.has("nat_external_ip_text"):
+            # 25.03 (observed): an address followed by junk is answered for (ARP) as the address,
+            # and every other flow of the rule names the text as written.
+            parsed = (head[0], str(nat.external_ip))
+        elif head is not None:
             # Observed: an address followed by junk is answered for (ARP), and nothing else.
             _build_nat_arp_flows(router, nat, ctx, head[0], add)
     if parsed is None or nat.type not in SNAT_TYPES | DNAT_TYPES:
@@ -376,7 +380,10 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
         ctx.warn("nat_bad_rule", "NAT", nat.uuid, reason, router=router.name)
         return
     ext_ip, ext = parsed
-    if ext != fmt_ip(ext_ip):
+    if ext != fmt_ip(ext_ip) and ext == str(nat.external_ip):
+        ctx.warn("nat_bad_rule", "NAT", nat.uuid, f"bad external_ip {nat.external_ip!r}: used as written, as the "
+                 "reference does", router=router.name)
+    elif ext != fmt_ip(ext_ip):
         ctx.warn("nat_lenient_external_ip", "NAT", nat.uuid,
                  f"external_ip {nat.external_ip!r} read as {fmt_ip(ext_ip)}, as the reference does",
                  router=router.name)

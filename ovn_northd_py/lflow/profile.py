@@ -413,6 +413,11 @@ OVN_25_03 = FlowProfile(
         # qos_physical_network (northd/build.assign_queue_ids); ls_out_apply_port_sec 110 per VIF
         # with a queue on a switch with a localnet port.
         "global_queue_ids",
+        # A NAT external_ip of an address followed by junk ("1.2.3.4.5"): ARP for the address, the
+        # rule's other flows with the text as written (23.03: ARP only).
+        "nat_external_ip_text",
+        # SB DNS rows: the NB row's uuid, options:ovn-owned, no external_ids:dns_id (sync/dns.py).
+        "sb_dns_nb_uuid",
         # A static route with options:ecmp_symmetric_reply is an ECMP group even alone
         # (``reg8[16..31] = 1; next;`` and its lr_in_ip_routing_ecmp member flow).
         "symmetric_route_group",

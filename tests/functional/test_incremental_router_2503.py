@@ -4,6 +4,8 @@ daemon's ``--check-incremental=1`` against a full recompute, and needs no flow r
 
 from __future__ import annotations
 
+import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +31,13 @@ class Env2503:
         """25.03 columns (the host's ovn-nbctl does not know them), then wait for SB."""
         nb_json.transact(self.nb.remote, list(ops))
         self.sync()
+
+    def sb_select(self, table: str) -> list[dict]:
+        """Rows of an SB table as OVSDB JSON (every column of the 25.03 schema)."""
+        txn = json.dumps(["OVN_Southbound", {"op": "select", "table": table, "where": []}])
+        out = subprocess.run(["ovsdb-client", "transact", self.sb.remote, txn], check=True, capture_output=True,
+                             text=True).stdout
+        return json.loads(out)[0]["rows"]
 
     def flows(self, stage: str) -> list[str]:
         out = sbctl(self.sb.remote, "--bare", "--columns=priority,match,actions", "find", "Logical_Flow",
@@ -145,5 +154,26 @@ def test_dhcp_relay_changes_are_incremental(env2503):
         env.json(nb_json.update("Logical_Router_Port", {"dhcp_relay": ["set", []]}, name="r1-s1"))
         assert not any("DHCP_RELAY" in f for f in env.flows("lr_in_dhcp_relay_req"))
         assert not any("DHCP_RELAY_REQ" in f for f in env.flows("ls_in_l2_lkup"))
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+def test_sb_dns_rows_keyed_by_nb_uuid_incrementally(env2503):
+    """(Not a router feature, but 25.03's SB DNS rows, found by the random networks.)"""
+    env = env2503
+    _setup(env, [["ls-add", "s1"], ["ls-add", "s2"]])
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        nb_uuid = env.nbctl("create", "DNS", 'records={"vm1.example.org"="10.0.0.1"}').strip()
+        run_batch(env, [["add", "logical_switch", "s1", "dns_records", nb_uuid]])
+        run_batch(env, [["set", "DNS", nb_uuid, 'records={"vm2.example.org"="10.0.0.2"}']])
+        run_batch(env, [["add", "logical_switch", "s2", "dns_records", nb_uuid]])
+        rows = env.sb_select("DNS")
+        assert len(rows) == 1, rows
+        assert rows[0]["_uuid"] == ["uuid", nb_uuid], rows
+        assert rows[0]["records"] == ["map", [["vm2.example.org", "10.0.0.2"]]], rows
+        assert rows[0]["options"] == ["map", [["ovn-owned", "false"]]] and rows[0]["external_ids"] == ["map", []]
+        run_batch(env, [["clear", "logical_switch", "s1", "dns_records"], ["clear", "logical_switch", "s2", "dns_records"]])
+        assert not env.sb_select("DNS")
         assert _recomputes(port) == before
         assert not mismatches(d)
