@@ -23,7 +23,12 @@ option value): ``ovn-nbctl`` refuses most of these, so they are written with ``s
 warn), which is why they are in the mix.
 
 Everything goes into one ``ovn-nbctl`` transaction (rows refer to each other through ``@ids``).
-Only features of the NB schema every supported release has (23.03's) are used.
+Only features of the NB schema every supported release has (23.03's) are used, unless a release
+is given (``gen_random NB_REMOTE SEED SIZE 25.03``): then that release's features are added too,
+drawn from a random stream of their own (the 23.03 part of a network stays the same), their
+columns written after the ``ovn-nbctl`` transaction with ``ovsdb-client transact``
+(:mod:`.nb_json`: the host's ``ovn-nbctl`` knows only its own schema).  25.03's router features
+(:func:`_router_2503`): NAT ``match`` / ``priority``, router policy chains, DHCP relay.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ import random
 import sys
 from dataclasses import dataclass, field
 
-from ovn_northd_py.devtools.servers import nbctl  # absolute: the file also runs as a script
+from ovn_northd_py.devtools import nb_json  # absolute: the file also runs as a script
+from ovn_northd_py.devtools.servers import nbctl
 
 Cmd = list[str]
 
@@ -54,6 +60,9 @@ class _Net:
     address_sets: list[str] = field(default_factory=list)
     lbs: list[str] = field(default_factory=list)
     n: int = 0
+    ops: list[nb_json.Op] = field(default_factory=list)  # newer releases' columns (after the nbctl commands)
+    # Switches with a VIF whose first address entry (OVSDB set order) is not a MAC ("dynamic").
+    no_mac_first: set[str] = field(default_factory=set)
     # Dynamic IPv6 addresses derive from MACs under NB_Global mac_prefix, which is random when the
     # NB does not set it: a network using them sets it, so that two daemons can agree.
     fixed_mac_prefix: bool = False
@@ -120,6 +129,8 @@ def _vif(net: _Net, sw: str) -> None:
         net.vifs[sw].append((port, mac, ip))
     elif r < 0.7:
         addrs = [f"{mac} dynamic" if rng.random() < 0.5 else "dynamic"]
+        if addrs == ["dynamic"]:
+            net.no_mac_first.add(sw)
     elif r < 0.8:
         addrs = ["unknown", f"{mac} {ip}"]
         net.vifs[sw].append((port, mac, ip))
@@ -526,8 +537,72 @@ def _extras(net: _Net) -> None:
         net.add("set", "NB_Global", ".", "options:controller_event=true")
 
 
-def random_commands(seed: int, size: int = 4) -> list[Cmd]:
-    """The ``ovn-nbctl`` commands of network ``seed``, in one transaction's order."""
+# --------------------------------------------------------------------------- 25.03's router features
+
+
+def _router_2503(net: _Net) -> None:
+    """NAT ``match`` / ``priority``, policy chains (on one router: the reference numbers chains
+    across routers in its own router order) and DHCP relay (on switches whose VIFs all start with
+    a MAC: the reference prints garbage for the others; never a relay without servers: the
+    reference crashes)."""
+    rng = net.rng
+    for k, lr in enumerate(net.routers, start=1):
+        sws = [sw for sw in net.switches if any(p == f"{lr}-{sw}" for _, p, _ in net.lrps)]
+        for j in range(rng.randint(0, 2) if sws else 0):
+            sw = rng.choice(sws)
+            tag = f"nat2503-{lr}-{j}"
+            ext = f"172.20.{k}.{150 + j}"
+            if rng.random() < 0.5 or not net.vifs[sw]:
+                cols = ["type=snat", f'logical_ip="10.{net.subnet[sw]}.0.0/24"']
+            else:
+                cols = [f"type={rng.choice(['dnat', 'dnat_and_snat'])}", f'logical_ip="{rng.choice(net.vifs[sw])[2]}"']
+            ref = net.ref("nat")
+            net.add(f"--id={ref}", "create", "NAT", f'external_ip="{ext}"', *cols, f"external_ids:tag={tag}")
+            net.add("add", "logical_router", lr, "nat", ref)
+            match = rng.choice(["tcp", "ip4.dst == 192.168.0.0/16", "udp.dst == 53", ""])
+            net.ops.append(nb_json.update("NAT", {"match": match, "priority": rng.choice([0, 10, 100])},
+                                          ids=("tag", tag)))
+    if net.routers and rng.random() < 0.7:
+        k = rng.randrange(len(net.routers))
+        lr = net.routers[k]
+        rules = [
+            (3000, f"ip4.src == 10.{k + 1}.0.0/16", "jump", "", "c1"),
+            (2900, "ip4.dst == 9.9.9.9", "jump", "", "nochain"),
+            (500, "tcp.dst == 80", "drop", "c1", ""),
+            (400, "ip4", rng.choice(["allow", "reroute"]), "c1", ""),
+            (300, "udp", "jump", "c1", "c2"),
+            (200, "udp.dst == 53", "allow", "c2", ""),
+        ]
+        for j, (prio, match, action, chain, jump) in enumerate(rng.sample(rules, k=rng.randint(2, len(rules)))):
+            tag = f"pol2503-{j}"
+            ref = net.ref("pol")
+            net.add(f"--id={ref}", "create", "Logical_Router_Policy", f"priority={prio}", f'match="{match}"',
+                    "action=allow", f"external_ids:tag={tag}")
+            net.add("add", "logical_router", lr, "policies", ref)
+            row: dict[str, object] = {"action": action}
+            if chain:
+                row["chain"] = chain
+            if jump:
+                row["jump_chain"] = jump
+            if action == "reroute":
+                row["nexthops"] = ["set", [f"172.20.{k + 1}.250"]]
+            net.ops.append(nb_json.update("Logical_Router_Policy", row, ids=("tag", tag)))
+    pairs = [(lr, sw, port) for lr, port, _ in net.lrps for sw in net.switches
+             if port == f"{lr}-{sw}" and sw not in net.no_mac_first]
+    for n, (lr, sw, port) in enumerate(rng.sample(pairs, k=min(len(pairs), rng.randint(0, 2)))):
+        relay = f"relay{n}"
+        server = "172.20.300.1" if net.bad(1 / 6) else f"172.20.{net.routers.index(lr) + 1}.253"
+        net.ops += [nb_json.insert("DHCP_Relay", {"name": relay, "servers": server}, relay),
+                    nb_json.update("Logical_Router_Port", {"dhcp_relay": ["named-uuid", relay]}, name=port)]
+        net.add("set", "logical_switch", sw, f"other_config:dhcp_relay_port={sw}-{lr}")
+
+
+_RELEASE_FEATURES = {"25.03": (_router_2503,)}
+
+
+def random_network(seed: int, size: int = 4, release: str = "23.03") -> tuple[list[Cmd], list[nb_json.Op]]:
+    """The ``ovn-nbctl`` commands of network ``seed`` (one transaction's order) and the JSON
+    operations of ``release``'s newer columns that follow them."""
     net = _Net(random.Random(seed))
     for k in range(1, size + 1):
         _switch(net, k)
@@ -538,21 +613,32 @@ def random_commands(seed: int, size: int = 4) -> list[Cmd]:
     _services(net)
     net.rng = random.Random(f"extras-{seed}")
     _extras(net)
-    return net.cmds
+    for feature in _RELEASE_FEATURES.get(release, ()):
+        net.rng = random.Random(f"{feature.__name__}-{seed}")
+        feature(net)
+    return net.cmds, net.ops
 
 
-def build_random_nb(remote: str, seed: int, size: int = 4) -> None:
+def random_commands(seed: int, size: int = 4) -> list[Cmd]:
+    """The ``ovn-nbctl`` commands of network ``seed`` (23.03's features), in one transaction's order."""
+    return random_network(seed, size)[0]
+
+
+def build_random_nb(remote: str, seed: int, size: int = 4, release: str = "23.03") -> None:
+    cmds, ops = random_network(seed, size, release)
     args: list[str] = []
-    for i, cmd in enumerate(random_commands(seed, size)):
+    for i, cmd in enumerate(cmds):
         args += (["--"] if i else []) + cmd
     nbctl(remote, *args)
+    nb_json.transact(remote, ops)
 
 
 def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    build_random_nb(argv[0], int(argv[1]), int(argv[2]) if len(argv) > 2 else 4)
+    build_random_nb(argv[0], int(argv[1]), int(argv[2]) if len(argv) > 2 else 4,
+                    argv[3] if len(argv) > 3 else "23.03")
     return 0
 
 
