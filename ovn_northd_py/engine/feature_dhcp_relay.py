@@ -11,8 +11,9 @@ change recomputes anyway.
 
 from __future__ import annotations
 
+from ..flows import build_port_flows
 from ..flows.dhcp_relay import build_switch_dhcp_relay_flows
-from ..flows.owners import dhcp_relay_owner
+from ..flows.owners import dhcp_relay_owner, port_owner
 from ..ovsdb.connection import RowChange
 from .features import FlowFeatureCtx
 
@@ -25,8 +26,15 @@ def _rebuild_all(h: FlowFeatureCtx) -> None:
 
 
 def on_nb_flows(_changes: list[RowChange], h: FlowFeatureCtx) -> bool:
-    """DHCP_Relay rows or a router port's ``dhcp_relay`` changed."""
+    """DHCP_Relay rows or a router port's ``dhcp_relay`` changed: the relay flows, and the port
+    flows of the switches naming a relay port (whether they answer DHCP themselves follows)."""
     _rebuild_all(h)
+    for dp in h.nd.by_index:
+        if dp.is_switch and dp.nb.other_config.get("dhcp_relay_port"):
+            h.fctx.forget(dp.key)
+            for port in dp.ports:
+                h.table.remove_owner(port_owner(port))
+                build_port_flows(port, h.fctx, h.table)
     return True
 
 

@@ -418,6 +418,8 @@ OVN_25_03 = FlowProfile(
         "nat_external_ip_text",
         # SB DNS rows: the NB row's uuid, options:ovn-owned, no external_ids:dns_id (sync/dns.py).
         "sb_dns_nb_uuid",
+        # A switch relaying DHCP (flows/dhcp_relay.switch_relays_dhcp) serves no DHCP options itself.
+        "dhcp_relay_skips_dhcp",
         # A static route with options:ecmp_symmetric_reply is an ECMP group even alone
         # (``reg8[16..31] = 1; next;`` and its lr_in_ip_routing_ecmp member flow).
         "symmetric_route_group",
