@@ -541,8 +541,8 @@ def _extras(net: _Net) -> None:
 
 
 def _router_2503(net: _Net) -> None:
-    """NAT ``match`` / ``priority``, policy chains (on one router: the reference numbers chains
-    across routers in its own router order) and DHCP relay (on switches whose VIFs all start with
+    """NAT ``match`` / ``priority``, policy chains (on one router, when no other router has
+    policies: see :mod:`ovn_northd_py.flows.lr_policy`) and DHCP relay (on switches whose VIFs all start with
     a MAC: the reference prints garbage for the others; never a relay without servers: the
     reference crashes)."""
     rng = net.rng
@@ -562,8 +562,12 @@ def _router_2503(net: _Net) -> None:
             match = rng.choice(["tcp", "ip4.dst == 192.168.0.0/16", "udp.dst == 53", ""])
             net.ops.append(nb_json.update("NAT", {"match": match, "priority": rng.choice([0, 10, 100])},
                                           ids=("tag", tag)))
-    if net.routers and rng.random() < 0.7:
-        k = rng.randrange(len(net.routers))
+    # Chains only on a network where no other router has policies: the reference then also
+    # prefixes some other routers' policies, which ones varying from run to run.
+    with_policies = {c[1] for c in net.cmds if c[:1] == ["lr-policy-add"]}
+    candidates = [k for k, lr in enumerate(net.routers) if not with_policies - {lr}]
+    if candidates and rng.random() < 0.7:
+        k = rng.choice(candidates)
         lr = net.routers[k]
         rules = [
             (3000, f"ip4.src == 10.{k + 1}.0.0/16", "jump", "", "c1"),

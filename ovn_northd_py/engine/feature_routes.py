@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from ..flows.lr_pipeline import build_lr_route_and_policy_flows, route_and_policy_owners
-from ..flows.lr_policy import POLICY_CHAINS_KEY, chained_routers
 from ..flows.owners import policy_owner, route_owner
 from ..ovsdb.connection import RowChange
 from .features import FlowFeatureCtx
@@ -40,13 +39,6 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
             uuids = {str(r.uuid) for r in dp.nb.static_routes} | {str(p.uuid) for p in dp.nb.policies}
             if uuids & changed_rows:
                 routers.add(dp.key)
-    if fctx.profile.has("policy_chains"):
-        # A router's policies may match on the chain register because another router has chains.
-        before = chained_routers(fctx)
-        fctx.forget(POLICY_CHAINS_KEY)
-        after = chained_routers(fctx)
-        if before != after:
-            routers |= {dp.key for dp in nd.routers()}
     for owner in gone:
         table.remove_owner(owner)
     for key in routers:

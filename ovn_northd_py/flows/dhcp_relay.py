@@ -41,11 +41,11 @@ from ..lflow.stages import (
     LS_IN_L2_LKUP,
 )
 from ..lflow.table import FlowTable
-from ..northd.addresses import leading_mac
 from ..northd.model import Datapath, Northd, Port
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .lr_common import parse_ip_strict
+from .lsp_addrs import lsp_addresses
 from .owners import DhcpRelayOwner, dhcp_relay_owner
 from .registers import REG_DHCP_RELAY_DIP_IPV4, REGBIT_DHCP_RELAY_REQ_CHK, REGBIT_DHCP_RELAY_RESP_CHK
 from .router_addrs import lrp_networks
@@ -135,13 +135,11 @@ def _router_flows(found: tuple[Port, str, str, str], owner: DhcpRelayOwner, tabl
 
 
 def _first_mac(vif: Port) -> str:
-    """The MAC of the port's first address entry, "" if it has none (observed for a port without
-    addresses: ``eth.src == ``; for a first entry that is not a MAC, e.g. ``unknown``, the
-    reference prints uninitialised bytes: we print "" too)."""
-    for entry in sorted(vif.nb.addresses):
-        mac = leading_mac(entry)
-        return str(mac) if mac is not None else ""
-    return ""
+    """The MAC of the port's first parsed address entry (:func:`.lsp_addrs.lsp_addresses`), ""
+    if none (observed: ``eth.src == `` for a port without addresses, or with ``MAC dynamic`` and
+    nothing assigned; with only ``unknown`` the reference prints uninitialised bytes: "" here)."""
+    entries = lsp_addresses(vif)
+    return entries[0].ea_s if entries else ""
 
 
 def build_all_dhcp_relay_flows(nd: Northd, ctx: FlowCtx, table: FlowTable) -> None:

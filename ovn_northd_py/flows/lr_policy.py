@@ -21,10 +21,11 @@ becomes one flow at its own priority with its match copied verbatim:
 Policy chains (25.03, behaviour "policy_chains", observed): a router whose policies name chains
 (``chain``) numbers them from 1 in the order they first appear (policies in uuid order; the
 reference numbers them across routers, in its own router order).  Every policy of such a router
-(and, when some router has chains, of every other router but the one with the lowest tunnel
-key: :func:`chained_routers`) then matches ``reg9[16..31] == C && (MATCH)`` (C: its chain's number, 0 for the default chain);
+then matches ``reg9[16..31] == C && (MATCH)`` (C: its chain's number, 0 for the default chain);
 (except ECMP reroutes, whose flow keeps the bare match); ``jump`` to a chain of the router gives ``reg9[16..31]=C; next(pipeline=ingress, table=T);``
-(T: ``lr_in_policy``), to any other chain nothing.
+(T: ``lr_in_policy``), to any other chain nothing.  (Not reproduced: when some router has
+chains, the reference also prefixes the policies of some routers without chains with
+``reg9[16..31] == 0``, which ones varying from run to run with the same NB.)
 
 Non-ECMP traffic passes ``lr_in_policy_ecmp`` (150, :mod:`.lr_routing`).  Owners: ``("policy", uuid)``;
 stage-hints: the policy.
@@ -101,31 +102,13 @@ def policy_chain_ids(rows: list[Any]) -> dict[str, int]:
     return ids
 
 
-POLICY_CHAINS_KEY = "policy-chains"  # FlowCtx memo key of :func:`chained_routers` (forget it on policy changes)
-
-
-def _chained_routers(ctx: FlowCtx) -> frozenset[str]:
-    chained = [r for r in ctx.nd.routers() if any(_chain(p, "chain") for p in r.nb.policies)]
-    if not chained:
-        return frozenset()
-    first = min(ctx.nd.routers(), key=lambda r: r.tunnel_key)
-    return frozenset(r.key for r in ctx.nd.routers() if r is not first or r in chained)
-
-
-def chained_routers(ctx: FlowCtx) -> frozenset[str]:
-    """The routers whose policies match on the chain register (observed on the 25.03 reference
-    over random networks, not explained: every router with chains, and, when some router has
-    chains, every other router but the one with the lowest tunnel key)."""
-    return ctx.cached("chained_routers", POLICY_CHAINS_KEY, lambda: _chained_routers(ctx))
-
-
 def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """The router's policies, each owned by ``("policy", uuid)``."""
     i = router.index
     gid = 0
     rows = sorted(router.nb.policies, key=lambda r: str(r.uuid))
     chains = policy_chain_ids(rows) if ctx.profile.has("policy_chains") else {}
-    prefixed = bool(chains) or (ctx.profile.has("policy_chains") and router.key in chained_routers(ctx))
+    prefixed = bool(chains)
     for row in rows:
         uuid = str(row.uuid)
         owner = policy_owner(uuid)
