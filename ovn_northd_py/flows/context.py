@@ -75,10 +75,6 @@ class FlowCtx:
     # ``reject``) raises ``empty_lb_backends`` events (:mod:`.ls_lb`, :mod:`.lr_lb`).  Read by the
     # per-load-balancer memo (``ls_lb.switch_lb_specs``): an NB_Global change recomputes.
     controller_event: bool = False
-    # NB_Global ``options:ecmp_nexthop_monitor_enable=true`` (25.03, behaviour
-    # "ecmp_nh_monitor_option"): symmetric ECMP replies checked with chk_ecmp_nh (:mod:`.lr_routing`).
-    # An NB_Global change recomputes.
-    ecmp_nexthop_monitor: bool = False
     # Router ports named by an NB BFD row (:mod:`.lr_bfd`; the BFD feature keeps it current).
     bfd_ports: frozenset[str] = frozenset()
     # What every local chassis supports (SB Chassis other_config, :mod:`.chassis_features`): old
@@ -140,10 +136,8 @@ def flow_ctx_from_nb(
     default_acl_drop = False
     ignore_lsp_down = True
     controller_event = False
-    ecmp_nexthop_monitor = False
     for row in nb.rows("NB_Global").values():
         controller_event = _truthy(row.options.get("controller_event", "false"))
-        ecmp_nexthop_monitor = _truthy(row.options.get("ecmp_nexthop_monitor_enable", "false"))
         default_acl_drop = _truthy(row.options.get("default_acl_drop", "false"))
         ignore_lsp_down = row.options.get("ignore_lsp_down", "true").lower() != "false"
         break
@@ -157,7 +151,6 @@ def flow_ctx_from_nb(
         lbs=build_lb_index(nd),
         ignore_lsp_down=ignore_lsp_down,
         controller_event=controller_event,
-        ecmp_nexthop_monitor=ecmp_nexthop_monitor,
         svc_monitor_ips=svc_monitor_src_ips(nb),
         health=build_lb_health(nb, sb, pb_index),
         bfd_ports=bfd_ports_of(nb),

@@ -388,7 +388,7 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: Fl
     """ECMP symmetric reply flows of one group (gateway routers only; the reply port in ``ct_mark``,
     or ``ct_label`` for old chassis)."""
     first = next(m for m in members if m.symmetric)
-    if ctx.profile.has("ecmp_nh_monitor_option") and not ctx.ecmp_nexthop_monitor:
+    if ctx.profile.has("ecmp_symmetric_plain"):
         _add_symmetric_reply_unmonitored(i, first, members, table, ctx)
         return
     owner = route_owner(first.uuid)
@@ -449,8 +449,8 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: Fl
 
 def _add_symmetric_reply_unmonitored(i: int, first: Route, members: list[Route], table: FlowTable,
                                      ctx: FlowCtx) -> None:
-    """25.03 without NB_Global ``options:ecmp_nexthop_monitor_enable`` (observed): the flows of
-    :func:`_add_symmetric_reply` without the next-hop checks: ``ct_next;`` in lr_in_defrag, one
+    """25.03 (observed, with or without NB_Global ``options:ecmp_nexthop_monitor_enable``, no
+    chassis): the flows of :func:`_add_symmetric_reply` without the next-hop checks: ``ct_next;`` in lr_in_defrag, one
     ``(ct.new || ct.est)`` commit per member, replies matched by ``ct_mark.ecmp_reply_port`` alone,
     and the reply route without the next-hop family bit."""
     table.add(i, LR_IN_DEFRAG, 100, first.match(ctx), "ct_next;", hint=hint(first.uuid),

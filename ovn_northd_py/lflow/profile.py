@@ -401,10 +401,11 @@ OVN_25_03 = FlowProfile(
         # ls_in_l2_lkup 80: ARP requests / NS for the external IPs of the router's snat rules go to
         # the router port too (23.03: dnat and dnat_and_snat only).
         "l2_arp_snat_ips",
-        # ECMP symmetric replies use chk_ecmp_nh / commit_ecmp_nh only with NB_Global
-        # options:ecmp_nexthop_monitor_enable=true; without it plain ct_next / ct_commit and replies
-        # matched by ct_mark.ecmp_reply_port alone (lr_routing).
-        "ecmp_nh_monitor_option",
+        # ECMP symmetric replies without chk_ecmp_nh / commit_ecmp_nh: plain ct_next / ct_commit
+        # and replies matched by ct_mark.ecmp_reply_port alone (lr_routing; observed with and
+        # without NB_Global options:ecmp_nexthop_monitor_enable, which also fills SB ECMP_Nexthop:
+        # not built).
+        "ecmp_symmetric_plain",
         # NAT ``match`` / ``priority`` (NB columns 25.03 added): lr_nat._extra_match.
         "nat_match_priority",
         # Logical_Router_Policy chain / jump_chain / action=jump (lr_policy).
