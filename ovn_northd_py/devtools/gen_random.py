@@ -61,7 +61,8 @@ class _Net:
     lbs: list[str] = field(default_factory=list)
     n: int = 0
     ops: list[nb_json.Op] = field(default_factory=list)  # newer releases' columns (after the nbctl commands)
-    # Switches with a VIF whose first address entry (OVSDB set order) is not a MAC ("dynamic").
+    # Switches with a VIF that may have no parsed address (dynamic, a bad IP): the reference's DHCP
+    # relay flow for it prints uninitialised bytes as its MAC.
     no_mac_first: set[str] = field(default_factory=set)
     # Dynamic IPv6 addresses derive from MACs under NB_Global mac_prefix, which is random when the
     # NB does not set it: a network using them sets it, so that two daemons can agree.
@@ -129,13 +130,13 @@ def _vif(net: _Net, sw: str) -> None:
         net.vifs[sw].append((port, mac, ip))
     elif r < 0.7:
         addrs = [f"{mac} dynamic" if rng.random() < 0.5 else "dynamic"]
-        if addrs == ["dynamic"]:
-            net.no_mac_first.add(sw)
+        net.no_mac_first.add(sw)
     elif r < 0.8:
         addrs = ["unknown", f"{mac} {ip}"]
         net.vifs[sw].append((port, mac, ip))
     elif r < 0.9:
         addrs = [f"{mac} {_bad_ip(net)}"]
+        net.no_mac_first.add(sw)
     else:
         addrs = [f"{mac}", "unknown"]
     net.add("set", "logical_switch_port", port, "addresses=[" + ",".join(f'"{a}"' for a in addrs) + "]")

@@ -34,7 +34,7 @@ DNAT_TYPES = frozenset({"dnat", "dnat_and_snat"})
 @dataclass(frozen=True, slots=True)
 class RouterAddrs:
     """``nat_ips``: external IPs of dnat / dnat_and_snat rules (text, NAT uuid order).
-    ``snat_ips``: external IPs of snat rules (text, NAT uuid order).
+    ``snat_ips``: external IPs of snat rules that are no router port's address (text, NAT uuid order).
     ``nat_macs``: external MACs of dnat / dnat_and_snat rules, as written in the NB (even
     malformed: observed), NAT uuid order, of rules whose external IP parses (observed).
     ``distributed_nats``: (normalised external MAC, logical port) of dnat_and_snat rules with both
@@ -105,6 +105,15 @@ def _compute(router: Datapath) -> RouterAddrs:
         for addr in addrs:
             vips[addr] = None
     dgps = {p.options["distributed-port"]: p.name for p in router.ports if p.kind == "crp"}
+    # Observed (25.03): an snat external IP that is a router port's own address (Neutron's SNAT to
+    # the gateway port) is announced only as that port's address.
+    own: set[str] = set()
+    for p in router.ports:
+        nets = lrp_networks(p) if p.kind == "lrp" else None
+        if nets is not None:
+            own.update(n.addr_s for n in nets.ipv4)
+            own.update(n.addr_s for n in nets.ipv6)
+    snat_ips = [ip for ip in snat_ips if ip not in own]
     return RouterAddrs(tuple(nat_ips), tuple(snat_ips), tuple(nat_macs), tuple(distributed), tuple(vips), dgps)
 
 

@@ -192,13 +192,13 @@ def dhcp_relay_nb() -> Callable[[str], None]:
     """DHCP relay: a router port with a DHCP_Relay row whose switch names its router-type port in
     ``other_config:dhcp_relay_port``; a relay port on a switch that does not name it; a relay
     whose server is not an address; a switch naming a port that has no relay.  (A relay without
-    servers crashes the 25.03 reference, and a VIF whose first address is not a MAC, e.g.
-    ``unknown``, gets whatever its memory holds as the MAC of its flow: not here.)"""
+    servers crashes the 25.03 reference, and a VIF without a parsed address, e.g. ``unknown`` or no
+    addresses, gets whatever its memory holds as the MAC of its flow: not here.)"""
     cmds: list[Cmd] = [
         ["ls-add", "pub"], ["ls-add", "s1"], ["ls-add", "s2"], ["ls-add", "s3"], ["ls-add", "s4"],
         *vif("pub", "ln", "unknown", type="localnet", options=["network_name=phys"]),
         *vif("s1", "vm1", "0a:00:00:00:00:01"), *vif("s2", "vm2", "0a:00:00:00:00:02"),
-        *vif("s1", "vm5", "0a:00:00:00:00:05 10.1.0.5", "0a:00:00:00:00:15"), *vif("s1", "vm8"),
+        *vif("s1", "vm5", "0a:00:00:00:00:05 10.1.0.5", "0a:00:00:00:00:15"),
         *vif("s1", "vm7", "0a:00:00:00:00:07"), ["set", "logical_switch_port", "vm7", "enabled=false"],
         *vif("s1", "vt1", "0a:00:00:00:00:08 10.1.0.8", type="virtual", options=["virtual-ip=10.1.0.8",
                                                                                  "virtual-parents=vm5"]),
