@@ -177,3 +177,23 @@ def test_sb_dns_rows_keyed_by_nb_uuid_incrementally(env2503):
         assert not env.sb_select("DNS")
         assert _recomputes(port) == before
         assert not mismatches(d)
+
+
+def test_qos_queue_changes_match_a_recompute(env2503):
+    """(25.03's queue ids come from one pool: a change to a port with QoS recomputes the model;
+    --check-incremental must still find nothing to repair.)"""
+    env = env2503
+    _setup(env, [["ls-add", "s1"], ["lsp-add", "s1", "ln1"], ["lsp-set-type", "ln1", "localnet"],
+                 ["lsp-set-addresses", "ln1", "unknown"], ["lsp-set-options", "ln1", "network_name=phys1"]])
+    with checked_daemon(env) as (_, d, _port):
+        run_batch(env, [["lsp-add", "s1", "vm1"], ["lsp-set-addresses", "vm1", "0a:00:00:00:00:01"],
+                        ["lsp-set-options", "vm1", "qos_max_rate=1000"]])
+        run_batch(env, [["lsp-add", "s1", "vm2"], ["lsp-set-addresses", "vm2", "0a:00:00:00:00:02"],
+                        ["lsp-set-options", "vm2", "qos_burst=1000"]])
+        flows = env.flows("ls_out_apply_port_sec")
+        assert any('inport == "vm1"' in f and "set_queue(1)" in f for f in flows), flows
+        assert any('inport == "vm2"' in f and "set_queue(2)" in f for f in flows), flows
+        run_batch(env, [["lsp-del", "vm1"]])
+        run_batch(env, [["lsp-set-options", "vm2"]])
+        assert not any("set_queue" in f for f in env.flows("ls_out_apply_port_sec"))
+        assert not mismatches(d)
