@@ -64,6 +64,9 @@ SB_TABLES: dict[str, Any] = dict.fromkeys((
     "Static_MAC_Binding", "Chassis_Template_Var", "Mirror", "Service_Monitor", "BFD",
 ))
 
+# SB tables of later releases we write, monitored when the release's SB schema has them.
+RELEASE_SB_TABLES = ("ECMP_Nexthop",)
+
 Txn = ovs.db.idl.Transaction
 
 
@@ -196,7 +199,10 @@ class Daemon:
         nb_tables: dict[str, Any] = dict.fromkeys(json.loads(nb_schema.read_text())["tables"])
         self.nb = DbConnection("nb", self.opts.nb_remote, nb_schema, nb_tables,
                                probe_interval_ms=self.opts.probe_interval_ms)
-        self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, SB_TABLES, lock_name=LOCK_NAME,
+        sb_tables = dict(SB_TABLES)
+        sb_schema_tables = json.loads(sb_schema.read_text())["tables"]
+        sb_tables.update(dict.fromkeys(t for t in RELEASE_SB_TABLES if t in sb_schema_tables))
+        self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, sb_tables, lock_name=LOCK_NAME,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.graph = build_graph(self.nb, self.sb)
         self.graph.engine.on_node = self._on_node

@@ -127,7 +127,12 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
             "routes",
             nb_tables=frozenset({"Logical_Router_Static_Route", "Logical_Router_Policy"}),
             nb_columns={"Logical_Router": frozenset({"static_routes", "policies"})},
+            sb_tables=frozenset({"ECMP_Nexthop"}),  # (25.03's SB schema on)
             on_nb_flows=feature_routes.on_nb_flows,
+            on_nb_sb=feature_routes.on_ecmp_nexthop_changes,
+            sync_sb=feature_routes.sync_ecmp_nexthops,
+            on_northd_sb=feature_routes.on_ecmp_nexthop_changes,
+            on_sb=feature_routes.on_ecmp_nexthop_changes,
         ),
         Feature(
             "dhcp",

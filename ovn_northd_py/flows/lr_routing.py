@@ -263,6 +263,18 @@ def route_resolves(router: Datapath, ctx: FlowCtx, row: Any) -> bool:
     return _resolve_route(router, ctx, row, route_table_ids(router, ctx)) is not None
 
 
+def symmetric_nexthops(router: Datapath, ctx: FlowCtx) -> list[tuple[Port, str]]:
+    """(out port, next hop) of the router's static routes with ``options:ecmp_symmetric_reply``
+    that get flows (a next-hop address reached through a router port; BFD aside)."""
+    tables = route_table_ids(router, ctx)
+    out: list[tuple[Port, str]] = []
+    for row in static_routes(router):
+        route = _resolve_route(router, ctx, row, tables)
+        if route is not None and route.symmetric and route.port is not None and route.nexthop is not None:
+            out.append((route.port, fmt_ip(route.nexthop)))
+    return out
+
+
 def build_lrp_routing_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """Connected routes of one router port and its route-table selection."""
     if port.kind != "lrp":
@@ -521,4 +533,5 @@ __all__ = [
     "route_resolves",
     "route_table_ids",
     "static_routes",
+    "symmetric_nexthops",
 ]

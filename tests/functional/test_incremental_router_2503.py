@@ -197,3 +197,25 @@ def test_qos_queue_changes_match_a_recompute(env2503):
         run_batch(env, [["lsp-set-options", "vm2"]])
         assert not any("set_queue" in f for f in env.flows("ls_out_apply_port_sec"))
         assert not mismatches(d)
+
+
+def test_ecmp_nexthop_rows_follow_routes_and_are_repaired(env2503):
+    env = env2503
+    _routers(env)
+    _setup(env, [["set", "nb_global", ".", "options:ecmp_nexthop_monitor_enable=true"]])
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        run_batch(env, [["--ecmp-symmetric-reply", "lr-route-add", "g1", "172.19.0.0/16", "172.16.0.19"]])
+        run_batch(env, [["--ecmp-symmetric-reply", "lr-route-add", "g1", "172.19.0.0/16", "172.16.0.20"]])
+        assert sorted(r["nexthop"] for r in env.sb_select("ECMP_Nexthop")) == ["172.16.0.19", "172.16.0.20"]
+        # Someone else deletes a row: it is put back.
+        row = env.sb_select("ECMP_Nexthop")[0]
+        txn = json.dumps(["OVN_Southbound", {"op": "delete", "table": "ECMP_Nexthop",
+                                             "where": [["_uuid", "==", row["_uuid"]]]}])
+        subprocess.run(["ovsdb-client", "transact", env.sb.remote, txn], check=True, capture_output=True)
+        env.sync()
+        assert len(env.sb_select("ECMP_Nexthop")) == 2
+        run_batch(env, [["lr-route-del", "g1", "172.19.0.0/16"]])
+        assert not env.sb_select("ECMP_Nexthop")
+        assert _recomputes(port) == before
+        assert not mismatches(d)

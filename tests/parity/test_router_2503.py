@@ -57,6 +57,15 @@ def test_ecmp_symmetric_reply_without_nexthop_monitor(parity_run):
     assert _stage_flows(r, "lr_in_ecmp_stateful") > 1
 
 
+def test_ecmp_nexthop_rows_with_the_nexthop_monitor(parity_run):
+    """NB_Global options:ecmp_nexthop_monitor_enable=true: SB ECMP_Nexthop rows for the next hops of
+    symmetric-reply routes (the flows stay as without it)."""
+    cmds = [*symmetric_reply_routes(), ["set", "nb_global", ".", "options:ecmp_nexthop_monitor_enable=true"]]
+    r = parity_run(nbctl_commands(*cmds))
+    assert_parity(r)
+    assert len(r.ref_dump.rows("ECMP_Nexthop")) == 4
+
+
 def gw_router_with_snat_and_ports() -> list[Cmd]:
     return [
         ["ls-add", "ext"], ["ls-add", "int"],
