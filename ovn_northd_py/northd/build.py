@@ -277,12 +277,12 @@ def has_qos(p: Port) -> bool:
 
 def assign_queue_ids(nd: Northd, sb: Any) -> None:
     """25.03 (observed): every VIF or localnet port with QoS parameters gets a queue, from one pool
-    for all switches: the NB's ``options:qdisc_queue_id`` if set (not taken from the pool: another
-    port may get the same id), else the id its Port_Binding
+    for all switches (the NB's ``options:qdisc_queue_id`` is not used): the id its Port_Binding
     already has, else the lowest free id (1..61440), in (datapath, port) tunnel key order (the
-    reference's order in 6 of 7 random networks observed; in the seventh a localnet port of a later
-    switch came first, unexplained).  Such a port also gets ``qos_physical_network``: a localnet port's own
-    ``network_name``, a VIF's switch's localnet port's."""
+    reference takes the ports in an order of its own that varies from run to run with the same NB:
+    with several ports to number, its ids may differ from ours).  Such a port also gets
+    ``qos_physical_network``: a localnet port's own ``network_name``, a VIF's switch's localnet
+    port's."""
     ports = sorted((p for p in nd.ports.values() if has_qos(p)), key=lambda p: (p.dp.tunnel_key, p.tunnel_key))
     if not ports:
         return
@@ -295,10 +295,6 @@ def assign_queue_ids(nd: Northd, sb: Any) -> None:
     todo: list[Port] = []
     for p in ports:
         p.options.pop("qdisc_queue_id", None)  # (23.03's localnet default)
-        nb_q = p.nb.options.get("qdisc_queue_id")
-        if nb_q:
-            p.options["qdisc_queue_id"] = nb_q  # (observed: the pool does not skip it)
-            continue
         q = sb_ids.get(p.name)
         if q is not None and q.isdigit() and int(q) not in used:
             p.options["qdisc_queue_id"] = q
