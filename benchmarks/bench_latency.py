@@ -59,7 +59,13 @@ from typing import Any
 from prometheus_client.parser import text_string_to_metric_families
 
 from ovn_northd_py.devtools.gen_neutron import build_neutron_nb, neutron_names
-from ovn_northd_py.devtools.gen_ovnk import build_ovnk_nb, ovnk_names
+from ovn_northd_py.devtools.gen_ovnk import (
+    Node,
+    build_ovnk_nb,
+    node_commands,
+    node_delete_commands,
+    ovnk_names,
+)
 from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, ReferenceNorthd
 from ovn_northd_py.devtools.tools import HOST, Tools, ToolsUnavailable, tools_for
 from ovn_northd_py.parity.harness import (
@@ -76,7 +82,10 @@ from ovn_northd_py.release import DEFAULT_RELEASE, RELEASES, Release
 
 Command = tuple[str, ...]
 Commands = tuple[Command, ...]
+# A kind's commands: fixed templates, or made per round from the round's template values.
+CommandsOf = Commands | Callable[[dict[str, str]], Commands]
 NODE_RUNS = "ovn_northd_py_engine_node_runs"
+BENCH_NODE_BASE = 900  # node-add / node-del: nodes node901, node902, ... (beyond any generated scale)
 ENGINE_RUNS = "ovn_northd_py_engine_runs"
 
 
@@ -88,10 +97,10 @@ class ChangeKind:
     """One kind of NB change.  Each of prepare/setup/change/undo is one nbctl transaction."""
 
     name: str
-    change: Commands  # timed
-    undo: Commands = ()  # after each round (timed, JSON only)
-    setup: Commands = ()  # before each round (untimed)
-    prepare: Commands = ()  # once per side, before the first round (untimed)
+    change: CommandsOf  # timed
+    undo: CommandsOf = ()  # after each round (timed, JSON only)
+    setup: CommandsOf = ()  # before each round (untimed)
+    prepare: CommandsOf = ()  # once per side, before the first round (untimed)
 
 
 _VIF: Commands = (
@@ -147,6 +156,29 @@ _OVNK_KINDS = (
         change=(("lr-policy-add", "{lr}", "1500", "ip4.src == 10.128.0.{i}", "reroute", "100.64.0.4"),),
         undo=(("lr-policy-del", "{lr}", "1500", "ip4.src == 10.128.0.{i}"),),
     ),
+)
+
+def _bench_node(params: dict[str, str]) -> Node:
+    return Node(BENCH_NODE_BASE + int(params["i"]))
+
+
+def _node_add(params: dict[str, str]) -> Commands:
+    """A node joining: its topology (gen_ovnk.node_commands) and the shared load-balancer groups on its
+    switch and gateway router, so every service's flows reach it (one transaction)."""
+    n = _bench_node(params)
+    cmds = [tuple(c) for c in node_commands(n)]
+    cmds += [("add", "logical_switch", n.name, "load_balancer_group", params["lbg_cluster"], params["lbg_switch"]),
+             ("add", "logical_router", n.gr, "load_balancer_group", params["lbg_cluster"], params["lbg_router"])]
+    return tuple(cmds)
+
+
+def _node_del(params: dict[str, str]) -> Commands:
+    return tuple(tuple(c) for c in node_delete_commands(_bench_node(params)))
+
+
+_OVNK_KINDS += (
+    ChangeKind("node-add", change=_node_add, undo=_node_del),
+    ChangeKind("node-del", setup=_node_add, change=_node_del),
 )
 
 CHANGE_KINDS: dict[str, ChangeKind] = {
@@ -390,8 +422,10 @@ def wait_sync(side: Side, timeout: float) -> None:
         proc.communicate()
 
 
-def timed_nbctl(side: Side, commands: Commands, params: dict[str, str], timeout: int) -> float:
+def timed_nbctl(side: Side, commands: CommandsOf, params: dict[str, str], timeout: int) -> float:
     """Milliseconds for one ``ovn-nbctl --wait=sb`` transaction."""
+    if callable(commands):
+        commands = commands(params)
     if not commands:
         return math.nan
     argv = nbctl_argv(side.nb.remote, commands, params, timeout, side.tools)
@@ -416,6 +450,17 @@ class RunConfig:
     names: dict[str, str] = field(default_factory=dict)  # the workload's {sw}, {lr}, {gw}
 
 
+def lb_group_uuids(side: Side) -> dict[str, str]:
+    """The ovn-k-like network's three load-balancer groups' uuids (``node-add`` attaches them)."""
+    out: dict[str, str] = {}
+    for key, name in (("lbg_cluster", "clusterLBGroup"), ("lbg_switch", "clusterSwitchLBGroup"),
+                      ("lbg_router", "clusterRouterLBGroup")):
+        argv = side.tools.cmd("ovn-nbctl", f"--db={side.tools.remote(side.nb.remote)}", "--bare", "--columns=_uuid",
+                              "find", "load_balancer_group", f"name={name}")
+        out[key] = subprocess.run(argv, capture_output=True, text=True, check=True).stdout.strip()
+    return out
+
+
 def run_side(side: Side, cfg: RunConfig) -> SideResult:
     with tools_workdir(side.tools, side.workdir):
         return _run_side(side, cfg)
@@ -438,15 +483,16 @@ def _run_side(side: Side, cfg: RunConfig) -> SideResult:
         res.sb_port_bindings = count_rows(side.sb.remote, "Port_Binding")
         before = scrape_engine(side.metrics_port) if side.metrics_port else {}
         res.engine_cold = before
+        names = dict(cfg.names, **lb_group_uuids(side)) if "lb_group" in cfg.names else cfg.names
         for kind in cfg.kinds:
             n = 0
             if kind.prepare:
-                timed_nbctl(side, kind.prepare, round_params(0, cfg.names), cfg.change_timeout)
+                timed_nbctl(side, kind.prepare, round_params(0, names), cfg.change_timeout)
             per_round = sum(1 for c in (kind.setup, kind.change, kind.undo) if c)
             res.txns[kind.name] = bool(kind.prepare) + per_round * (cfg.warmup + cfg.rounds)
             lat, undo = Latency(), Latency()
             for r in range(cfg.warmup + cfg.rounds):
-                params = round_params(r + 1, cfg.names)
+                params = round_params(r + 1, names)
                 if kind.setup:
                     timed_nbctl(side, kind.setup, params, cfg.change_timeout)
                 ms = timed_nbctl(side, kind.change, params, cfg.change_timeout)

@@ -304,7 +304,8 @@ class Control:
 
     def _chassis_features(self, _a: list[str]) -> str:
         """What every local chassis supports (SB Chassis other_config), as the C daemon lists it."""
-        return features_text(chassis_features(self.d.sb))
+        profile = self.d.release.profile
+        return features_text(chassis_features(self.d.sb, profile), profile)
 
     def _exit(self, _a: list[str]) -> None:
         self.d.stop_event.set()

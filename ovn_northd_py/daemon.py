@@ -38,9 +38,11 @@ from .memtrim import MemoryTrimmer, trim_timeout_ms
 from .metrics import Metrics
 from .ovsdb.aiopoll import AsyncPoller
 from .ovsdb.connection import DbConnection
+from .ovsdb.echoes import Echoes
 from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
 from .release import DEFAULT_RELEASE, Release, select_release
+from .sync.aging import Aging
 from .sync.datapaths import dp_uuids
 from .sync.flow_writer import FlowWriter
 from .sync.foreign import cleanup_ops, referential_integrity_rows, referrer_cleanup_ops
@@ -56,16 +58,18 @@ LOCK_NAME = "ovn_northd"
 # Engine nodes that write (SB and NB): skipped by a hot standby, recomputed when it takes over.
 WRITER_NODES = frozenset({"sb_sync", "nb_sync"})
 
-# SB tables we read (all columns); Logical_Flow & co. are handled by the flow writer.
-SB_TABLES: dict[str, Any] = dict.fromkeys((
+# SB tables we read (None: all columns); Logical_Flow & co. are handled by the flow writer.
+SB_TABLES: dict[str, Any] = {**dict.fromkeys((
     "SB_Global", "Chassis", "Encap", "Chassis_Private", "Datapath_Binding", "Port_Binding",
     "Multicast_Group", "HA_Chassis_Group", "HA_Chassis", "IP_Multicast", "Address_Set", "RBAC_Role",
     "RBAC_Permission", "DHCP_Options", "DHCPv6_Options", "DNS", "Port_Group", "Meter", "Meter_Band",
     "Static_MAC_Binding", "Chassis_Template_Var", "Mirror", "Service_Monitor", "BFD",
-))
-
-# SB tables of later releases we write, monitored when the release's SB schema has them.
-RELEASE_SB_TABLES = ("ECMP_Nexthop",)
+)),
+    # ovn-controller's learned MACs and neighbours: what tells a stale (sync/fdb.py) or aged row (sync/aging.py)
+    "FDB": ("dp_key", "port_key", "timestamp"), "MAC_Binding": ("datapath", "timestamp", "ip"),
+    # Tables and columns of newer releases (ACL_ID, ECMP_Nexthop: 25.03 on): DbConnection registers
+    # only what the connected schema has.
+    "ACL_ID": None, "ECMP_Nexthop": None}
 
 Txn = ovs.db.idl.Transaction
 
@@ -114,6 +118,8 @@ class WriteState:
     retry_at: float = 0.0  # monotonic(): no engine run before (back-off after a failure)
     # After a referential-integrity failure: the deletions of referrers the retry adds.
     ri_retry_ops: list[dict[str, Any]] = field(default_factory=list)
+    # What the last SB transaction sent wrote (its echo: ovsdb/echoes.py); the next run gets it.
+    echoes: Echoes | None = None
 
 
 @dataclass(slots=True)
@@ -147,6 +153,7 @@ class Daemon:
         self.standby = StandbyState()
         self.failures = TxnFailures(self.log, self.metrics)
         self.trimmer = MemoryTrimmer()  # NB_Global options:northd_trim_timeout
+        self.aging = Aging()  # MAC_Binding / FDB aging: when to look again
         # Signals, operator control (ovn_northd_py.control: pause/resume, a wake-up, per-iteration
         # hooks) and tooling (``settled``: the first sync committed).
         self.stop_event = asyncio.Event()
@@ -199,10 +206,7 @@ class Daemon:
         nb_tables: dict[str, Any] = dict.fromkeys(json.loads(nb_schema.read_text())["tables"])
         self.nb = DbConnection("nb", self.opts.nb_remote, nb_schema, nb_tables,
                                probe_interval_ms=self.opts.probe_interval_ms)
-        sb_tables = dict(SB_TABLES)
-        sb_schema_tables = json.loads(sb_schema.read_text())["tables"]
-        sb_tables.update(dict.fromkeys(t for t in RELEASE_SB_TABLES if t in sb_schema_tables))
-        self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, sb_tables, lock_name=LOCK_NAME,
+        self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, SB_TABLES, lock_name=LOCK_NAME,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.graph = build_graph(self.nb, self.sb)
         self.graph.engine.on_node = self._on_node
@@ -234,6 +238,7 @@ class Daemon:
                 self.nb.wait(poller)
                 self.sb.wait(poller)
                 self._trim_memory(poller)
+                self._aging_wait(poller)
                 for txn in (self.write.sb_txn, self.write.nb_txn):
                     if txn is not None:
                         txn.wait(poller)
@@ -257,6 +262,8 @@ class Daemon:
         assert nb is not None and sb is not None and self.graph is not None and self.raw is not None
         nb_changed = nb.run()
         sb_changed = sb.run()
+        if nb_changed or sb_changed:
+            self.aging.changed()
         self._apply_loop_options()
         self._update_conn_metrics()
         self._poll_txns()
@@ -314,7 +321,9 @@ class Daemon:
         if self.raw.tap.updates and self._start_repairs():
             return
         pending = nb.idl.changes or sb.idl.changes or nb.resynced or sb.resynced
-        if not (pending or nb_changed or sb_changed or self.state.force_recompute or self.writer.full_sync_needed):
+        aging_due = self.aging.due(time.time() * 1000)
+        if not (pending or nb_changed or sb_changed or self.state.force_recompute or self.writer.full_sync_needed
+                or aging_due):
             return
         if time.monotonic() < self.write.retry_at:
             return
@@ -465,6 +474,7 @@ class Daemon:
     def run_engine(self) -> None:
         assert self.nb is not None and self.sb is not None and self.graph is not None and self.raw is not None
         ctx = self._engine_ctx()
+        ctx.sb_echoes, self.write.echoes = self.write.echoes, None
         force = self.state.force_recompute
         self.state.force_recompute = False
         # Taking over from a warm standby: the writers compare everything with what SB holds.
@@ -477,6 +487,7 @@ class Daemon:
                 # Others' rows (MAC_Binding, FDB, IGMP_Group) that name the datapaths and ports deleted here.
                 ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
                 ctx.sb_extra_ops += self.write.ri_retry_ops
+                ctx.sb_extra_ops += self._aging_ops()
                 nbg = nb_global_row(self.nb)
                 self.write.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
                 if ctx.stats.deleted.get("Datapath_Binding"):
@@ -511,11 +522,38 @@ class Daemon:
         self.write.started = time.perf_counter()
         self.raw.tap.attach_ops = ops or None
         self.write.sb_txn = ctx.sb_txn
+        self.write.echoes = Echoes.of(ctx.sb_txn)
         self.write.nb_txn = ctx.nb_txn
         self._poll_txns()
         if ctx.stats.total:
             self.log.debug("sb changes", inserted=ctx.stats.inserted, updated=ctx.stats.updated,
                            deleted=ctx.stats.deleted)
+
+    def _aging_ops(self) -> list[dict[str, Any]]:
+        """The MAC_Binding / FDB rows aged out by now (sync/aging.py), to delete in this run's transaction."""
+        assert self.nb is not None and self.sb is not None and self.graph is not None
+        now = time.time() * 1000
+        if not self.aging.due(now):
+            return []
+        nbg = nb_global_row(self.nb)
+        before = dict(self.aging.deleted)
+        profile = self.release.profile
+        ops = self.aging.run(self.sb, self.graph.northd.data, self._dp_uuid(), nbg.options if nbg is not None else {},
+                             now, cidrs=profile.has("mac_binding_age_cidrs"), fdb=profile.has("fdb_aging"))
+        for table, n in self.aging.deleted.items():
+            if n > before.get(table, 0):
+                self.metrics.aged_rows.labels(table=table).inc(n - before.get(table, 0))
+                self.log.info("aged out", table=table, rows=n - before.get(table, 0))
+        return ops
+
+    def _aging_wait(self, poller: AsyncPoller) -> None:
+        """Wake the loop when aging is due (only the active instance ages rows)."""
+        if self.sb is None or not self.sb.has_lock:
+            return
+        now = time.time() * 1000
+        at = self.aging.wake_at(now)
+        if at is not None:
+            poller.timer_wait(at - now)
 
     def _plan_flows(self) -> Plan:
         """This run's plan for the raw tables, plus SB_Global.nb_cfg (written with them, so
@@ -591,6 +629,7 @@ class Daemon:
     def _write_failed(self, what: str, status: str, error: Any) -> None:
         """Nothing of the write committed: recompute and compare every flow again, after a back-off."""
         self.state.force_recompute = True
+        self.write.echoes = None  # (no echo will come)
         self.writer.failed()
         self.write.retry_at = time.monotonic() + self.failures.failed(what, status, error)
         self._after_referential_error(error)
@@ -697,7 +736,7 @@ class Daemon:
         m.db_connected.labels(db="sb").set(1 if self.sb.connected else 0)
         m.lock_held.set(1 if self.sb.has_lock else 0)
         m.lock_contended.set(1 if self.sb.lock_contended else 0)
-        for t in SB_TABLES:
+        for t in self.sb.idl.tables:  # (those of SB_TABLES the connected schema has)
             m.sb_rows.labels(table=t).set(len(self.sb.rows(t)))
 
     # ---- control ----

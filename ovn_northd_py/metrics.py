@@ -32,6 +32,7 @@ class Metrics:
     incremental_checks: Counter = field(init=False)
     txn_failures: Counter = field(init=False)
     repairs: Counter = field(init=False)
+    aged_rows: Counter = field(init=False)
     release_info: Gauge = field(init=False)
 
     def __post_init__(self) -> None:
@@ -77,6 +78,11 @@ class Metrics:
             p + "foreign_repairs",
             "Rows of Logical_Flow, Logical_DP_Group and Load_Balancer put back after someone else changed them",
             registry=r,
+        )
+
+        self.aged_rows = Counter(
+            p + "aged_rows", "MAC_Binding and FDB rows deleted by aging (mac_binding_age_threshold, fdb_age_threshold)",
+            ["table"], registry=r,
         )
 
         self.release_info = Gauge(

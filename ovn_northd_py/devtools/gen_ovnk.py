@@ -105,6 +105,73 @@ class Pod:
         return f"{self.ns}_{self.name}"
 
 
+def node_commands(n: Node) -> list[Cmd]:
+    """One node's topology (without its load-balancer groups): node switch and its router and
+    management ports, gateway router, join and external switch ports, SNAT, routes, policies."""
+    sw, gr, ext = n.name, n.gr, f"ext_{n.name}"
+    gw_ip, mgmt_ip = n.pod_ip(1), n.pod_ip(2)
+    return [
+        ["ls-add", sw],
+        ["set", "logical_switch", sw, f"other_config:subnet={n.subnet}",
+         f"other_config:exclude_ips={mgmt_ip}"],
+        # node switch <-> ovn_cluster_router
+        ["lrp-add", "ovn_cluster_router", f"rtos-{sw}", ip_mac(gw_ip), f"{gw_ip}/24"],
+        ["lsp-add", sw, f"stor-{sw}"],
+        ["lsp-set-type", f"stor-{sw}", "router"],
+        ["lsp-set-addresses", f"stor-{sw}", "router"],
+        ["lsp-set-options", f"stor-{sw}", f"router-port=rtos-{sw}"],
+        # management port
+        ["lsp-add", sw, f"k8s-{sw}"],
+        ["lsp-set-addresses", f"k8s-{sw}", f"{ip_mac(mgmt_ip)} {mgmt_ip}"],
+        # gateway router
+        ["lr-add", gr],
+        ["set", "logical_router", gr, f"options:chassis={n.chassis}", "options:lb_force_snat_ip=router_ip",
+         "options:snat-ct-zone=0", "options:always_learn_from_arp_request=false",
+         "options:dynamic_neigh_routers=true", f"external_ids:physical_ip={n.node_ip}"],
+        ["lrp-add", gr, f"rtoj-{gr}", ip_mac(n.join_ip), f"{n.join_ip}/{JOIN_CIDR_LEN}"],
+        ["lsp-add", "join", f"jtor-{gr}"],
+        ["lsp-set-type", f"jtor-{gr}", "router"],
+        ["lsp-set-addresses", f"jtor-{gr}", "router"],
+        ["lsp-set-options", f"jtor-{gr}", f"router-port=rtoj-{gr}"],
+        # external switch
+        ["ls-add", ext],
+        ["lsp-add", ext, f"breth0_{sw}"],
+        ["lsp-set-type", f"breth0_{sw}", "localnet"],
+        ["lsp-set-addresses", f"breth0_{sw}", "unknown"],
+        ["lsp-set-options", f"breth0_{sw}", "network_name=physnet"],
+        ["lrp-add", gr, f"rtoe-{gr}", f"02:42:ac:12:{(n.i + 2) // 256:02x}:{(n.i + 2) % 256:02x}",
+         f"{n.node_ip}/16"],
+        ["lsp-add", ext, f"etor-{gr}"],
+        ["lsp-set-type", f"etor-{gr}", "router"],
+        ["lsp-set-addresses", f"etor-{gr}", "router"],
+        ["lsp-set-options", f"etor-{gr}", f"router-port=rtoe-{gr}", "nat-addresses=router",
+         "exclude-lb-vips-from-garp=true"],
+        ["lr-nat-add", gr, "snat", n.node_ip, CLUSTER_SUBNET],
+        ["lr-route-add", gr, "0.0.0.0/0", NODE_GW, f"rtoe-{gr}"],
+        ["lr-route-add", gr, CLUSTER_SUBNET, "100.64.0.1"],
+        # ovn_cluster_router routes and policies for this node
+        ["--policy=src-ip", "lr-route-add", "ovn_cluster_router", n.subnet, n.join_ip],
+        ["lr-route-add", "ovn_cluster_router", f"{n.join_ip}/32", n.join_ip],
+        ["lr-policy-add", "ovn_cluster_router", "1004",
+         f'inport == "rtos-{sw}" && ip4.dst == {n.node_ip} /* {sw} */', "reroute", mgmt_ip],
+        ["lr-policy-add", "ovn_cluster_router", "101",
+         f"ip4.src == {CLUSTER_SUBNET} && ip4.dst == {n.node_ip}/32", "allow"],
+    ]
+
+
+def node_delete_commands(n: Node) -> list[Cmd]:
+    """What ovn-kubernetes deletes when a node goes: everything :func:`node_commands` made."""
+    sw, gr = n.name, n.gr
+    return [
+        ["ls-del", sw], ["ls-del", f"ext_{sw}"], ["lr-del", gr], ["lsp-del", f"jtor-{gr}"],
+        ["lrp-del", f"rtos-{sw}"],
+        ["--policy=src-ip", "lr-route-del", "ovn_cluster_router", n.subnet],
+        ["lr-route-del", "ovn_cluster_router", f"{n.join_ip}/32"],
+        ["lr-policy-del", "ovn_cluster_router", "1004", f'inport == "rtos-{sw}" && ip4.dst == {n.node_ip} /* {sw} */'],
+        ["lr-policy-del", "ovn_cluster_router", "101", f"ip4.src == {CLUSTER_SUBNET} && ip4.dst == {n.node_ip}/32"],
+    ]
+
+
 def _topology(nodes: list[Node]) -> list[Cmd]:
     c: list[Cmd] = [
         ["set", "nb_global", ".", "options:controller_event=false"],
@@ -122,55 +189,7 @@ def _topology(nodes: list[Node]) -> list[Cmd]:
         ["set", "meter", "acl-logging", "fair=true"],
     ]
     for n in nodes:
-        sw, gr, ext = n.name, n.gr, f"ext_{n.name}"
-        gw_ip, mgmt_ip = n.pod_ip(1), n.pod_ip(2)
-        c += [
-            ["ls-add", sw],
-            ["set", "logical_switch", sw, f"other_config:subnet={n.subnet}",
-             f"other_config:exclude_ips={mgmt_ip}"],
-            # node switch <-> ovn_cluster_router
-            ["lrp-add", "ovn_cluster_router", f"rtos-{sw}", ip_mac(gw_ip), f"{gw_ip}/24"],
-            ["lsp-add", sw, f"stor-{sw}"],
-            ["lsp-set-type", f"stor-{sw}", "router"],
-            ["lsp-set-addresses", f"stor-{sw}", "router"],
-            ["lsp-set-options", f"stor-{sw}", f"router-port=rtos-{sw}"],
-            # management port
-            ["lsp-add", sw, f"k8s-{sw}"],
-            ["lsp-set-addresses", f"k8s-{sw}", f"{ip_mac(mgmt_ip)} {mgmt_ip}"],
-            # gateway router
-            ["lr-add", gr],
-            ["set", "logical_router", gr, f"options:chassis={n.chassis}", "options:lb_force_snat_ip=router_ip",
-             "options:snat-ct-zone=0", "options:always_learn_from_arp_request=false",
-             "options:dynamic_neigh_routers=true", f"external_ids:physical_ip={n.node_ip}"],
-            ["lrp-add", gr, f"rtoj-{gr}", ip_mac(n.join_ip), f"{n.join_ip}/{JOIN_CIDR_LEN}"],
-            ["lsp-add", "join", f"jtor-{gr}"],
-            ["lsp-set-type", f"jtor-{gr}", "router"],
-            ["lsp-set-addresses", f"jtor-{gr}", "router"],
-            ["lsp-set-options", f"jtor-{gr}", f"router-port=rtoj-{gr}"],
-            # external switch
-            ["ls-add", ext],
-            ["lsp-add", ext, f"breth0_{sw}"],
-            ["lsp-set-type", f"breth0_{sw}", "localnet"],
-            ["lsp-set-addresses", f"breth0_{sw}", "unknown"],
-            ["lsp-set-options", f"breth0_{sw}", "network_name=physnet"],
-            ["lrp-add", gr, f"rtoe-{gr}", f"02:42:ac:12:{(n.i + 2) // 256:02x}:{(n.i + 2) % 256:02x}",
-             f"{n.node_ip}/16"],
-            ["lsp-add", ext, f"etor-{gr}"],
-            ["lsp-set-type", f"etor-{gr}", "router"],
-            ["lsp-set-addresses", f"etor-{gr}", "router"],
-            ["lsp-set-options", f"etor-{gr}", f"router-port=rtoe-{gr}", "nat-addresses=router",
-             "exclude-lb-vips-from-garp=true"],
-            ["lr-nat-add", gr, "snat", n.node_ip, CLUSTER_SUBNET],
-            ["lr-route-add", gr, "0.0.0.0/0", NODE_GW, f"rtoe-{gr}"],
-            ["lr-route-add", gr, CLUSTER_SUBNET, "100.64.0.1"],
-            # ovn_cluster_router routes and policies for this node
-            ["--policy=src-ip", "lr-route-add", "ovn_cluster_router", n.subnet, n.join_ip],
-            ["lr-route-add", "ovn_cluster_router", f"{n.join_ip}/32", n.join_ip],
-            ["lr-policy-add", "ovn_cluster_router", "1004",
-             f'inport == "rtos-{sw}" && ip4.dst == {n.node_ip} /* {sw} */', "reroute", mgmt_ip],
-            ["lr-policy-add", "ovn_cluster_router", "101",
-             f"ip4.src == {CLUSTER_SUBNET} && ip4.dst == {n.node_ip}/32", "allow"],
-        ]
+        c += node_commands(n)
     c += [
         ["lr-policy-add", "ovn_cluster_router", "102",
          f"ip4.src == {CLUSTER_SUBNET} && ip4.dst == {CLUSTER_SUBNET}", "allow"],

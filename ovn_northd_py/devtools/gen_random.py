@@ -23,12 +23,12 @@ option value): ``ovn-nbctl`` refuses most of these, so they are written with ``s
 warn), which is why they are in the mix.
 
 Everything goes into one ``ovn-nbctl`` transaction (rows refer to each other through ``@ids``).
-Only features of the NB schema every supported release has (23.03's) are used, unless a release
-is given (``gen_random NB_REMOTE SEED SIZE 25.03``): then that release's features are added too,
-drawn from a random stream of their own (the 23.03 part of a network stays the same), their
-columns written after the ``ovn-nbctl`` transaction with ``ovsdb-client transact``
-(:mod:`.nb_json`: the host's ``ovn-nbctl`` knows only its own schema).  25.03's router features
-(:func:`_router_2503`): NAT ``match`` / ``priority``, router policy chains, DHCP relay.
+Only features of the NB schema every supported release has (23.03's) are used there; an NB of a
+newer schema gets that release's features in a second transaction of raw operations (NB 7.11,
+OVN 25.03: ACL tiers, sampling, persist-established, ``acl_2503_ops``; and, from a random
+stream of their own too, 25.03's router features, :func:`_router_2503`: NAT ``match`` /
+``priority``, router policy chains, DHCP relay, whose rows ``ovn-nbctl`` creates in the first
+transaction and whose new columns :mod:`.nb_json` operations set after it).
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ import random
 import sys
 from dataclasses import dataclass, field
 
-from ovn_northd_py.devtools import nb_json  # absolute: the file also runs as a script
+# (absolute imports: the file also runs as a script)
+from ovn_northd_py.devtools import nb_json
+from ovn_northd_py.devtools.nb_json import NbOps, nb_schema_version, select
 from ovn_northd_py.devtools.servers import nbctl
 
 Cmd = list[str]
@@ -629,12 +631,79 @@ def random_commands(seed: int, size: int = 4) -> list[Cmd]:
     return random_network(seed, size)[0]
 
 
-def build_random_nb(remote: str, seed: int, size: int = 4, release: str = "23.03") -> None:
+# ---------------------------------------------------------------------------- NB 7.11 (OVN 25.03) ACLs
+
+
+def acl_2503_ops(seed: int, switches: list[str], port_groups: list[str], router_lsps: list[str]) -> NbOps:
+    """NB 7.11's ACL features for network ``seed`` (its own random stream, so the 23.03 part stays
+    the same): Sample_Collector / Sample / Sampling_App rows, ACLs on ``switches`` and
+    ``port_groups`` with tiers, ``pass``, ``sample_new`` / ``sample_est``, labels and
+    ``persist-established`` (also where it means nothing: on ``allow``, or not "true"), and
+    ``enable_router_port_acl`` on some of ``router_lsps``.  Written as raw operations: the
+    host's ``ovn-nbctl`` may not know the columns."""
+    rng = random.Random(f"acl2503-{seed}")
+    ops = NbOps()
+    if not switches:
+        return ops
+    collectors = [ops.insert("Sample_Collector", {"id": i, "name": f"c{i}", "probability": rng.choice([0, 100, 65535]),
+                                                  "set_id": rng.choice([1, 7, 300])})
+                  for i in range(1, rng.randint(1, 3) + 1)]
+    samples = [ops.insert("Sample", {"metadata": 100 + i,
+                                     "collectors": ops.set(*rng.sample(collectors, k=rng.randint(0, len(collectors))))})
+               for i in range(rng.randint(1, 4))]
+    for app, app_id in (("acl-new", 1), ("acl-est", 2), ("drop", 3)):
+        if rng.random() < 0.6:
+            ops.insert("Sampling_App", {"type": app, "id": app_id})
+    acls: dict[tuple[str, str], list[list[str]]] = {}
+    for j in range(rng.randint(1, 8)):
+        target = rng.choice([("Logical_Switch", s) for s in switches] + [("Port_Group", p) for p in port_groups])
+        options: dict[str, str] = {}
+        if rng.random() < 0.3:
+            options["persist-established"] = rng.choice(["true", "true", "false", "yes"])
+        if rng.random() < 0.2:
+            options["apply-after-lb"] = "true"
+        row = {
+            "direction": rng.choice(["from-lport", "to-lport"]), "priority": rng.choice([100, 200, 1000, 32000]),
+            "match": rng.choice(["ip4", "tcp.dst == 80", "udp && udp.dst == 53", "icmp6", "ip4.src == 10.1.0.0/16"]),
+            "action": rng.choice(["allow", "allow-related", "allow-related", "allow-stateless", "drop", "reject",
+                                  "pass"]),
+            "tier": rng.choice([0, 0, 0, 1, 2, 3]), "label": rng.choice([0, 0, 0, 9]),
+            "options": ops.map(options), "external_ids": ops.map({"gen": f"acl2503-{j}"}),
+        }
+        for col in ("sample_new", "sample_est"):
+            if rng.random() < 0.4:
+                row[col] = rng.choice(samples)
+        acls.setdefault(target, []).append(ops.insert("ACL", row))
+    for (table, name), refs in acls.items():
+        ops.add_to(table, name, "acls", *refs)
+    for lsp in router_lsps:
+        if rng.random() < 0.3:
+            ops.ops.append({"op": "mutate", "table": "Logical_Switch_Port", "where": [["name", "==", lsp]],
+                            "mutations": [["options", "insert", ops.map({"enable_router_port_acl": "true"})]]})
+    return ops
+
+
+def add_acl_2503(remote: str, seed: int) -> None:
+    """:func:`acl_2503_ops` on the network in NB ``remote`` (nothing when its schema is older than 7.11)."""
+    if nb_schema_version(remote) < (7, 11):
+        return
+    names = sorted(r["name"] for r in select(remote, "Logical_Switch", ["name"]))
+    pgs = sorted(r["name"] for r in select(remote, "Port_Group", ["name"]))
+    routers = sorted(r["name"] for r in select(remote, "Logical_Switch_Port", ["name", "type"]) if r["type"] == "router")
+    acl_2503_ops(seed, names, pgs, routers).transact(remote)
+
+
+
+
+def build_random_nb(remote: str, seed: int, size: int = 4) -> None:
+    """Network ``seed`` in NB ``remote``, with 25.03's features when its schema is 7.11 or newer."""
+    release = "25.03" if nb_schema_version(remote) >= (7, 11) else "23.03"
     cmds, ops = random_network(seed, size, release)
     args: list[str] = []
     for i, cmd in enumerate(cmds):
         args += (["--"] if i else []) + cmd
     nbctl(remote, *args)
+    add_acl_2503(remote, seed)
     nb_json.transact(remote, ops)
 
 
@@ -642,8 +711,7 @@ def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    build_random_nb(argv[0], int(argv[1]), int(argv[2]) if len(argv) > 2 else 4,
-                    argv[3] if len(argv) > 3 else "23.03")
+    build_random_nb(argv[0], int(argv[1]), int(argv[2]) if len(argv) > 2 else 4)
     return 0
 
 

@@ -103,3 +103,21 @@ def build_mixed(env: Any, switches: int, ports: int, gateways: int) -> None:
     proc = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=600)
     if proc.returncode:
         raise RuntimeError(f"NB builder {' '.join(argv)} failed: {proc.stderr[-2000:]}")
+
+
+def ovsdb_transact(remote: str, db: str, *ops: dict[str, Any]) -> list[Any]:
+    """One ``ovsdb-client transact`` of raw operations (for columns the host's ovn-nbctl /
+    ovn-sbctl do not know, e.g. a newer release's); the server's results."""
+    out = subprocess.run(["ovsdb-client", "transact", remote, json.dumps([db, *ops])],
+                         check=True, capture_output=True, text=True).stdout
+    results: list[Any] = json.loads(out)
+    return results
+
+
+def ovsdb_select(remote: str, db: str, table: str, columns: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every row of ``table`` (ovsdb JSON values) through :func:`ovsdb_transact`."""
+    op: dict[str, Any] = {"op": "select", "table": table, "where": []}
+    if columns is not None:
+        op["columns"] = columns
+    rows: list[dict[str, Any]] = ovsdb_transact(remote, db, op)[0]["rows"]
+    return rows

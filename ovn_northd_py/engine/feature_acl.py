@@ -1,4 +1,5 @@
-"""The ACL feature: NB ACL, Port_Group, Address_Set, Meter (+ Meter_Band) and ``Logical_Switch.acls``.
+"""The ACL feature: NB ACL, Port_Group, Address_Set, Meter (+ Meter_Band) and ``Logical_Switch.acls``;
+with 25.03's schemas also NB Sample, Sample_Collector, Sampling_App and SB ACL_ID.
 
 These change no datapath or port, so they never recompute the northd node; their
 handlers do work proportional to the change:
@@ -12,13 +13,18 @@ handlers do work proportional to the change:
   statefulness flips, every ACL on it.  Address sets feed no flow (matches name them).
   A meter change that makes a meter fair or not rebuilds the ACLs naming it; one that
   adds or removes a meter while some switch or router has a Copp recomputes (Copp
-  meters become controller meters only when they exist).
+  meters become controller meters only when they exist).  25.03: a Sample or Sample_Collector
+  change rebuilds the ACLs sampling with it, a Sampling_App change every sampled ACL; an ACL whose
+  SB ACL_ID changed (allocated by the sb_sync node earlier in the same run, or written by the
+  active instance while we stand by: :func:`on_acl_id_sb`) is rebuilt.
 * SB (:meth:`AclSb.on_nb_sb`, full version :meth:`AclSb.sync_sb`): SB Port_Group rows and the
   port groups' ``_ip4``/``_ip6`` address sets of the changed groups, the changed NB
   address sets, the fair-meter copies of changed ACLs; a Meter change re-syncs the
   Meter table.  Port address changes reach the groups' address sets through
   :meth:`AclSb.on_northd_sb`, with the routers' ``_rtr_lb_`` sets.  The SB state (uuid -> name
-  maps) lives in the :class:`AclSb` object of the graph.
+  maps) lives in the :class:`AclSb` object of the graph.  SB ACL_ID (25.03) is synced whole
+  (:mod:`ovn_northd_py.sync.acl_ids`) when an ACL that has or needs an id changes, and repaired on
+  foreign edits.
 """
 
 from __future__ import annotations
@@ -27,11 +33,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..flows.acl_index import AclIndex, nb_meters, pg_port_names, pg_switches
+from ..flows.acl_index import AclIndex, nb_meters, pg_port_names, pg_switches, sampling_apps, sb_acl_ids
 from ..flows.router_addrs import router_lb_vip_sets
 from ..northd.model import Datapath, Northd
 from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
+from ..sync.acl_ids import has_acl_ids, persists, sync_acl_ids
 from ..sync.address_sets import address_set_row, desired_address_sets, sync_address_sets, warn_name_clash
 from ..sync.indexes import ADDRESS_SET_BY_NAME as IDX_ADDRESS_SET
 from ..sync.indexes import METER_BY_NAME as IDX_METER
@@ -45,11 +52,14 @@ from ..sync.port_groups import (
     sync_port_groups,
 )
 from ..sync.rows import sync_one_row
+from .engine import HandlerResult, handled
 from .features import FlowFeatureCtx, SbFeatureCtx
 from .flow_rebuild import rebuild_router_scope
 from .ls_stateful import Work, apply
 
 # --------------------------------------------------------------------------- flows
+
+SAMPLING_TABLES = frozenset({"Sample", "Sample_Collector", "Sampling_App"})  # NB 7.11 (25.03)
 
 
 def _copp_in_use(nb: Any) -> bool:
@@ -108,6 +118,9 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
     w = Work()
     if any(c.table in ("Meter", "Meter_Band") for c in changes) and not _meter_work(h.nb, idx, w):
         return False
+    _sampling_work(changes, h, w)
+    if any(c.table == "ACL" for c in changes):
+        _acl_id_work(h, w)
     for c in changes:
         if c.table == "ACL":
             key = str(c.uuid)
@@ -132,6 +145,59 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
     if renamed:
         _rebuild_nat_routers(renamed, h)
     return True
+
+
+def _refresh_acls(keys: set[str], idx: AclIndex, w: Work) -> None:
+    for key in keys:
+        w.changed_acls.add(key)
+        w.refresh.update((key, d) for d in idx.built.get(key, ()))
+
+
+def _sampling_work(changes: list[RowChange], h: FlowFeatureCtx, w: Work) -> None:
+    """NB 7.11 sampling: a Sampling_App change refreshes every sampled ACL (their observation
+    domains); a Sample or Sample_Collector change, the ACLs using them."""
+    tables = {c.table for c in changes}
+    if not tables & SAMPLING_TABLES:
+        return
+    idx = h.fctx.acl
+    apps = sampling_apps(h.nb)
+    all_sampled = "Sampling_App" in tables and apps != idx.sampling_apps
+    idx.sampling_apps = apps
+    samples = {c.uuid for c in changes if c.table == "Sample"}
+    collectors = {c.uuid for c in changes if c.table == "Sample_Collector"}
+    keys: set[str] = set()
+    for u, acl in h.nb.rows("ACL").items():
+        used = [*acl.sample_new, *acl.sample_est]
+        if used and (all_sampled or any(
+            s.uuid in samples or any(c.uuid in collectors for c in s.collectors) for s in used
+        )):
+            keys.add(str(u))
+    _refresh_acls(keys, idx, w)
+
+
+def _acl_id_work(h: FlowFeatureCtx, w: Work) -> None:
+    """ACLs whose SB ACL_ID changed (allocated by the sb_sync node earlier in the run, or by the
+    active instance) are refreshed."""
+    idx = h.fctx.acl
+    ids = sb_acl_ids(h.sb)
+    changed = {k for k in ids.keys() | idx.acl_ids.keys() if ids.get(k) != idx.acl_ids.get(k)}
+    idx.acl_ids = ids
+    _refresh_acls(changed, idx, w)
+
+
+def on_acl_id_sb(changes: list[RowChange], h: FlowFeatureCtx) -> HandlerResult:
+    """``on_sb_flows``: SB ACL_ID rows changed (our own writes echoing, the active instance's writes
+    seen by a standby, foreign edits): the ACLs whose id changed get their flows rebuilt."""
+    if not h.sb_resynced and not any(c.table == "ACL_ID" for c in changes):
+        return handled(False)
+    w = Work()
+    _acl_id_work(h, w)
+    if not w.changed_acls:
+        return handled(False)
+    for key in w.changed_acls:
+        h.fctx.forget(key)
+    apply(w, h)
+    return handled(True)
 
 
 def _rebuild_nat_routers(address_sets: set[str], h: FlowFeatureCtx) -> None:
@@ -355,6 +421,12 @@ class AclSb:
                 if fair is not None:
                     self.state.acl_meters[key] = fair[0]
                     self._sync_meter(h, fair[0], fair[1])
+        if has_acl_ids(h.sb):
+            ids = h.sb.rows("ACL_ID")
+            acls = nb.rows("ACL")
+            if any(c.table == "ACL" and (c.uuid in ids or ((a := acls.get(c.uuid)) is not None and persists(a)))
+                   for c in changes):
+                sync_acl_ids(h.sb_txn, h.sb, nb, h.stats, h.warn)
         return True
 
     def on_northd_sb(self, _changes: list[RowChange], h: SbFeatureCtx) -> bool:
@@ -379,10 +451,13 @@ class AclSb:
         """Our SB rows changed (mostly our own writes echoing back): check each against the NB and repair."""
         sets: set[str] = set()
         groups: set[str] = set()
-        meters = False
+        meters = acl_ids = False
         for c in changes:
             if c.table in ("Meter", "Meter_Band"):
                 meters = True
+                continue
+            if c.table == "ACL_ID":
+                acl_ids = True
                 continue
             idx_name = IDX_ADDRESS_SET if c.table == "Address_Set" else IDX_PORT_GROUP
             row = h.sb.rows(c.table).get(c.uuid)
@@ -402,6 +477,8 @@ class AclSb:
             self._sync(h, "Port_Group", IDX_PORT_GROUP, name, port_group_row(name, ports) if ports is not None else None)
         if meters:
             self._sync_meters(h)
+        if acl_ids:
+            sync_acl_ids(h.sb_txn, h.sb, h.nb, h.stats, h.warn)
         return True
 
     def _reset_acl_meters(self, nb: Any) -> None:
@@ -419,6 +496,7 @@ class AclSb:
         sync_address_sets(h.sb_txn, h.sb, desired_address_sets(nb, h.svc_monitor_mac, nd, h.warn), h.stats)
         sync_port_groups(h.sb_txn, h.sb, desired_port_groups(nb, nd), h.stats)
         sync_meters(h.sb_txn, h.sb, desired_meters(nb), h.stats)
+        sync_acl_ids(h.sb_txn, h.sb, nb, h.stats, h.warn)
         fresh = SbState()
         for u, a in nb.rows("Address_Set").items():
             fresh.set_as(str(u), a.name)

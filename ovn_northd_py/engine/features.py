@@ -188,6 +188,10 @@ class FeatureSet:
             if any(n in by_feature for n in f.follows):
                 by_feature.setdefault(f.name, [])
 
+    def sb_read_tables(self) -> frozenset[str]:
+        """The SB tables some feature owns or watches (their changes go to its hooks)."""
+        return frozenset(self._sb_readers)
+
     def split_sb_changes(self, changes: list[RowChange]) -> dict[str, list[RowChange]]:
         """SB changes of the features' ``sb_tables`` and ``sb_watch`` tables, by feature."""
         out: dict[str, list[RowChange]] = {}

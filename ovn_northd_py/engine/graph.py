@@ -50,6 +50,7 @@ from . import (
     feature_acl,
     feature_bfd,
     feature_dhcp_relay,
+    feature_fdb,
     feature_lb,
     feature_mirror,
     feature_qos,
@@ -85,15 +86,18 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
     return FeatureSet([
         Feature(
             "acl",
-            nb_tables=frozenset({"ACL", "Port_Group", "Address_Set", "Meter", "Meter_Band"}),
+            # (Sample, Sample_Collector, Sampling_App and SB ACL_ID: 25.03's schemas only.)
+            nb_tables=frozenset({"ACL", "Port_Group", "Address_Set", "Meter", "Meter_Band", "Sample",
+                                 "Sample_Collector", "Sampling_App"}),
             nb_columns={"Logical_Switch": frozenset({"acls"})},
-            sb_tables=frozenset({"Address_Set", "Port_Group", "Meter", "Meter_Band"}),
+            sb_tables=frozenset({"Address_Set", "Port_Group", "Meter", "Meter_Band", "ACL_ID"}),
             sb_indexes={
                 ADDRESS_SET_BY_NAME: ("Address_Set", _name),
                 PORT_GROUP_BY_NAME: ("Port_Group", _name),
                 METER_BY_NAME: ("Meter", _name),
             },
             on_nb_flows=feature_acl.on_nb_flows,
+            on_sb_flows=feature_acl.on_acl_id_sb,
             on_nb_sb=acl_sb.on_nb_sb,
             sync_sb=acl_sb.sync_sb,
             on_northd_sb=acl_sb.on_northd_sb,
@@ -200,6 +204,13 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
             on_nb_sb=ctv.on_nb_sb,
             sync_sb=ctv.sync_sb,
             on_sb=feature_template_vars.on_sb,
+        ),
+        Feature(
+            "fdb",
+            nb_tables=frozenset(),
+            sb_watch=frozenset({"FDB"}),  # ovn-controller's rows: the stale ones are deleted
+            sync_sb=feature_fdb.sync_sb,
+            on_sb=feature_fdb.on_sb,
         ),
     ])
 

@@ -87,7 +87,9 @@ def apply(w: Work, h: FlowFeatureCtx) -> Tracked:
             fctx.remember(ACL_FACTS, d, facts)
         else:
             facts = switch_acls(dp, fctx)
-        if built is None or built.stateful != facts.stateful:
+        if built is None or (built.stateful, built.has_stateful_acl, built.tiers) != (
+            facts.stateful, facts.has_stateful_acl, facts.tiers
+        ):  # (ACL sampling reads has_stateful_acl; tiers change the matches of the ACLs)
             w.refresh.update((a, d) for a in idx.dp_built.get(d, ()))
             w.refresh.update((str(a.uuid), d) for a in dp.nb.acls)
             w.refresh.update((str(a.uuid), d) for a in idx.pg_acl_rows(d))

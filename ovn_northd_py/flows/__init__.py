@@ -25,7 +25,9 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   (:func:`~ovn_northd_py.engine.flow_rebuild.rebuild_router_scope`);
 * each ACL's flows (:mod:`.acl_rules`, owner ``("acl", acl uuid, switch key)``) are
   built by :data:`ROW_BUILDERS`, outside the datapath builders: the ACL feature's
-  handlers (:mod:`ovn_northd_py.engine.feature_acl`) rebuild them;
+  handlers (:mod:`ovn_northd_py.engine.feature_acl`) rebuild them; in 25.03 they also read
+  the ACL's NB Sample / Sample_Collector rows, NB Sampling_App (``ctx.acl.sampling_apps``),
+  its SB ACL_ID (``ctx.acl.acl_ids``) and the switch's ACL tiers (the switch facts);
 * each QoS row's flows on a switch (:mod:`.ls_qos`, owner ``("qos", qos uuid, switch key)``)
   are built by :data:`ROW_BUILDERS`; the QoS feature (:mod:`ovn_northd_py.engine.feature_qos`)
   rebuilds them;

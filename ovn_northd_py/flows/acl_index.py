@@ -26,7 +26,7 @@ stages then use the conntrack hints (``reg0[7]``..``reg0[10]``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +68,10 @@ class AclIndex:
     ls_acls: dict[str, frozenset[str]] = field(default_factory=dict)  # switch key -> its own acl uuids
     acl_facts: dict[str, SwitchAcls] = field(default_factory=dict)  # switch key -> facts of its ACL flows
     dp_facts: dict[str, SwitchAcls] = field(default_factory=dict)  # switch key -> facts of its dp flows
+    # NB 7.11 (25.03): NB Sampling_App id by type ("acl-new", "acl-est", "drop"), and the SB ACL_ID
+    # of each persist-established ACL (acl uuid -> id; :mod:`ovn_northd_py.sync.acl_ids` allocates).
+    sampling_apps: Mapping[str, int] = field(default_factory=dict)
+    acl_ids: dict[str, int] = field(default_factory=dict)
 
     def mark_built(self, acl_key: str, dp_key: str) -> None:
         self.built.setdefault(acl_key, set()).add(dp_key)
@@ -147,9 +151,32 @@ def nb_meters(nb: Any) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(names), frozenset(fair)
 
 
-def build_acl_index(nd: Northd, nb: Any) -> AclIndex:
-    """The index for NB ``nb`` (anything with ``rows(table)``) over the northd model ``nd``."""
+def sampling_apps(nb: Any) -> Mapping[str, int]:
+    """NB Sampling_App (7.11): id by application type; {} without the table."""
+    try:
+        rows = nb.rows("Sampling_App")
+    except (KeyError, AttributeError):
+        return {}
+    return {str(r.type): int(r.id) for r in rows.values()}
+
+
+def sb_acl_ids(sb: Any) -> dict[str, int]:
+    """SB ACL_ID (20.41): id by row uuid (the NB ACL's uuid); {} without the table (or SB)."""
+    if sb is None:
+        return {}
+    try:
+        rows = sb.rows("ACL_ID")
+    except (KeyError, AttributeError):
+        return {}
+    return {str(u): int(r.id) for u, r in rows.items()}
+
+
+def build_acl_index(nd: Northd, nb: Any, sb: Any = None) -> AclIndex:
+    """The index for NB ``nb`` (anything with ``rows(table)``) over the northd model ``nd``; ACL ids
+    from SB ``sb``."""
     idx = AclIndex()
+    idx.sampling_apps = sampling_apps(nb)
+    idx.acl_ids = sb_acl_ids(sb)
     for row in nb.rows("NB_Global").values():
         idx.use_ct_inv_match = smap_bool(row.options, "use_ct_inv_match", True)
         break
@@ -177,6 +204,9 @@ class SwitchAcls:
     has_acls: bool
     has_stateful_acl: bool
     has_lb_vip: bool
+    # The highest ACL ``tier`` (NB 7.11) of the switch's from-lport, from-lport after-LB and
+    # to-lport ACLs: a tier changes the matches of every ACL of its stage and the action stage.
+    tiers: tuple[int, int, int] = (0, 0, 0)
 
     @property
     def stateful(self) -> bool:
@@ -192,12 +222,26 @@ def switch_acl_rows(dp: Datapath, ctx: FlowCtx) -> dict[str, Any]:
     return out
 
 
+def _tiers(rows: list[Any]) -> tuple[int, int, int]:
+    top = [0, 0, 0]
+    table = getattr(rows[0], "_table", None) if rows else None
+    if table is not None and "tier" not in table.columns:  # an NB schema without tiers (before 7.11)
+        return (0, 0, 0)
+    for a in rows:
+        t = int(getattr(a, "tier", 0) or 0)
+        if t:
+            i = 2 if a.direction != "from-lport" else 1 if smap_bool(a.options, "apply-after-lb", False) else 0
+            top[i] = max(top[i], t)
+    return (top[0], top[1], top[2])
+
+
 def _switch_acls(dp: Datapath, ctx: FlowCtx) -> SwitchAcls:
     rows = switch_acl_rows(dp, ctx)
     return SwitchAcls(
         has_acls=bool(rows),
         has_stateful_acl=any(a.action == "allow-related" for a in rows.values()),
         has_lb_vip=ls_has_lb_vips(dp),
+        tiers=_tiers(list(rows.values())),
     )
 
 

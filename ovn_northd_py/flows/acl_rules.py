@@ -46,11 +46,14 @@ from ..lflow.stages import (
     LS_IN_ACL,
     LS_IN_ACL_AFTER_LB,
     LS_IN_ACL_AFTER_LB_EVAL,
+    LS_IN_ACL_AFTER_LB_SAMPLE,
     LS_IN_ACL_EVAL,
+    LS_IN_ACL_SAMPLE,
     LS_IN_L2_LKUP,
     LS_IN_PRE_ACL,
     LS_OUT_ACL,
     LS_OUT_ACL_EVAL,
+    LS_OUT_ACL_SAMPLE,
     LS_OUT_PRE_ACL,
     LS_OUT_QOS,
     LS_OUT_QOS_MARK,
@@ -59,23 +62,26 @@ from ..lflow.stages import (
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Northd
 from ..ovsdb.columns import opt
-from .acl_index import smap_bool, switch_acl_rows, switch_acls
+from .acl_index import SwitchAcls, smap_bool, switch_acl_rows, switch_acls
 from .chassis_features import ALL_FEATURES, ChassisFeatures
 from .context import FlowCtx, hint
 from .copp import copp_meter
 from .owners import acl_owner
 from .registers import (
+    REG_ACL_ID,
     REG_ACL_LABEL,
     REG_ACL_TIER,
-    REG_OBS_COLLECTOR_ID,
-    REG_OBS_DOMAIN_ID,
-    REG_OBS_POINT_ID,
+    REG_OBS_COLLECTOR_ID_EST,
+    REG_OBS_COLLECTOR_ID_NEW,
+    REG_OBS_POINT_ID_EST,
+    REG_OBS_POINT_ID_NEW,
     REG_OBS_STAGE,
     REGBIT_ACL_HINT_ALLOW,
     REGBIT_ACL_HINT_ALLOW_NEW,
     REGBIT_ACL_HINT_BLOCK,
     REGBIT_ACL_HINT_DROP,
     REGBIT_ACL_LABEL,
+    REGBIT_ACL_PERSIST_ID,
     REGBIT_ACL_STATELESS,
     REGBIT_ACL_VERDICT_ALLOW,
     REGBIT_ACL_VERDICT_DROP,
@@ -94,6 +100,7 @@ class AclFlow:
     priority: int
     match: str
     actions: str
+    hinted: bool = True  # carries the ACL's stage-hint (sampling flows do not)
 
 
 def acl_stage(acl: Any) -> Stage:
@@ -146,7 +153,6 @@ EVAL_STAGE: Final = MappingProxyType(
     {LS_IN_ACL: LS_IN_ACL_EVAL, LS_IN_ACL_AFTER_LB: LS_IN_ACL_AFTER_LB_EVAL, LS_OUT_ACL: LS_OUT_ACL_EVAL}
 )
 OBS_STAGE: Final = MappingProxyType({LS_IN_ACL_EVAL: 0, LS_IN_ACL_AFTER_LB_EVAL: 1, LS_OUT_ACL_EVAL: 2})
-CT_BLOCK_EVAL: Final = "ct_commit { ct_mark.blocked = 1; ct_label.obs_point_id = 0; }; "
 
 
 def acl_tier(acl: Any) -> int:
@@ -166,9 +172,39 @@ def switch_acl_tiers(dp: Datapath, ctx: FlowCtx) -> Mapping[Stage, int]:
     return MappingProxyType(tiers)
 
 
+def acl_sample(acl: Any, column: str) -> Any:
+    """The ACL's NB Sample row of ``sample_new`` / ``sample_est`` (NB 7.11's columns), or None."""
+    return opt(getattr(acl, column, None))
+
+
+def _collectors(sample: Any) -> list[Any]:
+    """A Sample's collectors, in uuid order (the reference's order)."""
+    return sorted(sample.collectors, key=lambda c: c.uuid)
+
+
+def sample_label_actions(acl: Any, new: Any, est: Any, obs_stage: int) -> str:
+    """What an ACL flow loads for sampling and labels: the observation point ids of new and
+    established sessions (the label when set, else the Samples' metadata), the collector ids (a
+    Sample with one collector and no label, else 0) and the observation stage; "" with neither a
+    label nor a Sample."""
+    label = acl.label
+    if not label and new is None and est is None:
+        return ""
+    if label:
+        pn = pe = label
+        cn = ce = 0
+    else:
+        pn = new.metadata if new is not None else 0
+        pe = est.metadata if est is not None else 0
+        cn = new.collectors[0].id if new is not None and len(new.collectors) == 1 else 0
+        ce = est.collectors[0].id if est is not None and len(est.collectors) == 1 else 0
+    return (f"{REGBIT_ACL_LABEL} = 1; {REG_OBS_POINT_ID_NEW} = {pn}; {REG_OBS_POINT_ID_EST} = {pe}; "
+            f"{REG_OBS_COLLECTOR_ID_NEW} = {cn}; {REG_OBS_COLLECTOR_ID_EST} = {ce}; {REG_OBS_STAGE} = {obs_stage}; ")
+
+
 def acl_eval_flows(
     acl: Any, acl_key: str, stateful: bool, use_ct_inv_match: bool, fair_meters: frozenset[str],
-    tiered: bool = False,
+    tiered: bool = False, acl_id: int | None = None,
 ) -> tuple[AclFlow, ...]:
     """Behaviour ``acl_eval_action`` (OVN 25.03): the ACL's flows set a verdict bit (reg8[16] allow,
     reg8[17] drop, reg8[18] reject) in ``ls_*_acl_eval`` and go on; ``ls_*_acl_action`` acts on it
@@ -177,59 +213,61 @@ def acl_eval_flows(
     * the match is always parenthesised: ``(M)``, or ``reg0[N] == 1 && (M)`` with the hints of a
       stateful switch (reject included);
     * actions: ``log(...); `` first, then the verdict bit, then (stateful) the commit hint for
-      allow / allow-related (``reg0[1] = 1; ``), then the label, then the blocked commit of drop /
-      reject on ``reg0[10]`` (``ct_commit { ct_mark.blocked = 1; ct_label.obs_point_id = 0; }; ``),
-      then ``next;``;
-    * a label (non-zero, stateful switch) is loaded for every action: ``reg0[13] = 1; reg3 = L;
-      reg9 = L; reg8[0..7] = 0; reg8[8..15] = 0; reg8[19..20] = S;`` with S the observation stage
-      (0 ingress, 1 after LB, 2 egress);
+      allow / allow-related (``reg0[1] = 1; ``), then the ACL id of a persist-established ACL
+      (``reg2[16..31] = ID; reg0[20] = 1; ``, new sessions only, with an SB ACL_ID row and every
+      chassis announcing ``ct-label-flush``), then the
+      label / sampling registers (:func:`sample_label_actions`), then the blocked commit of drop /
+      reject on ``reg0[10]`` (``ct_commit { ct_mark.blocked = 1; ct_label.obs_point_id = E; }; ``,
+      E the ``sample_est`` metadata or 0), then ``next;``;
+    * a stateless ACL (a switch that is not stateful, ``pass``, ``allow-stateless``) and drop /
+      reject load the registers of ``sample_new`` only; the established-session flow of an allow
+      ACL commits (``reg0[1] = 1``) only with a label or a ``sample_est``;
     * log-related flows (65533) set the allow bit;
-    * ``pass`` sets no verdict: ``(M)`` -> ``next;`` (no hints even on a stateful switch);
+    * ``pass`` sets no verdict (no hints even on a stateful switch);
     * tiers (``tiered``: an ACL of the same eval stage has a tier): every match starts with
       ``reg8[30..31] == T && `` (T the ACL's tier, 0 included).
     """
     ingress = acl.direction == "from-lport"
     stage = EVAL_STAGE[acl_stage(acl)]
+    obs = OBS_STAGE[stage]
     prio = acl.priority + ACL_PRIORITY_OFFSET
     tier = f"{REG_ACL_TIER} == {acl_tier(acl)} && " if tiered else ""
     m = f"({acl.match})"
     action = acl.action
     log = log_action(acl, acl_key, fair_meters)
-    if action == "pass":
-        return (AclFlow(stage, prio, f"{tier}{m}", f"{log}next;"),)
-    m = f"{tier}{m}" if not stateful or action == "allow-stateless" else m
+    new, est = acl_sample(acl, "sample_new"), acl_sample(acl, "sample_est")
     if action in ALLOW_ACTIONS:
         verdict = f"{REGBIT_ACL_VERDICT_ALLOW} = 1; "
     elif action == "reject":
         verdict = f"{REGBIT_ACL_VERDICT_REJECT} = 1; "
+    elif action == "pass":
+        verdict = ""
     else:
         verdict = f"{REGBIT_ACL_VERDICT_DROP} = 1; "
-    if not stateful:
-        return (AclFlow(stage, prio, m, f"{log}{verdict}next;"),)
-    label = acl.label
-    load_label = (
-        f"{REGBIT_ACL_LABEL} = 1; {REG_ACL_LABEL} = {label}; {REG_OBS_POINT_ID} = {label}; "
-        f"{REG_OBS_DOMAIN_ID} = 0; {REG_OBS_COLLECTOR_ID} = 0; {REG_OBS_STAGE} = {OBS_STAGE[stage]}; "
-        if label else ""
-    )
-    if action == "allow-stateless":
-        pre = LS_IN_PRE_ACL if ingress else LS_OUT_PRE_ACL
-        return (
-            AclFlow(pre, prio, acl.match, f"{REGBIT_ACL_STATELESS} = 1; next;"),
-            AclFlow(stage, prio, m, f"{log}{verdict}{load_label}next;"),
-        )
+    if not stateful or action in ("pass", "allow-stateless"):
+        flow = AclFlow(stage, prio, f"{tier}{m}", f"{log}{verdict}{sample_label_actions(acl, new, None, obs)}next;")
+        if stateful and action == "allow-stateless":
+            pre = LS_IN_PRE_ACL if ingress else LS_OUT_PRE_ACL
+            return (AclFlow(pre, prio, acl.match, f"{REGBIT_ACL_STATELESS} = 1; next;"), flow)
+        return (flow,)
     if action not in ALLOW_ACTIONS:
+        load = sample_label_actions(acl, new, None, obs)
+        block = f"ct_commit {{ ct_mark.blocked = 1; ct_label.obs_point_id = {est.metadata if est is not None else 0}; }}; "
         return (
-            AclFlow(stage, prio, f"{tier}{REGBIT_ACL_HINT_DROP} == 1 && {m}", f"{log}{verdict}{load_label}next;"),
-            AclFlow(stage, prio, f"{tier}{REGBIT_ACL_HINT_BLOCK} == 1 && {m}",
-                    f"{log}{verdict}{load_label}{CT_BLOCK_EVAL}next;"),
+            AclFlow(stage, prio, f"{tier}{REGBIT_ACL_HINT_DROP} == 1 && {m}", f"{log}{verdict}{load}next;"),
+            AclFlow(stage, prio, f"{tier}{REGBIT_ACL_HINT_BLOCK} == 1 && {m}", f"{log}{verdict}{load}{block}next;"),
         )
     commit = f"{REGBIT_CONNTRACK_COMMIT} = 1; "
+    load = sample_label_actions(acl, new, est, obs)
+    persist = ""
+    if acl_id is not None and smap_bool(acl.options, "persist-established", False):
+        persist = f"{REG_ACL_ID} = {acl_id}; {REGBIT_ACL_PERSIST_ID} = 1; "
+    label = acl.label
     flows = [
         AclFlow(stage, prio, f"{tier}{REGBIT_ACL_HINT_ALLOW_NEW} == 1 && {m}",
-                f"{log}{verdict}{commit}{load_label}next;"),
+                f"{log}{verdict}{commit}{persist}{load}next;"),
         AclFlow(stage, prio, f"{tier}{REGBIT_ACL_HINT_ALLOW} == 1 && {m}",
-                f"{log}{verdict}{commit}{load_label}next;" if label else f"{log}{verdict}next;"),
+                f"{log}{verdict}{commit if label or est is not None else ''}{load}next;"),
     ]
     if log and label and smap_bool(acl.options, "log-related", False):
         reply_stage = LS_OUT_ACL_EVAL if ingress else LS_IN_ACL_EVAL
@@ -244,14 +282,102 @@ def acl_eval_flows(
     return tuple(flows)
 
 
+# Behaviour "acl_eval_action": the sampling stage after each eval stage.
+SAMPLE_STAGE: Final = MappingProxyType({
+    LS_IN_ACL_EVAL: LS_IN_ACL_SAMPLE, LS_IN_ACL_AFTER_LB_EVAL: LS_IN_ACL_AFTER_LB_SAMPLE,
+    LS_OUT_ACL_EVAL: LS_OUT_ACL_SAMPLE,
+})
+
+
+def _sample_actions(acl: Any, sample: Any, domain: int) -> str:
+    """One ``sample(...)`` per collector of ``sample`` then `` next;`` (observation point: the label, or
+    the Sample's metadata in domain ``domain``); "" when the Sampling_App of ``domain`` is not set."""
+    if domain == 0:
+        return ""
+    dom, point = (0, acl.label) if acl.label else (domain, sample.metadata)
+    return "".join(f"sample(probability={c.probability},collector_set={c.set_id % 256},obs_domain={dom},"
+                   f"obs_point={point});" for c in _collectors(sample)) + " next;"
+
+
+def acl_sample_flows(
+    acl: Any, has_stateful_acl: bool, apps: Mapping[str, int], sample_with_reg: bool = True,
+) -> tuple[AclFlow, ...]:
+    """Behaviour ``acl_eval_action``: the ``ls_*_acl_sample`` flows of an ACL with ``sample_new`` /
+    ``sample_est`` (NB Sample, Sample_Collector; ``apps``: NB Sampling_App id by type, the
+    observation domain of ``acl-new`` / ``acl-est`` samples).  Observed on the reference (flows
+    shared by ACLs are one flow; no stage-hint):
+
+    * only with ``sample_new``, or with ``sample_est`` on an ``allow-related`` ACL of a switch with
+      a stateful ACL (load balancers do not count here);
+    * new sessions, in the ACL's sample stage: a Sample with one collector C samples by register,
+      one flow per (collector, stage) -- ``<new> && reg8[0..7] == C && reg8[19..20] == S`` ->
+      ``sample(probability=P,collector_set=SET,obs_domain=D,obs_point=reg3); next;`` at 1000 (900
+      without conntrack); other Samples one flow per ACL at 1100, ``<new> && reg3 == POINT``
+      with a ``sample()`` per collector.  ``<new>`` is ``ip`` (no stateful ACL, or
+      allow-stateless), ``ip && ct.new``, or ``ip && (ct.new || !ct.trk)`` in the egress stage;
+    * established sessions (stateful as above, ``sample_est``): the original direction in the
+      ACL's stage, replies in the other pipeline's sample stage: one collector ->
+      ``ip && ct.trk && (ct.est || ct.rel) && ct_label.obs_unused == 0 && !ct.rpl &&
+      ct_mark.obs_collector_id == C && ct_mark.obs_stage == S`` (replies: ``ct.rpl &&
+      ct_mark.obs_collector_id == C``) at 1000 sampling ``obs_point=ct_label.obs_point_id``;
+      others at 1200 matching ``ct_label.obs_point_id == POINT && ct_label.obs_unused == 0``;
+    * without ``sample_with_reg`` (a chassis lacks ``ovn-sample-with-registers``) every Sample is
+      sampled per ACL.
+    """
+    new, est = acl_sample(acl, "sample_new"), acl_sample(acl, "sample_est")
+    stateful = has_stateful_acl and acl.action != "allow-stateless"
+    if new is None and not (has_stateful_acl and est is not None and acl.action == "allow-related"):
+        return ()
+    ev = EVAL_STAGE[acl_stage(acl)]
+    stage = SAMPLE_STAGE[ev]
+    obs = OBS_STAGE[ev]
+    rpl_stage = LS_IN_ACL_SAMPLE if stage is LS_OUT_ACL_SAMPLE else LS_OUT_ACL_SAMPLE
+    new_dom, est_dom = apps.get("acl-new", 0), apps.get("acl-est", 0)
+    flows: list[AclFlow] = []
+    if new is not None:
+        base = "ip" if not stateful else "ip && (ct.new || !ct.trk)" if stage is LS_OUT_ACL_SAMPLE else "ip && ct.new"
+        if len(new.collectors) == 1 and sample_with_reg:
+            c = new.collectors[0]
+            flows.append(AclFlow(
+                stage, 1000 if stateful else 900,
+                f"{base} && {REG_OBS_COLLECTOR_ID_NEW} == {c.id} && {REG_OBS_STAGE} == {obs}",
+                f"sample(probability={c.probability},collector_set={c.set_id % 256},obs_domain={new_dom},"
+                f"obs_point={REG_OBS_POINT_ID_NEW}); next;", hinted=False))
+        else:
+            point = acl.label or new.metadata
+            flows.append(AclFlow(stage, 1100, f"{base} && {REG_OBS_POINT_ID_NEW} == {point}",
+                                 _sample_actions(acl, new, new_dom), hinted=False))
+    if not stateful or est is None:
+        return tuple(flows)
+    est_base = "ip && ct.trk && (ct.est || ct.rel) && "
+    if len(est.collectors) == 1 and sample_with_reg:
+        c = est.collectors[0]
+        actions = (f"sample(probability={c.probability},collector_set={c.set_id % 256},obs_domain={est_dom},"
+                   "obs_point=ct_label.obs_point_id); next;")
+        unused = est_base + "ct_label.obs_unused == 0 && "
+        flows.append(AclFlow(stage, 1000, f"{unused}!ct.rpl && ct_mark.obs_collector_id == {c.id} && "
+                             f"ct_mark.obs_stage == {obs}", actions, hinted=False))
+        flows.append(AclFlow(rpl_stage, 1000, f"{unused}ct.rpl && ct_mark.obs_collector_id == {c.id}", actions,
+                             hinted=False))
+    else:
+        point = acl.label or est.metadata
+        label = f"ct_label.obs_point_id == {point} && ct_label.obs_unused == 0"
+        actions = _sample_actions(acl, est, est_dom)
+        flows.append(AclFlow(stage, 1200, f"{est_base}!ct.rpl && {label}", actions, hinted=False))
+        flows.append(AclFlow(rpl_stage, 1200, f"{est_base}ct.rpl && {label}", actions, hinted=False))
+    return tuple(flows)
+
+
 def acl_flows(
     acl: Any, acl_key: str, stateful: bool, use_ct_inv_match: bool, fair_meters: frozenset[str],
     profile: FlowProfile = DEFAULT_PROFILE, tiered: bool = False, features: ChassisFeatures = ALL_FEATURES,
+    acl_id: int | None = None,
 ) -> tuple[AclFlow, ...]:
     """The flows of ACL ``acl`` on a switch that is (not) ``stateful`` (``features``: what every
-    chassis supports, ``ct_label.blocked`` instead of ``ct_mark.blocked`` for old ones)."""
+    chassis supports, ``ct_label.blocked`` instead of ``ct_mark.blocked`` for old ones; ``acl_id``:
+    its SB ACL_ID, 25.03)."""
     if profile.has("acl_eval_action"):
-        return acl_eval_flows(acl, acl_key, stateful, use_ct_inv_match, fair_meters, tiered)
+        return acl_eval_flows(acl, acl_key, stateful, use_ct_inv_match, fair_meters, tiered, acl_id)
     ct_block = CT_BLOCK if features.ct_no_masked_label else CT_BLOCK.replace("ct_mark.", "ct_label.")
     ingress = acl.direction == "from-lport"
     stage = acl_stage(acl)
@@ -308,14 +434,34 @@ def acl_flows(
     return tuple(flows)
 
 
-def _flows_for(acl: Any, acl_key: str, stateful: bool, ctx: FlowCtx, tiered: bool = False) -> tuple[AclFlow, ...]:
+def acl_id_for(acl: Any, acl_key: str, ctx: FlowCtx) -> int | None:
+    """The SB ACL_ID of a persist-established ACL (25.03), if its flows may load it: every chassis
+    announces ``ct-label-flush``.  Warns (once) about the option on an ACL that is not
+    ``allow-related`` (no id: the reference ignores it there too)."""
+    acl_id = ctx.acl.acl_ids.get(acl_key)
+    if (acl_id is None and acl.action == "allow" and ctx.profile.has("ct_commit_acl_id")
+            and smap_bool(acl.options, "persist-established", False)):
+        ctx.warn("acl_persist_not_related", "ACL", acl.uuid,
+                 "options:persist-established applies to allow-related ACLs only")
+    return acl_id if ctx.features.ct_label_flush else None
+
+
+def _flows_for(
+    acl: Any, acl_key: str, facts: SwitchAcls, ctx: FlowCtx, tiered: bool = False
+) -> tuple[AclFlow, ...]:
     idx = ctx.acl
+    stateful = facts.stateful
     kind = ("acl_flows_stateful" if stateful else "acl_flows") + ("_tiered" if tiered else "")
-    return ctx.cached(
+    flows: tuple[AclFlow, ...] = ctx.cached(
         kind, acl_key,
         lambda: acl_flows(acl, acl_key, stateful, idx.use_ct_inv_match, idx.fair_meters, ctx.profile, tiered,
-                          ctx.features),
+                          ctx.features, acl_id_for(acl, acl_key, ctx)),
     )
+    if ctx.profile.has("acl_eval_action"):
+        kind = "acl_sample_flows" + ("_stateful" if facts.has_stateful_acl else "")
+        flows += ctx.cached(kind, acl_key, lambda: acl_sample_flows(acl, facts.has_stateful_acl, idx.sampling_apps,
+                                                                    ctx.features.sample_with_reg))
+    return flows
 
 
 def build_acl_flows(
@@ -334,9 +480,10 @@ def build_acl_flows(
     # 25.03 (acl_eval_action): the reject itself is in ls_*_acl_action, with the switch's meter.
     reject = acl.action == "reject" and not ctx.profile.has("acl_eval_action")
     reject_meter = copp_meter(dp, ctx, "reject") if reject else None
-    for f in _flows_for(acl, key, switch_acls(dp, ctx).stateful, ctx, tiered):
+    for f in _flows_for(acl, key, switch_acls(dp, ctx), ctx, tiered):
         meter = reject_meter if f.stage is not LS_IN_PRE_ACL and f.stage is not LS_OUT_PRE_ACL else None
-        table.add(dp.index, f.stage, f.priority, f.match, f.actions, hint=h, controller_meter=meter, owner=owner)
+        table.add(dp.index, f.stage, f.priority, f.match, f.actions, hint=h if f.hinted else None,
+                  controller_meter=meter, owner=owner)
     ctx.acl.mark_built(key, dp.key)
 
 

@@ -20,9 +20,11 @@ prints them (:func:`features_text`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
+
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,11 @@ class ChassisFeatures:
     ct_no_masked_label: bool = True
     ct_lb_related: bool = True
     mac_binding_timestamp: bool = True
+    # 25.03 (read by 25.03's flows only): ``ovn-sample-with-registers`` -- ACL samples of one
+    # collector are taken by shared flows matching registers; ``ct-label-flush`` -- persist-established
+    # ACLs commit their id.
+    sample_with_reg: bool = True
+    ct_label_flush: bool = True
 
     def ct(self, flag: str) -> str:
         """The conntrack field holding ``flag``: ``ct_mark.FLAG`` or (old chassis) ``ct_label.FLAG``."""
@@ -44,18 +51,27 @@ class ChassisFeatures:
 ALL_FEATURES = ChassisFeatures()
 
 _KEYS: Mapping[str, str] = MappingProxyType({"ct_no_masked_label": "ct-no-masked-label", "ct_lb_related": "ovn-ct-lb-related",
-         "mac_binding_timestamp": "mac-binding-timestamp"})
+         "mac_binding_timestamp": "mac-binding-timestamp",
+         "sample_with_reg": "ovn-sample-with-registers", "ct_label_flush": "ct-label-flush"})
 
 
 def _true(smap: Any, key: str) -> bool:
     return str(smap.get(key, "false")).lower() == "true"
 
 
-def chassis_features(sb: Any) -> ChassisFeatures:
+def chassis_features(sb: Any, profile: FlowProfile = DEFAULT_PROFILE) -> ChassisFeatures:
     """The features of SB ``sb`` (anything with ``rows(table)``; None: all on): a feature is on when
-    every local chassis (not ``other_config:is-remote=true``) has its key set to ``true``."""
+    every local chassis (not ``other_config:is-remote=true``) has its key set to ``true``.  Behaviour
+    ``ct_features_assumed`` (25.03): ``ct-no-masked-label`` and ``ovn-ct-lb-related`` are no longer
+    read (always on)."""
     if sb is None:
         return ALL_FEATURES
+    if profile.has("ct_features_assumed"):
+        return replace(_chassis_features(sb), ct_no_masked_label=True, ct_lb_related=True)
+    return _chassis_features(sb)
+
+
+def _chassis_features(sb: Any) -> ChassisFeatures:
     on = dict.fromkeys(_KEYS, True)
     for ch in sb.rows("Chassis").values():
         oc = ch.other_config
@@ -67,8 +83,11 @@ def chassis_features(sb: Any) -> ChassisFeatures:
     return ChassisFeatures(**on)
 
 
-def features_text(f: ChassisFeatures) -> str:
-    """``debug/chassis-features-list``'s reply, as the C daemon's."""
+def features_text(f: ChassisFeatures, profile: FlowProfile = DEFAULT_PROFILE) -> str:
+    """``debug/chassis-features-list``'s reply, as the C daemon's (25.03's lists only
+    mac_binding_timestamp)."""
+    if profile.has("ct_features_assumed"):
+        return f"mac_binding_timestamp: {str(f.mac_binding_timestamp).lower()}\n"
     return (f"ct_no_masked_label:    {str(f.ct_no_masked_label).lower()}\n"
             f"ct_lb_related:         {str(f.ct_lb_related).lower()}\n"
             f"mac_binding_timestamp: {str(f.mac_binding_timestamp).lower()}\n")

@@ -44,6 +44,8 @@ ARP/ND replies for them are :func:`.router_addrs.router_lb_vip_sets` and :mod:`.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Hashable
+from functools import partial
 from typing import Any, Protocol
 
 from ..lflow.stages import (
@@ -146,11 +148,60 @@ def build_router_lb_flows(
     """The flows of load balancer ``lb`` on ``router`` (see the module doc).
 
     ``force_snat``: :func:`forces_snat_for_lb`; ``nat_ips``: :func:`nat_external_ips`; ``gateway``:
-    False for a plain distributed router (no gateway router, no distributed gateway port)."""
+    False for a plain distributed router (no gateway router, no distributed gateway port).
+
+    A load balancer in a group shared by many gateway routers gives each the same flows but for
+    what the router adds (its SNAT flag, the NAT IPs among the VIPs, where NAT happens, its Copp
+    meters): the flows are built once per such shape and load balancer (memoised under the load
+    balancer's uuid, like :func:`.ls_lb.cached_vips`: whoever changes what it reads calls
+    ``ctx.forget(uuid)``) and added to each router with that shape."""
+    if ctx is None:
+        _add_specs(router, lb, table, _router_lb_specs(router, gw, lb, force_snat, nat_ips, gateway, ctx))
+        return
+    build_router_lbs_flows(router, gw, [lb], table, force_snat=force_snat, nat_ips=nat_ips, gateway=gateway, ctx=ctx)
+
+
+def build_router_lbs_flows(router: Datapath, gw: LbGateway, lbs: list[Any], table: FlowTable, *,
+                           force_snat: bool, nat_ips: frozenset[IPAddress], gateway: bool, ctx: FlowCtx) -> None:
+    """:func:`build_router_lb_flows` for each of ``lbs`` on one router (what the router adds to the
+    flows' shape worked out once)."""
+    dgp = gw.dgp
+    base = (force_snat, gateway, gw.resident(), dgp.name if dgp is not None else None,
+            dgp.crp.name if dgp is not None and dgp.crp is not None else None,
+            copp_meter(router, ctx, "event-elb"), copp_meter(router, ctx, "reject"))
+    nat_check = gateway and bool(nat_ips)
+    for lb in lbs:
+        u = str(lb.uuid)
+        by_shape: dict[Hashable, list[_Spec]] = ctx.cached("router_lb_flows", u, dict)
+        nat_vips = ctx.cached("router_lb_vip_ips", u, partial(_vip_ips, lb, ctx)) & nat_ips if nat_check \
+            else frozenset()
+        shape = (base, nat_vips)
+        specs = by_shape.get(shape)
+        if specs is None:
+            specs = by_shape[shape] = _router_lb_specs(router, gw, lb, force_snat, nat_ips, gateway, ctx)
+        _add_specs(router, lb, table, specs)
+
+
+_Spec = tuple[Any, int, str, str, str | None]  # (stage, priority, match, actions, controller meter)
+
+
+def _vip_ips(lb: Any, ctx: FlowCtx) -> frozenset[IPAddress | None]:
+    return frozenset(parse_ip_strict(v.vip.ip) for v in cached_vips(lb, ctx))
+
+
+def _add_specs(router: Datapath, lb: Any, table: FlowTable, specs: list[_Spec]) -> None:
     i, owner, h = router.index, router_lb_owner(str(lb.uuid), router.key), hint(str(lb.uuid))
+    for stage, prio, match, actions, meter in specs:
+        table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter)
+
+
+def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool, nat_ips: frozenset[IPAddress],
+                     gateway: bool, ctx: FlowCtx | None) -> list[_Spec]:
+    """The flows of ``lb`` on ``router`` (:func:`build_router_lb_flows`), as specs."""
+    out: list[_Spec] = []
 
     def add(stage: Any, prio: int, match: str, actions: str, meter: str | None = None) -> None:
-        table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter)
+        out.append((stage, prio, match, actions, meter))
 
     proto = lb_protocol(lb)
     skip = smap_bool(lb.options, "skip_snat", False)
@@ -218,6 +269,7 @@ def build_router_lb_flows(
             keep = skip and ctx is not None and ctx.profile.has("lb_affinity_skip_snat")
             aff = ("flags.force_snat_for_lb = 1; ", "; force_snat") if force_snat and not keep else (prefix, suffix)
             _add_affinity(v, proto, timeout, *aff, add, v2)
+    return out
 
 
 def _add_affinity(orig: Vip, proto: str, timeout: int, prefix: str, suffix: str, add: Any,

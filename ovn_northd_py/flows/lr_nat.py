@@ -140,7 +140,7 @@ from .lr_common import (
 from .lr_ip_input import ARP_REPLY
 from .lr_lb import (
     build_lr_force_snat_flows,
-    build_router_lb_flows,
+    build_router_lbs_flows,
     first_per_family,
     forces_snat_for_lb,
     nat_external_ips,
@@ -759,8 +759,7 @@ def build_router_lbs_only(router: Datapath, lbs: list[Any], ctx: FlowCtx, table:
             return  # (a router whose NAT gateway is unusable builds no load-balancer flows)
         gw, gateway = NatGw(None, None), False
     force, nat_ips = forces_snat_for_lb(router, ctx), nat_external_ips(router)
-    for lb in lbs:
-        build_router_lb_flows(router, gw, lb, table, force_snat=force, nat_ips=nat_ips, gateway=gateway, ctx=ctx)
+    build_router_lbs_flows(router, gw, lbs, table, force_snat=force, nat_ips=nat_ips, gateway=gateway, ctx=ctx)
 
 
 def remember_router_lb_facts(router: Datapath, ctx: FlowCtx) -> tuple[Any, ...]:
@@ -801,10 +800,9 @@ def _build_lbs(router: Datapath, gw: NatGw, lbs: list[Any], ctx: FlowCtx, table:
             table.add(router.index, LR_IN_DNAT, prio, match, actions, owner=dp_owner(router))
     force, nat_ips = forces_snat_for_lb(router, ctx), nat_external_ips(router)
     keep = ctx.keep_router_lbs
-    for lb in lbs:
-        if keep and str(lb.uuid) in keep:
-            continue  # its flows were kept (the router's NAT context is unchanged)
-        build_router_lb_flows(router, gw, lb, table, force_snat=force, nat_ips=nat_ips, gateway=gateway, ctx=ctx)
+    # (the flows of those in ``keep`` were kept: the router's NAT context is unchanged)
+    todo = [lb for lb in lbs if str(lb.uuid) not in keep] if keep else lbs
+    build_router_lbs_flows(router, gw, todo, table, force_snat=force, nat_ips=nat_ips, gateway=gateway, ctx=ctx)
 
 
 def _routes_on(router: Datapath, ctx: FlowCtx, nat: Any, dgp: Port) -> bool:

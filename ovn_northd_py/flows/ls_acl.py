@@ -67,7 +67,7 @@ from ..lflow.table import MAX_PRIORITY, FlowTable
 from ..northd.addresses import AddressError, EthAddr, format_ipv6
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
-from .acl_index import switch_acls
+from .acl_index import smap_bool, switch_acls
 from .acl_rules import reject_action, switch_acl_tiers
 from .context import FlowCtx, hint
 from .copp import copp_meter
@@ -81,8 +81,8 @@ from .registers import (
     REG_ACL_ID,
     REG_ACL_LABEL,
     REG_ACL_TIER,
-    REG_OBS_COLLECTOR_ID,
-    REG_OBS_POINT_ID,
+    REG_OBS_COLLECTOR_ID_EST,
+    REG_OBS_POINT_ID_EST,
     REG_OBS_STAGE,
     REGBIT_ACL_HINT_ALLOW,
     REGBIT_ACL_HINT_ALLOW_EST,
@@ -160,6 +160,14 @@ def _skip_ports(
                   owner=owner, io_port=p.name)
 
 
+def _router_port_acl(port: Port) -> bool:
+    """Behaviour ``router_port_acl`` (25.03): a router-type port whose peer is a distributed gateway
+    port and has ``options:enable_router_port_acl=true`` goes through conntrack (no pre-ACL skip;
+    pre-LB still skips it)."""
+    peer = peer_router_port(port)
+    return peer is not None and peer.crp is not None and smap_bool(port.nb.options, "enable_router_port_acl", False)
+
+
 def build_ls_pre_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """``ls_{in,out}_pre_acl`` (stateless ACLs add their own flows, :mod:`.acl_rules`)."""
     owner = dp_owner(dp)
@@ -170,7 +178,10 @@ def build_ls_pre_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
         table.add(i, stage, 0, "1", NEXT, owner=owner)
     if not switch_acls(dp, ctx).has_stateful_acl:
         return
-    _skip_ports(dp, table, conntrack_skip_ports(dp, True), (LS_IN_PRE_ACL, LS_OUT_PRE_ACL), NEXT)
+    ports = conntrack_skip_ports(dp, True)
+    if ctx.profile.has("router_port_acl"):
+        ports = [p for p in ports if not _router_port_acl(p)]
+    _skip_ports(dp, table, ports, (LS_IN_PRE_ACL, LS_OUT_PRE_ACL), NEXT)
     if ctx.profile.has("pmtud_tunnel_rx"):
         table.add(i, LS_IN_PRE_ACL, SKIP_PRIORITY, PMTUD_TUNNEL_RX, NEXT, owner=owner)
     for stage in (LS_IN_PRE_ACL, LS_OUT_PRE_ACL):
@@ -213,8 +224,8 @@ def build_ls_pre_stateful_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) ->
     if ctx.profile.has("ct_commit_acl_id"):
         persist = f"ct_mark.allow_established = {REGBIT_ACL_PERSIST_ID}; "
         acl_id = f"ct_label.acl_id = {REG_ACL_ID}; "
-        obs = (f"ct_mark.obs_stage = {REG_OBS_STAGE}; ct_mark.obs_collector_id = {REG_OBS_COLLECTOR_ID}; "
-               f"ct_label.obs_point_id = {REG_OBS_POINT_ID}; ")
+        obs = (f"ct_mark.obs_stage = {REG_OBS_STAGE}; ct_mark.obs_collector_id = {REG_OBS_COLLECTOR_ID_EST}; "
+               f"ct_label.obs_point_id = {REG_OBS_POINT_ID_EST}; ")
         unlabelled = f"ct_commit {{ {blocked} = 0; {persist}{acl_id}}}; next;"
         labelled = f"ct_commit {{ {blocked} = 0; {persist}{obs}{acl_id}}}; next;"
     else:

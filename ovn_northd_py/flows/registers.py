@@ -135,10 +135,14 @@ REGBIT_ACL_VERDICT_ALLOW: Final = "reg8[16]"  # ls_*_acl_eval decided: allow
 REGBIT_ACL_VERDICT_DROP: Final = "reg8[17]"  # ... drop
 REGBIT_ACL_VERDICT_REJECT: Final = "reg8[18]"  # ... reject
 REG_ACL_TIER: Final = "reg8[30..31]"  # the ACL tier being evaluated
-REG_OBS_DOMAIN_ID: Final = "reg8[0..7]"  # sampling (0 for a labelled ACL without a sample)
-REG_OBS_STAGE: Final = "reg8[19..20]"  # committed as ct_mark.obs_stage
-REG_OBS_COLLECTOR_ID: Final = "reg8[8..15]"  # committed as ct_mark.obs_collector_id
-REG_OBS_POINT_ID: Final = "reg9"  # committed as ct_label.obs_point_id
+# Sampling (NB Sample of an ACL): observation point ids of new and established sessions (the ACL's
+# label when it has one, else the Sample's metadata) and the collector ids (a Sample of one
+# collector, else 0); the "new" ones drive ls_*_acl_sample, the "est" ones are committed.
+REG_OBS_POINT_ID_NEW: Final = "reg3"  # (= REG_ACL_LABEL)
+REG_OBS_POINT_ID_EST: Final = "reg9"  # committed as ct_label.obs_point_id
+REG_OBS_COLLECTOR_ID_NEW: Final = "reg8[0..7]"
+REG_OBS_COLLECTOR_ID_EST: Final = "reg8[8..15]"  # committed as ct_mark.obs_collector_id
+REG_OBS_STAGE: Final = "reg8[19..20]"  # the ACL's eval stage (0, 1 after LB, 2 egress); ct_mark.obs_stage
 
 # ---- Switches and routers: load-balancer affinity ----
 REG_LB_AFF_BACKEND_IP4: Final = "reg4"  # the IPv4 backend chk_lb_aff() found

@@ -347,6 +347,9 @@ OVN_25_03 = FlowProfile(
         # lr_in_arp_resolve: no ``eth.dst = 00:00:00:00:00:00`` flow for a virtual port's IP
         # (observed unclaimed).
         "no_unbound_virtual_resolve",
+        # Chassis features ct-no-masked-label and ovn-ct-lb-related are no longer read: always on
+        # (ct_mark flags, ct_lb_mark, related traffic NATed; no SB_Global lb_hairpin_use_ct_mark).
+        "ct_features_assumed",
         # ---- SB tables ----
         # SB_Global options arp_ns_explicit_output=true and register_consolidation=true (features
         # northd tells ovn-controller about).
@@ -369,6 +372,9 @@ OVN_25_03 = FlowProfile(
         # ls_*_acl_action acts on them (ls_*_acl_sample in between); labels also load the
         # observation registers; sessions of persist-established ACLs are let through.
         "acl_eval_action",
+        # ls_{in,out}_pre_acl: no conntrack skip for a router port whose peer is a distributed
+        # gateway port and has options:enable_router_port_acl=true.
+        "router_port_acl",
         # ls_{in,out}_stateful commit ct_mark.allow_established, ct_label.acl_id and (labelled)
         # the observation fields instead of ct_label.label.
         "ct_commit_acl_id",
@@ -404,7 +410,7 @@ OVN_25_03 = FlowProfile(
         # ECMP symmetric replies without chk_ecmp_nh / commit_ecmp_nh: plain ct_next / ct_commit
         # and replies matched by ct_mark.ecmp_reply_port alone (lr_routing; observed with and
         # without NB_Global options:ecmp_nexthop_monitor_enable, which also fills SB ECMP_Nexthop:
-        # not built).
+        # sync/ecmp_nexthop.py).
         "ecmp_symmetric_plain",
         # NAT ``match`` / ``priority`` (NB columns 25.03 added): lr_nat._extra_match.
         "nat_match_priority",
@@ -429,6 +435,10 @@ OVN_25_03 = FlowProfile(
         "l2_unknown_disabled_too",
         # ls_in_l2_lkup 50: a ``MAC dynamic`` entry gives a flow only for the MAC IPAM assigned.
         "l2_dynamic_needs_ipam",
+        # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
+        "mac_binding_age_cidrs",
+        # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).
+        "fdb_aging",
     }),
     northd_internal_version="25.03.0-20.41.0-77.6",
     draft=True,

@@ -83,7 +83,8 @@ class DbConnection:
     name: str
     remote: str
     schema_path: Path
-    tables: dict[str, Iterable[str] | None]  # table -> columns to monitor (None: all)
+    # table -> columns to monitor (None: all); tables and columns the schema lacks are left out
+    tables: dict[str, Iterable[str] | None]
     lock_name: str | None = None
     probe_interval_ms: int | None = None
     idl: _TrackingIdl = field(init=False)
@@ -98,11 +99,14 @@ class DbConnection:
         helper = ovs.db.idl.SchemaHelper(location=str(self.schema_path))
         self.schema_name = helper.schema_json["name"]
         self.schema_version = helper.schema_json["version"]
+        have = helper.schema_json["tables"]
         for table, cols in self.tables.items():
+            if table not in have:
+                continue  # a table of another release's schema (e.g. newer)
             if cols is None:
                 helper.register_table(table)
             else:
-                helper.register_columns(table, list(cols))
+                helper.register_columns(table, [c for c in cols if c in have[table]["columns"]])
         kw: dict[str, Any] = {}
         if self.probe_interval_ms is not None:
             kw["probe_interval"] = self.probe_interval_ms

@@ -57,7 +57,7 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def run_seed(seed: int, size: int, release: str, keep_dir: Path | None, examples: int) -> tuple[Outcome, str]:
-    source = script(gen_random.__file__, "NB_REMOTE", str(seed), str(size), release)
+    source = script(gen_random.__file__, "NB_REMOTE", str(seed), str(size))
     try:
         workdir = keep_dir / f"seed-{seed}" if keep_dir is not None else None
         r = run_parity(source, release=release, workdir=workdir)

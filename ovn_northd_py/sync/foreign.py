@@ -1,6 +1,7 @@
 """SB rows others write (ovn-controller: MAC_Binding, FDB, IGMP_Group) that name what we delete.
 
-We do not monitor these tables.  When a run deletes a Datapath_Binding or a Port_Binding, the
+We monitor only a few of their columns (for stale FDB rows, sync/fdb.py, and aging,
+sync/aging.py), and IGMP_Group not at all.  When a run deletes a Datapath_Binding or a Port_Binding, the
 rows that belong to it are deleted in the same SB transaction with where-clauses (raw OVSDB
 operations, collected in ``Ctx.sb_extra_ops``), so that
 

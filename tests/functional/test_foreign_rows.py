@@ -243,3 +243,29 @@ def assert_still_writes_eventually(side: Side, tag: str) -> None:
                'addresses="10.0.0.9"')
     assert f"new-{tag}" in side.port_bindings()
     assert f"as_{tag}" in side.address_sets()
+
+
+def test_stale_fdb_rows_are_deleted_when_seen(sides):
+    """FDB rows naming no port (a port key unused on the switch, a datapath key nobody has) go as
+    soon as they are written, as with the reference (OVN's ovn-northd.at "FDB cleanup"); rows of
+    live ports, on switches and on a router's port, stay."""
+    from ovn_northd_py.devtools.testing import wait_until
+
+    ours, ref = sides()
+    for s in (ours, ref):
+        s.nbctl(*TOPOLOGY)
+        learn(s)
+        unused_port = max(s.port_key(p) for p in ("p0", "p1")) + 7
+        unused_dp = max(s.dp_key(n) for n in ("sw0", "sw1", "lr0", "lr1")) + 5
+        s.fdb("00:00:00:00:cc:01", s.dp_key("sw0"), unused_port)
+        s.fdb("00:00:00:00:cc:02", unused_dp, s.port_key("p0"))
+        s.fdb("00:00:00:00:cc:03", s.dp_key("lr0"), s.port_key("lrp0"))
+    want = ["00:00:00:00:aa:00", "00:00:00:00:aa:01", "00:00:00:00:bb:01"]
+    for s in (ref, ours):
+        wait_until(lambda s=s: "00:00:00:00:cc:01" not in s.foreign_state()["FDB"], 10, f"{s.which}: stale FDB row")
+    assert ref.foreign_state()["FDB"] == ours.foreign_state()["FDB"]
+    assert set(want) <= set(ours.foreign_state()["FDB"])
+    assert not {"00:00:00:00:cc:01", "00:00:00:00:cc:02"} & set(ours.foreign_state()["FDB"])
+    # Later NB changes still go through; deleting a port takes its learned rows, as before.
+    step_both(ours, ref, "lsp-del", "p1")
+    assert_still_writes(ours, "c")

@@ -29,14 +29,15 @@ class FakeSb:
         return self._rows
 
 
-ALL = {"ct-no-masked-label": "true", "ovn-ct-lb-related": "true", "mac-binding-timestamp": "true"}
+ALL = {"ct-no-masked-label": "true", "ovn-ct-lb-related": "true", "mac-binding-timestamp": "true",
+       "ovn-sample-with-registers": "true", "ct-label-flush": "true"}  # (the last two: 25.03's)
 
 
 def test_features_are_on_unless_a_local_chassis_lacks_them() -> None:
     assert chassis_features(None) == ALL_FEATURES
     assert chassis_features(FakeSb()) == ChassisFeatures(True, True, True)
     assert chassis_features(FakeSb(ALL)) == ChassisFeatures(True, True, True)
-    assert chassis_features(FakeSb(ALL, {})) == ChassisFeatures(False, False, False)
+    assert chassis_features(FakeSb(ALL, {})) == ChassisFeatures(False, False, False, False, False)
     assert chassis_features(FakeSb(ALL, {"is-remote": "true"})) == ChassisFeatures(True, True, True)
     partial = dict(ALL, **{"ovn-ct-lb-related": "false"})
     assert chassis_features(FakeSb(partial)) == ChassisFeatures(True, False, True)
@@ -45,6 +46,12 @@ def test_features_are_on_unless_a_local_chassis_lacks_them() -> None:
 def test_features_text_is_the_c_daemons() -> None:
     assert features_text(ChassisFeatures(True, False, True)) == (
         "ct_no_masked_label:    true\nct_lb_related:         false\nmac_binding_timestamp: true\n")
+
+
+def test_features_text_of_25_03_lists_mac_binding_timestamp_only() -> None:
+    from ovn_northd_py.lflow.profile import OVN_25_03
+
+    assert features_text(ChassisFeatures(False, False, False), OVN_25_03) == "mac_binding_timestamp: false\n"
 
 
 def test_old_chassis_get_ct_label_and_ct_lb() -> None:

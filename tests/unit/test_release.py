@@ -97,3 +97,17 @@ def test_a_draft_profile_drops_flows_of_stages_it_lacks():
     with pytest.raises(StageNotInProfile):
         fkey(LS_IN_ACL, key, dataclasses.replace(OVN_25_03, draft=False))
     assert fkey(LS_IN_ACL, key, OVN_23_03) is not None
+
+
+def test_sb_tables_and_columns_are_monitored_only_where_the_release_has_them(tmp_path) -> None:
+    from ovn_northd_py.daemon import SB_TABLES
+    from ovn_northd_py.ovsdb.connection import DbConnection
+
+    def monitored(release: str) -> dict[str, set[str]]:
+        conn = DbConnection("sb", f"unix:{tmp_path}/none.sock", RELEASES[release].sb_schema, SB_TABLES)
+        return {name: set(t.columns) for name, t in conn.idl.tables.items()}
+
+    old, new = monitored("23.03"), monitored("25.03")
+    assert "ACL_ID" not in old and "ACL_ID" in new
+    assert "timestamp" not in old["FDB"] and "timestamp" in new["FDB"]
+    assert {"dp_key", "port_key"} <= old["FDB"]

@@ -42,8 +42,9 @@ from .northd import NorthdNode
 
 # SB changes we can check row by row; a change anywhere else (of a table we own) recomputes.
 _SB_ROW_CHECKED = frozenset({"Port_Binding", "Multicast_Group"})
-# SB tables we do not own or whose changes need nothing from this node.
-_SB_IGNORED = frozenset({"Chassis", "Encap", "Chassis_Private"})
+# SB tables we do not own or whose changes need nothing from this node (MAC_Binding: read by
+# aging in the daemon, sync/aging.py).
+_SB_IGNORED = frozenset({"Chassis", "Encap", "Chassis_Private", "MAC_Binding"})
 
 
 def _mc_key(row: Any) -> Hashable | None:
@@ -160,19 +161,22 @@ class SbSyncNode(Node):
     def on_sb(self, ctx: EngineCtx) -> HandlerResult:
         if self.sb_in.resynced:
             return UNHANDLED
-        tables = self.sb_in.changed_tables()
-        owners = self.features.sb_owner  # SB tables of features (their on_sb)
-        if tables - _SB_ROW_CHECKED - _SB_IGNORED - {"SB_Global"} - owners.keys():
+        # Our last transaction's own echo needs nothing (ovsdb/echoes.py); someone else's edits do.
+        echoes = ctx.sb_echoes
+        sb_changes = [c for c in self.sb_in.changes if echoes is None or not echoes.take(c)]
+        tables = {c.table for c in sb_changes}
+        # SB tables of features (their on_sb), owned or watched
+        if tables - _SB_ROW_CHECKED - _SB_IGNORED - {"SB_Global"} - self.features.sb_read_tables():
             return UNHANDLED
-        by_feature = self.features.split_sb_changes(self.sb_in.changes)
-        for c in self.sb_in.changes:
+        by_feature = self.features.split_sb_changes(sb_changes)
+        for c in sb_changes:
             if c.table == "SB_Global" and (c.event != "update" or not c.columns <= {"nb_cfg"}):
                 return UNHANDLED
         names: set[str] = set()
         dps: set[str] = set()
         ref_chassis = False
         rows_pb = ctx.sb.rows("Port_Binding")
-        for c in self.sb_in.changes:
+        for c in sb_changes:
             if c.table == "Port_Binding":
                 row = rows_pb.get(c.uuid)
                 name = row.logical_port if row is not None else self.pb_index.key_of_uuid(c.uuid)
