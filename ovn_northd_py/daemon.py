@@ -67,10 +67,9 @@ SB_TABLES: dict[str, Any] = {**dict.fromkeys((
 )),
     # ovn-controller's learned MACs and neighbours: what tells a stale (sync/fdb.py) or aged row (sync/aging.py)
     "FDB": ("dp_key", "port_key", "timestamp"), "MAC_Binding": ("datapath", "timestamp", "ip"),
-    # Tables and columns of newer releases (ACL_ID: 25.03 on): DbConnection registers only what the
-    # connected schema has.
-    "ACL_ID": None}
-
+    # Tables and columns of newer releases (ACL_ID, ECMP_Nexthop: 25.03 on): DbConnection registers
+    # only what the connected schema has.
+    "ACL_ID": None, "ECMP_Nexthop": None}
 
 Txn = ovs.db.idl.Transaction
 

@@ -25,7 +25,10 @@ warn), which is why they are in the mix.
 Everything goes into one ``ovn-nbctl`` transaction (rows refer to each other through ``@ids``).
 Only features of the NB schema every supported release has (23.03's) are used there; an NB of a
 newer schema gets that release's features in a second transaction of raw operations (NB 7.11,
-OVN 25.03: ACL tiers, sampling, persist-established, ``acl_2503_ops``).
+OVN 25.03: ACL tiers, sampling, persist-established, ``acl_2503_ops``; and, from a random
+stream of their own too, 25.03's router features, :func:`_router_2503`: NAT ``match`` /
+``priority``, router policy chains, DHCP relay, whose rows ``ovn-nbctl`` creates in the first
+transaction and whose new columns :mod:`.nb_json` operations set after it).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ import sys
 from dataclasses import dataclass, field
 
 # (absolute imports: the file also runs as a script)
+from ovn_northd_py.devtools import nb_json
 from ovn_northd_py.devtools.nb_json import NbOps, nb_schema_version, select
 from ovn_northd_py.devtools.servers import nbctl
 
@@ -58,6 +62,10 @@ class _Net:
     address_sets: list[str] = field(default_factory=list)
     lbs: list[str] = field(default_factory=list)
     n: int = 0
+    ops: list[nb_json.Op] = field(default_factory=list)  # newer releases' columns (after the nbctl commands)
+    # Switches with a VIF that may have no parsed address (dynamic, a bad IP): the reference's DHCP
+    # relay flow for it prints uninitialised bytes as its MAC.
+    no_mac_first: set[str] = field(default_factory=set)
     # Dynamic IPv6 addresses derive from MACs under NB_Global mac_prefix, which is random when the
     # NB does not set it: a network using them sets it, so that two daemons can agree.
     fixed_mac_prefix: bool = False
@@ -124,11 +132,13 @@ def _vif(net: _Net, sw: str) -> None:
         net.vifs[sw].append((port, mac, ip))
     elif r < 0.7:
         addrs = [f"{mac} dynamic" if rng.random() < 0.5 else "dynamic"]
+        net.no_mac_first.add(sw)
     elif r < 0.8:
         addrs = ["unknown", f"{mac} {ip}"]
         net.vifs[sw].append((port, mac, ip))
     elif r < 0.9:
         addrs = [f"{mac} {_bad_ip(net)}"]
+        net.no_mac_first.add(sw)
     else:
         addrs = [f"{mac}", "unknown"]
     net.add("set", "logical_switch_port", port, "addresses=[" + ",".join(f'"{a}"' for a in addrs) + "]")
@@ -530,8 +540,76 @@ def _extras(net: _Net) -> None:
         net.add("set", "NB_Global", ".", "options:controller_event=true")
 
 
-def random_commands(seed: int, size: int = 4) -> list[Cmd]:
-    """The ``ovn-nbctl`` commands of network ``seed``, in one transaction's order."""
+# --------------------------------------------------------------------------- 25.03's router features
+
+
+def _router_2503(net: _Net) -> None:
+    """NAT ``match`` / ``priority``, policy chains (on one router, when no other router has
+    policies: see :mod:`ovn_northd_py.flows.lr_policy`) and DHCP relay (on switches whose VIFs all start with
+    a MAC: the reference prints garbage for the others; never a relay without servers: the
+    reference crashes)."""
+    rng = net.rng
+    for k, lr in enumerate(net.routers, start=1):
+        sws = [sw for sw in net.switches if any(p == f"{lr}-{sw}" for _, p, _ in net.lrps)]
+        for j in range(rng.randint(0, 2) if sws else 0):
+            sw = rng.choice(sws)
+            tag = f"nat2503-{lr}-{j}"
+            ext = f"172.20.{k}.{150 + j}"
+            if rng.random() < 0.5 or not net.vifs[sw]:
+                cols = ["type=snat", f'logical_ip="10.{net.subnet[sw]}.0.0/24"']
+            else:
+                cols = [f"type={rng.choice(['dnat', 'dnat_and_snat'])}", f'logical_ip="{rng.choice(net.vifs[sw])[2]}"']
+            ref = net.ref("nat")
+            net.add(f"--id={ref}", "create", "NAT", f'external_ip="{ext}"', *cols, f"external_ids:tag={tag}")
+            net.add("add", "logical_router", lr, "nat", ref)
+            match = rng.choice(["tcp", "ip4.dst == 192.168.0.0/16", "udp.dst == 53", ""])
+            net.ops.append(nb_json.update("NAT", {"match": match, "priority": rng.choice([0, 10, 100])},
+                                          ids=("tag", tag)))
+    # Chains only on a network where no other router has policies: the reference then also
+    # prefixes some other routers' policies, which ones varying from run to run.
+    with_policies = {c[1] for c in net.cmds if c[:1] == ["lr-policy-add"]}
+    candidates = [k for k, lr in enumerate(net.routers) if not with_policies - {lr}]
+    if candidates and rng.random() < 0.7:
+        k = rng.choice(candidates)
+        lr = net.routers[k]
+        rules = [
+            (3000, f"ip4.src == 10.{k + 1}.0.0/16", "jump", "", "c1"),
+            (2900, "ip4.dst == 9.9.9.9", "jump", "", "nochain"),
+            (500, "tcp.dst == 80", "drop", "c1", ""),
+            (400, "ip4", rng.choice(["allow", "reroute"]), "c1", ""),
+            (300, "udp", "jump", "c1", "c2"),
+            (200, "udp.dst == 53", "allow", "c2", ""),
+        ]
+        for j, (prio, match, action, chain, jump) in enumerate(rng.sample(rules, k=rng.randint(2, len(rules)))):
+            tag = f"pol2503-{j}"
+            ref = net.ref("pol")
+            net.add(f"--id={ref}", "create", "Logical_Router_Policy", f"priority={prio}", f'match="{match}"',
+                    "action=allow", f"external_ids:tag={tag}")
+            net.add("add", "logical_router", lr, "policies", ref)
+            row: dict[str, object] = {"action": action}
+            if chain:
+                row["chain"] = chain
+            if jump:
+                row["jump_chain"] = jump
+            if action == "reroute":
+                row["nexthops"] = ["set", [f"172.20.{k + 1}.250"]]
+            net.ops.append(nb_json.update("Logical_Router_Policy", row, ids=("tag", tag)))
+    pairs = [(lr, sw, port) for lr, port, _ in net.lrps for sw in net.switches
+             if port == f"{lr}-{sw}" and sw not in net.no_mac_first]
+    for n, (lr, sw, port) in enumerate(rng.sample(pairs, k=min(len(pairs), rng.randint(0, 2)))):
+        relay = f"relay{n}"
+        server = "172.20.300.1" if net.bad(1 / 6) else f"172.20.{net.routers.index(lr) + 1}.253"
+        net.ops += [nb_json.insert("DHCP_Relay", {"name": relay, "servers": server}, relay),
+                    nb_json.update("Logical_Router_Port", {"dhcp_relay": ["named-uuid", relay]}, name=port)]
+        net.add("set", "logical_switch", sw, f"other_config:dhcp_relay_port={sw}-{lr}")
+
+
+_RELEASE_FEATURES = {"25.03": (_router_2503,)}
+
+
+def random_network(seed: int, size: int = 4, release: str = "23.03") -> tuple[list[Cmd], list[nb_json.Op]]:
+    """The ``ovn-nbctl`` commands of network ``seed`` (one transaction's order) and the JSON
+    operations of ``release``'s newer columns that follow them."""
     net = _Net(random.Random(seed))
     for k in range(1, size + 1):
         _switch(net, k)
@@ -542,7 +620,15 @@ def random_commands(seed: int, size: int = 4) -> list[Cmd]:
     _services(net)
     net.rng = random.Random(f"extras-{seed}")
     _extras(net)
-    return net.cmds
+    for feature in _RELEASE_FEATURES.get(release, ()):
+        net.rng = random.Random(f"{feature.__name__}-{seed}")
+        feature(net)
+    return net.cmds, net.ops
+
+
+def random_commands(seed: int, size: int = 4) -> list[Cmd]:
+    """The ``ovn-nbctl`` commands of network ``seed`` (23.03's features), in one transaction's order."""
+    return random_network(seed, size)[0]
 
 
 # ---------------------------------------------------------------------------- NB 7.11 (OVN 25.03) ACLs
@@ -607,12 +693,18 @@ def add_acl_2503(remote: str, seed: int) -> None:
     acl_2503_ops(seed, names, pgs, routers).transact(remote)
 
 
+
+
 def build_random_nb(remote: str, seed: int, size: int = 4) -> None:
+    """Network ``seed`` in NB ``remote``, with 25.03's features when its schema is 7.11 or newer."""
+    release = "25.03" if nb_schema_version(remote) >= (7, 11) else "23.03"
+    cmds, ops = random_network(seed, size, release)
     args: list[str] = []
-    for i, cmd in enumerate(random_commands(seed, size)):
+    for i, cmd in enumerate(cmds):
         args += (["--"] if i else []) + cmd
     nbctl(remote, *args)
     add_acl_2503(remote, seed)
+    nb_json.transact(remote, ops)
 
 
 def main(argv: list[str]) -> int:

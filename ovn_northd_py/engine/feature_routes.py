@@ -4,7 +4,9 @@ Their flows are owned by ``("route", uuid)`` / ``("policy", uuid)`` (see
 ``flows/lr_pipeline.py``).  A change to a route or policy row, or to a router's
 ``static_routes`` / ``policies`` columns, rebuilds exactly the route and policy
 flows of the routers concerned; the northd model (datapaths, ports, keys) does not
-depend on them, so nothing else is recomputed.
+depend on them, so nothing else is recomputed.  25.03's SB ``ECMP_Nexthop`` rows (next hops of
+symmetric-reply routes, :mod:`ovn_northd_py.sync.ecmp_nexthop`) are synced in full on any route,
+port or own-row change: they are few.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from collections.abc import Hashable
 from ..flows.lr_pipeline import build_lr_route_and_policy_flows, route_and_policy_owners
 from ..flows.owners import policy_owner, route_owner
 from ..ovsdb.connection import RowChange
-from .features import FlowFeatureCtx
+from ..sync.ecmp_nexthop import sync_sb_ecmp_nexthops
+from .features import FlowFeatureCtx, SbFeatureCtx
 
 ROUTE_TABLE = "Logical_Router_Static_Route"
 POLICY_TABLE = "Logical_Router_Policy"
@@ -49,4 +52,17 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
             table.remove_owner(owner)
         fctx.forget(key)
         build_lr_route_and_policy_flows(router, fctx, table)
+    return True
+
+
+# ---- SB ECMP_Nexthop (25.03): the next hops of symmetric-reply routes (few rows: always a full sync)
+
+
+def sync_ecmp_nexthops(h: SbFeatureCtx) -> None:
+    sync_sb_ecmp_nexthops(h.sb_txn, h.nb, h.sb, h.nd, h.stats)
+
+
+def on_ecmp_nexthop_changes(_changes: list[RowChange], h: SbFeatureCtx) -> bool:
+    """Routes changed (NB), ports changed (northd), or someone touched our rows (SB)."""
+    sync_sb_ecmp_nexthops(h.sb_txn, h.nb, h.sb, h.nd, h.stats)
     return True

@@ -49,6 +49,7 @@ from ..sync.template_vars import ctv_key
 from . import (
     feature_acl,
     feature_bfd,
+    feature_dhcp_relay,
     feature_fdb,
     feature_lb,
     feature_mirror,
@@ -130,12 +131,24 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
             "routes",
             nb_tables=frozenset({"Logical_Router_Static_Route", "Logical_Router_Policy"}),
             nb_columns={"Logical_Router": frozenset({"static_routes", "policies"})},
+            sb_tables=frozenset({"ECMP_Nexthop"}),  # (25.03's SB schema on)
             on_nb_flows=feature_routes.on_nb_flows,
+            on_nb_sb=feature_routes.on_ecmp_nexthop_changes,
+            sync_sb=feature_routes.sync_ecmp_nexthops,
+            on_northd_sb=feature_routes.on_ecmp_nexthop_changes,
+            on_sb=feature_routes.on_ecmp_nexthop_changes,
         ),
         Feature(
             "dhcp",
             nb_tables=frozenset({"DHCP_Options"}),
             on_nb_flows=feature_services.on_dhcp_flows,
+        ),
+        Feature(
+            "dhcp_relay",  # (25.03's schema: the table and column are absent from 23.03's)
+            nb_tables=frozenset({"DHCP_Relay"}),
+            nb_columns={"Logical_Router_Port": frozenset({"dhcp_relay"})},
+            on_nb_flows=feature_dhcp_relay.on_nb_flows,
+            on_northd_flows=feature_dhcp_relay.on_northd_flows,
         ),
         Feature(
             "dns",

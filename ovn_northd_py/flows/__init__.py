@@ -31,6 +31,10 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
 * each QoS row's flows on a switch (:mod:`.ls_qos`, owner ``("qos", qos uuid, switch key)``)
   are built by :data:`ROW_BUILDERS`; the QoS feature (:mod:`ovn_northd_py.engine.feature_qos`)
   rebuilds them;
+* a switch's DHCP relay flows (25.03, :mod:`.dhcp_relay`, owner ``("dhcp_relay", switch key)``)
+  read the switch's ``other_config``, its VIFs' MACs, the relay router port and its
+  ``DHCP_Relay`` row; built by :data:`ROW_BUILDERS`, rebuilt by the ``dhcp_relay`` feature
+  (:mod:`ovn_northd_py.engine.feature_dhcp_relay`);
 * a switch's multicast flows (:mod:`.ls_l2`) read its ports' ``mcast_flood`` options and
   whether a router-type port connects to a router with ``options:mcast_relay``;
 * ``virtual`` and ``external`` ports' flows read the other ports of their switch
@@ -94,6 +98,7 @@ from ..ovsdb.columns import opt
 from .acl_rules import build_all_acl_flows
 from .context import FlowCtx, WarnFn, flow_ctx_from_nb, hint
 from .defaults import build_lr_default_flows, build_lrp_default_flows, build_ls_default_flows
+from .dhcp_relay import build_all_dhcp_relay_flows
 from .lr_nat import build_lsp_nat_add_route_flows, remember_router_lb_facts
 from .lr_pipeline import LR_DP_BUILDERS, LR_PORT_BUILDERS, LSP_ROUTER_BUILDERS
 from .ls_acl import build_ls_acl_flows, build_lsp_dhcp_reply_flows
@@ -145,7 +150,9 @@ SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (
 
 ROUTER_PORT_BUILDERS: tuple[PortBuilder, ...] = (build_lrp_default_flows, *LR_PORT_BUILDERS)
 # Flows owned by NB rows other than datapaths and ports, built once per full build.
-ROW_BUILDERS: tuple[RowBuilder, ...] = (build_all_acl_flows, build_all_switch_lb_flows, build_all_qos_flows)
+ROW_BUILDERS: tuple[RowBuilder, ...] = (
+    build_all_acl_flows, build_all_switch_lb_flows, build_all_qos_flows, build_all_dhcp_relay_flows,
+)
 
 
 def datapath_enabled(dp: Datapath) -> bool:

@@ -381,7 +381,11 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     add = _NatAdd(table, router.index, nat_owner(str(nat.uuid)), hint(str(nat.uuid)))
     if parsed is None and nat.type in SNAT_TYPES | DNAT_TYPES:
         head = parse_nat_external_ip(nat.external_ip, arp=True)
-        if head is not None:
+        if head is not None and ctx.profile.has("nat_external_ip_text"):
+            # 25.03 (observed): an address followed by junk is answered for (ARP) as the address,
+            # and every other flow of the rule names the text as written.
+            parsed = (head[0], str(nat.external_ip))
+        elif head is not None:
             # Observed: an address followed by junk is answered for (ARP), and nothing else.
             _build_nat_arp_flows(router, nat, ctx, head[0], add)
     if parsed is None or nat.type not in SNAT_TYPES | DNAT_TYPES:
@@ -389,7 +393,10 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
         ctx.warn("nat_bad_rule", "NAT", nat.uuid, reason, router=router.name)
         return
     ext_ip, ext = parsed
-    if ext != fmt_ip(ext_ip):
+    if ext != fmt_ip(ext_ip) and ext == str(nat.external_ip):
+        ctx.warn("nat_bad_rule", "NAT", nat.uuid, f"bad external_ip {nat.external_ip!r}: used as written, as the "
+                 "reference does", router=router.name)
+    elif ext != fmt_ip(ext_ip):
         ctx.warn("nat_lenient_external_ip", "NAT", nat.uuid,
                  f"external_ip {nat.external_ip!r} read as {fmt_ip(ext_ip)}, as the reference does",
                  router=router.name)
@@ -410,15 +417,30 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
         return
     dmac = _distributed_mac(nat) if gw.dgp is not None else None
     mac = dmac.norm if dmac is not None else None
+    xmatch, xprio = _extra_match(nat, ctx)
     r = _NatRule(nat, o, ext, ext_ip.version == 4, log_ip, plen, gw, dmac, mac,
                  # A distributed (floating) IP is handled on its logical port's chassis, with its own MAC.
-                 f' && is_chassis_resident("{opt(nat.logical_port)}")' if mac else gw.resident())
+                 f' && is_chassis_resident("{opt(nat.logical_port)}")' if mac else gw.resident(),
+                 xmatch, xprio)
     if r.dgp is not None:
         _build_nat_dgp_flows(router, ctx, r, r.dgp, add)
     if nat.type in SNAT_TYPES:
         _build_snat_flows(r, add, ctx)
     if nat.type in DNAT_TYPES:
         _build_dnat_flows(router, ctx, r, add)
+
+
+def _extra_match(nat: Any, ctx: FlowCtx) -> tuple[str, int | None]:
+    """25.03 (behaviour "nat_match_priority", observed): a rule with a ``match`` adds
+    `` && (MATCH)`` to its DNAT / SNAT flows (after the rule's own conditions, before the
+    connection-state test) at priority ``300 + priority`` instead of 100 (DNAT) or the logical
+    network's prefix length (SNAT); ``priority`` without a ``match`` changes nothing."""
+    if not ctx.profile.has("nat_match_priority"):
+        return "", None
+    match = str(getattr(nat, "match", "") or "")
+    if not match:
+        return "", None
+    return f" && ({match})", 300 + int(getattr(nat, "priority", 0) or 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -448,6 +470,8 @@ class _NatRule:
     dmac: NatMac | None  # the external MAC of a distributed (floating) IP
     mac: str | None  # ... normalised
     nat_res: str  # where the rule is handled: `` && is_chassis_resident(...)`` or ""
+    xmatch: str = ""  # the rule's own match (25.03): `` && (MATCH)`` or ""
+    xprio: int | None = None  # the priority of its DNAT / SNAT flows when it has a match
 
     @property
     def fam(self) -> str:
@@ -557,8 +581,8 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
     snat_allow = f" && {fam}.dst == ${o.allowed}" if o.allowed else ""
     if r.dgp is None:
         add(LR_IN_UNSNAT, 90, f"ip && {fam}.dst == {ext}", "next;" if o.stateless else "ct_snat;")
-        m = f"ip && {fam}.src == {log_ip}{snat_allow}"
-        prio = r.plen + 1
+        m = f"ip && {fam}.src == {log_ip}{snat_allow}{r.xmatch}"
+        prio = r.plen + 1 if r.xprio is None else r.xprio
         if o.stateless:
             add(LR_OUT_SNAT, prio, m, f"{fam}.src={ext}; next;")
         else:
@@ -612,23 +636,26 @@ def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str,
     fam, ext, o, log_ip = r.fam, r.ext, r.o, r.log_ip
     add(LR_IN_UNSNAT, 100, f"{head}{r.in_res}", "next;" if o.stateless else "ct_snat;")
     m = f"ip && {fam}.src == {log_ip} && {r.outp}{r.nat_res}"
-    base = r.plen + 129
+    base = r.plen + 129 if r.xprio is None else r.xprio
+    x = r.xmatch
     if o.stateless:
-        add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{r.set_src}{fam}.src={ext}; next;")
+        add(LR_OUT_SNAT, base, f"{m}{snat_allow}{x}", f"{r.set_src}{fam}.src={ext}; next;")
     else:
         track = " && (!ct.trk || !ct.rpl)"
         if r.nat.type == "snat" and zone_tracking:
-            add(LR_OUT_POST_UNDNAT, 70, f"{m}{track}", "ct_next(snat);")
-        add(LR_OUT_SNAT, base, f"{m}{snat_allow}{track}", f"{r.set_src}ct_snat({o.ct_arg(ext)});")
-        back = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}"
+            add(LR_OUT_POST_UNDNAT, 70, f"{m}{snat_allow}{x}{track}", "ct_next(snat);")
+        add(LR_OUT_SNAT, base, f"{m}{snat_allow}{x}{track}", f"{r.set_src}ct_snat({o.ct_arg(ext)});")
+        # The reverse direction: allowed_ext_ips as its source (observed).
+        back_allow = f" && {fam}.src == ${o.allowed}" if o.allowed else ""
+        back0 = f"ip && {fam}.dst == {log_ip} && {r.inp}{r.nat_res}"
+        back = f"{back0}{back_allow}{x}"
         if r.nat.type == "snat" and zone_tracking:  # (observed: not for dnat_and_snat rules)
             add(LR_OUT_SNAT, base, f"{back}{track}" if reply_tracked else back, "ct_snat;")
             add(LR_OUT_POST_SNAT, base, f"{back} && ct.new", "ct_commit_to_zone(snat);")
         elif reply_tracked and zone_tracking and r.nat.type != "snat":
-            dnat_allow = f" && {fam}.src == ${o.allowed}" if o.allowed else ""
             add(LR_OUT_POST_UNDNAT, 75, f"{m}{track}", "ct_next(dnat);")
-            add(LR_OUT_SNAT, base + 5, f"{back}{dnat_allow}{track}", "ct_dnat;")
-            add(LR_OUT_POST_SNAT, base + 5, f"{back}{dnat_allow} && ct.new", "ct_commit_to_zone(dnat);")
+            add(LR_OUT_SNAT, base + 5, f"{back}{track}", "ct_dnat;")
+            add(LR_OUT_POST_SNAT, base + 5, f"{back} && ct.new", "ct_commit_to_zone(dnat);")
     if o.exempted:
         add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
 
@@ -642,14 +669,15 @@ def _build_dnat_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, add: _NatAdd)
         m = f"ip && {fam}.dst == {ext}"
         force = "flags.force_snat_for_dnat = 1; " if dnat_forces_snat(router, ctx) else ""
         act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat({o.ct_arg(log_ip)});"
-        add(LR_IN_DNAT, 100, f"{m}{dnat_allow}", f"{force}flags.loopback = 1; {act}")
+        add(LR_IN_DNAT, 100 if r.xprio is None else r.xprio, f"{m}{dnat_allow}{r.xmatch}",
+            f"{force}flags.loopback = 1; {act}")
         if o.exempted:
             add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
         return
     m = f"ip && {fam}.dst == {ext} && {r.inp}{r.in_res}"
     czone = "" if ctx.profile.has("dgp_nat_no_czone") else "_in_czone"
     act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat{czone}({o.ct_arg(log_ip)});"
-    add(LR_IN_DNAT, 100, f"{m}{dnat_allow}", act)
+    add(LR_IN_DNAT, 100 if r.xprio is None else r.xprio, f"{m}{dnat_allow}{r.xmatch}", act)
     if o.exempted:
         add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
     add(

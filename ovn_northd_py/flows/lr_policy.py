@@ -18,6 +18,15 @@ becomes one flow at its own priority with its match copied verbatim:
 * ``options:pkt_mark=M`` (a positive 32-bit integer) prefixes ``pkt.mark = M;`` to
   the actions of allow and reroute policies (to the member flows for ECMP).
 
+Policy chains (25.03, behaviour "policy_chains", observed): a router whose policies name chains
+(``chain``) numbers them from 1 in the order they first appear (policies in uuid order; the
+reference numbers them across routers, in its own router order).  Every policy of such a router
+then matches ``reg9[16..31] == C && (MATCH)`` (C: its chain's number, 0 for the default chain);
+(except ECMP reroutes, whose flow keeps the bare match); ``jump`` to a chain of the router gives ``reg9[16..31]=C; next(pipeline=ingress, table=T);``
+(T: ``lr_in_policy``), to any other chain nothing.  (Not reproduced: when some router has
+chains, the reference also prefixes the policies of some routers without chains with
+``reg9[16..31] == 0``, which ones varying from run to run with the same NB.)
+
 Non-ECMP traffic passes ``lr_in_policy_ecmp`` (150, :mod:`.lr_routing`).  Owners: ``("policy", uuid)``;
 stage-hints: the policy.
 """
@@ -40,6 +49,7 @@ from .registers import (
     REG_ECMP_MEMBER_ID,
     REG_NEXT_HOP_IPV4,
     REG_NEXT_HOP_IPV6,
+    REG_POLICY_CHAIN_ID,
     REG_SRC_IPV6,
 )
 
@@ -78,17 +88,41 @@ def _hop_actions(ip: IPAddress, port: Port, addr: str, mac: str, ctx: FlowCtx) -
     return f'{nh_reg} = {fmt_ip(ip)}; {src_reg} = {addr}; eth.src = {mac}; outport = "{port.name}";'
 
 
+def _chain(row: Any, column: str) -> str:
+    return str(opt(getattr(row, column, None)) or "")
+
+
+def policy_chain_ids(rows: list[Any]) -> dict[str, int]:
+    """Chain name -> its number (from 1, first appearance in ``rows``)."""
+    ids: dict[str, int] = {}
+    for row in rows:
+        name = _chain(row, "chain")
+        if name and name not in ids:
+            ids[name] = len(ids) + 1
+    return ids
+
+
 def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """The router's policies, each owned by ``("policy", uuid)``."""
     i = router.index
     gid = 0
-    for row in sorted(router.nb.policies, key=lambda r: str(r.uuid)):
+    rows = sorted(router.nb.policies, key=lambda r: str(r.uuid))
+    chains = policy_chain_ids(rows) if ctx.profile.has("policy_chains") else {}
+    prefixed = bool(chains)
+    for row in rows:
         uuid = str(row.uuid)
         owner = policy_owner(uuid)
         h = hint(uuid)
         priority = int(row.priority)
         match = str(row.match)
-        if row.action == "drop":
+        if prefixed:
+            match = f"{REG_POLICY_CHAIN_ID} == {chains.get(_chain(row, 'chain'), 0)} && ({match})"
+        if row.action == "jump":
+            target = chains.get(_chain(row, "jump_chain"))
+            if target is not None:
+                actions = f"{REG_POLICY_CHAIN_ID}={target}; next(pipeline=ingress, table={ctx.profile.table_id(LR_IN_POLICY)});"
+                table.add(i, LR_IN_POLICY, priority, match, actions, hint=h, owner=owner)
+        elif row.action == "drop":
             table.add(i, LR_IN_POLICY, priority, match, "drop;", hint=h, owner=owner)
         elif row.action == "allow":
             table.add(
@@ -111,11 +145,12 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
                     table.add(i, LR_IN_POLICY, priority, match, actions, hint=h, owner=owner)
             elif len(hops) > 1:
                 gid += 1
-                _add_ecmp_policy(router, ctx, table, row, hops, gid)
+                # Observed: the ECMP reroute's flow keeps the policy's match without its chain.
+                _add_ecmp_policy(router, ctx, table, row, hops, gid, str(row.match))
 
 
 def _add_ecmp_policy(
-    router: Datapath, ctx: FlowCtx, table: FlowTable, row: Any, hops: list[str], gid: int
+    router: Datapath, ctx: FlowCtx, table: FlowTable, row: Any, hops: list[str], gid: int, policy_match: str
 ) -> None:
     ips = [parse_ip_strict(h) for h in hops]
     valid = [ip for ip in ips if ip is not None]
@@ -141,4 +176,4 @@ def _add_ecmp_policy(
         )
     ids = ", ".join(str(m) for m in range(1, len(valid) + 1))
     actions = f"{REG_ECMP_GROUP_ID} = {gid}; {REG_ECMP_MEMBER_ID} = select({ids});"
-    table.add(router.index, LR_IN_POLICY, int(row.priority), str(row.match), actions, hint=h, owner=owner)
+    table.add(router.index, LR_IN_POLICY, int(row.priority), policy_match, actions, hint=h, owner=owner)

@@ -265,6 +265,18 @@ def route_resolves(router: Datapath, ctx: FlowCtx, row: Any) -> bool:
     return _resolve_route(router, ctx, row, route_table_ids(router, ctx)) is not None
 
 
+def symmetric_nexthops(router: Datapath, ctx: FlowCtx) -> list[tuple[Port, str]]:
+    """(out port, next hop) of the router's static routes with ``options:ecmp_symmetric_reply``
+    that get flows (a next-hop address reached through a router port; BFD aside)."""
+    tables = route_table_ids(router, ctx)
+    out: list[tuple[Port, str]] = []
+    for row in static_routes(router):
+        route = _resolve_route(router, ctx, row, tables)
+        if route is not None and route.symmetric and route.port is not None and route.nexthop is not None:
+            out.append((route.port, fmt_ip(route.nexthop)))
+    return out
+
+
 def build_lrp_routing_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """Connected routes of one router port and its route-table selection."""
     if port.kind != "lrp":
@@ -341,25 +353,35 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
     tables = route_table_ids(router, ctx)
     groups: dict[tuple[int, bool, bool, int, int], list[Route]] = {}
     order: list[list[Route]] = []  # groups in order of creation (second member)
+    routes: list[Route] = []
     for row in rows:
         _add_nd_solicit(router, row, table, ctx)
         route = _resolve_route(router, ctx, row, tables)
         if route is None or route_bfd_down(row):
             continue
+        routes.append(route)
+    # 25.03 (behaviour "symmetric_route_group"): a symmetric-reply route is an ECMP group even alone.
+    single_groups = ctx.profile.has("symmetric_route_group")
+    grouped: set[int] = set()
+    for route in routes:
         members = groups.setdefault(route.group_key, [])
         members.append(route)
-        if len(members) == 2:
+        if id(members) not in grouped and (len(members) == 2 or (single_groups and route.symmetric)):
+            grouped.add(id(members))
             order.append(members)
     for members in groups.values():
-        if len(members) == 1:
+        if id(members) not in grouped:
             _add_unique_route(i, members[0], table, ctx)
     # 26.03 (ecmp_symmetric_ct_mark): a symmetric member marks its traffic for
     # lr_in_ecmp_stateful_egr to commit (reg9[10]; observed on distributed routers too).
     mark = ctx.profile.has("ecmp_symmetric_ct_mark")
     for gid, members in enumerate(order, start=1):
         first = members[0]
-        ids = ", ".join(str(m) for m in range(1, len(members) + 1))
-        actions = f"ip.ttl--; flags.loopback = 1; {REG_ECMP_GROUP_ID} = {gid}; {REG_ECMP_MEMBER_ID} = select({ids});"
+        if len(members) == 1:
+            select = f"{REG_ECMP_MEMBER_ID} = 1; next;"
+        else:
+            select = f"{REG_ECMP_MEMBER_ID} = select({', '.join(str(m) for m in range(1, len(members) + 1))});"
+        actions = f"ip.ttl--; flags.loopback = 1; {REG_ECMP_GROUP_ID} = {gid}; {select}"
         table.add(i, LR_IN_IP_ROUTING, first.priority(ctx), first.match(ctx), actions, owner=route_owner(first.uuid))
         for mid, route in enumerate(members, start=1):
             if route.port is None:
@@ -383,8 +405,8 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
 def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
     """ECMP symmetric reply flows of one group (gateway routers only; the reply port in ``ct_mark``,
     or ``ct_label`` for old chassis)."""
-    if ctx.profile.has("ecmp_symmetric_ct_mark"):
-        _add_symmetric_reply_ct_mark(i, members, table, ctx)
+    if ctx.profile.has("ecmp_symmetric_ct_mark") or ctx.profile.has("ecmp_symmetric_plain"):
+        _add_symmetric_reply_plain(i, members, table, ctx)
         return
     first = next(m for m in members if m.symmetric)
     owner = route_owner(first.uuid)
@@ -443,14 +465,15 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: Fl
         )
 
 
-def _add_symmetric_reply_ct_mark(i: int, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
-    """Behaviour ``ecmp_symmetric_ct_mark`` (26.03, observed): no next-hop check
-    (``chk_ecmp_nh``) any more; ``lr_in_defrag`` 100 only sends the group's traffic and, per
-    symmetric member's port P (tunnel key K), the traffic entering P from the route's prefix to
-    conntrack (``ct_next;``); ``lr_in_ecmp_stateful`` 100 commits the latter's MAC and K (``(ct.new
-    || ct.est)``); replies are recognised by ``ct_mark.ecmp_reply_port == K`` alone (routing 10300,
-    without the next-hop family bit; policies 65535; ``lr_in_arp_resolve`` 200); the requests
-    routed out of P are committed in ``lr_in_ecmp_stateful_egr`` (:mod:`.lr_delivery`)."""
+def _add_symmetric_reply_plain(i: int, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
+    """Behaviours ``ecmp_symmetric_plain`` (25.03, observed with or without NB_Global
+    ``options:ecmp_nexthop_monitor_enable``) and ``ecmp_symmetric_ct_mark`` (26.03): no next-hop
+    check (``chk_ecmp_nh``); ``lr_in_defrag`` 100 only sends the group's traffic and, per symmetric
+    member's port P (tunnel key K), the traffic entering P from the route's prefix to conntrack
+    (``ct_next;``); ``lr_in_ecmp_stateful`` 100 commits the latter's MAC and K (``(ct.new ||
+    ct.est)``); replies are recognised by ``ct_mark.ecmp_reply_port == K`` alone (routing 10300,
+    without the next-hop family bit; policies 65535; ``lr_in_arp_resolve`` 200).  In 26.03 the
+    requests routed out of P are also committed in ``lr_in_ecmp_stateful_egr`` (:mod:`.lr_delivery`)."""
     first = next(m for m in members if m.symmetric)
     table.add(i, LR_IN_DEFRAG, 100, first.match(ctx), "ct_next;", hint=hint(first.uuid), owner=route_owner(first.uuid))
     port_mark = ctx.features.ct("ecmp_reply_port")
@@ -474,7 +497,6 @@ def _add_symmetric_reply_ct_mark(i: int, members: list[Route], table: FlowTable,
         table.add(i, LR_IN_ARP_RESOLVE, 200, reply,
                   f"push({REG_ECMP_ETH_FULL}); {REG_ECMP_ETH_FULL} = ct_label; eth.dst = {REG_ECMP_ETH_FIELD}; "
                   f"pop({REG_ECMP_ETH_FULL}); next;", hint=h, owner=owner)
-
 
 def _add_unique_route(i: int, route: Route, table: FlowTable, ctx: FlowCtx) -> None:
     h, owner = hint(route.uuid), route_owner(route.uuid)
@@ -511,4 +533,5 @@ __all__ = [
     "route_resolves",
     "route_table_ids",
     "static_routes",
+    "symmetric_nexthops",
 ]

@@ -75,6 +75,7 @@ from .acl_index import smap_bool, switch_acls
 from .acl_rules import reject_action, switch_acl_tiers
 from .context import FlowCtx, hint
 from .copp import copp_meter
+from .dhcp_relay import switch_relays_dhcp
 from .ls_dhcp import dhcp4_config, dhcp6_config
 from .ls_dns import switch_has_dns_records
 from .ls_l2 import peer_router_port
@@ -447,6 +448,8 @@ def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
     if port.kind != "lsp" or port.sb_type == "external":
         return
     if not port.enabled and ctx.profile.has("acl_eval_action"):  # 25.03: not for disabled ports
+        return
+    if switch_relays_dhcp(port.dp, ctx):
         return
     stage = _service_reply_stage(ctx)
     v4, v6 = opt(port.nb.dhcpv4_options), opt(port.nb.dhcpv6_options)

@@ -44,6 +44,7 @@ from ..northd.model import Port
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .copp import copp_meter
+from .dhcp_relay import switch_relays_dhcp
 from .lsp_addrs import lsp_addresses
 from .owners import port_owner
 from .registers import REGBIT_DHCP_OPTS_RESULT
@@ -132,9 +133,12 @@ def dhcp_inports(port: Port) -> list[tuple[str, str]] | None:
 
 
 def build_lsp_dhcp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
-    """DHCPv4/DHCPv6 option and response flows of one switch port."""
+    """DHCPv4/DHCPv6 option and response flows of one switch port (none on a switch that relays
+    DHCP: :func:`.dhcp_relay.switch_relays_dhcp`)."""
     v4_row, v6_row = opt(port.nb.dhcpv4_options), opt(port.nb.dhcpv6_options)
     if v4_row is None and v6_row is None:
+        return
+    if switch_relays_dhcp(port.dp, ctx):
         return
     inports = dhcp_inports(port)
     if inports is None:

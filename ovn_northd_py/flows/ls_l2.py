@@ -21,7 +21,7 @@ Observed on the reference (the fallbacks at priority 0 are in :mod:`.defaults`):
     distributed NAT rules where their logical port lives (50);
   - unless the router port is disabled: ARP requests and neighbour solicitations
     for every IP the router port owns -- its networks (IPv6 link-local included),
-    the external IPs of the router's dnat and dnat_and_snat rules (on every port
+    the external IPs of the router's dnat and dnat_and_snat rules (25.03: and snat rules) (on every port
     of the router, unless also a VIP) and the router's load-balancer VIPs inside the port's networks
     -- go to the router port (80); and when the switch has a port that is not
     a connected router port, also flooded to ``_MC_flood_l2`` (``clone``) and
@@ -75,6 +75,7 @@ class SwitchL2:
     """Facts about a switch's ports that its L2 flows depend on."""
 
     has_unknown: bool  # the _MC_unknown group has a member
+    has_unknown_port: bool  # a non-external port has unknown addresses, enabled or not
     has_localnet: bool
     has_non_router_port: bool  # a port other than a connected router port (any type, enabled or not)
 
@@ -97,6 +98,7 @@ def _switch_l2(dp: Datapath) -> SwitchL2:
     lsps = [p for p in dp.ports if p.kind == "lsp"]
     return SwitchL2(
         has_unknown=any(in_mc_unknown(p) for p in lsps),
+        has_unknown_port=any(p.has_unknown and p.sb_type != "external" for p in lsps),
         has_localnet=any(p.sb_type == "localnet" for p in lsps),
         has_non_router_port=any(peer_router_port(p) is None for p in lsps),
     )
@@ -228,19 +230,27 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         table.add(i, LS_IN_L2_LKUP, 100, f"{REGBIT_NF_OUTPORT_SET} == 1", "output;", owner=owner)
     else:
         table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD}"; output;', owner=owner)
-    unknown = f'outport = "{MC_UNKNOWN}"; output;' if switch_l2(dp, ctx).has_unknown else "drop;"
+    sw = switch_l2(dp, ctx)
+    # 25.03 (behaviour "l2_unknown_disabled_too"): a disabled port with unknown addresses is enough
+    # for the flow (not for the group).
+    has_unknown = sw.has_unknown_port if ctx.profile.has("l2_unknown_disabled_too") else sw.has_unknown
+    unknown = f'outport = "{MC_UNKNOWN}"; output;' if has_unknown else "drop;"
     table.add(i, LS_IN_L2_UNKNOWN, 50, 'outport == "none"', unknown, owner=owner)
     build_ls_mcast_flows(dp, ctx, table)
 
 
-def port_macs(port: Port) -> list[str]:
+def port_macs(port: Port, ctx: FlowCtx | None = None) -> list[str]:
     """The MACs ``ls_in_l2_lkup`` sends to ``port``: its addresses' and the one IPAM assigned.
 
-    A ``MAC dynamic`` entry counts with its MAC even when IPAM assigned nothing.
+    A ``MAC dynamic`` entry counts with its MAC even when IPAM assigned nothing (25.03, behaviour
+    "l2_dynamic_needs_ipam": only the MAC IPAM assigned counts).
     """
     macs: list[str] = []
+    skip_dynamic = ctx is not None and ctx.profile.has("l2_dynamic_needs_ipam")
     for entry in port.nb.addresses:
         if entry in ("unknown", "router"):
+            continue
+        if skip_dynamic and entry.split()[-1:] == ["dynamic"]:
             continue
         mac = leading_mac(entry)
         if mac is not None:
@@ -266,9 +276,14 @@ def build_lsp_l2_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     if port.sb_type == "external":
         return
     action = _output(port)
-    for mac in port_macs(port):
-        table.add(i, LS_IN_L2_LKUP, 50, f"eth.dst == {mac}", action, hint=h, owner=owner)
     lrp = peer_router_port(port)
+    # 25.03 ("ls_router_port_mac"): a router-type port's own MAC is the router port's, announced by
+    # build_lsp_router_l2_flows (chassis-resident where it must be), not again from its addresses.
+    own = lrp_networks(lrp) if lrp is not None and ctx.profile.has("ls_router_port_mac") else None
+    for mac in port_macs(port, ctx):
+        if own is not None and mac.lower() == own.ea_s:
+            continue
+        table.add(i, LS_IN_L2_LKUP, 50, f"eth.dst == {mac}", action, hint=h, owner=owner)
     if lrp is not None:
         build_lsp_router_l2_flows(port, lrp, ctx, table)
 
@@ -322,7 +337,9 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
     v6 = [n.addr_s for n in nets.ipv6]
     # A NAT IP that is also a load-balancer VIP is announced like a VIP: only inside the port's networks.
     vips = {format_ip(v) for v in rtr.lb_vips}
-    for ip in (*(n for n in rtr.nat_ips if n not in vips), *reachable_vips(nets, rtr.lb_vips)):
+    # 25.03 (behaviour "l2_arp_snat_ips"): the external IPs of snat rules too.
+    nat_ips = (*rtr.nat_ips, *rtr.snat_ips) if ctx.profile.has("l2_arp_snat_ips") else rtr.nat_ips
+    for ip in (*(n for n in nat_ips if n not in vips), *reachable_vips(nets, rtr.lb_vips)):
         (v6 if ":" in ip else v4).append(ip)
     for ip in v4:
         match = f"{FLAGBIT_NOT_VXLAN} && arp.op == 1 && arp.tpa == {ip}"

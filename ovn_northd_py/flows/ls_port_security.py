@@ -191,6 +191,12 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         outport = f'outport == "{port.name}"'
         table.add(i, LS_OUT_APPLY_PORT_SEC, 100, outport, set_queue + "output;", hint=h, owner=owner,
                   io_port=port.name)
+    elif set_queue and port.sb_type == "" and ctx.profile.has("global_queue_ids"):
+        # 25.03: a VIF's queue applies where its traffic leaves through the switch's localnet ports.
+        for ln in port.dp.ports:
+            if ln.kind == "lsp" and ln.sb_type == "localnet":
+                table.add(i, LS_OUT_APPLY_PORT_SEC, 110, f'outport == "{ln.name}" && {inport}', set_queue + "output;",
+                          hint=h, owner=owner, io_port=ln.name)
 
 
 def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

@@ -43,8 +43,9 @@ OWNER_QOS: Final = "qos"
 OWNER_ROUTE: Final = "route"
 OWNER_POLICY: Final = "policy"
 OWNER_NAT: Final = "nat"
+OWNER_DHCP_RELAY: Final = "dhcp_relay"
 
-OwnerKind = Literal["dp", "port", "lb", "acl", "qos", "route", "policy", "nat"]
+OwnerKind = Literal["dp", "port", "lb", "acl", "qos", "route", "policy", "nat", "dhcp_relay"]
 
 DpOwner = tuple[Literal["dp"], str]
 PortOwner = tuple[Literal["port"], str]
@@ -55,9 +56,11 @@ QosOwner = tuple[Literal["qos"], str, str]
 RouteOwner = tuple[Literal["route"], str]
 PolicyOwner = tuple[Literal["policy"], str]
 NatOwner = tuple[Literal["nat"], str]
+DhcpRelayOwner = tuple[Literal["dhcp_relay"], str]  # a switch's DHCP relay (25.03), by switch key
 
 Owner = (
     DpOwner | PortOwner | SwitchLbOwner | RouterLbOwner | AclOwner | QosOwner | RouteOwner | PolicyOwner | NatOwner
+    | DhcpRelayOwner
 )
 
 
@@ -95,3 +98,7 @@ def policy_owner(uuid: str) -> PolicyOwner:
 
 def nat_owner(nat_key: str) -> NatOwner:
     return (OWNER_NAT, nat_key)
+
+
+def dhcp_relay_owner(switch_key: str) -> DhcpRelayOwner:
+    return (OWNER_DHCP_RELAY, switch_key)

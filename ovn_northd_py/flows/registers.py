@@ -174,6 +174,10 @@ REGBIT_DST_NAT_IP_LOCAL: Final = "reg9[4]"  # destination is a NAT IP local to t
 REGBIT_KNOWN_ECMP_NH: Final = "reg9[5]"  # chk_ecmp_nh(_mac): reply of a symmetric ECMP route
 REGBIT_KNOWN_LB_SESSION: Final = "reg9[6]"  # chk_lb_aff(): an affinity session exists
 REG_ORIG_TP_DPORT_ROUTER: Final = "reg9[16..31]"  # a load-balanced packet's original L4 port
+REGBIT_DHCP_RELAY_REQ_CHK: Final = "reg9[7]"  # 25.03: dhcp_relay_req_chk() succeeded
+REGBIT_DHCP_RELAY_RESP_CHK: Final = "reg9[8]"  # 25.03: dhcp_relay_resp_chk() succeeded
+REG_DHCP_RELAY_DIP_IPV4: Final = "reg2"  # 25.03: a relayed DHCP reply's original destination
+REG_POLICY_CHAIN_ID: Final = "reg9[16..31]"  # 25.03 lr_in_policy: the chain being evaluated (0: default)
 
 # ---- Load balancers, releases with the ``lb_vip_regs_v2`` behaviour (25.03) ----
 # A load-balanced packet's original destination (switches and routers): IPv4 in reg4 (was reg1

@@ -34,6 +34,7 @@ DNAT_TYPES = frozenset({"dnat", "dnat_and_snat"})
 @dataclass(frozen=True, slots=True)
 class RouterAddrs:
     """``nat_ips``: external IPs of dnat / dnat_and_snat rules (text, NAT uuid order).
+    ``snat_ips``: external IPs of snat rules that are no router port's address (text, NAT uuid order).
     ``nat_macs``: external MACs of dnat / dnat_and_snat rules, as written in the NB (even
     malformed: observed), NAT uuid order, of rules whose external IP parses (observed).
     ``distributed_nats``: (normalised external MAC, logical port) of dnat_and_snat rules with both
@@ -43,6 +44,7 @@ class RouterAddrs:
     """
 
     nat_ips: tuple[str, ...]
+    snat_ips: tuple[str, ...]
     nat_macs: tuple[str, ...]
     distributed_nats: tuple[tuple[str, str], ...]
     lb_vips: tuple[IPAddress, ...]
@@ -76,6 +78,7 @@ def _by_uuid(rows: Any) -> list[Any]:
 
 def _compute(router: Datapath) -> RouterAddrs:
     nat_ips: list[str] = []
+    snat_ips: list[str] = []
     nat_macs: list[str] = []
     distributed: list[tuple[str, str]] = []
     for nat in _by_uuid(router.nb.nat):
@@ -83,6 +86,8 @@ def _compute(router: Datapath) -> RouterAddrs:
         ext_ip = ext[0] if ext is not None else None  # None: its IP and MAC are neither announced nor flooded
         if nat.type in DNAT_TYPES and ext is not None:
             nat_ips.append(ext[1])
+        elif nat.type == "snat" and ext is not None:
+            snat_ips.append(ext[1])
         mac = opt(nat.external_mac)
         if mac and nat.type in DNAT_TYPES and ext_ip is not None:
             nat_macs.append(str(mac))  # observed: as written, valid or not
@@ -100,7 +105,16 @@ def _compute(router: Datapath) -> RouterAddrs:
         for addr in addrs:
             vips[addr] = None
     dgps = {p.options["distributed-port"]: p.name for p in router.ports if p.kind == "crp"}
-    return RouterAddrs(tuple(nat_ips), tuple(nat_macs), tuple(distributed), tuple(vips), dgps)
+    # Observed (25.03): an snat external IP that is a router port's own address (Neutron's SNAT to
+    # the gateway port) is announced only as that port's address.
+    own: set[str] = set()
+    for p in router.ports:
+        nets = lrp_networks(p) if p.kind == "lrp" else None
+        if nets is not None:
+            own.update(n.addr_s for n in nets.ipv4)
+            own.update(n.addr_s for n in nets.ipv6)
+    snat_ips = [ip for ip in snat_ips if ip not in own]
+    return RouterAddrs(tuple(nat_ips), tuple(snat_ips), tuple(nat_macs), tuple(distributed), tuple(vips), dgps)
 
 
 def router_addrs(router: Datapath, ctx: FlowCtx) -> RouterAddrs:

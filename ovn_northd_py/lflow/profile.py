@@ -419,6 +419,37 @@ OVN_25_03 = FlowProfile(
         # ls_in_l2_lkup's flood of a router's own ARP/NS (75) lists the router port's MAC first,
         # then the NAT external MACs (23.03: one OVS string-set order for all).
         "l2_flood_router_mac_first",
+        # ls_in_l2_lkup 80: ARP requests / NS for the external IPs of the router's snat rules go to
+        # the router port too (23.03: dnat and dnat_and_snat only).
+        "l2_arp_snat_ips",
+        # ECMP symmetric replies without chk_ecmp_nh / commit_ecmp_nh: plain ct_next / ct_commit
+        # and replies matched by ct_mark.ecmp_reply_port alone (lr_routing; observed with and
+        # without NB_Global options:ecmp_nexthop_monitor_enable, which also fills SB ECMP_Nexthop:
+        # sync/ecmp_nexthop.py).
+        "ecmp_symmetric_plain",
+        # NAT ``match`` / ``priority`` (NB columns 25.03 added): lr_nat._extra_match.
+        "nat_match_priority",
+        # Logical_Router_Policy chain / jump_chain / action=jump (lr_policy).
+        "policy_chains",
+        # Port_Binding qdisc_queue_id for every VIF / localnet port with QoS, from one pool, and
+        # qos_physical_network (northd/build.assign_queue_ids); ls_out_apply_port_sec 110 per VIF
+        # with a queue on a switch with a localnet port.
+        "global_queue_ids",
+        # A NAT external_ip of an address followed by junk ("1.2.3.4.5"): ARP for the address, the
+        # rule's other flows with the text as written (23.03: ARP only).
+        "nat_external_ip_text",
+        # SB DNS rows: the NB row's uuid, options:ovn-owned, no external_ids:dns_id (sync/dns.py).
+        "dns_nb_uuid",
+        # A switch relaying DHCP (flows/dhcp_relay.switch_relays_dhcp) serves no DHCP options itself.
+        "dhcp_relay_skips_dhcp",
+        # A static route with options:ecmp_symmetric_reply is an ECMP group even alone
+        # (``reg8[16..31] = 1; next;`` and its lr_in_ip_routing_ecmp member flow).
+        "symmetric_route_group",
+        # ls_in_l2_unknown 50: unknown destinations go to _MC_unknown when a port has unknown
+        # addresses, even a disabled one (the group itself still lists enabled ports only).
+        "l2_unknown_disabled_too",
+        # ls_in_l2_lkup 50: a ``MAC dynamic`` entry gives a flow only for the MAC IPAM assigned.
+        "l2_dynamic_needs_ipam",
         # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
         "mac_binding_age_cidrs",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).

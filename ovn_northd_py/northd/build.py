@@ -94,8 +94,10 @@ def vxlan_mode(sb: Any) -> bool:
     return False
 
 
-def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: str = "") -> Northd:
-    """The model.  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM also runs."""
+def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: str = "",
+                 global_queue_ids: bool = False) -> Northd:
+    """The model.  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM also runs;
+    ``global_queue_ids`` (25.03's profile): :func:`assign_queue_ids`."""
     w = warn.warn
     nd = Northd()
     vx = vxlan_mode(sb)
@@ -104,6 +106,8 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     _build_datapaths(nd, nb, sb, keys, max_dp, w)
     _build_ports(nd, sb, w)
     _assign_port_keys(nd, sb, keys, max_port, w)
+    if global_queue_ids:
+        assign_queue_ids(nd, sb)
     _build_ha_groups(nd, nb, w)
     if install_ls_lb_from_router(nb):
         _add_router_lbs_to_switches(nd)
@@ -260,6 +264,56 @@ def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any
     keys.max_port = max_port
     for stale in set(keys.port_pools) - set(nd.datapaths):
         del keys.port_pools[stale]
+
+
+QUEUE_ID_MAX = 61440
+
+
+def has_qos(p: Port) -> bool:
+    """A VIF or localnet switch port with QoS parameters (``qos_max_rate`` / ``qos_burst`` /
+    ``qos_min_rate``)."""
+    return p.kind == "lsp" and p.nb.type in ("", "localnet") and any(k in p.nb.options for k in QOS_PARAMS)
+
+
+def assign_queue_ids(nd: Northd, sb: Any) -> None:
+    """25.03 (observed): every VIF or localnet port with QoS parameters gets a queue, from one pool
+    for all switches (the NB's ``options:qdisc_queue_id`` is not used): the id its Port_Binding
+    already has, else the lowest free id (1..61440), in (datapath, port) tunnel key order (the
+    reference takes the ports in an order of its own that varies from run to run with the same NB:
+    with several ports to number, its ids may differ from ours).  Such a port also gets
+    ``qos_physical_network``: a localnet port's own ``network_name``, a VIF's switch's localnet
+    port's."""
+    ports = sorted((p for p in nd.ports.values() if has_qos(p)), key=lambda p: (p.dp.tunnel_key, p.tunnel_key))
+    if not ports:
+        return
+    sb_ids: dict[str, str] = {}
+    for pb in sb.rows("Port_Binding").values():
+        q = pb.options.get("qdisc_queue_id")
+        if q:
+            sb_ids[pb.logical_port] = q
+    used: set[int] = set()
+    todo: list[Port] = []
+    for p in ports:
+        p.options.pop("qdisc_queue_id", None)  # (23.03's localnet default)
+        q = sb_ids.get(p.name)
+        if q is not None and q.isdigit() and int(q) not in used:
+            p.options["qdisc_queue_id"] = q
+            used.add(int(q))
+        else:
+            todo.append(p)
+    free = (i for i in range(1, QUEUE_ID_MAX + 1) if i not in used)
+    for p in todo:
+        q_id = next(free, None)
+        if q_id is None:
+            break
+        used.add(q_id)
+        p.options["qdisc_queue_id"] = str(q_id)
+    for p in ports:
+        net = p.nb.options.get("network_name") if p.nb.type == "localnet" else next(
+            (q.nb.options.get("network_name") for q in p.dp.ports
+             if q.kind == "lsp" and q.nb.type == "localnet" and q.nb.options.get("network_name")), None)
+        if net:
+            p.options["qos_physical_network"] = net
 
 
 def idl_row_order(uuids: Iterable[str]) -> list[str]:

@@ -37,6 +37,7 @@ from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
 from .build import (
+    QOS_PARAMS,
     KeyState,
     add_datapaths,
     garps_lb_vips,
@@ -105,7 +106,8 @@ def _is_plain(lsp: Any) -> bool:
 
 def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], warn: Any,
                      sb: Any = None, *, flow_only_tables: frozenset[str] = frozenset(),
-                     flow_only_columns: Mapping[str, frozenset[str]] | None = None) -> Tracked | None:
+                     flow_only_columns: Mapping[str, frozenset[str]] | None = None,
+                     global_queue_ids: bool = False) -> Tracked | None:
     """Apply NB row changes to the model incrementally; None when a recompute is needed.
 
     ``flow_only_tables`` / ``flow_only_columns`` (table -> columns): what the engine's features take
@@ -122,7 +124,20 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     plan = _plan(nd, keys, nb, batch, sb)
     if plan is None:
         return None
+    if global_queue_ids and _touches_queues(plan):
+        return None  # (25.03: queue ids come from one pool over every switch: recompute)
     return _apply(nd, keys, nb, changes, plan, warn, sb)
+
+
+def _touches_queues(plan: _Plan) -> bool:
+    """Does the plan add, remove or update a VIF / localnet port with QoS, or a localnet port
+    (whose network name the VIFs with QoS of its switch carry)?"""
+    def qos(lsp: Any) -> bool:
+        return lsp.type == "localnet" or any(k in lsp.options for k in QOS_PARAMS)
+    def had(p: Port) -> bool:  # (the model's port still has the values of before the change)
+        return p.sb_type == "localnet" or "qdisc_queue_id" in p.options
+    return (any(had(p) or qos(p.nb) for _, p in plan.removed) or any(qos(lsp) for _, lsp in plan.added)
+            or any(had(p) or qos(lsp) for _, p, lsp in plan.updated))
 
 
 @dataclass(slots=True)
@@ -155,6 +170,7 @@ def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
     b = _Batch()
     ls_feature_columns = feature_columns.get("Logical_Switch", frozenset())  # e.g. acls: the features' handlers
     lr_feature_columns = feature_columns.get("Logical_Router", frozenset())  # e.g. static_routes
+    lrp_feature_columns = feature_columns.get("Logical_Router_Port", frozenset())  # e.g. dhcp_relay
     for c in changes:
         if c.table == "NB_Global":
             if c.event != "update" or not _nb_global_change_is_ours(c, nb):
@@ -175,9 +191,12 @@ def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
         elif c.table == "Logical_Router_Port":
             if c.event != "update":
                 continue  # an added / removed row: seen through its router's ``ports``
-            if not c.columns <= LRP_IN_PLACE:
+            cols = c.columns - lrp_feature_columns
+            if not cols:
+                continue  # feeds only a feature's flows
+            if not cols <= LRP_IN_PLACE:
                 return None
-            b.lrp_updates[str(c.uuid)] = b.lrp_updates.get(str(c.uuid), frozenset()) | c.columns
+            b.lrp_updates[str(c.uuid)] = b.lrp_updates.get(str(c.uuid), frozenset()) | cols
         elif c.table == "Logical_Switch_Port":
             if c.event == "update":
                 cols = b.lsp_updates.get(str(c.uuid), frozenset()) | c.columns

@@ -4,7 +4,7 @@ Observed on the reference (23.03): ``records`` copied as they are (an empty map 
 ``datapaths`` the switches whose ``dns_records`` name the row, ``external_ids`` only
 ``dns_id`` (the NB row's uuid); a row no switch uses has no SB row.
 
-Behaviour ``dns_nb_uuid`` (26.03, observed): the SB row's uuid is the NB row's, ``external_ids``
+Behaviour ``dns_nb_uuid`` (25.03 and 26.03, observed): the SB row's uuid is the NB row's, ``external_ids``
 empty, ``options`` the NB row's with ``ovn-owned`` (default ``false``); such a row is recognised
 as ours by its ``ovn-owned`` option.
 """

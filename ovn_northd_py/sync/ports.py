@@ -7,6 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
+from ..northd.addresses import AddressError, parse_ip_cidr
 from ..northd.model import Northd, Port
 from .rows import SyncStats, norm, sync_table
 
@@ -90,12 +91,21 @@ def _with_plen(word: str) -> str:
     return f"{word}/128" if ":" in word else f"{word}/32"
 
 
+def _parses(network: str) -> bool:
+    try:
+        parse_ip_cidr(network, lenient=True)
+    except AddressError:
+        return False
+    return True
+
+
 def pb_mac(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> list[str]:
     """A Port_Binding's ``mac``: a router port's (and its chassisredirect port's) is ``MAC networks``
     as NB writes them, each network with its prefix length with the ``lrp_mac_plen`` behaviour."""
     if p.kind in ("lrp", "crp") and profile.has("lrp_mac_plen") and p.mac:
         mac, *nets = p.mac[0].split(" ")
-        return [" ".join([mac, *(_with_plen(n) for n in nets)])]
+        # (observed: a network that does not parse, e.g. ``foo/24``, is left out)
+        return [" ".join([mac, *(_with_plen(n) for n in nets if _parses(n))])]
     return p.mac
 
 

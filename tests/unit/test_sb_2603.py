@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from types import SimpleNamespace
 
-from ovn_northd_py.lflow.profile import OVN_25_03, OVN_26_03
+from ovn_northd_py.lflow.profile import OVN_23_03, OVN_25_03, OVN_26_03
 from ovn_northd_py.northd.model import LR, LS, Datapath, Northd
 from ovn_northd_py.sync.address_sets import desired_address_sets
 from ovn_northd_py.sync.datapaths import desired_datapaths
@@ -91,7 +91,8 @@ def test_dns_rows_take_the_nb_uuid_and_say_ovn_owned() -> None:
     assert want["external_ids"] == {} and want["options"] == {"ovn-owned": "false"}
     uuid_of = _uuid_of(OVN_26_03)
     assert uuid_of is not None and uuid_of(str(nb_row.uuid)) == nb_row.uuid
-    assert _desired(users, {"ls1": "dp-row"}, OVN_25_03)[str(nb_row.uuid)]["external_ids"] == {
+    assert _desired(users, {"ls1": "dp-row"}, OVN_25_03)[str(nb_row.uuid)]["external_ids"] == {}
+    assert _desired(users, {"ls1": "dp-row"}, OVN_23_03)[str(nb_row.uuid)]["external_ids"] == {
         "dns_id": str(nb_row.uuid)}
     sb_row = SimpleNamespace(uuid=nb_row.uuid, external_ids={}, options={"ovn-owned": "false"})
     assert dns_key(sb_row) == str(nb_row.uuid)

@@ -25,7 +25,8 @@ class NorthdNode(Node):
         self.nb_in, self.sb_in = nb_in, sb_in
         # NB tables and columns of the features: they feed no part of the model.
         self.flow_only_tables = features.flow_only_tables()
-        self.flow_only_columns = {t: features.flow_only_columns(t) for t in ("Logical_Switch", "Logical_Router")}
+        self.flow_only_columns = {t: features.flow_only_columns(t)
+                                  for t in ("Logical_Switch", "Logical_Router", "Logical_Router_Port")}
         self.keys = KeyState()
         self.data = Northd()
         self.gopts: GlobalOptions | None = None
@@ -36,7 +37,8 @@ class NorthdNode(Node):
         if self.nb_in.resynced or self.gopts is None:
             return UNHANDLED
         t = apply_nb_changes(self.data, self.keys, ctx.nb, self.nb_in.changes, ctx.warn.warn, sb=ctx.sb,
-                             flow_only_tables=self.flow_only_tables, flow_only_columns=self.flow_only_columns)
+                             flow_only_tables=self.flow_only_tables, flow_only_columns=self.flow_only_columns,
+                             global_queue_ids=ctx.profile.has("global_queue_ids"))
         if t is None:
             return UNHANDLED
         if t:
@@ -82,7 +84,8 @@ class NorthdNode(Node):
         nb, sb = ctx.nb, ctx.sb
         # Global options first: IPAM needs the mac_prefix.
         self.gopts = self._global_options(nb, sb, ctx.profile)
-        self.data = build_northd(nb, sb, self.keys, ctx.warn, mac_prefix=self.gopts.mac_prefix)
+        self.data = build_northd(nb, sb, self.keys, ctx.warn, mac_prefix=self.gopts.mac_prefix,
+                                 global_queue_ids=ctx.profile.has("global_queue_ids"))
 
     def _global_options(self, nb: DbConnection, sb: DbConnection, profile: FlowProfile) -> GlobalOptions:
         """NB_Global's values win; otherwise keep what we generated before (or SB has), else random."""

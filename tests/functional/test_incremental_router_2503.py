@@ -1,0 +1,221 @@
+"""25.03's router features handled incrementally (draft profile, servers with the 25.03 schemas):
+NAT ``match`` / ``priority``, policy chains and DHCP relay; each change is checked by the
+daemon's ``--check-incremental=1`` against a full recompute, and needs no flow recompute."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ovn_northd_py.devtools import nb_json
+from ovn_northd_py.devtools.servers import OvsdbServer, nbctl, sbctl
+from ovn_northd_py.devtools.testing import checked_daemon, mismatches, node_runs, run_batch
+from ovn_northd_py.release import RELEASES
+
+
+class Env2503:
+    def __init__(self, workdir: Path, nb: OvsdbServer, sb: OvsdbServer) -> None:
+        self.workdir, self.nb, self.sb = workdir, nb, sb
+
+    def nbctl(self, *args: str, wait: str | None = None, timeout: int = 30) -> str:
+        return nbctl(self.nb.remote, *args, wait=wait, timeout=timeout)
+
+    def sync(self, timeout: int = 30) -> None:
+        self.nbctl("sync", wait="sb", timeout=timeout)
+
+    def json(self, *ops: nb_json.Op) -> None:
+        """25.03 columns (the host's ovn-nbctl does not know them), then wait for SB."""
+        nb_json.transact(self.nb.remote, list(ops))
+        self.sync()
+
+    def sb_select(self, table: str) -> list[dict]:
+        """Rows of an SB table as OVSDB JSON (every column of the 25.03 schema)."""
+        txn = json.dumps(["OVN_Southbound", {"op": "select", "table": table, "where": []}])
+        out = subprocess.run(["ovsdb-client", "transact", self.sb.remote, txn], check=True, capture_output=True,
+                             text=True).stdout
+        return json.loads(out)[0]["rows"]
+
+    def flows(self, stage: str) -> list[str]:
+        out = sbctl(self.sb.remote, "--bare", "--columns=priority,match,actions", "find", "Logical_Flow",
+                    f"external_ids:stage-name={stage}")
+        return [" ".join(block.split("\n")) for block in out.strip().split("\n\n") if block]
+
+
+@pytest.fixture
+def env2503(tmp_path: Path, monkeypatch) -> Iterator[Env2503]:
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    rel = RELEASES["25.03"]
+    nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
+    sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
+    try:
+        yield Env2503(tmp_path, nb, sb)
+    finally:
+        sb.stop()
+        nb.stop()
+
+
+def _setup(env: Env2503, batch: list[list[str]]) -> None:
+    """NB commands before the daemon runs (nothing to wait for)."""
+    args: list[str] = []
+    for i, cmd in enumerate(batch):
+        args += (["--"] if i else []) + cmd
+    env.nbctl(*args)
+
+
+def _routers(env: Env2503) -> None:
+    _setup(env, [
+        ["ls-add", "pub"], ["ls-add", "int"],
+        ["lr-add", "g1"], ["set", "logical_router", "g1", "options:chassis=hv1"],
+        ["lrp-add", "g1", "g1-pub", "02:00:00:00:01:01", "172.16.0.1/24"],
+        ["lrp-add", "g1", "g1-int", "02:00:00:00:01:02", "10.1.0.1/24"],
+        ["lr-add", "d1"],
+        ["lrp-add", "d1", "d1-pub", "02:00:00:00:02:01", "172.16.0.2/24"],
+        ["lrp-add", "d1", "d1-int", "02:00:00:00:02:02", "10.2.0.1/24"],
+        ["lrp-set-gateway-chassis", "d1-pub", "hv1", "20"],
+    ])
+
+
+def _recomputes(port: int) -> dict[str, float]:
+    return {n: node_runs(port, n, "recompute") for n in ("northd", "lflow")}
+
+
+def test_nat_match_and_priority_changes_are_incremental(env2503):
+    env = env2503
+    _routers(env)
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        for r in ("g1", "d1"):
+            run_batch(env, [["--id=@n", "create", "NAT", "type=snat", "external_ip=172.16.1.1",
+                             "logical_ip=10.0.0.0/8", f"external_ids:tag={r}"],
+                            ["add", "logical_router", r, "nat", "@n"]])
+            env.json(nb_json.update("NAT", {"match": "tcp", "priority": 5}, ids=("tag", r)))
+        snat = env.flows("lr_out_snat")
+        assert sum(f.startswith("305 ") and "(tcp)" in f and "ct_snat(" in f for f in snat) == 2, snat
+        for r in ("g1", "d1"):
+            env.json(nb_json.update("NAT", {"priority": 9}, ids=("tag", r)))
+            env.json(nb_json.update("NAT", {"match": ""}, ids=("tag", r)))
+        snat = env.flows("lr_out_snat")
+        assert not any("(tcp)" in f for f in snat), snat
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+def _policy(env: Env2503, router: str, tag: str, prio: int, match: str) -> None:
+    run_batch(env, [["--id=@p", "create", "Logical_Router_Policy", f"priority={prio}", f'match="{match}"',
+                     "action=allow", f"external_ids:tag={tag}"],
+                    ["add", "logical_router", router, "policies", "@p"]])
+
+
+def test_policy_chain_changes_are_incremental(env2503):
+    env = env2503
+    _routers(env)
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        _policy(env, "d1", "jump", 100, "ip4.src == 10.2.0.0/24")
+        _policy(env, "d1", "in-c1", 50, "tcp")
+        env.json(nb_json.update("Logical_Router_Policy", {"chain": "c1"}, ids=("tag", "in-c1")))
+        env.json(nb_json.update("Logical_Router_Policy", {"action": "jump", "jump_chain": "c1"}, ids=("tag", "jump")))
+        flows = env.flows("lr_in_policy")
+        assert any("reg9[16..31]=1; next(pipeline=ingress, table=" in f for f in flows), flows
+        assert any("reg9[16..31] == 1 && (tcp)" in f for f in flows), flows
+        # Leaving the chain: the router has no chain any more, its matches lose the prefix.
+        env.json(nb_json.update("Logical_Router_Policy", {"chain": ""}, ids=("tag", "in-c1")))
+        flows = env.flows("lr_in_policy")
+        assert not any("reg9[16..31]" in f for f in flows), flows
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+def test_dhcp_relay_changes_are_incremental(env2503):
+    env = env2503
+    _setup(env, [
+        ["ls-add", "s1"], ["lr-add", "r1"],
+        ["lrp-add", "r1", "r1-s1", "02:00:00:00:01:11", "10.1.0.1/24"],
+        ["lsp-add", "s1", "s1-r1"], ["lsp-set-type", "s1-r1", "router"], ["lsp-set-addresses", "s1-r1", "router"],
+        ["lsp-set-options", "s1-r1", "router-port=r1-s1"],
+        ["lsp-add", "s1", "vm1"], ["lsp-set-addresses", "vm1", "0a:00:00:00:00:01"],
+        ["set", "logical_switch", "s1", "other_config:dhcp_relay_port=s1-r1"],
+    ])
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        assert not any("DHCP_RELAY" in f for f in env.flows("lr_in_dhcp_relay_req"))
+        env.json(nb_json.insert("DHCP_Relay", {"name": "relay", "servers": "172.16.0.254"}, "relay"),
+                 nb_json.update("Logical_Router_Port", {"dhcp_relay": ["named-uuid", "relay"]}, name="r1-s1"))
+        assert any("ip4.dst = 172.16.0.254" in f for f in env.flows("lr_in_dhcp_relay_req"))
+        env.json(nb_json.update("DHCP_Relay", {"servers": "172.16.0.253"}, name="relay"))
+        assert any("ip4.dst = 172.16.0.253" in f for f in env.flows("lr_in_dhcp_relay_req"))
+        # A new VIF on the switch gets its request flow.
+        run_batch(env, [["lsp-add", "s1", "vm2"], ["lsp-set-addresses", "vm2", "0a:00:00:00:00:02"]])
+        assert sum("DHCP_RELAY_REQ" in f for f in env.flows("ls_in_l2_lkup")) == 2
+        env.json(nb_json.update("Logical_Router_Port", {"dhcp_relay": ["set", []]}, name="r1-s1"))
+        assert not any("DHCP_RELAY" in f for f in env.flows("lr_in_dhcp_relay_req"))
+        assert not any("DHCP_RELAY_REQ" in f for f in env.flows("ls_in_l2_lkup"))
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+def test_sb_dns_rows_keyed_by_nb_uuid_incrementally(env2503):
+    """(Not a router feature, but 25.03's SB DNS rows, found by the random networks.)"""
+    env = env2503
+    _setup(env, [["ls-add", "s1"], ["ls-add", "s2"]])
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        nb_uuid = env.nbctl("create", "DNS", 'records={"vm1.example.org"="10.0.0.1"}').strip()
+        run_batch(env, [["add", "logical_switch", "s1", "dns_records", nb_uuid]])
+        run_batch(env, [["set", "DNS", nb_uuid, 'records={"vm2.example.org"="10.0.0.2"}']])
+        run_batch(env, [["add", "logical_switch", "s2", "dns_records", nb_uuid]])
+        rows = env.sb_select("DNS")
+        assert len(rows) == 1, rows
+        assert rows[0]["_uuid"] == ["uuid", nb_uuid], rows
+        assert rows[0]["records"] == ["map", [["vm2.example.org", "10.0.0.2"]]], rows
+        assert rows[0]["options"] == ["map", [["ovn-owned", "false"]]] and rows[0]["external_ids"] == ["map", []]
+        run_batch(env, [["clear", "logical_switch", "s1", "dns_records"], ["clear", "logical_switch", "s2", "dns_records"]])
+        assert not env.sb_select("DNS")
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+def test_qos_queue_changes_match_a_recompute(env2503):
+    """(25.03's queue ids come from one pool: a change to a port with QoS recomputes the model;
+    --check-incremental must still find nothing to repair.)"""
+    env = env2503
+    _setup(env, [["ls-add", "s1"], ["lsp-add", "s1", "ln1"], ["lsp-set-type", "ln1", "localnet"],
+                 ["lsp-set-addresses", "ln1", "unknown"], ["lsp-set-options", "ln1", "network_name=phys1"]])
+    with checked_daemon(env) as (_, d, _port):
+        run_batch(env, [["lsp-add", "s1", "vm1"], ["lsp-set-addresses", "vm1", "0a:00:00:00:00:01"],
+                        ["lsp-set-options", "vm1", "qos_max_rate=1000"]])
+        run_batch(env, [["lsp-add", "s1", "vm2"], ["lsp-set-addresses", "vm2", "0a:00:00:00:00:02"],
+                        ["lsp-set-options", "vm2", "qos_burst=1000"]])
+        flows = env.flows("ls_out_apply_port_sec")
+        assert any('inport == "vm1"' in f and "set_queue(1)" in f for f in flows), flows
+        assert any('inport == "vm2"' in f and "set_queue(2)" in f for f in flows), flows
+        run_batch(env, [["lsp-del", "vm1"]])
+        run_batch(env, [["lsp-set-options", "vm2"]])
+        assert not any("set_queue" in f for f in env.flows("ls_out_apply_port_sec"))
+        assert not mismatches(d)
+
+
+def test_ecmp_nexthop_rows_follow_routes_and_are_repaired(env2503):
+    env = env2503
+    _routers(env)
+    _setup(env, [["set", "nb_global", ".", "options:ecmp_nexthop_monitor_enable=true"]])
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        run_batch(env, [["--ecmp-symmetric-reply", "lr-route-add", "g1", "172.19.0.0/16", "172.16.0.19"]])
+        run_batch(env, [["--ecmp-symmetric-reply", "lr-route-add", "g1", "172.19.0.0/16", "172.16.0.20"]])
+        assert sorted(r["nexthop"] for r in env.sb_select("ECMP_Nexthop")) == ["172.16.0.19", "172.16.0.20"]
+        # Someone else deletes a row: it is put back.
+        row = env.sb_select("ECMP_Nexthop")[0]
+        txn = json.dumps(["OVN_Southbound", {"op": "delete", "table": "ECMP_Nexthop",
+                                             "where": [["_uuid", "==", row["_uuid"]]]}])
+        subprocess.run(["ovsdb-client", "transact", env.sb.remote, txn], check=True, capture_output=True)
+        env.sync()
+        assert len(env.sb_select("ECMP_Nexthop")) == 2
+        run_batch(env, [["lr-route-del", "g1", "172.19.0.0/16"]])
+        assert not env.sb_select("ECMP_Nexthop")
+        assert _recomputes(port) == before
+        assert not mismatches(d)
