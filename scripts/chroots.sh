@@ -3,8 +3,8 @@
 # ovn-northd, ovn-nbctl, ovn-sbctl, ovsdb-client, ovsdb-tool), once per machine:
 #
 #     bash scripts/chroots.sh [bookworm|trixie|sid|23.03|25.03|26.03 ...]   (default: trixie)
-#     bash scripts/chroots.sh --for-tests   # what the test suite needs: trixie, and bookworm when
-#                                           # the host's own OVN is not 23.03 (both --with-host)
+#     bash scripts/chroots.sh --for-tests   # what the test suite needs: trixie, sid, and bookworm
+#                                           # when the host's own OVN is not 23.03 (all --with-host)
 #     bash scripts/chroots.sh --with-host trixie sid   # also a chassis: ovn-host, openvswitch-switch
 #
 # bookworm = OVN 23.03, trixie = 25.03, sid = 26.03.  Each goes to $OVN_NORTHD_PY_CHROOTS/SUITE
@@ -135,9 +135,11 @@ with_host() {
 }
 
 for_tests() {
-  # trixie: the release plumbing tests and the 25.03 dataplane suite; bookworm: the 23.03 reference
-  # and dataplane suite unless the host's OVN is 23.03.  Both with the host packages.
+  # trixie: the release plumbing tests and the 25.03 dataplane suite; sid: the 26.03 draft profile's
+  # parity tests; bookworm: the 23.03 reference and dataplane suite unless the host's OVN is 23.03.
+  # All with the host packages.
   echo trixie
+  echo sid
   case "$(dpkg-query -W -f='${Version}' ovn-central 2>/dev/null || true)" in
     23.03.*) ;;
     *) echo bookworm ;;
