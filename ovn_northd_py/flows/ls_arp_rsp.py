@@ -101,8 +101,11 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
 
 
 def _answers_for(port: Port, ctx: FlowCtx) -> bool:
-    """Does the switch answer ARP/ND for the port's own addresses?"""
+    """Does the switch answer ARP/ND for the port's own addresses?  (25.03: not with the port's
+    ``options:disable_arp_nd_rsp=true``.)"""
     if port.sb_type in ("virtual", "external") or port.has_unknown:
+        return False
+    if ctx.profile.has("lsp_l2_options") and port.nb.options.get("disable_arp_nd_rsp", "").lower() == "true":
         return False
     if port.dp.nb.other_config.get("vlan-passthru", "").lower() == "true":
         return False

@@ -199,6 +199,13 @@ def build_lsp_mcast_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         )
 
 
+def switch_has_unknown(dp: Datapath, ctx: FlowCtx) -> bool:
+    """Does the switch send to ``_MC_unknown``?  25.03 (behaviour "l2_unknown_disabled_too"): a
+    disabled port with unknown addresses is enough for the flows (not for the group)."""
+    sw = switch_l2(dp, ctx)
+    return sw.has_unknown_port if ctx.profile.has("l2_unknown_disabled_too") else sw.has_unknown
+
+
 def _output(port: Port) -> str:
     return f'outport = "{port.name}"; output;' if port.enabled else "drop;"
 
@@ -230,11 +237,11 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         table.add(i, LS_IN_L2_LKUP, 100, f"{REGBIT_NF_OUTPORT_SET} == 1", "output;", owner=owner)
     else:
         table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD}"; output;', owner=owner)
-    sw = switch_l2(dp, ctx)
-    # 25.03 (behaviour "l2_unknown_disabled_too"): a disabled port with unknown addresses is enough
-    # for the flow (not for the group).
-    has_unknown = sw.has_unknown_port if ctx.profile.has("l2_unknown_disabled_too") else sw.has_unknown
-    unknown = f'outport = "{MC_UNKNOWN}"; output;' if has_unknown else "drop;"
+    if ctx.profile.has("lsp_l2_options") and dp.nb.other_config.get("broadcast-arps-to-all-routers", "").lower() == "false":
+        # 25.03: ARP requests and neighbour solicitations go to the switch's ports, not its routers.
+        table.add(i, LS_IN_L2_LKUP, 72, "eth.mcast && (arp.op == 1 || nd_ns)", f'outport = "{MC_FLOOD_L2}"; output;',
+                  owner=owner)
+    unknown = f'outport = "{MC_UNKNOWN}"; output;' if switch_has_unknown(dp, ctx) else "drop;"
     table.add(i, LS_IN_L2_UNKNOWN, 50, 'outport == "none"', unknown, owner=owner)
     build_ls_mcast_flows(dp, ctx, table)
 
@@ -276,6 +283,13 @@ def build_lsp_l2_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     if port.sb_type == "external":
         return
     action = _output(port)
+    if ctx.profile.has("lsp_l2_options"):
+        opts = port.nb.options
+        if port.sb_type == "" and port.has_unknown and opts.get("force_fdb_lookup", "").lower() == "true":
+            return  # 25.03: its MACs are learnt (FDB), not looked up here
+        if port.enabled and opts.get("pkt_clone_type") == "mc_unknown" and switch_has_unknown(port.dp, ctx):
+            # 25.03: a copy to the ports with unknown addresses too (on a switch that has some)
+            action = f'clone {{outport = "{port.name}"; output; }};outport = "{MC_UNKNOWN}"; output;'
     lrp = peer_router_port(port)
     # 25.03 ("ls_router_port_mac"): a router-type port's own MAC is the router port's, announced by
     # build_lsp_router_l2_flows (chassis-resident where it must be), not again from its addresses.

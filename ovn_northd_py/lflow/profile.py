@@ -440,6 +440,10 @@ OVN_25_03 = FlowProfile(
         "nat_external_ip_text",
         # SB DNS rows: the NB row's uuid, options:ovn-owned, no external_ids:dns_id (sync/dns.py).
         "dns_nb_uuid",
+        # Logical_Switch_Port options force_fdb_lookup, pkt_clone_type=mc_unknown,
+        # disable_arp_nd_rsp, and Logical_Switch other_config:broadcast-arps-to-all-routers=false
+        # (flows/ls_l2.py, flows/ls_arp_rsp.py).
+        "lsp_l2_options",
         # A switch relaying DHCP (flows/dhcp_relay.switch_relays_dhcp) serves no DHCP options itself.
         "dhcp_relay_skips_dhcp",
         # A static route with options:ecmp_symmetric_reply is an ECMP group even alone
