@@ -364,6 +364,11 @@ OVN_25_03 = FlowProfile(
         # ls_datapath_group / lr_datapath_group (datapath_group empty; columns 23.03's schema
         # lacks), without external_ids:lb_id, its uuid the NB row's.
         "lb_split_datapath_groups",
+        # DNS: a row per used NB DNS row whose uuid is the NB row's (persisted on insert), with
+        # ``options:ovn-owned`` "true"/"false" (the NB option read as a boolean; other options
+        # left alone) and no external_ids written (23.03: ``external_ids:dns_id``); rows whose
+        # uuid is no used NB row's are deleted.
+        "sb_dns_nb_uuid",
         # ---- switch pipeline ----
         # ACLs set verdict bits (reg8[16..18]) in ls_{in,out}_acl_eval / ls_in_acl_after_lb_eval and
         # ls_*_acl_action acts on them (ls_*_acl_sample in between); labels also load the

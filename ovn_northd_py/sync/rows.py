@@ -45,10 +45,11 @@ def norm(v: Any) -> Any:
     return v
 
 
-def insert_row(txn: Any, table: str) -> Any:
+def insert_row(txn: Any, table: str, row_uuid: uuid.UUID | None = None) -> Any:
     """A new row whose uuid is final already (the server is asked to keep it), so raw operations
-    in the same SB transaction (flows on a new datapath) can reference it."""
-    return txn.insert(txn.idl.tables[table], new_uuid=uuid.uuid4(), persist_uuid=True)
+    in the same SB transaction (flows on a new datapath) can reference it; ``row_uuid``: that uuid
+    (default: a random one)."""
+    return txn.insert(txn.idl.tables[table], new_uuid=row_uuid or uuid.uuid4(), persist_uuid=True)
 
 
 def update_row(row: Any, want: Mapping[str, Any]) -> bool:

@@ -29,7 +29,8 @@ from pathlib import Path
 import pytest
 
 from ovn_northd_py.parity.harness import AfterSettle, NbSource, ParityResult, reference_available, run_parity
-from ovn_northd_py.release import DEFAULT_RELEASE
+from ovn_northd_py.lflow.profile import FlowProfile
+from ovn_northd_py.release import DEFAULT_RELEASE, Release, get_release
 
 
 def have_our_daemon() -> bool:
@@ -54,7 +55,7 @@ class ParityRunner:
             os.environ.get("OVN_PARITY_REFERENCE_BOTH") == "1" if reference_both is None else reference_both
         )
         ours_cmd = os.environ.get("OVN_PARITY_OURS_CMD")
-        release = os.environ.get("OVN_PARITY_RELEASE", DEFAULT_RELEASE.name)
+        release = parity_release().name
         # Missing tools are a failure, not a skip: parity is part of the bar (scripts/setup.sh installs
         # them; scripts/test.sh builds the chroots the host needs).
         if not reference_available(release):
@@ -79,3 +80,18 @@ class ParityRunner:
 def parity_run(tmp_path: Path) -> ParityRunner:
     """``parity_run(source, tables=..., reference_both=...) -> ParityResult``."""
     return ParityRunner(tmp_path)
+
+
+def parity_release() -> Release:
+    """The OVN release the parity tests run against (``OVN_PARITY_RELEASE``, default 23.03)."""
+    return get_release(os.environ.get("OVN_PARITY_RELEASE", DEFAULT_RELEASE.name))
+
+
+@pytest.fixture
+def parity_profile() -> FlowProfile:
+    """The flow profile of the release under test (its draft profile while it has no other), for
+    tests that name stages or ask for a behaviour (``parity_profile.has("...")``)."""
+    release = parity_release()
+    profile = release.flow_profile or release.draft_profile
+    assert profile is not None, f"no flow profile for OVN {release.name}"
+    return profile
