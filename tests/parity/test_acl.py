@@ -13,12 +13,15 @@ import pytest
 
 from ovn_northd_py.devtools.servers import nbctl
 from ovn_northd_py.parity.harness import ParityResult, workload
+from ovn_northd_py.parity.stage_names import release_stage_names
 
-ACL_STAGES = (
+ACL_STAGES = release_stage_names((
     "ls_in_pre_acl", "ls_out_pre_acl", "ls_in_pre_lb", "ls_out_pre_lb", "ls_in_pre_stateful",
     "ls_out_pre_stateful", "ls_in_acl_hint", "ls_out_acl_hint", "ls_in_acl", "ls_out_acl",
     "ls_in_acl_after_lb", "ls_in_stateful", "ls_out_stateful",
-)
+))
+# Where the ACLs' own flows are (23.03: ls_out_acl; 25.03: ls_out_acl_eval).
+OUT_ACL = release_stage_names(("ls_out_acl",))[0]
 ACL_TABLES = ("Port_Group", "Address_Set", "Meter", "Meter_Band")
 LB_VIP_PRIORITY = 120  # ls_in_pre_stateful's per-VIP flows belong to the load-balancer stages
 
@@ -215,4 +218,4 @@ def test_acl_stages_at_parity_on_mixed_10(parity_run) -> None:
     r = parity_run(workload("mixed", 10, 10, 10), tables=(*ACL_TABLES, "Logical_Flow"), settle_timeout=180)
     assert_acl_parity(r)
     by_stage = {s.stage: s for s in r.flows.stages}
-    assert by_stage["ls_out_acl"].ref_count > 100  # the workload's 100 to-lport ACLs are there
+    assert by_stage[OUT_ACL].ref_count > 100  # the workload's 100 to-lport ACLs are there

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 import pytest
 
 from ovn_northd_py.devtools.servers import nbctl
+from ovn_northd_py.parity.stage_names import release_stage_names
 
-DHCP_STAGES = ("ls_in_dhcp_options", "ls_in_dhcp_response", "ls_out_acl")
-DNS_STAGES = ("ls_in_dns_lookup", "ls_in_dns_response", "ls_out_acl")
+DHCP_STAGES = release_stage_names(("ls_in_dhcp_options", "ls_in_dhcp_response", "ls_out_acl"))
+DNS_STAGES = release_stage_names(("ls_in_dns_lookup", "ls_in_dns_response", "ls_out_acl"))
 SB_TABLES = ("DHCP_Options", "DHCPv6_Options", "DNS")
 V4_BASE = '"server_id"="10.0.0.254" "server_mac"="00:00:00:00:ff:01" "lease_time"="3600"'
 
