@@ -374,6 +374,9 @@ OVN_25_03 = FlowProfile(
         # ls_*_acl_action acts on them (ls_*_acl_sample in between); labels also load the
         # observation registers; sessions of persist-established ACLs are let through.
         "acl_eval_action",
+        # SB Meter: the per-ACL copy of a fair meter only for ACLs that log (23.03: every ACL
+        # naming the meter).
+        "fair_meter_logged_acls",
         # ls_{in,out}_stateful commit ct_mark.allow_established, ct_label.acl_id and (labelled)
         # the observation fields instead of ct_label.label.
         "ct_commit_acl_id",
