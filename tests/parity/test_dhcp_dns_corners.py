@@ -141,10 +141,12 @@ def _assert_stages(r, stages: tuple[str, ...]) -> None:
     assert flows.extra == 0 and flows.missing == 0, r.report()
 
 
-def test_dhcp_corners_parity(parity_run) -> None:
+def test_dhcp_corners_parity(parity_run, parity_profile) -> None:
     r = parity_run(build_dhcp_nb, tables=("Logical_Flow", *SB_TABLES))
     _assert_stages(r, DHCP_STAGES)
-    assert {s.stage: s for s in r.flows.stages}["ls_in_dhcp_options"].ref_count > 100, r.report()
+    # Non-trivial: (25.03 writes a DHCPv4 discover and request in one flow, 23.03 in two)
+    least = 70 if parity_profile.has("dhcp_merged_matches") else 100
+    assert {s.stage: s for s in r.flows.stages}["ls_in_dhcp_options"].ref_count > least, r.report()
 
 
 def test_dns_corners_parity(parity_run) -> None:
