@@ -103,7 +103,7 @@ from .ls_fdb import build_lsp_fdb_flows
 from .ls_fwd_group import build_ls_fwd_group_flows
 from .ls_l2 import build_ls_l2_flows, build_lsp_l2_flows
 from .ls_lb import build_all_switch_lb_flows, build_ls_hairpin_flows, build_ls_lb_frag_flows
-from .ls_port_security import build_ls_port_sec_flows, build_lsp_port_sec_flows
+from .ls_port_security import build_lcrp_flows, build_ls_port_sec_flows, build_lsp_port_sec_flows
 from .ls_qos import build_all_qos_flows
 from .owners import dp_owner, port_owner
 
@@ -163,6 +163,9 @@ def build_datapath_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
 def build_port_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """The flows of one port (owner ``("port", port.name)``)."""
     if not datapath_enabled(port.dp):
+        return
+    if port.kind == "lcrp":  # a switch port's chassisredirect port: its own few flows
+        build_lcrp_flows(port, ctx, table)
         return
     for build in SWITCH_PORT_BUILDERS if port.dp.is_switch else ROUTER_PORT_BUILDERS:
         build(port, ctx, table)

@@ -250,9 +250,14 @@ def build_lsp_l2_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     if port.sb_type == "external":
         return
     action = _output(port)
-    for mac in port_macs(port):
-        table.add(i, LS_IN_L2_LKUP, 50, f"eth.dst == {mac}", action, hint=h, owner=owner)
     lrp = peer_router_port(port)
+    # 25.03 ("ls_router_port_mac"): a router-type port's address naming its router port's MAC gives
+    # no flow of its own (the router port's MAC flow stands, resident-only where it is so).
+    nets = lrp_networks(lrp) if lrp is not None and ctx.profile.has("ls_router_port_mac") else None
+    skip = nets.ea_s if nets is not None else None
+    for mac in port_macs(port):
+        if mac != skip:
+            table.add(i, LS_IN_L2_LKUP, 50, f"eth.dst == {mac}", action, hint=h, owner=owner)
     if lrp is not None:
         build_lsp_router_l2_flows(port, lrp, ctx, table)
 
@@ -281,11 +286,21 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
     mac = nets.ea_s
     # 25.03 (behaviour "ls_router_port_mac"): a router-type port is reached by its router port's
     # MAC whatever its addresses.
+    # 25.03 ("centralized_dgp_peer"): the port has a chassisredirect port of its own (``cr``); what
+    # goes to the router port goes to the port where the gateway port is resident, else to ``cr``.
+    cr = port.crp.name if port.crp is not None else None
     if "router" in port.nb.addresses or ctx.profile.has("ls_router_port_mac"):
         action = _output(port)
-        resident = _resident_port(lrp, rtr.dgps, sw)
-        match = f"eth.dst == {mac}" + (f' && is_chassis_resident("{resident}")' if resident else "")
-        table.add(i, LS_IN_L2_LKUP, 50, match, action, hint=h, owner=owner)
+        if cr is not None:
+            cr_action = f'outport = "{cr}"; output;' if port.enabled else "drop;"
+            table.add(i, LS_IN_L2_LKUP, 50, f'eth.dst == {mac} && !is_chassis_resident("{cr}")', cr_action,
+                      hint=h, owner=owner)
+            table.add(i, LS_IN_L2_LKUP, 50, f'eth.dst == {mac} && is_chassis_resident("{cr}")', action,
+                      hint=h, owner=owner)
+        else:
+            resident = _resident_port(lrp, rtr.dgps, sw)
+            match = f"eth.dst == {mac}" + (f' && is_chassis_resident("{resident}")' if resident else "")
+            table.add(i, LS_IN_L2_LKUP, 50, match, action, hint=h, owner=owner)
         if lrp.name in rtr.dgps:
             for ext_mac, lport in rtr.distributed_nats:
                 table.add(
@@ -299,21 +314,32 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
                 )
     if not lrp.enabled:
         return
-    to_router = f'outport = "{port.name}"; output;'
-    if sw.has_non_router_port:
-        to_router = f'clone {{{to_router} }}; outport = "{MC_FLOOD_L2}"; output;'
+    def to(name: str) -> str:
+        out = f'outport = "{name}"; output;'
+        return f'clone {{{out} }}; outport = "{MC_FLOOD_L2}"; output;' if sw.has_non_router_port else out
+
+    # (match suffix, action): to the port, or with a "cr" port split by where the gateway port is.
+    targets = [("", to(port.name))] if cr is None else [
+        (f' && !is_chassis_resident("{cr}")', to(cr)), (f' && is_chassis_resident("{cr}")', to(port.name))]
     v4 = [n.addr_s for n in nets.ipv4]
     v6 = [n.addr_s for n in nets.ipv6]
     # A NAT IP that is also a load-balancer VIP is announced like a VIP: only inside the port's networks.
     vips = {format_ip(v) for v in rtr.lb_vips}
-    for ip in (*(n for n in rtr.nat_ips if n not in vips), *reachable_vips(nets, rtr.lb_vips)):
-        (v6 if ":" in ip else v4).append(ip)
+    nat_ips = rtr.nat_ips
+    if ctx.profile.has("l2_arp_snat_ips"):  # 25.03: the snat rules' external IPs too
+        nat_ips = (*nat_ips, *rtr.snat_ips)
+    for ip in (*(n for n in nat_ips if n not in vips), *reachable_vips(nets, rtr.lb_vips)):
+        ips = v6 if ":" in ip else v4
+        if ip not in ips:
+            ips.append(ip)
     for ip in v4:
-        match = f"{FLAGBIT_NOT_VXLAN} && arp.op == 1 && arp.tpa == {ip}"
-        table.add(i, LS_IN_L2_LKUP, 80, match, to_router, hint=h, owner=owner)
+        for suffix, action in targets:
+            match = f"{FLAGBIT_NOT_VXLAN} && arp.op == 1 && arp.tpa == {ip}{suffix}"
+            table.add(i, LS_IN_L2_LKUP, 80, match, action, hint=h, owner=owner)
     for ip in v6:
-        match = f"{FLAGBIT_NOT_VXLAN} && nd_ns && nd.target == {ip}"
-        table.add(i, LS_IN_L2_LKUP, 80, match, to_router, hint=h, owner=owner)
+        for suffix, action in targets:
+            match = f"{FLAGBIT_NOT_VXLAN} && nd_ns && nd.target == {ip}{suffix}"
+            table.add(i, LS_IN_L2_LKUP, 80, match, action, hint=h, owner=owner)
     if sw.has_non_router_port:
         if ctx.profile.has("l2_flood_router_mac_first"):  # 25.03: the router port's MAC, then NAT MACs
             macs = ", ".join([mac, *(m for m in sset_order(list(rtr.nat_macs)) if m != mac)])

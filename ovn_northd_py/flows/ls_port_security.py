@@ -116,6 +116,18 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
                   io_port=port.name)
 
 
+def build_lcrp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """The flows of a switch port's chassisredirect port (kind ``lcrp``, behaviour
+    ``centralized_dgp_peer``), observed on 25.03's reference: like the router-type port it stands
+    for, its traffic is marked as from a router port (``ls_in_check_port_sec`` 70,
+    ``reg0[18] = 1; next;``, with ``pmtud_tunnel_rx``).  (Its ``ls_in_l2_lkup`` flows are the switch
+    port's: :func:`.ls_l2.build_lsp_router_l2_flows`.)"""
+    if ctx.profile.has("pmtud_tunnel_rx"):
+        name = port.name
+        table.add(port.dp.index, LS_IN_CHECK_PORT_SEC, 70, f'inport == "{name}"',
+                  f"{REGBIT_FROM_ROUTER_PORT} = 1; next;", io_port=name, hint=hint(port.nb_key), owner=port_owner(port))
+
+
 def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """Behaviour ``pmtud_tunnel_rx`` (OVN 25.03), observed on the reference (``ls_in_check_port_sec``):
 

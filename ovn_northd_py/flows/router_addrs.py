@@ -40,6 +40,8 @@ class RouterAddrs:
     (a MAC with leading blanks is valid).
     ``lb_vips``: the VIP addresses of the router's load balancers (own and via groups).
     ``dgps``: distributed gateway port name -> its chassisredirect port name.
+    ``snat_ips``: external IPs of snat rules (text, NAT uuid order; switches flood ARP/NS for them
+    to the router in 25.03: behaviour ``l2_arp_snat_ips``).
     """
 
     nat_ips: tuple[str, ...]
@@ -47,6 +49,7 @@ class RouterAddrs:
     distributed_nats: tuple[tuple[str, str], ...]
     lb_vips: tuple[IPAddress, ...]
     dgps: dict[str, str]
+    snat_ips: tuple[str, ...] = ()
 
 
 def _is_mac(s: str) -> bool:
@@ -76,6 +79,7 @@ def _by_uuid(rows: Any) -> list[Any]:
 
 def _compute(router: Datapath) -> RouterAddrs:
     nat_ips: list[str] = []
+    snat_ips: list[str] = []
     nat_macs: list[str] = []
     distributed: list[tuple[str, str]] = []
     for nat in _by_uuid(router.nb.nat):
@@ -83,6 +87,8 @@ def _compute(router: Datapath) -> RouterAddrs:
         ext_ip = ext[0] if ext is not None else None  # None: its IP and MAC are neither announced nor flooded
         if nat.type in DNAT_TYPES and ext is not None:
             nat_ips.append(ext[1])
+        elif nat.type == "snat" and ext is not None:
+            snat_ips.append(ext[1])
         mac = opt(nat.external_mac)
         if mac and nat.type in DNAT_TYPES and ext_ip is not None:
             nat_macs.append(str(mac))  # observed: as written, valid or not
@@ -100,7 +106,7 @@ def _compute(router: Datapath) -> RouterAddrs:
         for addr in addrs:
             vips[addr] = None
     dgps = {p.options["distributed-port"]: p.name for p in router.ports if p.kind == "crp"}
-    return RouterAddrs(tuple(nat_ips), tuple(nat_macs), tuple(distributed), tuple(vips), dgps)
+    return RouterAddrs(tuple(nat_ips), tuple(nat_macs), tuple(distributed), tuple(vips), dgps, tuple(snat_ips))
 
 
 def router_addrs(router: Datapath, ctx: FlowCtx) -> RouterAddrs:

@@ -364,6 +364,11 @@ OVN_25_03 = FlowProfile(
         # ls_datapath_group / lr_datapath_group (datapath_group empty; columns 23.03's schema
         # lacks), without external_ids:lb_id, its uuid the NB row's.
         "lb_split_datapath_groups",
+        # Port_Binding: the switch port peering a router's only distributed gateway port, on a switch
+        # without a localnet port, gets a chassisredirect port "cr-<switch port>" (northd/build.py
+        # make_switch_crp), which replaces it in _MC_flood; ls_in_l2_lkup sends the router port's
+        # MAC and ARP/NS to it where the gateway port is not resident.
+        "centralized_dgp_peer",
         # DNS: a row per used NB DNS row whose uuid is the NB row's (persisted on insert), with
         # ``options:ovn-owned`` "true"/"false" (the NB option read as a boolean; other options
         # left alone) and no external_ids written (23.03: ``external_ids:dns_id``); rows whose
@@ -390,6 +395,9 @@ OVN_25_03 = FlowProfile(
         # ls_in_l2_lkup sends the router port's MAC to a router-type port even without "router"
         # in its addresses.
         "ls_router_port_mac",
+        # ls_in_l2_lkup 80: ARP requests for a router's snat external IPs go to the router too (as
+        # for its dnat / dnat_and_snat ones).
+        "l2_arp_snat_ips",
         # (pmtud_tunnel_rx, on switches: ls_in_check_port_sec sends ICMP "packet too big" errors
         # back (per router and VIF port) or drops them; pre-ACL / pre-LB let them through; router
         # ports mark their traffic (reg0[18]).)

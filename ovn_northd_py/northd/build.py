@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..log import WarnOnce
 from ..ovsdb.columns import opt
 from .addresses import (
@@ -94,8 +95,10 @@ def vxlan_mode(sb: Any) -> bool:
     return False
 
 
-def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: str = "") -> Northd:
-    """The model.  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM also runs."""
+def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: str = "",
+                 profile: FlowProfile = DEFAULT_PROFILE) -> Northd:
+    """The model (of ``profile``'s release).  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM
+    also runs."""
     w = warn.warn
     nd = Northd()
     vx = vxlan_mode(sb)
@@ -103,6 +106,9 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
     _build_datapaths(nd, nb, sb, keys, max_dp, w)
     _build_ports(nd, sb, w)
+    if profile.has(CENTRALIZED_DGP_PEER):
+        for router in nd.routers():
+            make_switch_crp(router, nd, w)
     _assign_port_keys(nd, sb, keys, max_port, w)
     _build_ha_groups(nd, nb, w)
     if install_ls_lb_from_router(nb):
@@ -231,7 +237,7 @@ def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any
         pool = IdPool(PORT_KEY_MIN, max_port, f"port tunnel keys of {dp.name}")
         ents = []
         for p in dp.ports:
-            req_s = p.nb.options.get("requested-tnl-key") if p.kind != "crp" else None
+            req_s = p.nb.options.get("requested-tnl-key") if p.kind in ("lsp", "lrp") else None
             req, err = parse_requested_key(req_s, PORT_KEY_MIN, max_port)
             table = "Logical_Switch_Port" if p.kind == "lsp" else "Logical_Router_Port"
             if err:
@@ -782,6 +788,51 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     crp.ha_group = hag.name if hag is not None else p.name
     nd.ports[name] = crp
     p.dp.ports.append(crp)
+
+
+# Behaviour of 25.03 (lflow/profile.py): a switch port peering a centralized gateway port gets a
+# chassisredirect port of its own.
+CENTRALIZED_DGP_PEER = "centralized_dgp_peer"
+
+
+def centralized_dgp_peer(router: Datapath) -> Port | None:
+    """The router-type switch port that gets a chassisredirect port (behaviour
+    ``centralized_dgp_peer``, observed on 25.03's reference; its NEWS: routing is centralized where
+    needed): the peer of ``router``'s distributed gateway port when the router has exactly one and
+    the peer's switch has no ``localnet`` port."""
+    dgps = [p for p in router.ports if p.kind == "lrp" and p.crp is not None]
+    if len(dgps) != 1:
+        return None
+    q = dgps[0].peer
+    if q is None or q.kind != "lsp" or not q.is_router_lsp:
+        return None
+    if any(r.kind == "lsp" and r.sb_type == "localnet" for r in q.dp.ports):
+        return None
+    return q
+
+
+def make_switch_crp(router: Datapath, nd: Northd, w: Any) -> Port | None:
+    """The ``cr-<switch port>`` port of :func:`centralized_dgp_peer` (kind ``lcrp``), on the switch, as
+    observed: type ``chassisredirect``, ``options:distributed-port`` the switch port, ``mac`` the
+    switch port's addresses, the gateway port's HA chassis group, no external_ids; its tunnel key
+    after the switch's ports'.  It replaces the switch port in ``_MC_flood``."""
+    q = centralized_dgp_peer(router)
+    if q is None:
+        return None
+    dgp_crp = next(p.crp for p in router.ports if p.kind == "lrp" and p.crp is not None)
+    name = "cr-" + q.name
+    if name in nd.ports:
+        w("duplicate_port_name", "Logical_Switch_Port", q.nb.uuid, f"derived port {name!r} already exists")
+        return None
+    crp = Port(name, "lcrp", q.dp, q.nb, q.nb_key)
+    crp.sb_type = "chassisredirect"
+    crp.options = {"distributed-port": q.name}
+    crp.mac = list(q.mac)
+    crp.ha_group = dgp_crp.ha_group
+    q.crp = crp
+    nd.ports[name] = crp
+    q.dp.ports.append(crp)
+    return crp
 
 
 def install_ls_lb_from_router(nb: Any) -> bool:

@@ -32,11 +32,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..ovsdb import fastrow
 from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
 from .build import (
+    CENTRALIZED_DGP_PEER,
     KeyState,
     add_datapaths,
     garps_lb_vips,
@@ -104,7 +106,8 @@ def _is_plain(lsp: Any) -> bool:
 
 def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], warn: Any,
                      sb: Any = None, *, flow_only_tables: frozenset[str] = frozenset(),
-                     flow_only_columns: Mapping[str, frozenset[str]] | None = None) -> Tracked | None:
+                     flow_only_columns: Mapping[str, frozenset[str]] | None = None,
+                     profile: FlowProfile = DEFAULT_PROFILE) -> Tracked | None:
     """Apply NB row changes to the model incrementally; None when a recompute is needed.
 
     ``flow_only_tables`` / ``flow_only_columns`` (table -> columns): what the engine's features take
@@ -117,6 +120,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         return None  # (install_ls_lb_from_router: which switch gets which LB follows the topology)
     batch = _classify(nb, changes, flow_only_tables, flow_only_columns or {})
     if batch is None:
+        return None
+    if profile.has(CENTRALIZED_DGP_PEER) and _touches_dgp_peers(nd, nb, batch):
         return None
     plan = _plan(nd, keys, nb, batch, sb)
     if plan is None:
@@ -187,6 +192,58 @@ def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
         else:
             return None
     return b
+
+
+def _has_dgp(rows: Any) -> bool:
+    """Do these NB router ports include a distributed gateway port (or one about to be)?"""
+    return any(list(lrp.gateway_chassis) or opt(lrp.ha_chassis_group) is not None for lrp in rows)
+
+
+def _touches_dgp_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
+    """Behaviour ``centralized_dgp_peer``: may the batch change which switch ports have a
+    chassisredirect port (:func:`.build.centralized_dgp_peer`: a switch's localnet ports, a router's
+    gateway ports, their peers) or what it copies (the switch port's addresses)?  Then recompute.
+    Conservative: any port change on a switch attached to a router with a gateway port, any
+    router-type switch port updated, any port change of a router with a gateway port."""
+    gw_routers = {r.key for r in nd.routers() if any(p.kind == "lrp" and p.crp is not None for p in r.ports)}
+    touched_switches: set[str] = set()
+    for key in gw_routers:
+        for p in nd.datapaths[key].ports:
+            if p.kind == "lrp" and p.peer is not None and p.peer.kind == "lsp":
+                touched_switches.add(p.peer.dp.key)
+    if b.switch_changes & touched_switches or b.router_port_changes & gw_routers:
+        return True
+    lss = nb.rows("Logical_Switch")
+    for key in b.switch_changes:  # a router-type port added to another switch may peer a gateway port
+        row = lss.get(_as_uuid(key, lss))
+        if row is None or any(lsp.type == "router" and lsp.name not in nd.ports for lsp in row.ports):
+            return True
+    lrps = nb.rows("Logical_Router_Port")
+    for key in b.lrp_updates:
+        lrp = next((q for q in nd.ports.values() if q.nb_key == key and q.kind == "lrp"), None)
+        if lrp is None or lrp.dp.key in gw_routers:
+            return True
+    for key in b.router_port_changes:
+        row = nb.rows("Logical_Router").get(_as_uuid(key, lrps))
+        if row is not None and _has_dgp(row.ports):
+            return True
+    lsps = nb.rows("Logical_Switch_Port")
+    for key in b.lsp_updates:
+        row = lsps.get(_as_uuid(key, lsps))
+        if row is None or row.type == "router":
+            return True
+        lsp = nd.ports.get(row.name)
+        if lsp is None or lsp.dp.key in touched_switches:
+            return True
+    for key, table in b.created.items():
+        row = nb.rows(table).get(_as_uuid(key, lsps))
+        if row is None:
+            return True
+        if table == "Logical_Router" and _has_dgp(row.ports):
+            return True
+        if table == "Logical_Switch" and any(lsp.type == "router" for lsp in row.ports):
+            return True
+    return False
 
 
 def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any) -> _Plan | None:

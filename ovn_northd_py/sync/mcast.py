@@ -63,7 +63,7 @@ def desired_groups_of(dp: Datapath) -> dict[tuple[str, str], tuple[int, list[str
     for p in dp.ports:
         if p.kind != "lsp" or not p.enabled:
             continue
-        flood.append(p.name)
+        flood.append(p.crp.name if p.crp is not None else p.name)  # (its "lcrp" port instead: 25.03)
         if not p.is_router_lsp:
             flood_l2.append(p.name)
         if in_mc_unknown(p):

@@ -89,3 +89,38 @@ def parity_profile() -> FlowProfile:
     tests that ask for a behaviour (``parity_profile.has("...")``).  (Stage names: tests written
     with 23.03's use ``ovn_northd_py.parity.stage_names.release_stage_names``.)"""
     return _parity_profile()
+
+
+# Tests that still show a difference between a draft profile and its release's reference (a
+# feature not ported yet): ``known_draft_differences.txt``, one ``RELEASE FILE::TEST[PARAM] REASON``
+# a line.  Run against that release, each is expected to fail (xfail, strict: a test that passes
+# must leave the list, so the list only shrinks as the port goes on).
+KNOWN_DIFFERENCES_FILE = Path(__file__).with_name("known_draft_differences.txt")
+
+
+def known_draft_differences(release: str) -> dict[str, str]:
+    """Test id (``file.py::name[param]``) -> why it differs, for ``release``."""
+    out: dict[str, str] = {}
+    for line in KNOWN_DIFFERENCES_FILE.read_text().splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        rel, test, reason = (line.split(None, 2) + [""])[:3]
+        if rel == release:
+            out[test] = reason
+    return out
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    release = parity_release()
+    if release.flow_profile is not None or release.draft_profile is None:
+        return  # a served release: every parity test must pass
+    known = known_draft_differences(release.name)
+    for item in items:
+        path = Path(str(item.fspath))
+        if path.parent != here:
+            continue
+        test = f"{path.name}::{item.name}"
+        reason = known.get(test)
+        if reason is not None:
+            item.add_marker(pytest.mark.xfail(reason=f"OVN {release.name} draft: {reason}", strict=True))
