@@ -40,8 +40,8 @@ class RouterAddrs:
     (a MAC with leading blanks is valid).
     ``lb_vips``: the VIP addresses of the router's load balancers (own and via groups).
     ``dgps``: distributed gateway port name -> its chassisredirect port name.
-    ``snat_ips``: external IPs of snat rules (text, NAT uuid order; switches flood ARP/NS for them
-    to the router in 25.03: behaviour ``l2_arp_snat_ips``).
+    ``snat_ips``: external IPs of snat rules that are not the router's own port IPs (text, NAT uuid
+    order; switches send ARP/NS for them to the router in 25.03: behaviour ``l2_arp_snat_ips``).
     """
 
     nat_ips: tuple[str, ...]
@@ -106,6 +106,14 @@ def _compute(router: Datapath) -> RouterAddrs:
         for addr in addrs:
             vips[addr] = None
     dgps = {p.options["distributed-port"]: p.name for p in router.ports if p.kind == "crp"}
+    if snat_ips:  # (observed: not one of the router's own port IPs)
+        own: set[str] = set()
+        for p in router.ports:
+            nets = lrp_networks(p) if p.kind == "lrp" else None
+            if nets is not None:
+                own.update(n.addr_s for n in nets.ipv4)
+                own.update(n.addr_s for n in nets.ipv6)
+        snat_ips = [ip for ip in snat_ips if ip not in own]
     return RouterAddrs(tuple(nat_ips), tuple(nat_macs), tuple(distributed), tuple(vips), dgps, tuple(snat_ips))
 
 
