@@ -148,8 +148,9 @@ def datapath_enabled(dp: Datapath) -> bool:
 
 
 def port_reads_switch(port: Port) -> bool:
-    """Do the port's flows read the other ports of its switch (rebuild it when they change)?"""
-    return port.is_router_lsp or port.sb_type in ("virtual", "external")
+    """Do the port's flows read the other ports of its switch (rebuild it when they change)?
+    (A localnet port: the queues of its switch's VIFs, in 25.03.)"""
+    return port.is_router_lsp or port.sb_type in ("virtual", "external", "localnet")
 
 
 def build_datapath_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

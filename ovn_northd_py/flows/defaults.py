@@ -191,6 +191,8 @@ def build_lr_default_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     for stage, actions in LR_OPTIONAL_FALLBACKS:
         if ctx.profile.has_stage(stage):
             table.add(dp.index, stage, 0, "1", actions, owner=owner)
+    if ctx.profile.has("lr_delivery_default"):  # 25.03: with or without enabled ports
+        table.add(dp.index, LR_OUT_DELIVERY, 0, "1", DROP, owner=owner)
 
 
 def build_lrp_default_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
@@ -198,5 +200,5 @@ def build_lrp_default_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
 
     Each enabled router port holds a reference to it, so the flow goes with the last one.
     """
-    if port.kind == "lrp" and port.enabled:
+    if port.kind == "lrp" and port.enabled and not ctx.profile.has("lr_delivery_default"):
         table.add(port.dp.index, LR_OUT_DELIVERY, 0, "1", DROP, owner=port_owner(port))

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..lflow.stages import LS_IN_L2_LKUP, LS_IN_L2_UNKNOWN, LS_OUT_PRE_LB
 from ..lflow.table import FlowTable
 from ..northd.addresses import format_ip, leading_mac
@@ -74,7 +75,7 @@ from .router_addrs import lrp_networks, reachable_vips, router_addrs
 class SwitchL2:
     """Facts about a switch's ports that its L2 flows depend on."""
 
-    has_unknown: bool  # the _MC_unknown group has a member
+    has_unknown: bool  # unknown destinations go to _MC_unknown (23.03: the group has a member)
     has_localnet: bool
     has_non_router_port: bool  # a port other than a connected router port (any type, enabled or not)
 
@@ -89,21 +90,31 @@ def peer_router_port(port: Port) -> Port | None:
     return peer
 
 
-def in_mc_unknown(port: Port) -> bool:
-    return port.kind == "lsp" and port.enabled and port.has_unknown and port.sb_type != "external"
+def in_mc_unknown(port: Port, profile: FlowProfile = DEFAULT_PROFILE) -> bool:
+    """A member of ``_MC_unknown``: an enabled port with ``unknown`` addresses, not ``external``
+    (25.03, behaviour ``mc_unknown_external``: external ports too)."""
+    if port.kind != "lsp" or not port.enabled or not port.has_unknown:
+        return False
+    return port.sb_type != "external" or profile.has("mc_unknown_external")
 
 
-def _switch_l2(dp: Datapath) -> SwitchL2:
+def _switch_l2(dp: Datapath, profile: FlowProfile) -> SwitchL2:
     lsps = [p for p in dp.ports if p.kind == "lsp"]
+    # 25.03 (mc_unknown_external): to _MC_unknown as soon as a port has ``unknown`` addresses
+    # (enabled or not, even when the group has no member: observed).
+    if profile.has("mc_unknown_external"):
+        unknown = any(p.has_unknown for p in lsps)
+    else:
+        unknown = any(in_mc_unknown(p) for p in lsps)
     return SwitchL2(
-        has_unknown=any(in_mc_unknown(p) for p in lsps),
+        has_unknown=unknown,
         has_localnet=any(p.sb_type == "localnet" for p in lsps),
         has_non_router_port=any(peer_router_port(p) is None for p in lsps),
     )
 
 
 def switch_l2(dp: Datapath, ctx: FlowCtx) -> SwitchL2:
-    return ctx.cached("switch_l2", dp.key, lambda: _switch_l2(dp))
+    return ctx.cached("switch_l2", dp.key, lambda: _switch_l2(dp, ctx.profile))
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,7 +339,10 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
     nat_ips = rtr.nat_ips
     if ctx.profile.has("l2_arp_snat_ips"):  # 25.03: the snat rules' external IPs too
         nat_ips = (*nat_ips, *rtr.snat_ips)
-    for ip in (*(n for n in nat_ips if n not in vips), *reachable_vips(nets, rtr.lb_vips)):
+    lb_vips = rtr.lb_vips
+    if ctx.profile.has("l2_lb_neighbor_responder") and rtr.silent_vips:
+        lb_vips = tuple(v for v in lb_vips if v not in rtr.silent_vips)
+    for ip in (*(n for n in nat_ips if n not in vips), *reachable_vips(nets, lb_vips)):
         ips = v6 if ":" in ip else v4
         if ip not in ips:
             ips.append(ip)

@@ -40,6 +40,7 @@ from ..lflow.stages import (
 )
 from ..lflow.table import FlowTable
 from ..northd.addresses import extract_lport_addresses
+from ..northd.build import QOS_QUEUES, first_localnet
 from ..northd.model import Datapath, Port
 from .context import FlowCtx, hint
 from .ls_l2 import peer_router_port
@@ -114,6 +115,14 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         outport = f'outport == "{port.name}"'
         table.add(i, LS_OUT_APPLY_PORT_SEC, 100, outport, set_queue + "output;", hint=h, owner=owner,
                   io_port=port.name)
+    if port.sb_type == "localnet" and ctx.profile.has(QOS_QUEUES) and first_localnet(port.dp) is port:
+        # 25.03: the switch's enabled VIFs with a queue (assigned, or their NB qdisc_queue_id) have it
+        # set on their way out of its first localnet port.
+        for q in port.dp.ports:
+            qid = q.options.get("qdisc_queue_id") if q.kind == "lsp" and q.sb_type == "" and q.enabled else None
+            if qid is not None:
+                table.add(i, LS_OUT_APPLY_PORT_SEC, 110, f'outport == "{port.name}" && inport == "{q.name}"',
+                          f"set_queue({qid}); output;", hint=h, owner=owner, io_port=port.name)
 
 
 def build_lcrp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
@@ -131,8 +140,8 @@ def build_lcrp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
 def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """Behaviour ``pmtud_tunnel_rx`` (OVN 25.03), observed on the reference (``ls_in_check_port_sec``):
 
-    * a router-type port whose router port exists: its traffic is marked (``reg0[18] = 1; next;``,
-      70); an ICMP "too big" error received from a tunnel is sent back (120): for a gateway router
+    * an enabled router-type port (whether its router port exists or not): its traffic is marked
+      (``reg0[18] = 1; next;``, 70); one whose router port exists: an ICMP "too big" error received from a tunnel is sent back (120): for a gateway router
       the one from the router port's MAC to the port (``outport <-> inport; next;``), for a
       distributed router the one to the router port's MAC (re-entering ``ls_in_l2_lkup``);
     * any other port with addresses (VIF, localport, external, l2gateway, virtual, vtep): the error
@@ -144,17 +153,19 @@ def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     i = port.dp.index
     name = port.name
     lrp = peer_router_port(port)
-    if lrp is not None:
+    if port.is_router_lsp and port.enabled:  # (observed: its router port may be missing or disabled)
         table.add(i, LS_IN_CHECK_PORT_SEC, 70, f'inport == "{name}"', f"{REGBIT_FROM_ROUTER_PORT} = 1; next;", io_port=name,
                   hint=h, owner=owner)
+    if lrp is not None:
         nets = lrp_networks(lrp)
         if nets is None:
             return
+        mac = lrp.nb.mac  # (observed: as NB writes it, e.g. in upper case)
         if lrp.sb_type == "l3gateway":
-            match = f'{PMTUD} && eth.src == {nets.ea_s} && outport == "{name}" && {TUNNEL_RX}'
+            match = f'{PMTUD} && eth.src == {mac} && outport == "{name}" && {TUNNEL_RX}'
             action = "outport <-> inport; next;"
         else:
-            match = f"{PMTUD} && eth.dst == {nets.ea_s} && {TUNNEL_RX}"
+            match = f"{PMTUD} && eth.dst == {mac} && {TUNNEL_RX}"
             action = f"outport <-> inport; next(pipeline=ingress,table={ctx.profile.table_id(LS_IN_L2_LKUP)});"
         table.add(i, LS_IN_CHECK_PORT_SEC, 120, match, action, hint=h, owner=owner)
         return

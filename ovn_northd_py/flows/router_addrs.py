@@ -50,6 +50,9 @@ class RouterAddrs:
     lb_vips: tuple[IPAddress, ...]
     dgps: dict[str, str]
     snat_ips: tuple[str, ...] = ()
+    # VIPs only load balancers with options:neighbor_responder=none have (25.03: behaviour
+    # "l2_lb_neighbor_responder", switches send no ARP/NS for them to the router).
+    silent_vips: frozenset[IPAddress] = frozenset()
 
 
 def _is_mac(s: str) -> bool:
@@ -99,12 +102,15 @@ def _compute(router: Datapath) -> RouterAddrs:
     for group in router.nb.load_balancer_group:
         lbs += list(group.load_balancer)
     vips: dict[IPAddress, None] = {}
+    silent: set[IPAddress] = set()
+    answered: set[IPAddress] = set()
     for lb in lbs:
-        template, _mode, addrs = lb_vip_addrs(lb)
+        template, mode, addrs = lb_vip_addrs(lb)
         if template:  # observed: no ARP/ND or address set for template load balancers' VIPs
             continue
         for addr in addrs:
             vips[addr] = None
+            (silent if mode == "none" else answered).add(addr)
     dgps = {p.options["distributed-port"]: p.name for p in router.ports if p.kind == "crp"}
     if snat_ips:  # (observed: not one of the router's own port IPs)
         own: set[str] = set()
@@ -114,7 +120,8 @@ def _compute(router: Datapath) -> RouterAddrs:
                 own.update(n.addr_s for n in nets.ipv4)
                 own.update(n.addr_s for n in nets.ipv6)
         snat_ips = [ip for ip in snat_ips if ip not in own]
-    return RouterAddrs(tuple(nat_ips), tuple(nat_macs), tuple(distributed), tuple(vips), dgps, tuple(snat_ips))
+    return RouterAddrs(tuple(nat_ips), tuple(nat_macs), tuple(distributed), tuple(vips), dgps, tuple(snat_ips),
+                       frozenset(silent - answered))
 
 
 def router_addrs(router: Datapath, ctx: FlowCtx) -> RouterAddrs:

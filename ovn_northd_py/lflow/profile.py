@@ -369,6 +369,10 @@ OVN_25_03 = FlowProfile(
         # make_switch_crp), which replaces it in _MC_flood; ls_in_l2_lkup sends the router port's
         # MAC and ARP/NS to it where the gateway port is not resident.
         "centralized_dgp_peer",
+        # Port_Binding options:qdisc_queue_id of every VIF / localnet port with QoS parameters, from
+        # one pool, and options:qos_physical_network (northd/build.py assign_qos_queues);
+        # ls_out_apply_port_sec 110 sets a VIF's queue on its switch's first localnet port.
+        "qos_queues_global",
         # DNS: a row per used NB DNS row whose uuid is the NB row's (persisted on insert), with
         # ``options:ovn-owned`` "true"/"false" (the NB option read as a boolean; other options
         # left alone) and no external_ids written (23.03: ``external_ids:dns_id``); rows whose
@@ -398,6 +402,14 @@ OVN_25_03 = FlowProfile(
         # ls_in_l2_lkup 80: ARP requests for a router's snat external IPs go to the router too (as
         # for its dnat / dnat_and_snat ones).
         "l2_arp_snat_ips",
+        # _MC_unknown takes enabled external ports with "unknown" addresses too; ls_in_l2_unknown
+        # sends to it whenever a port (enabled or not) has "unknown" addresses.
+        "mc_unknown_external",
+        # ls_in_l2_lkup 80: no ARP/NS flow for a router load-balancer VIP whose load balancers all
+        # have options:neighbor_responder=none.
+        "l2_lb_neighbor_responder",
+        # lr_out_delivery's priority-0 drop on every router (23.03: only while a port is enabled).
+        "lr_delivery_default",
         # (pmtud_tunnel_rx, on switches: ls_in_check_port_sec sends ICMP "packet too big" errors
         # back (per router and VIF port) or drops them; pre-ACL / pre-LB let them through; router
         # ports mark their traffic (reg0[18]).)

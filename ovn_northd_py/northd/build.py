@@ -110,6 +110,8 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
         for router in nd.routers():
             make_switch_crp(router, nd, w)
     _assign_port_keys(nd, sb, keys, max_port, w)
+    if profile.has(QOS_QUEUES):
+        assign_qos_queues(nd, sb)
     _build_ha_groups(nd, nb, w)
     if install_ls_lb_from_router(nb):
         _add_router_lbs_to_switches(nd)
@@ -442,6 +444,60 @@ def lsp_port(dp: Datapath, lsp: Any, lrps: dict[str, Port], w: Any) -> Port:
 
 
 QOS_PARAMS = ("qos_max_rate", "qos_burst", "qos_min_rate")
+# Behaviour of 25.03 (lflow/profile.py): queue ids from one pool, qos_physical_network.
+QOS_QUEUES = "qos_queues_global"
+
+
+def has_qos(p: Port) -> bool:
+    """A VIF or localnet switch port with QoS parameters (``options:qos_max_rate`` / ``qos_burst`` /
+    ``qos_min_rate``), which gets a queue (behaviour ``qos_queues_global``)."""
+    return p.kind == "lsp" and p.sb_type in ("", "localnet") and any(k in p.nb.options for k in QOS_PARAMS)
+
+
+def first_localnet(dp: Datapath) -> Port | None:
+    """The switch's first localnet port (NB uuid order), whose network its QoS queues are on."""
+    lns = [p for p in dp.ports if p.kind == "lsp" and p.sb_type == "localnet"]
+    return min(lns, key=lambda p: p.nb_key) if lns else None
+
+
+def assign_qos_queues(nd: Northd, sb: Any) -> None:
+    """Behaviour ``qos_queues_global`` (observed on 25.03's reference): every port with QoS
+    parameters (:func:`has_qos`) gets ``options:qdisc_queue_id`` from one pool for all switches
+    (1, 2, ...; the NB's own value is not kept), numbered switch by switch in the order of the
+    reference's datapath map (uuid first 32 bits, filled in its IDL's order) and port by port in NB
+    uuid order; a port keeps the id its Port_Binding already has.  On a switch with a localnet
+    port, also ``options:qos_physical_network``: the network_name of its first localnet port."""
+    held: dict[str, int] = {}
+    for pb in sb.rows("Port_Binding").values():
+        q = pb.options.get("qdisc_queue_id")
+        if q is not None and q.isdigit():
+            held[pb.logical_port] = int(q)
+    switches = {dp.key: dp for dp in nd.switches()}
+    order = hmap_order((int(k.replace("-", "")[:8], 16), k) for k in idl_row_order(switches))
+    wanting: list[Port] = []
+    for key in order:
+        dp = switches[key]
+        ln = first_localnet(dp)
+        net = ln.nb.options.get("network_name") if ln is not None else None
+        for p in sorted((p for p in dp.ports if has_qos(p)), key=lambda p: p.nb_key):
+            if net is not None:
+                p.options["qos_physical_network"] = net
+            wanting.append(p)
+    used: set[int] = set()
+    fresh: list[Port] = []
+    for p in wanting:
+        q = held.get(p.name)
+        if q is not None and q not in used:
+            used.add(q)
+            p.options["qdisc_queue_id"] = str(q)
+        else:
+            fresh.append(p)
+    nxt = 1
+    for p in fresh:
+        while nxt in used:
+            nxt += 1
+        used.add(nxt)
+        p.options["qdisc_queue_id"] = str(nxt)
 
 
 def _tag_for(dp: Datapath, lsp: Any) -> int | None:

@@ -39,9 +39,12 @@ from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
 from .build import (
     CENTRALIZED_DGP_PEER,
+    QOS_PARAMS,
+    QOS_QUEUES,
     KeyState,
     add_datapaths,
     garps_lb_vips,
+    has_qos,
     install_ls_lb_from_router,
     lsp_port,
     refresh_router_derived,
@@ -122,6 +125,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     if batch is None:
         return None
     if profile.has(CENTRALIZED_DGP_PEER) and _touches_dgp_peers(nd, nb, batch):
+        return None
+    if profile.has(QOS_QUEUES) and _touches_qos(nd, nb, batch):
         return None
     plan = _plan(nd, keys, nb, batch, sb)
     if plan is None:
@@ -242,6 +247,36 @@ def _touches_dgp_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
         if table == "Logical_Router" and _has_dgp(row.ports):
             return True
         if table == "Logical_Switch" and any(lsp.type == "router" for lsp in row.ports):
+            return True
+    return False
+
+
+def _asks_qos(lsp: Any) -> bool:
+    return any(k in lsp.options for k in QOS_PARAMS)
+
+
+def _touches_qos(nd: Northd, nb: Any, b: _Batch) -> bool:
+    """Behaviour ``qos_queues_global``: may the batch change a port's queue or QoS network
+    (:func:`.build.assign_qos_queues`)?  Then recompute.  Conservative: any port change on a switch
+    with a QoS port, any port with QoS parameters added or updated."""
+    qos_switches = {p.dp.key for p in nd.ports.values() if has_qos(p)}
+    if b.switch_changes & qos_switches:
+        return True
+    lss, lsps = nb.rows("Logical_Switch"), nb.rows("Logical_Switch_Port")
+    for key in b.switch_changes:
+        row = lss.get(_as_uuid(key, lss))
+        if row is None or any(lsp.name not in nd.ports and _asks_qos(lsp) for lsp in row.ports):
+            return True
+    for key in b.lsp_updates:
+        row = lsps.get(_as_uuid(key, lsps))
+        if row is None or _asks_qos(row):
+            return True
+        p = nd.ports.get(row.name)
+        if p is None or p.dp.key in qos_switches:
+            return True
+    for key, table in b.created.items():
+        row = lss.get(_as_uuid(key, lss)) if table == "Logical_Switch" else None
+        if row is not None and any(_asks_qos(lsp) for lsp in row.ports):
             return True
     return False
 
