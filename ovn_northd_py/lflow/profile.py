@@ -351,6 +351,9 @@ OVN_25_03 = FlowProfile(
         # SB_Global options arp_ns_explicit_output=true and register_consolidation=true (features
         # northd tells ovn-controller about).
         "sb_feature_options",
+        # SB_Global options:lb_hairpin_use_ct_mark: NB_Global's, copied as is (23.03: dropped, and
+        # "false" while a chassis lacks ct-no-masked-label).
+        "sb_hairpin_ct_mark_copied",
         # RBAC_Permission: BFD, IGMP_Group and Service_Monitor authorised by chassis_name; FDB
         # may update timestamp, IGMP_Group protocol.
         "rbac_2503",
