@@ -336,6 +336,9 @@ OVN_25_03 = FlowProfile(
         # the backend found is in the same registers, router VIP flows with affinity load the VIP;
         # fragments marked reg0[19] in ls_in_pre_stateful 115 (every switch) and their destination
         # read back from conntrack in ls_in_lb 110.
+        # (A template load balancer's switch affinity flows, and the VIP its router lr_in_dnat flow
+        # loads, keep its address family: 23.03 writes them as IPv6, 25.03's router affinity flows
+        # still are.)
         "lb_vip_regs_v2",
         # Router affinity flows of a skip_snat load balancer keep skip_snat even when the router
         # forces SNAT for load-balanced traffic (23.03: force_snat wins).
