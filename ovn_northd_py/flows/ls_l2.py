@@ -228,14 +228,15 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     build_ls_mcast_flows(dp, ctx, table)
 
 
-def port_macs(port: Port) -> list[str]:
+def port_macs(port: Port, dynamic_entries: bool = True) -> list[str]:
     """The MACs ``ls_in_l2_lkup`` sends to ``port``: its addresses' and the one IPAM assigned.
 
-    A ``MAC dynamic`` entry counts with its MAC even when IPAM assigned nothing.
+    A ``MAC dynamic`` entry counts with its MAC even when IPAM assigned nothing (not with
+    ``dynamic_entries`` False: 25.03, only what IPAM assigned).
     """
     macs: list[str] = []
     for entry in port.nb.addresses:
-        if entry in ("unknown", "router"):
+        if entry in ("unknown", "router") or (not dynamic_entries and "dynamic" in entry.split()):
             continue
         mac = leading_mac(entry)
         if mac is not None:
@@ -262,12 +263,14 @@ def build_lsp_l2_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         return
     action = _output(port)
     lrp = peer_router_port(port)
-    # 25.03 ("ls_router_port_mac"): a router-type port's address naming its router port's MAC gives
-    # no flow of its own (the router port's MAC flow stands, resident-only where it is so).
-    nets = lrp_networks(lrp) if lrp is not None and ctx.profile.has("ls_router_port_mac") else None
-    skip = nets.ea_s if nets is not None else None
-    for mac in port_macs(port):
-        if mac != skip:
+    # 25.03 ("lsp_pkt_clone_type"): options:pkt_clone_type=mc_unknown on a VIF: a copy to _MC_unknown.
+    if (port.enabled and port.sb_type == "" and ctx.profile.has("lsp_pkt_clone_type")
+            and port.nb.options.get("pkt_clone_type") == "mc_unknown"):
+        action = f'clone {{outport = "{port.name}"; output; }};outport = "{MC_UNKNOWN}"; output;'
+    # 25.03 ("ls_router_port_mac"): a router-type port's own addresses give no flow (its router
+    # port's MAC flow stands, resident-only where it is so).
+    if lrp is None or not ctx.profile.has("ls_router_port_mac"):
+        for mac in port_macs(port, not ctx.profile.has("l2_dynamic_needs_ipam")):
             table.add(i, LS_IN_L2_LKUP, 50, f"eth.dst == {mac}", action, hint=h, owner=owner)
     if lrp is not None:
         build_lsp_router_l2_flows(port, lrp, ctx, table)

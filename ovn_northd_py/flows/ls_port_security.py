@@ -169,6 +169,8 @@ def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
             action = f"outport <-> inport; next(pipeline=ingress,table={ctx.profile.table_id(LS_IN_L2_LKUP)});"
         table.add(i, LS_IN_CHECK_PORT_SEC, 120, match, action, hint=h, owner=owner)
         return
+    if port.is_router_lsp:  # (observed: its router port missing, its addresses give no flow)
+        return
     for entry in lsp_addresses(port):
         match = (f'{PMTUD} && eth.src == {entry.ea_s} && outport == "{name}" && !is_chassis_resident("{name}")'
                  f" && {TUNNEL_RX}")

@@ -414,6 +414,10 @@ OVN_25_03 = FlowProfile(
         # ls_in_l2_lkup 80: no ARP/NS flow for a router load-balancer VIP whose load balancers all
         # have options:neighbor_responder=none.
         "l2_lb_neighbor_responder",
+        # ls_in_l2_lkup 50: a VIF with options:pkt_clone_type=mc_unknown is also sent to _MC_unknown.
+        "lsp_pkt_clone_type",
+        # ls_in_l2_lkup 50: a "MAC dynamic" address gives a flow only once IPAM assigned it.
+        "l2_dynamic_needs_ipam",
         # lr_out_delivery's priority-0 drop on every router (23.03: only while a port is enabled).
         "lr_delivery_default",
         # (pmtud_tunnel_rx, on switches: ls_in_check_port_sec sends ICMP "packet too big" errors
@@ -424,6 +428,10 @@ OVN_25_03 = FlowProfile(
         "dhcp_merged_matches",
         # ls_in_arp_rsp lets ARP/NS from a VTEP (RAMP) port through at 65535 on a switch with one.
         "arp_rsp_skip_ramp",
+        # ls_in_arp_rsp: options:arp_proxy answers at 30 what did not come from a router port
+        # (reg0[18] == 0), addresses with their prefix lengths, IPv6 ones with nd_na_router; on
+        # such a switch no "inport == <localnet>" skip flow (100).
+        "arp_proxy_v2",
         # ls_in_lookup_fdb of a localnet port sets flags.localnet before lookup_fdb().
         "fdb_localnet_flag",
         # ls_out_acl_eval lets DHCP replies to a port through only when the port has an address in
