@@ -465,7 +465,7 @@ def assign_qos_queues(nd: Northd, sb: Any) -> None:
     parameters (:func:`has_qos`) gets ``options:qdisc_queue_id`` from one pool for all switches
     (1, 2, ...; the NB's own value is not kept), numbered switch by switch in the order of the
     reference's datapath map (uuid first 32 bits, filled in its IDL's order) and port by port in NB
-    uuid order; a port keeps the id its Port_Binding already has.  On a switch with a localnet
+    uuid order (the map holds the routers too); a port keeps the id its Port_Binding already has.  On a switch with a localnet
     port, also ``options:qos_physical_network``: the network_name of its first localnet port."""
     held: dict[str, int] = {}
     for pb in sb.rows("Port_Binding").values():
@@ -473,10 +473,14 @@ def assign_qos_queues(nd: Northd, sb: Any) -> None:
         if q is not None and q.isdigit():
             held[pb.logical_port] = int(q)
     switches = {dp.key: dp for dp in nd.switches()}
-    order = hmap_order((int(k.replace("-", "")[:8], 16), k) for k in idl_row_order(switches))
+    # (One map of every datapath: the switches inserted first, then the routers, each in IDL order.)
+    keys = idl_row_order(switches) + idl_row_order(dp.key for dp in nd.routers())
+    order = hmap_order((int(k.replace("-", "")[:8], 16), k) for k in keys)
     wanting: list[Port] = []
     for key in order:
-        dp = switches[key]
+        dp = switches.get(key)
+        if dp is None:
+            continue
         ln = first_localnet(dp)
         net = ln.nb.options.get("network_name") if ln is not None else None
         for p in sorted((p for p in dp.ports if has_qos(p)), key=lambda p: p.nb_key):
