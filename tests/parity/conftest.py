@@ -92,7 +92,7 @@ def parity_profile() -> FlowProfile:
 
 
 # Tests that still show a difference between a draft profile and its release's reference (a
-# feature not ported yet): ``known_draft_differences.txt``, one ``RELEASE FILE::TEST[PARAM] REASON``
+# feature not ported yet): ``known_draft_differences.txt``, one ``RELEASE | FILE::TEST[PARAM] | WHY``
 # a line.  Run against that release, each is expected to fail (xfail, strict: a test that passes
 # must leave the list, so the list only shrinks as the port goes on).
 KNOWN_DIFFERENCES_FILE = Path(__file__).with_name("known_draft_differences.txt")
@@ -104,7 +104,7 @@ def known_draft_differences(release: str) -> dict[str, str]:
     for line in KNOWN_DIFFERENCES_FILE.read_text().splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        rel, test, reason = (line.split(None, 2) + [""])[:3]
+        rel, test, reason = ([f.strip() for f in line.split("|", 2)] + ["", ""])[:3]
         if rel == release:
             out[test] = reason
     return out
