@@ -94,7 +94,8 @@ def parity_profile() -> FlowProfile:
 # Tests that still show a difference between a draft profile and its release's reference (a
 # feature not ported yet): ``known_draft_differences.txt``, one ``RELEASE | FILE::TEST[PARAM] | WHY``
 # a line.  Run against that release, each is expected to fail (xfail, strict: a test that passes
-# must leave the list, so the list only shrinks as the port goes on).
+# must leave the list, so the list only shrinks as the port goes on; a reason "flaky: ..." marks a
+# difference that comes and goes, not strict).
 KNOWN_DIFFERENCES_FILE = Path(__file__).with_name("known_draft_differences.txt")
 
 
@@ -123,4 +124,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         test = f"{path.name}::{item.name}"
         reason = known.get(test)
         if reason is not None:
-            item.add_marker(pytest.mark.xfail(reason=f"OVN {release.name} draft: {reason}", strict=True))
+            # ("flaky: ..." -- a difference that comes and goes from run to run: not strict.)
+            strict = not reason.startswith("flaky:")
+            item.add_marker(pytest.mark.xfail(reason=f"OVN {release.name} draft: {reason}", strict=strict))
