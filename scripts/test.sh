@@ -11,9 +11,22 @@ bash scripts/chroots.sh --for-tests
 # Static checks first: the package is kept ruff- and mypy-clean.
 .venv/bin/ruff check ovn_northd_py
 .venv/bin/mypy ovn_northd_py
-.venv/bin/python -m pytest -q "$@"
-# The whole suite (no arguments): the dataplane suite again with 25.03's own ovn-controller and OVS
-# (trixie chroot) under our daemon's 25.03 profile (about a minute).
-if [ $# -eq 0 ]; then
-  exec .venv/bin/python -m pytest -q tests/dataplane --release 25.03
+rc=0
+.venv/bin/python -m pytest -q "$@" || rc=$?
+# Only for a whole run (options alone as arguments):
+only_options=1
+for a in "$@"; do [[ "$a" == -* ]] || only_options=0; done
+if [ "$only_options" = 1 ]; then
+  # The dataplane suite again with 25.03's own ovn-controller and OVS (trixie chroot) under our
+  # daemon's 25.03 profile (about a minute).
+  .venv/bin/python -m pytest -q "$@" tests/dataplane --release 25.03 || rc=$?
+  # The parity suite once more, against OVN 25.03's reference (Debian trixie's ovn-northd): every
+  # test passes there but those tests/parity/known_draft_differences.txt lists, which must still
+  # fail (xfail, strict: one that starts passing must leave the list).  The tests that pick their
+  # releases themselves (harness self-test, releases) ran above already.  OVN_PARITY_DRAFTS=0 skips it.
+  if [ "${OVN_PARITY_DRAFTS:-1}" != 0 ]; then
+    OVN_PARITY_RELEASE=25.03 OVN_NORTHD_PY_DRAFT_PROFILES=1 .venv/bin/python -m pytest -q "$@" tests/parity \
+      --ignore=tests/parity/test_harness_selftest.py --ignore=tests/parity/test_releases.py || rc=$?
+  fi
 fi
+exit $rc

@@ -35,6 +35,7 @@ from typing import Any
 
 from ..flows.acl_index import AclIndex, nb_meters, pg_port_names, pg_switches, sampling_apps, sb_acl_ids
 from ..flows.router_addrs import router_lb_vip_sets
+from ..lflow.profile import FlowProfile
 from ..northd.model import Datapath, Northd
 from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
@@ -379,7 +380,7 @@ class AclSb:
 
     def _sync_meters(self, h: SbFeatureCtx) -> None:
         """The whole Meter table (meter changes are rare): NB meters and the fair copies."""
-        want = desired_meters(h.nb)
+        want = desired_meters(h.nb, h.profile)
         seen: set[str] = set()
         for row in list(h.sb.rows("Meter").values()):
             if _alive(row) is None:
@@ -390,7 +391,7 @@ class AclSb:
             seen.add(name)
         for name, spec in want.items():
             self._sync_meter(h, name, spec)
-        self._reset_acl_meters(h.nb)
+        self._reset_acl_meters(h.nb, h.profile)
 
     def on_nb_sb(self, changes: list[RowChange], h: SbFeatureCtx) -> bool:
         nb = h.nb
@@ -414,7 +415,7 @@ class AclSb:
             elif c.table == "ACL" and not meters_synced:
                 meters = nb_meter_specs(nb) if meters is None else meters
                 row = nb.rows("ACL").get(c.uuid)
-                fair = acl_fair_meter(row, meters) if row is not None else None
+                fair = acl_fair_meter(row, meters, h.profile) if row is not None else None
                 old = self.state.acl_meters.pop(key, None)
                 if old is not None and (fair is None or fair[0] != old):
                     self._sync_meter(h, old, None)
@@ -481,11 +482,11 @@ class AclSb:
             sync_acl_ids(h.sb_txn, h.sb, h.nb, h.stats, h.warn)
         return True
 
-    def _reset_acl_meters(self, nb: Any) -> None:
+    def _reset_acl_meters(self, nb: Any, profile: FlowProfile) -> None:
         meters = nb_meter_specs(nb)
         self.state.acl_meters = {}
         for acl in nb.rows("ACL").values():
-            fair = acl_fair_meter(acl, meters)
+            fair = acl_fair_meter(acl, meters, profile)
             if fair is not None:
                 self.state.acl_meters[str(acl.uuid)] = fair[0]
 
@@ -496,16 +497,16 @@ class AclSb:
         sync_address_sets(h.sb_txn, h.sb, desired_address_sets(nb, h.svc_monitor_mac, nd, h.warn,
                                                                  svc_monitor_macs=h.svc_monitor_macs), h.stats)
         sync_port_groups(h.sb_txn, h.sb, desired_port_groups(nb, nd), h.stats)
-        sync_meters(h.sb_txn, h.sb, desired_meters(nb), h.stats)
+        sync_meters(h.sb_txn, h.sb, desired_meters(nb, h.profile), h.stats)
         sync_acl_ids(h.sb_txn, h.sb, nb, h.stats, h.warn)
         fresh = SbState()
         for u, a in nb.rows("Address_Set").items():
             fresh.set_as(str(u), a.name)
         for u, pg in nb.rows("Port_Group").items():
             fresh.set_pg(str(u), pg, set(pg_sb_groups(pg, nd)))
-        meters = nb_meter_specs(nb)
+        meters, profile = nb_meter_specs(nb), h.profile
         for acl in nb.rows("ACL").values():
-            fair = acl_fair_meter(acl, meters)
+            fair = acl_fair_meter(acl, meters, profile)
             if fair is not None:
                 fresh.acl_meters[str(acl.uuid)] = fair[0]
         self.state = fresh

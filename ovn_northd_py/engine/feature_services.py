@@ -15,13 +15,15 @@ Their :class:`~.features.Feature` records are declared in :mod:`ovn_northd_py.en
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..flows import build_datapath_flows, build_port_flows
 from ..flows.owners import OWNER_DP, OWNER_PORT
 from ..northd.model import Datapath, Northd
 from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from ..sync.dns import TABLE as SB_DNS
-from ..sync.dns import dns_key, sync_sb_dns, sync_sb_dns_rows
+from ..sync.dns import sb_dns_key, sync_sb_dns, sync_sb_dns_rows
 from ..sync.indexes import DNS_BY_ID as IDX_DNS
 from .features import FlowFeatureCtx, SbFeatureCtx
 
@@ -79,14 +81,27 @@ def on_dns_nb_sb(changes: list[RowChange], hctx: SbFeatureCtx) -> bool:
 
 
 def on_dns_sb(changes: list[RowChange], hctx: SbFeatureCtx) -> bool:
+    """Repair the SB DNS rows that changed: those standing for the same NB rows are synced again, a
+    changed row standing for none is deleted.  (23.03: a row whose ``dns_id`` changed may leave
+    the NB row it named without an SB row: a full sync.)"""
+    by_uuid = hctx.profile.has("dns_nb_uuid")
     rows, index = hctx.sb.rows(SB_DNS), hctx.sb_indexes[IDX_DNS]
     keys: set[str] = set()
+    rows_too: set[Any] = set()  # changed rows standing for no NB row
     for c in changes:
         row = rows.get(c.uuid)
-        key = dns_key(row) if row is not None else index.key_of_uuid(c.uuid)
-        if isinstance(key, str):  # else not ours (no dns_id): left alone, as the full sync does
+        if row is None:  # deleted
+            key = str(c.uuid) if by_uuid else index.key_of_uuid(c.uuid)
+        elif not by_uuid and c.event == "update" and "external_ids" in c.columns:
+            sync_sb_dns(hctx.sb_txn, hctx.sb, hctx.nd, hctx.stats, hctx.profile)
+            return True
+        else:
+            key = sb_dns_key(row, hctx.profile)
+        if isinstance(key, str):
             keys.add(key)
-    sync_sb_dns_rows(hctx.sb_txn, hctx.sb, hctx.nd, keys, hctx.stats, hctx.profile)
+        elif row is not None:
+            rows_too.add(c.uuid)
+    sync_sb_dns_rows(hctx.sb_txn, hctx.sb, hctx.nd, keys, hctx.stats, hctx.profile, rows_too)
     return True
 
 

@@ -111,6 +111,7 @@ from .ls_fwd_group import build_ls_fwd_group_flows
 from .ls_l2 import build_ls_l2_flows, build_lsp_l2_flows
 from .ls_lb import build_all_switch_lb_flows, build_ls_hairpin_flows, build_ls_lb_frag_flows
 from .ls_port_security import (
+    build_lcrp_flows,
     build_ls_ext_arp_flows,
     build_ls_port_sec_flows,
     build_lsp_ext_arp_flows,
@@ -164,8 +165,9 @@ def datapath_enabled(dp: Datapath) -> bool:
 
 
 def port_reads_switch(port: Port) -> bool:
-    """Do the port's flows read the other ports of its switch (rebuild it when they change)?"""
-    return port.is_router_lsp or port.sb_type in ("virtual", "external")
+    """Do the port's flows read the other ports of its switch (rebuild it when they change)?
+    (A localnet port: the queues of its switch's VIFs, in 25.03.)"""
+    return port.is_router_lsp or port.sb_type in ("virtual", "external", "localnet")
 
 
 def build_datapath_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
@@ -179,6 +181,9 @@ def build_datapath_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
 def build_port_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """The flows of one port (owner ``("port", port.name)``)."""
     if not datapath_enabled(port.dp):
+        return
+    if port.kind == "lcrp":  # a switch port's chassisredirect port: its own few flows
+        build_lcrp_flows(port, ctx, table)
         return
     for build in SWITCH_PORT_BUILDERS if port.dp.is_switch else ROUTER_PORT_BUILDERS:
         build(port, ctx, table)

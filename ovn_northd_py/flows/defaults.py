@@ -216,7 +216,7 @@ def build_lr_default_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     for stage, actions in LR_OPTIONAL_FALLBACKS + LR_OPTIONAL_FALLBACKS_2603:
         if ctx.profile.has_stage(stage):
             table.add(dp.index, stage, 0, "1", actions, owner=owner)
-    if ctx.profile.has("lr_delivery_drop_always"):  # 26.03: even on a router without ports
+    if ctx.profile.has("lr_delivery_default"):  # 25.03: with or without enabled ports
         table.add(dp.index, LR_OUT_DELIVERY, 0, "1", DROP, owner=owner)
 
 
@@ -225,5 +225,5 @@ def build_lrp_default_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
 
     Each enabled router port holds a reference to it, so the flow goes with the last one.
     """
-    if port.kind == "lrp" and port.enabled and not ctx.profile.has("lr_delivery_drop_always"):
+    if port.kind == "lrp" and port.enabled and not ctx.profile.has("lr_delivery_default"):
         table.add(port.dp.index, LR_OUT_DELIVERY, 0, "1", DROP, owner=port_owner(port))

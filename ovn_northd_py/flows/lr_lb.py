@@ -252,7 +252,7 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
         if v.backends:
             backends = ",".join(b.text() for b in v.backends)
             # 25.03 (lb_vip_regs_v2): an affinity VIP's flow loads the VIP for lr_in_lb_aff_learn.
-            load = load_vip_v2(v.affinity()) if timeout > 0 and v2 else ""
+            load = load_vip_v2(v.affinity(keep_family=True)) if timeout > 0 and v2 else ""
             add(LR_IN_DNAT, prio, match + res,
                 f"{prefix}{load}{features.ct_lb}(backends={backends}{hash_fields(lb)}{lb_suffix});")
         elif reject:
@@ -291,7 +291,7 @@ def _add_affinity(orig: Vip, proto: str, timeout: int, prefix: str, suffix: str,
     the ``lr_in_lb_aff_check`` match (observed).  ``v2``: the ``lb_vip_regs_v2`` behaviour (25.03):
     the VIP is in reg4 / reg2[0..15] (loaded by the VIP's lr_in_dnat flow, not by the check), the
     backend chk_lb_aff() found too, and the per-backend flow matches the VIP's destination."""
-    v = orig.affinity()
+    v = orig.affinity()  # (25.03 too: a template VIP's router affinity flows are IPv6's)
     vip, fam = v.vip, _fam(v.vip)
     vip_reg = REG_NEXT_HOP_IPV6 if vip.v6 else REG_NEXT_HOP_IPV4
     port_reg = REG_ORIG_TP_DPORT_ROUTER

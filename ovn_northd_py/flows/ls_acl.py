@@ -451,6 +451,8 @@ def build_lsp_dhcp_reply_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> No
         return
     if switch_relays_dhcp(port.dp, ctx):
         return
+    if port.is_router_lsp and ctx.profile.has("dhcp_reply_needs_address"):  # 25.03: nor router-type ones
+        return
     stage = _service_reply_stage(ctx)
     v4, v6 = opt(port.nb.dhcpv4_options), opt(port.nb.dhcpv6_options)
     if ctx.profile.has("dhcp_reply_needs_address"):

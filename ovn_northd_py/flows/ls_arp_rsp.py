@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import socket
-from typing import Final
+from typing import Any, Final
 
 from ..lflow.stages import LS_IN_ARP_RSP
 from ..lflow.table import FlowTable
@@ -39,6 +39,7 @@ from .copp import copp_meter
 from .ls_l2 import peer_router_port
 from .lsp_addrs import lsp_addresses
 from .owners import port_owner
+from .registers import REGBIT_FROM_ROUTER_PORT
 from .router_addrs import lrp_networks
 
 LOCAL_REPLY: Final = "outport = inport; flags.loopback = 1; output;"
@@ -68,7 +69,7 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     owner = port_owner(port)
     h = hint(port.nb_key)
     i = port.dp.index
-    if port.sb_type == "localnet":
+    if port.sb_type == "localnet" and not (ctx.profile.has("arp_proxy_v2") and _has_arp_proxy(port.dp)):
         table.add(i, LS_IN_ARP_RSP, 100, f'inport == "{port.name}"', "next;", hint=h, owner=owner, io_port=port.name)
     elif port.sb_type == "virtual":
         _virtual_port_flows(port, table)
@@ -97,7 +98,10 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
             table.add(i, LS_IN_ARP_RSP, 100, f'{match} && inport == "{port.name}"', "next;", hint=h, owner=owner,
                       io_port=port.name)
     if port.is_router_lsp:
-        _arp_proxy_flow(port, table)
+        if ctx.profile.has("arp_proxy_v2"):
+            _arp_proxy_flows_v2(port, table)
+        else:
+            _arp_proxy_flow(port, table)
 
 
 def _answers_for(port: Port, ctx: FlowCtx) -> bool:
@@ -168,25 +172,43 @@ def _scan_plen_ok(text: str | None, bits: int) -> bool:
     return inverted & (inverted + 1) == 0
 
 
-def scan_ip_list(text: str) -> list[str]:
-    """The IPv4 addresses of a blank-separated address list, read as the reference reads
-    ``options:arp_proxy``: up to the first token that is not an address (trailing junk on a
-    token ends the list after it), IPv6 addresses skipped, prefixes dropped."""
-    out: list[str] = []
+def _plen(text: str | None, bits: int) -> int:
+    """A prefix length (number or contiguous dotted mask) as a number; ``bits`` when absent."""
+    if text is None:
+        return bits
+    if "." not in text:
+        return int(text)
+    mask = 0
+    for part in text.split("."):
+        mask = (mask << 8) | (int(part) & 0xFF)
+    return bin(mask).count("1")
+
+
+def scan_addresses(text: str) -> list[tuple[str, int, bool]]:
+    """The addresses of a blank-separated address list, read as the reference reads
+    ``options:arp_proxy``: (address, prefix length, IPv6?) up to the first token that is not an
+    address (trailing junk on a token ends the list after it)."""
+    out: list[tuple[str, int, bool]] = []
     pos = 0
     while pos < len(text) and text[pos:].strip():
         m4 = _SCAN_IPV4.match(text, pos)
         if m4 is not None:
             if not _scan_plen_ok(m4.group(5), 32):
                 break
-            out.append(".".join(str(int(g) % 256) for g in m4.groups()[:4]))
+            out.append((".".join(str(int(g) % 256) for g in m4.groups()[:4]), _plen(m4.group(5), 32), False))
             pos = m4.end()
             continue
         m6 = _SCAN_IPV6.match(text, pos)
         if m6 is None or inet_pton_text(m6.group(1)) != "6" or not _scan_plen_ok(m6.group(2), 128):
             break
+        out.append((format_ipv6(parse_ipv6(m6.group(1))), _plen(m6.group(2), 128), True))
         pos = m6.end()
     return out
+
+
+def scan_ip_list(text: str) -> list[str]:
+    """The IPv4 addresses of :func:`scan_addresses` (IPv6 ones skipped, prefixes dropped: 23.03)."""
+    return [a for a, _plen_, v6 in scan_addresses(text) if not v6]
 
 
 def _arp_proxy_flow(port: Port, table: FlowTable) -> None:
@@ -205,6 +227,45 @@ def _arp_proxy_flow(port: Port, table: FlowTable) -> None:
     )
     match = f"arp.op == 1 && arp.tpa == {{{','.join(ips)}}}"
     table.add(port.dp.index, LS_IN_ARP_RSP, 50, match, action, hint=hint(port.nb_key), owner=port_owner(port))
+
+
+def _has_arp_proxy(dp: Any) -> bool:
+    """Does a router-type port of the switch set ``options:arp_proxy``?  (25.03, observed: then its
+    localnet ports do not skip the ARP responder: the proxy answers the physical network too.)"""
+    return any(p.kind == "lsp" and p.is_router_lsp and p.nb.options.get("arp_proxy") for p in dp.ports)
+
+
+def _arp_proxy_flows_v2(port: Port, table: FlowTable) -> None:
+    """Behaviour ``arp_proxy_v2`` (25.03, observed): the ``arp_proxy`` flows answer only packets not
+    from a router port (``reg0[18] == 0``, 30), name each address with its prefix length (/32,
+    /128 when none is given), and IPv6 addresses get a neighbour advertisement of their own."""
+    spec = port.nb.options.get("arp_proxy")
+    lrp = peer_router_port(port)
+    if not spec or lrp is None:
+        return
+    nets = lrp_networks(lrp)
+    addrs = scan_addresses(spec)
+    if nets is None or not addrs:
+        return
+    mac = nets.ea_s
+    h, owner, i = hint(port.nb_key), port_owner(port), port.dp.index
+    v4 = [f"{a}/{p}" for a, p, v6 in addrs if not v6]
+    v6s = [(a, p) for a, p, v6 in addrs if v6]
+    if v4:
+        action = (
+            f"eth.dst = eth.src; eth.src = {mac}; arp.op = 2; /* ARP reply */ arp.tha = arp.sha; "
+            f"arp.sha = {mac}; arp.tpa <-> arp.spa; {LOCAL_REPLY}"
+        )
+        match = f"{REGBIT_FROM_ROUTER_PORT} == 0 && arp.op == 1 && arp.tpa == {{{','.join(v4)}}}"
+        table.add(i, LS_IN_ARP_RSP, 30, match, action, hint=h, owner=owner)
+    if v6s:
+        targets = [f"{a}/{p}" for a, p in v6s]
+        sns = [f"{format_ipv6(solicited_node(parse_ipv6(a)))}/128" for a, _ in v6s]
+        match = (f"{REGBIT_FROM_ROUTER_PORT} == 0 && nd_ns && ip6.dst == {{ {', '.join(targets + sns)} }} && "
+                 f"nd.target == {{ {', '.join(targets)} }}")
+        action = (f"nd_na_router {{ eth.src = {mac}; ip6.src = nd.target; nd.target = nd.target; nd.tll = {mac}; "
+                  f"{LOCAL_REPLY} }};")
+        table.add(i, LS_IN_ARP_RSP, 30, match, action, hint=h, owner=owner)
 
 
 def _svc_monitor_flow(port: Port, src_ip: str, lb_key: str, mac: str, table: FlowTable) -> None:

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..lflow.stages import LS_IN_L2_LKUP, LS_IN_L2_UNKNOWN, LS_OUT_PRE_LB
 from ..lflow.table import FlowTable
 from ..northd.addresses import format_ip, leading_mac
@@ -74,8 +75,7 @@ from .router_addrs import lrp_networks, reachable_vips, router_addrs
 class SwitchL2:
     """Facts about a switch's ports that its L2 flows depend on."""
 
-    has_unknown: bool  # the _MC_unknown group has a member
-    has_unknown_port: bool  # a non-external port has unknown addresses, enabled or not
+    has_unknown: bool  # unknown destinations go to _MC_unknown (23.03: the group has a member)
     has_localnet: bool
     has_non_router_port: bool  # a port other than a connected router port (any type, enabled or not)
 
@@ -90,22 +90,31 @@ def peer_router_port(port: Port) -> Port | None:
     return peer
 
 
-def in_mc_unknown(port: Port) -> bool:
-    return port.kind == "lsp" and port.enabled and port.has_unknown and port.sb_type != "external"
+def in_mc_unknown(port: Port, profile: FlowProfile = DEFAULT_PROFILE) -> bool:
+    """A member of ``_MC_unknown``: an enabled port with ``unknown`` addresses, not ``external``
+    (25.03, behaviour ``mc_unknown_external``: external ports too)."""
+    if port.kind != "lsp" or not port.enabled or not port.has_unknown:
+        return False
+    return port.sb_type != "external" or profile.has("mc_unknown_external")
 
 
-def _switch_l2(dp: Datapath) -> SwitchL2:
+def _switch_l2(dp: Datapath, profile: FlowProfile) -> SwitchL2:
     lsps = [p for p in dp.ports if p.kind == "lsp"]
+    # 25.03 (mc_unknown_external): to _MC_unknown as soon as a port has ``unknown`` addresses
+    # (enabled or not, even when the group has no member: observed).
+    if profile.has("mc_unknown_external"):
+        unknown = any(p.has_unknown for p in lsps)
+    else:
+        unknown = any(in_mc_unknown(p) for p in lsps)
     return SwitchL2(
-        has_unknown=any(in_mc_unknown(p) for p in lsps),
-        has_unknown_port=any(p.has_unknown and p.sb_type != "external" for p in lsps),
+        has_unknown=unknown,
         has_localnet=any(p.sb_type == "localnet" for p in lsps),
         has_non_router_port=any(peer_router_port(p) is None for p in lsps),
     )
 
 
 def switch_l2(dp: Datapath, ctx: FlowCtx) -> SwitchL2:
-    return ctx.cached("switch_l2", dp.key, lambda: _switch_l2(dp))
+    return ctx.cached("switch_l2", dp.key, lambda: _switch_l2(dp, ctx.profile))
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,10 +209,8 @@ def build_lsp_mcast_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
 
 
 def switch_has_unknown(dp: Datapath, ctx: FlowCtx) -> bool:
-    """Does the switch send to ``_MC_unknown``?  25.03 (behaviour "l2_unknown_disabled_too"): a
-    disabled port with unknown addresses is enough for the flows (not for the group)."""
-    sw = switch_l2(dp, ctx)
-    return sw.has_unknown_port if ctx.profile.has("l2_unknown_disabled_too") else sw.has_unknown
+    """Does the switch send unknown destinations to ``_MC_unknown`` (:class:`SwitchL2`)?"""
+    return switch_l2(dp, ctx).has_unknown
 
 
 def _output(port: Port) -> str:
@@ -246,18 +253,15 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     build_ls_mcast_flows(dp, ctx, table)
 
 
-def port_macs(port: Port, ctx: FlowCtx | None = None) -> list[str]:
+def port_macs(port: Port, dynamic_entries: bool = True) -> list[str]:
     """The MACs ``ls_in_l2_lkup`` sends to ``port``: its addresses' and the one IPAM assigned.
 
-    A ``MAC dynamic`` entry counts with its MAC even when IPAM assigned nothing (25.03, behaviour
-    "l2_dynamic_needs_ipam": only the MAC IPAM assigned counts).
+    A ``MAC dynamic`` entry counts with its MAC even when IPAM assigned nothing (not with
+    ``dynamic_entries`` False: 25.03, only what IPAM assigned).
     """
     macs: list[str] = []
-    skip_dynamic = ctx is not None and ctx.profile.has("l2_dynamic_needs_ipam")
     for entry in port.nb.addresses:
-        if entry in ("unknown", "router"):
-            continue
-        if skip_dynamic and entry.split()[-1:] == ["dynamic"]:
+        if entry in ("unknown", "router") or (not dynamic_entries and "dynamic" in entry.split()):
             continue
         mac = leading_mac(entry)
         if mac is not None:
@@ -283,21 +287,20 @@ def build_lsp_l2_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     if port.sb_type == "external":
         return
     action = _output(port)
+    lrp = peer_router_port(port)
     if ctx.profile.has("lsp_l2_options"):
         opts = port.nb.options
         if port.sb_type == "" and port.has_unknown and opts.get("force_fdb_lookup", "").lower() == "true":
             return  # 25.03: its MACs are learnt (FDB), not looked up here
-        if port.enabled and opts.get("pkt_clone_type") == "mc_unknown" and switch_has_unknown(port.dp, ctx):
+        if (port.enabled and port.sb_type == "" and opts.get("pkt_clone_type") == "mc_unknown"
+                and switch_has_unknown(port.dp, ctx)):
             # 25.03: a copy to the ports with unknown addresses too (on a switch that has some)
             action = f'clone {{outport = "{port.name}"; output; }};outport = "{MC_UNKNOWN}"; output;'
-    lrp = peer_router_port(port)
-    # 25.03 ("ls_router_port_mac"): a router-type port's own MAC is the router port's, announced by
-    # build_lsp_router_l2_flows (chassis-resident where it must be), not again from its addresses.
-    own = lrp_networks(lrp) if lrp is not None and ctx.profile.has("ls_router_port_mac") else None
-    for mac in port_macs(port, ctx):
-        if own is not None and mac.lower() == own.ea_s:
-            continue
-        table.add(i, LS_IN_L2_LKUP, 50, f"eth.dst == {mac}", action, hint=h, owner=owner)
+    # 25.03 ("ls_router_port_mac"): a router-type port's own addresses give no flow (its router
+    # port's MAC flow stands, resident-only where it is so).
+    if lrp is None or not ctx.profile.has("ls_router_port_mac"):
+        for mac in port_macs(port, not ctx.profile.has("l2_dynamic_needs_ipam")):
+            table.add(i, LS_IN_L2_LKUP, 50, f"eth.dst == {mac}", action, hint=h, owner=owner)
     if lrp is not None:
         build_lsp_router_l2_flows(port, lrp, ctx, table)
 
@@ -326,11 +329,21 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
     mac = nets.ea_s
     # 25.03 (behaviour "ls_router_port_mac"): a router-type port is reached by its router port's
     # MAC whatever its addresses.
+    # 25.03 ("centralized_dgp_peer"): the port has a chassisredirect port of its own (``cr``); what
+    # goes to the router port goes to the port where the gateway port is resident, else to ``cr``.
+    cr = port.crp.name if port.crp is not None else None
     if "router" in port.nb.addresses or ctx.profile.has("ls_router_port_mac"):
         action = _output(port)
-        resident = _resident_port(lrp, rtr.dgps, sw)
-        match = f"eth.dst == {mac}" + (f' && is_chassis_resident("{resident}")' if resident else "")
-        table.add(i, LS_IN_L2_LKUP, 50, match, action, hint=h, owner=owner)
+        if cr is not None:
+            cr_action = f'outport = "{cr}"; output;' if port.enabled else "drop;"
+            table.add(i, LS_IN_L2_LKUP, 50, f'eth.dst == {mac} && !is_chassis_resident("{cr}")', cr_action,
+                      hint=h, owner=owner)
+            table.add(i, LS_IN_L2_LKUP, 50, f'eth.dst == {mac} && is_chassis_resident("{cr}")', action,
+                      hint=h, owner=owner)
+        else:
+            resident = _resident_port(lrp, rtr.dgps, sw)
+            match = f"eth.dst == {mac}" + (f' && is_chassis_resident("{resident}")' if resident else "")
+            table.add(i, LS_IN_L2_LKUP, 50, match, action, hint=h, owner=owner)
         if lrp.name in rtr.dgps:
             for ext_mac, lport in rtr.distributed_nats:
                 table.add(
@@ -344,23 +357,35 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
                 )
     if not lrp.enabled:
         return
-    to_router = f'outport = "{port.name}"; output;'
-    if sw.has_non_router_port:
-        to_router = f'clone {{{to_router} }}; outport = "{MC_FLOOD_L2}"; output;'
+    def to(name: str) -> str:
+        out = f'outport = "{name}"; output;'
+        return f'clone {{{out} }}; outport = "{MC_FLOOD_L2}"; output;' if sw.has_non_router_port else out
+
+    # (match suffix, action): to the port, or with a "cr" port split by where the gateway port is.
+    targets = [("", to(port.name))] if cr is None else [
+        (f' && !is_chassis_resident("{cr}")', to(cr)), (f' && is_chassis_resident("{cr}")', to(port.name))]
     v4 = [n.addr_s for n in nets.ipv4]
     v6 = [n.addr_s for n in nets.ipv6]
     # A NAT IP that is also a load-balancer VIP is announced like a VIP: only inside the port's networks.
     vips = {format_ip(v) for v in rtr.lb_vips}
-    # 25.03 (behaviour "l2_arp_snat_ips"): the external IPs of snat rules too.
-    nat_ips = (*rtr.nat_ips, *rtr.snat_ips) if ctx.profile.has("l2_arp_snat_ips") else rtr.nat_ips
-    for ip in (*(n for n in nat_ips if n not in vips), *reachable_vips(nets, rtr.lb_vips)):
-        (v6 if ":" in ip else v4).append(ip)
+    nat_ips = rtr.nat_ips
+    if ctx.profile.has("l2_arp_snat_ips"):  # 25.03: the snat rules' external IPs too
+        nat_ips = (*nat_ips, *rtr.snat_ips)
+    lb_vips = rtr.lb_vips
+    if ctx.profile.has("l2_lb_neighbor_responder") and rtr.silent_vips:
+        lb_vips = tuple(v for v in lb_vips if v not in rtr.silent_vips)
+    for ip in (*(n for n in nat_ips if n not in vips), *reachable_vips(nets, lb_vips)):
+        ips = v6 if ":" in ip else v4
+        if ip not in ips:
+            ips.append(ip)
     for ip in v4:
-        match = f"{FLAGBIT_NOT_VXLAN} && arp.op == 1 && arp.tpa == {ip}"
-        table.add(i, LS_IN_L2_LKUP, 80, match, to_router, hint=h, owner=owner)
+        for suffix, action in targets:
+            match = f"{FLAGBIT_NOT_VXLAN} && arp.op == 1 && arp.tpa == {ip}{suffix}"
+            table.add(i, LS_IN_L2_LKUP, 80, match, action, hint=h, owner=owner)
     for ip in v6:
-        match = f"{FLAGBIT_NOT_VXLAN} && nd_ns && nd.target == {ip}"
-        table.add(i, LS_IN_L2_LKUP, 80, match, to_router, hint=h, owner=owner)
+        for suffix, action in targets:
+            match = f"{FLAGBIT_NOT_VXLAN} && nd_ns && nd.target == {ip}{suffix}"
+            table.add(i, LS_IN_L2_LKUP, 80, match, action, hint=h, owner=owner)
     if sw.has_non_router_port:
         if ctx.profile.has("l2_flood_router_mac_first"):  # 25.03: the router port's MAC, then NAT MACs
             macs = ", ".join([mac, *(m for m in sset_order(list(rtr.nat_macs)) if m != mac)])

@@ -113,15 +113,15 @@ class Vip:
         ``lr_out_undnat`` name them all (observed)."""
         return self.backends if self.all_backends is None else self.all_backends
 
-    def affinity(self) -> Vip:
+    def affinity(self, keep_family: bool = False) -> Vip:
         """The VIP as the affinity flows write it.  Observed: a template load balancer's are written
-        as IPv6 (``ip6``, ``xxreg``, ``[VIP]:PORT``) whatever its address family, with port-less
-        backends."""
+        as IPv6 (``ip6``, ``xxreg``, ``[VIP]:PORT``) whatever its address family (``keep_family``:
+        in its own family, 25.03 with ``lb_vip_regs_v2``), with port-less backends."""
         if not self.template:
             return self
         v = self.vip
-        backends = tuple(Endpoint(b.ip, True, None) for b in self.listed_backends)
-        return Vip(Endpoint(v.ip, True, v.port), backends, self.key, None, True)
+        backends = tuple(Endpoint(b.ip, b.v6 if keep_family else True, None) for b in self.listed_backends)
+        return Vip(Endpoint(v.ip, v.v6 if keep_family else True, v.port), backends, self.key, None, True)
 
 
 def _usable(ctx: FlowCtx) -> Callable[[Monitored], bool]:
@@ -352,7 +352,7 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
                 out.append((LS_IN_PRE_LB, EVENT_PRIORITY, event_match(v, proto), event_action(lb, v, proto),
                             "event-elb"))
             if timeout > 0:
-                out += _affinity_specs(v.affinity(), proto, timeout, v2, ct_extract)
+                out += _affinity_specs(v.affinity(v2), proto, timeout, v2, ct_extract)
         return out
 
     if ctx is None:

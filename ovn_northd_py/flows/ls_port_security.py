@@ -40,6 +40,7 @@ from ..lflow.stages import (
 )
 from ..lflow.table import FlowTable
 from ..northd.addresses import AddressError, extract_lport_addresses, parse_mac
+from ..northd.build import QOS_QUEUES, first_localnet
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
@@ -191,19 +192,33 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         outport = f'outport == "{port.name}"'
         table.add(i, LS_OUT_APPLY_PORT_SEC, 100, outport, set_queue + "output;", hint=h, owner=owner,
                   io_port=port.name)
-    elif set_queue and port.sb_type == "" and ctx.profile.has("global_queue_ids"):
-        # 25.03: a VIF's queue applies where its traffic leaves through the switch's localnet ports.
-        for ln in port.dp.ports:
-            if ln.kind == "lsp" and ln.sb_type == "localnet":
-                table.add(i, LS_OUT_APPLY_PORT_SEC, 110, f'outport == "{ln.name}" && {inport}', set_queue + "output;",
-                          hint=h, owner=owner, io_port=ln.name)
+    if port.sb_type == "localnet" and ctx.profile.has(QOS_QUEUES) and first_localnet(port.dp) is port:
+        # 25.03: the switch's enabled VIFs with a queue (assigned, or their NB qdisc_queue_id) have it
+        # set on their way out of its first localnet port.
+        for q in port.dp.ports:
+            qid = q.options.get("qdisc_queue_id") if q.kind == "lsp" and q.sb_type == "" and q.enabled else None
+            if qid is not None:
+                table.add(i, LS_OUT_APPLY_PORT_SEC, 110, f'outport == "{port.name}" && inport == "{q.name}"',
+                          f"set_queue({qid}); output;", hint=h, owner=owner, io_port=port.name)
+
+
+def build_lcrp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """The flows of a switch port's chassisredirect port (kind ``lcrp``, behaviour
+    ``centralized_dgp_peer``), observed on 25.03's reference: like the router-type port it stands
+    for, its traffic is marked as from a router port (``ls_in_check_port_sec`` 70,
+    ``reg0[18] = 1; next;``, with ``pmtud_tunnel_rx``).  (Its ``ls_in_l2_lkup`` flows are the switch
+    port's: :func:`.ls_l2.build_lsp_router_l2_flows`.)"""
+    if ctx.profile.has("pmtud_tunnel_rx"):
+        name = port.name
+        table.add(port.dp.index, LS_IN_CHECK_PORT_SEC, 70, f'inport == "{name}"',
+                  f"{REGBIT_FROM_ROUTER_PORT} = 1; next;", io_port=name, hint=hint(port.nb_key), owner=port_owner(port))
 
 
 def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """Behaviour ``pmtud_tunnel_rx`` (OVN 25.03), observed on the reference (``ls_in_check_port_sec``):
 
-    * a router-type port whose router port exists: its traffic is marked (``reg0[18] = 1; next;``,
-      70); an ICMP "too big" error received from a tunnel is sent back (120): for a gateway router
+    * an enabled router-type port (whether its router port exists or not): its traffic is marked
+      (``reg0[18] = 1; next;``, 70); one whose router port exists: an ICMP "too big" error received from a tunnel is sent back (120): for a gateway router
       the one from the router port's MAC to the port (``outport <-> inport; next;``), for a
       distributed router the one to the router port's MAC (re-entering ``ls_in_l2_lkup``);
     * any other port with addresses (VIF, localport, external, l2gateway, virtual, vtep): the error
@@ -215,19 +230,23 @@ def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     i = port.dp.index
     name = port.name
     lrp = peer_router_port(port)
-    if lrp is not None:
+    if port.is_router_lsp and port.enabled:  # (observed: its router port may be missing or disabled)
         table.add(i, LS_IN_CHECK_PORT_SEC, 70, f'inport == "{name}"', f"{REGBIT_FROM_ROUTER_PORT} = 1; next;", io_port=name,
                   hint=h, owner=owner)
+    if lrp is not None:
         nets = lrp_networks(lrp)
         if nets is None:
             return
+        mac = lrp.nb.mac  # (observed: as NB writes it, e.g. in upper case)
         if lrp.sb_type == "l3gateway":
-            match = f'{PMTUD} && eth.src == {nets.ea_s} && outport == "{name}" && {TUNNEL_RX}'
+            match = f'{PMTUD} && eth.src == {mac} && outport == "{name}" && {TUNNEL_RX}'
             action = "outport <-> inport; next;"
         else:
-            match = f"{PMTUD} && eth.dst == {nets.ea_s} && {TUNNEL_RX}"
+            match = f"{PMTUD} && eth.dst == {mac} && {TUNNEL_RX}"
             action = f"outport <-> inport; next(pipeline=ingress,table={ctx.profile.table_id(LS_IN_L2_LKUP)});"
         table.add(i, LS_IN_CHECK_PORT_SEC, 120, match, action, hint=h, owner=owner)
+        return
+    if port.is_router_lsp:  # (observed: its router port missing, its addresses give no flow)
         return
     for entry in lsp_addresses(port):
         match = (f'{PMTUD} && eth.src == {entry.ea_s} && outport == "{name}" && !is_chassis_resident("{name}")'

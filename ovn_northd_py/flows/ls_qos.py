@@ -98,14 +98,12 @@ def qos_flows(qos: Any, profile: FlowProfile = DEFAULT_PROFILE) -> tuple[QosFlow
 
 
 def _merged_qos_flows(qos: Any, stage: Stage) -> tuple[QosFlow, ...]:
-    """Behaviour ``ls_qos_merged`` (OVN 25.03): one flow in ``ls_{in,out}_qos`` carrying the meter
-    then the marking (``set_meter(R[, B]); ip.dscp = D; next;``).  Observed: a row with any
-    ``bandwidth`` or ``action`` key gets the flow (a burst without a rate: just ``next;``), a row
-    with neither gets none."""
+    """Behaviour ``ls_qos_merged`` (OVN 25.03): one flow in ``ls_{in,out}_qos`` per row, carrying
+    the meter, the DSCP marking then the packet mark (``action:mark``, a key 25.03's schema adds):
+    ``set_meter(R[, B]); ip.dscp = D; pkt.mark = M; next;``.  Observed: every row gets its flow,
+    one with none of these (no rate: a burst alone, or neither column) just ``next;``."""
     action = dict(qos.action)
     bandwidth = dict(qos.bandwidth)
-    if not action and not bandwidth:
-        return ()
     parts: list[str] = []
     rate = bandwidth.get("rate")
     if rate is not None:
@@ -113,6 +111,8 @@ def _merged_qos_flows(qos: Any, stage: Stage) -> tuple[QosFlow, ...]:
         parts.append(f"set_meter({rate}); " if burst is None else f"set_meter({rate}, {burst}); ")
     if "dscp" in action:
         parts.append(f"ip.dscp = {action['dscp']}; ")
+    if "mark" in action:
+        parts.append(f"pkt.mark = {action['mark']}; ")
     return (QosFlow(stage, qos.priority, qos.match, "".join(parts) + "next;"),)
 
 

@@ -34,21 +34,25 @@ DNAT_TYPES = frozenset({"dnat", "dnat_and_snat"})
 @dataclass(frozen=True, slots=True)
 class RouterAddrs:
     """``nat_ips``: external IPs of dnat / dnat_and_snat rules (text, NAT uuid order).
-    ``snat_ips``: external IPs of snat rules that are no router port's address (text, NAT uuid order).
     ``nat_macs``: external MACs of dnat / dnat_and_snat rules, as written in the NB (even
     malformed: observed), NAT uuid order, of rules whose external IP parses (observed).
     ``distributed_nats``: (normalised external MAC, logical port) of dnat_and_snat rules with both
     (a MAC with leading blanks is valid).
     ``lb_vips``: the VIP addresses of the router's load balancers (own and via groups).
     ``dgps``: distributed gateway port name -> its chassisredirect port name.
+    ``snat_ips``: external IPs of snat rules that are not the router's own port IPs (text, NAT uuid
+    order; switches send ARP/NS for them to the router in 25.03: behaviour ``l2_arp_snat_ips``).
     """
 
     nat_ips: tuple[str, ...]
-    snat_ips: tuple[str, ...]
     nat_macs: tuple[str, ...]
     distributed_nats: tuple[tuple[str, str], ...]
     lb_vips: tuple[IPAddress, ...]
     dgps: dict[str, str]
+    snat_ips: tuple[str, ...] = ()
+    # VIPs only load balancers with options:neighbor_responder=none have (25.03: behaviour
+    # "l2_lb_neighbor_responder", switches send no ARP/NS for them to the router).
+    silent_vips: frozenset[IPAddress] = frozenset()
 
 
 def _is_mac(s: str) -> bool:
@@ -98,23 +102,26 @@ def _compute(router: Datapath) -> RouterAddrs:
     for group in router.nb.load_balancer_group:
         lbs += list(group.load_balancer)
     vips: dict[IPAddress, None] = {}
+    silent: set[IPAddress] = set()
+    answered: set[IPAddress] = set()
     for lb in lbs:
-        template, _mode, addrs = lb_vip_addrs(lb)
+        template, mode, addrs = lb_vip_addrs(lb)
         if template:  # observed: no ARP/ND or address set for template load balancers' VIPs
             continue
         for addr in addrs:
             vips[addr] = None
+            (silent if mode == "none" else answered).add(addr)
     dgps = {p.options["distributed-port"]: p.name for p in router.ports if p.kind == "crp"}
-    # Observed (25.03): an snat external IP that is a router port's own address (Neutron's SNAT to
-    # the gateway port) is announced only as that port's address.
-    own: set[str] = set()
-    for p in router.ports:
-        nets = lrp_networks(p) if p.kind == "lrp" else None
-        if nets is not None:
-            own.update(n.addr_s for n in nets.ipv4)
-            own.update(n.addr_s for n in nets.ipv6)
-    snat_ips = [ip for ip in snat_ips if ip not in own]
-    return RouterAddrs(tuple(nat_ips), tuple(snat_ips), tuple(nat_macs), tuple(distributed), tuple(vips), dgps)
+    if snat_ips:  # (observed: not one of the router's own port IPs, Neutron's SNAT to its gateway port)
+        own: set[str] = set()
+        for p in router.ports:
+            nets = lrp_networks(p) if p.kind == "lrp" else None
+            if nets is not None:
+                own.update(n.addr_s for n in nets.ipv4)
+                own.update(n.addr_s for n in nets.ipv6)
+        snat_ips = [ip for ip in snat_ips if ip not in own]
+    return RouterAddrs(nat_ips=tuple(nat_ips), nat_macs=tuple(nat_macs), distributed_nats=tuple(distributed),
+                       lb_vips=tuple(vips), dgps=dgps, snat_ips=tuple(snat_ips), silent_vips=frozenset(silent - answered))
 
 
 def router_addrs(router: Datapath, ctx: FlowCtx) -> RouterAddrs:

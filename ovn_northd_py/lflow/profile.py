@@ -350,6 +350,9 @@ OVN_25_03 = FlowProfile(
         # the backend found is in the same registers, router VIP flows with affinity load the VIP;
         # fragments marked reg0[19] in ls_in_pre_stateful 115 (every switch) and their destination
         # read back from conntrack in ls_in_lb 110.
+        # (A template load balancer's switch affinity flows, and the VIP its router lr_in_dnat flow
+        # loads, keep its address family: 23.03 writes them as IPv6, 25.03's router affinity flows
+        # still are.)
         "lb_vip_regs_v2",
         # Router affinity flows of a skip_snat load balancer keep skip_snat even when the router
         # forces SNAT for load-balanced traffic (23.03: force_snat wins).
@@ -369,6 +372,9 @@ OVN_25_03 = FlowProfile(
         # SB_Global options arp_ns_explicit_output=true and register_consolidation=true (features
         # northd tells ovn-controller about).
         "sb_feature_options",
+        # SB_Global options:lb_hairpin_use_ct_mark: NB_Global's, copied as is (23.03: dropped, and
+        # "false" while a chassis lacks ct-no-masked-label).
+        "sb_hairpin_ct_mark_copied",
         # RBAC_Permission: BFD, IGMP_Group and Service_Monitor authorised by chassis_name; FDB
         # may update timestamp, IGMP_Group protocol.
         "rbac_2503",
@@ -382,6 +388,15 @@ OVN_25_03 = FlowProfile(
         # ls_datapath_group / lr_datapath_group (datapath_group empty; columns 23.03's schema
         # lacks), without external_ids:lb_id, its uuid the NB row's.
         "lb_split_datapath_groups",
+        # Port_Binding: the switch port peering a router's only distributed gateway port, on a switch
+        # without a localnet port, gets a chassisredirect port "cr-<switch port>" (northd/build.py
+        # make_switch_crp), which replaces it in _MC_flood; ls_in_l2_lkup sends the router port's
+        # MAC and ARP/NS to it where the gateway port is not resident.
+        "centralized_dgp_peer",
+        # Port_Binding options:qdisc_queue_id of every VIF / localnet port with QoS parameters, from
+        # one pool, and options:qos_physical_network (northd/build.py assign_qos_queues);
+        # ls_out_apply_port_sec 110 sets a VIF's queue on its switch's first localnet port.
+        "qos_queues_global",
         # ---- switch pipeline ----
         # ACLs set verdict bits (reg8[16..18]) in ls_{in,out}_acl_eval / ls_in_acl_after_lb_eval and
         # ls_*_acl_action acts on them (ls_*_acl_sample in between); labels also load the
@@ -390,6 +405,9 @@ OVN_25_03 = FlowProfile(
         # ls_{in,out}_pre_acl: no conntrack skip for a router port whose peer is a distributed
         # gateway port and has options:enable_router_port_acl=true.
         "router_port_acl",
+        # SB Meter: the per-ACL copy of a fair meter only for ACLs that log (23.03: every ACL
+        # naming the meter).
+        "fair_meter_logged_acls",
         # ls_{in,out}_stateful commit ct_mark.allow_established, ct_label.acl_id and (labelled)
         # the observation fields instead of ct_label.label.
         "ct_commit_acl_id",
@@ -403,6 +421,19 @@ OVN_25_03 = FlowProfile(
         # ls_in_l2_lkup sends the router port's MAC to a router-type port even without "router"
         # in its addresses.
         "ls_router_port_mac",
+        # ls_in_l2_lkup 80: ARP requests for a router's snat external IPs go to the router too (as
+        # for its dnat / dnat_and_snat ones).
+        "l2_arp_snat_ips",
+        # _MC_unknown takes enabled external ports with "unknown" addresses too; ls_in_l2_unknown
+        # sends to it whenever a port (enabled or not) has "unknown" addresses.
+        "mc_unknown_external",
+        # ls_in_l2_lkup 80: no ARP/NS flow for a router load-balancer VIP whose load balancers all
+        # have options:neighbor_responder=none.
+        "l2_lb_neighbor_responder",
+        # ls_in_l2_lkup 50: a "MAC dynamic" address gives a flow only once IPAM assigned it.
+        "l2_dynamic_needs_ipam",
+        # lr_out_delivery's priority-0 drop on every router (23.03: only while a port is enabled).
+        "lr_delivery_default",
         # (pmtud_tunnel_rx, on switches: ls_in_check_port_sec sends ICMP "packet too big" errors
         # back (per router and VIF port) or drops them; pre-ACL / pre-LB let them through; router
         # ports mark their traffic (reg0[18]).)
@@ -411,6 +442,10 @@ OVN_25_03 = FlowProfile(
         "dhcp_merged_matches",
         # ls_in_arp_rsp lets ARP/NS from a VTEP (RAMP) port through at 65535 on a switch with one.
         "arp_rsp_skip_ramp",
+        # ls_in_arp_rsp: options:arp_proxy answers at 30 what did not come from a router port
+        # (reg0[18] == 0), addresses with their prefix lengths, IPv6 ones with nd_na_router; on
+        # such a switch no "inport == <localnet>" skip flow (100).
+        "arp_proxy_v2",
         # ls_in_lookup_fdb of a localnet port sets flags.localnet before lookup_fdb().
         "fdb_localnet_flag",
         # ls_out_acl_eval lets DHCP replies to a port through only when the port has an address in
@@ -419,9 +454,6 @@ OVN_25_03 = FlowProfile(
         # ls_in_l2_lkup's flood of a router's own ARP/NS (75) lists the router port's MAC first,
         # then the NAT external MACs (23.03: one OVS string-set order for all).
         "l2_flood_router_mac_first",
-        # ls_in_l2_lkup 80: ARP requests / NS for the external IPs of the router's snat rules go to
-        # the router port too (23.03: dnat and dnat_and_snat only).
-        "l2_arp_snat_ips",
         # ECMP symmetric replies without chk_ecmp_nh / commit_ecmp_nh: plain ct_next / ct_commit
         # and replies matched by ct_mark.ecmp_reply_port alone (lr_routing; observed with and
         # without NB_Global options:ecmp_nexthop_monitor_enable, which also fills SB ECMP_Nexthop:
@@ -431,10 +463,6 @@ OVN_25_03 = FlowProfile(
         "nat_match_priority",
         # Logical_Router_Policy chain / jump_chain / action=jump (lr_policy).
         "policy_chains",
-        # Port_Binding qdisc_queue_id for every VIF / localnet port with QoS, from one pool, and
-        # qos_physical_network (northd/build.assign_queue_ids); ls_out_apply_port_sec 110 per VIF
-        # with a queue on a switch with a localnet port.
-        "global_queue_ids",
         # A NAT external_ip of an address followed by junk ("1.2.3.4.5"): ARP for the address, the
         # rule's other flows with the text as written (23.03: ARP only).
         "nat_external_ip_text",
@@ -449,11 +477,6 @@ OVN_25_03 = FlowProfile(
         # A static route with options:ecmp_symmetric_reply is an ECMP group even alone
         # (``reg8[16..31] = 1; next;`` and its lr_in_ip_routing_ecmp member flow).
         "symmetric_route_group",
-        # ls_in_l2_unknown 50: unknown destinations go to _MC_unknown when a port has unknown
-        # addresses, even a disabled one (the group itself still lists enabled ports only).
-        "l2_unknown_disabled_too",
-        # ls_in_l2_lkup 50: a ``MAC dynamic`` entry gives a flow only for the MAC IPAM assigned.
-        "l2_dynamic_needs_ipam",
         # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
         "mac_binding_age_cidrs",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).
@@ -574,8 +597,6 @@ OVN_26_03 = FlowProfile(
         # lr_in_arp_resolve: no binding of a localport's addresses on a distributed gateway port
         # with redirect-type=bridged.
         "bridged_dgp_no_localport_binding",
-        # lr_out_delivery's priority-0 drop on every router (23.03, 25.03: with an enabled port).
-        "lr_delivery_drop_always",
         # ---- SB tables (SB schema 21.x) ----
         # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
         # svc_monitor_mac Address_Set.

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..log import WarnOnce
 from ..ovsdb.columns import opt
 from .addresses import (
@@ -95,9 +96,9 @@ def vxlan_mode(sb: Any) -> bool:
 
 
 def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: str = "",
-                 global_queue_ids: bool = False) -> Northd:
-    """The model.  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM also runs;
-    ``global_queue_ids`` (25.03's profile): :func:`assign_queue_ids`."""
+                 profile: FlowProfile = DEFAULT_PROFILE) -> Northd:
+    """The model (of ``profile``'s release).  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM
+    also runs."""
     w = warn.warn
     nd = Northd()
     vx = vxlan_mode(sb)
@@ -105,9 +106,12 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
     _build_datapaths(nd, nb, sb, keys, max_dp, w)
     _build_ports(nd, sb, w)
+    if profile.has(CENTRALIZED_DGP_PEER):
+        for router in nd.routers():
+            make_switch_crp(router, nd, w)
     _assign_port_keys(nd, sb, keys, max_port, w)
-    if global_queue_ids:
-        assign_queue_ids(nd, sb)
+    if profile.has(QOS_QUEUES):
+        assign_qos_queues(nd, sb)
     _build_ha_groups(nd, nb, w)
     if install_ls_lb_from_router(nb):
         _add_router_lbs_to_switches(nd)
@@ -235,7 +239,7 @@ def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any
         pool = IdPool(PORT_KEY_MIN, max_port, f"port tunnel keys of {dp.name}")
         ents = []
         for p in dp.ports:
-            req_s = p.nb.options.get("requested-tnl-key") if p.kind != "crp" else None
+            req_s = p.nb.options.get("requested-tnl-key") if p.kind in ("lsp", "lrp") else None
             req, err = parse_requested_key(req_s, PORT_KEY_MIN, max_port)
             table = "Logical_Switch_Port" if p.kind == "lsp" else "Logical_Router_Port"
             if err:
@@ -266,54 +270,6 @@ def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any
         del keys.port_pools[stale]
 
 
-QUEUE_ID_MAX = 61440
-
-
-def has_qos(p: Port) -> bool:
-    """A VIF or localnet switch port with QoS parameters (``qos_max_rate`` / ``qos_burst`` /
-    ``qos_min_rate``)."""
-    return p.kind == "lsp" and p.nb.type in ("", "localnet") and any(k in p.nb.options for k in QOS_PARAMS)
-
-
-def assign_queue_ids(nd: Northd, sb: Any) -> None:
-    """25.03 (observed): every VIF or localnet port with QoS parameters gets a queue, from one pool
-    for all switches (the NB's ``options:qdisc_queue_id`` is not used): the id its Port_Binding
-    already has, else the lowest free id (1..61440), in (datapath, port) tunnel key order (the
-    reference takes the ports in an order of its own that varies from run to run with the same NB:
-    with several ports to number, its ids may differ from ours).  Such a port also gets
-    ``qos_physical_network``: a localnet port's own ``network_name``, a VIF's switch's localnet
-    port's."""
-    ports = sorted((p for p in nd.ports.values() if has_qos(p)), key=lambda p: (p.dp.tunnel_key, p.tunnel_key))
-    if not ports:
-        return
-    sb_ids: dict[str, str] = {}
-    for pb in sb.rows("Port_Binding").values():
-        q = pb.options.get("qdisc_queue_id")
-        if q:
-            sb_ids[pb.logical_port] = q
-    used: set[int] = set()
-    todo: list[Port] = []
-    for p in ports:
-        p.options.pop("qdisc_queue_id", None)  # (23.03's localnet default)
-        q = sb_ids.get(p.name)
-        if q is not None and q.isdigit() and int(q) not in used:
-            p.options["qdisc_queue_id"] = q
-            used.add(int(q))
-        else:
-            todo.append(p)
-    free = (i for i in range(1, QUEUE_ID_MAX + 1) if i not in used)
-    for p in todo:
-        q_id = next(free, None)
-        if q_id is None:
-            break
-        used.add(q_id)
-        p.options["qdisc_queue_id"] = str(q_id)
-    for p in ports:
-        net = p.nb.options.get("network_name") if p.nb.type == "localnet" else next(
-            (q.nb.options.get("network_name") for q in p.dp.ports
-             if q.kind == "lsp" and q.nb.type == "localnet" and q.nb.options.get("network_name")), None)
-        if net:
-            p.options["qos_physical_network"] = net
 
 
 def idl_row_order(uuids: Iterable[str]) -> list[str]:
@@ -490,6 +446,64 @@ def lsp_port(dp: Datapath, lsp: Any, lrps: dict[str, Port], w: Any) -> Port:
 
 
 QOS_PARAMS = ("qos_max_rate", "qos_burst", "qos_min_rate")
+# Behaviour of 25.03 (lflow/profile.py): queue ids from one pool, qos_physical_network.
+QOS_QUEUES = "qos_queues_global"
+
+
+def has_qos(p: Port) -> bool:
+    """A VIF or localnet switch port with QoS parameters (``options:qos_max_rate`` / ``qos_burst`` /
+    ``qos_min_rate``), which gets a queue (behaviour ``qos_queues_global``)."""
+    return p.kind == "lsp" and p.sb_type in ("", "localnet") and any(k in p.nb.options for k in QOS_PARAMS)
+
+
+def first_localnet(dp: Datapath) -> Port | None:
+    """The switch's first localnet port (NB uuid order), whose network its QoS queues are on."""
+    lns = [p for p in dp.ports if p.kind == "lsp" and p.sb_type == "localnet"]
+    return min(lns, key=lambda p: p.nb_key) if lns else None
+
+
+def assign_qos_queues(nd: Northd, sb: Any) -> None:
+    """Behaviour ``qos_queues_global`` (observed on 25.03's reference): every port with QoS
+    parameters (:func:`has_qos`) gets ``options:qdisc_queue_id`` from one pool for all switches
+    (1, 2, ...; the NB's own value is not kept), numbered switch by switch in the order of the
+    reference's datapath map (uuid first 32 bits, filled in its IDL's order) and port by port in NB
+    uuid order (the map holds the routers too); a port keeps the id its Port_Binding already has.  On a switch with a localnet
+    port, also ``options:qos_physical_network``: the network_name of its first localnet port."""
+    held: dict[str, int] = {}
+    for pb in sb.rows("Port_Binding").values():
+        q = pb.options.get("qdisc_queue_id")
+        if q is not None and q.isdigit():
+            held[pb.logical_port] = int(q)
+    switches = {dp.key: dp for dp in nd.switches()}
+    # (One map of every datapath: the switches inserted first, then the routers, each in IDL order.)
+    keys = idl_row_order(switches) + idl_row_order(dp.key for dp in nd.routers())
+    order = hmap_order((int(k.replace("-", "")[:8], 16), k) for k in keys)
+    wanting: list[Port] = []
+    for key in order:
+        dp = switches.get(key)
+        if dp is None:
+            continue
+        ln = first_localnet(dp)
+        net = ln.nb.options.get("network_name") if ln is not None else None
+        for p in sorted((p for p in dp.ports if has_qos(p)), key=lambda p: p.nb_key):
+            if net is not None:
+                p.options["qos_physical_network"] = net
+            wanting.append(p)
+    used: set[int] = set()
+    fresh: list[Port] = []
+    for p in wanting:
+        q = held.get(p.name)
+        if q is not None and q not in used:
+            used.add(q)
+            p.options["qdisc_queue_id"] = str(q)
+        else:
+            fresh.append(p)
+    nxt = 1
+    for p in fresh:
+        while nxt in used:
+            nxt += 1
+        used.add(nxt)
+        p.options["qdisc_queue_id"] = str(nxt)
 
 
 def _tag_for(dp: Datapath, lsp: Any) -> int | None:
@@ -836,6 +850,51 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     crp.ha_group = hag.name if hag is not None else p.name
     nd.ports[name] = crp
     p.dp.ports.append(crp)
+
+
+# Behaviour of 25.03 (lflow/profile.py): a switch port peering a centralized gateway port gets a
+# chassisredirect port of its own.
+CENTRALIZED_DGP_PEER = "centralized_dgp_peer"
+
+
+def centralized_dgp_peer(router: Datapath) -> Port | None:
+    """The router-type switch port that gets a chassisredirect port (behaviour
+    ``centralized_dgp_peer``, observed on 25.03's reference; its NEWS: routing is centralized where
+    needed): the peer of ``router``'s distributed gateway port when the router has exactly one and
+    the peer's switch has no ``localnet`` port."""
+    dgps = [p for p in router.ports if p.kind == "lrp" and p.crp is not None]
+    if len(dgps) != 1:
+        return None
+    q = dgps[0].peer
+    if q is None or q.kind != "lsp" or not q.is_router_lsp:
+        return None
+    if any(r.kind == "lsp" and r.sb_type == "localnet" for r in q.dp.ports):
+        return None
+    return q
+
+
+def make_switch_crp(router: Datapath, nd: Northd, w: Any) -> Port | None:
+    """The ``cr-<switch port>`` port of :func:`centralized_dgp_peer` (kind ``lcrp``), on the switch, as
+    observed: type ``chassisredirect``, ``options:distributed-port`` the switch port, ``mac`` the
+    switch port's addresses, the gateway port's HA chassis group, no external_ids; its tunnel key
+    after the switch's ports'.  It replaces the switch port in ``_MC_flood``."""
+    q = centralized_dgp_peer(router)
+    if q is None:
+        return None
+    dgp_crp = next(p.crp for p in router.ports if p.kind == "lrp" and p.crp is not None)
+    name = "cr-" + q.name
+    if name in nd.ports:
+        w("duplicate_port_name", "Logical_Switch_Port", q.nb.uuid, f"derived port {name!r} already exists")
+        return None
+    crp = Port(name, "lcrp", q.dp, q.nb, q.nb_key)
+    crp.sb_type = "chassisredirect"
+    crp.options = {"distributed-port": q.name}
+    crp.mac = list(q.mac)
+    crp.ha_group = dgp_crp.ha_group
+    q.crp = crp
+    nd.ports[name] = crp
+    q.dp.ports.append(crp)
+    return crp
 
 
 def install_ls_lb_from_router(nb: Any) -> bool:

@@ -32,15 +32,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..ovsdb import fastrow
 from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
 from .build import (
+    CENTRALIZED_DGP_PEER,
     QOS_PARAMS,
+    QOS_QUEUES,
     KeyState,
     add_datapaths,
     garps_lb_vips,
+    has_qos,
     install_ls_lb_from_router,
     lsp_port,
     refresh_router_derived,
@@ -107,7 +111,7 @@ def _is_plain(lsp: Any) -> bool:
 def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], warn: Any,
                      sb: Any = None, *, flow_only_tables: frozenset[str] = frozenset(),
                      flow_only_columns: Mapping[str, frozenset[str]] | None = None,
-                     global_queue_ids: bool = False) -> Tracked | None:
+                     profile: FlowProfile = DEFAULT_PROFILE) -> Tracked | None:
     """Apply NB row changes to the model incrementally; None when a recompute is needed.
 
     ``flow_only_tables`` / ``flow_only_columns`` (table -> columns): what the engine's features take
@@ -121,23 +125,14 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     batch = _classify(nb, changes, flow_only_tables, flow_only_columns or {})
     if batch is None:
         return None
+    if profile.has(CENTRALIZED_DGP_PEER) and _touches_dgp_peers(nd, nb, batch):
+        return None
+    if profile.has(QOS_QUEUES) and _touches_qos(nd, nb, batch):
+        return None
     plan = _plan(nd, keys, nb, batch, sb)
     if plan is None:
         return None
-    if global_queue_ids and _touches_queues(plan):
-        return None  # (25.03: queue ids come from one pool over every switch: recompute)
     return _apply(nd, keys, nb, changes, plan, warn, sb)
-
-
-def _touches_queues(plan: _Plan) -> bool:
-    """Does the plan add, remove or update a VIF / localnet port with QoS, or a localnet port
-    (whose network name the VIFs with QoS of its switch carry)?"""
-    def qos(lsp: Any) -> bool:
-        return lsp.type == "localnet" or any(k in lsp.options for k in QOS_PARAMS)
-    def had(p: Port) -> bool:  # (the model's port still has the values of before the change)
-        return p.sb_type == "localnet" or "qdisc_queue_id" in p.options
-    return (any(had(p) or qos(p.nb) for _, p in plan.removed) or any(qos(lsp) for _, lsp in plan.added)
-            or any(had(p) or qos(lsp) for _, p, lsp in plan.updated))
 
 
 @dataclass(slots=True)
@@ -207,6 +202,88 @@ def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
         else:
             return None
     return b
+
+
+def _has_dgp(rows: Any) -> bool:
+    """Do these NB router ports include a distributed gateway port (or one about to be)?"""
+    return any(list(lrp.gateway_chassis) or opt(lrp.ha_chassis_group) is not None for lrp in rows)
+
+
+def _touches_dgp_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
+    """Behaviour ``centralized_dgp_peer``: may the batch change which switch ports have a
+    chassisredirect port (:func:`.build.centralized_dgp_peer`: a switch's localnet ports, a router's
+    gateway ports, their peers) or what it copies (the switch port's addresses)?  Then recompute.
+    Conservative: any port change on a switch attached to a router with a gateway port, any
+    router-type switch port updated, any port change of a router with a gateway port."""
+    gw_routers = {r.key for r in nd.routers() if any(p.kind == "lrp" and p.crp is not None for p in r.ports)}
+    touched_switches: set[str] = set()
+    for key in gw_routers:
+        for p in nd.datapaths[key].ports:
+            if p.kind == "lrp" and p.peer is not None and p.peer.kind == "lsp":
+                touched_switches.add(p.peer.dp.key)
+    if b.switch_changes & touched_switches or b.router_port_changes & gw_routers:
+        return True
+    lss = nb.rows("Logical_Switch")
+    for key in b.switch_changes:  # a router-type port added to another switch may peer a gateway port
+        row = lss.get(_as_uuid(key, lss))
+        if row is None or any(lsp.type == "router" and lsp.name not in nd.ports for lsp in row.ports):
+            return True
+    lrps = nb.rows("Logical_Router_Port")
+    for key in b.lrp_updates:
+        lrp = next((q for q in nd.ports.values() if q.nb_key == key and q.kind == "lrp"), None)
+        if lrp is None or lrp.dp.key in gw_routers:
+            return True
+    for key in b.router_port_changes:
+        row = nb.rows("Logical_Router").get(_as_uuid(key, lrps))
+        if row is not None and _has_dgp(row.ports):
+            return True
+    lsps = nb.rows("Logical_Switch_Port")
+    for key in b.lsp_updates:
+        row = lsps.get(_as_uuid(key, lsps))
+        if row is None or row.type == "router":
+            return True
+        lsp = nd.ports.get(row.name)
+        if lsp is None or lsp.dp.key in touched_switches:
+            return True
+    for key, table in b.created.items():
+        row = nb.rows(table).get(_as_uuid(key, lsps))
+        if row is None:
+            return True
+        if table == "Logical_Router" and _has_dgp(row.ports):
+            return True
+        if table == "Logical_Switch" and any(lsp.type == "router" for lsp in row.ports):
+            return True
+    return False
+
+
+def _asks_qos(lsp: Any) -> bool:
+    return any(k in lsp.options for k in QOS_PARAMS)
+
+
+def _touches_qos(nd: Northd, nb: Any, b: _Batch) -> bool:
+    """Behaviour ``qos_queues_global``: may the batch change a port's queue or QoS network
+    (:func:`.build.assign_qos_queues`)?  Then recompute.  Conservative: any port change on a switch
+    with a QoS port, any port with QoS parameters added or updated."""
+    qos_switches = {p.dp.key for p in nd.ports.values() if has_qos(p)}
+    if b.switch_changes & qos_switches:
+        return True
+    lss, lsps = nb.rows("Logical_Switch"), nb.rows("Logical_Switch_Port")
+    for key in b.switch_changes:
+        row = lss.get(_as_uuid(key, lss))
+        if row is None or any(lsp.name not in nd.ports and _asks_qos(lsp) for lsp in row.ports):
+            return True
+    for key in b.lsp_updates:
+        row = lsps.get(_as_uuid(key, lsps))
+        if row is None or _asks_qos(row):
+            return True
+        p = nd.ports.get(row.name)
+        if p is None or p.dp.key in qos_switches:
+            return True
+    for key, table in b.created.items():
+        row = lss.get(_as_uuid(key, lss)) if table == "Logical_Switch" else None
+        if row is not None and any(_asks_qos(lsp) for lsp in row.ports):
+            return True
+    return False
 
 
 def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any) -> _Plan | None:

@@ -43,7 +43,9 @@ class Datapath:
 @dataclass(slots=True, eq=False)
 class Port:
     name: str  # logical_port in SB
-    kind: str  # "lsp", "lrp" or "crp" (a chassisredirect port derived from a gateway LRP)
+    # "lsp", "lrp", "crp" (a chassisredirect port derived from a gateway LRP) or "lcrp" (one derived
+    # from the switch port peering a centralized gateway LRP: northd/build.py make_switch_crp)
+    kind: str
     dp: Datapath
     nb: Any  # NB IDL row (for "crp": the LRP row)
     nb_key: str  # NB row uuid as text
@@ -58,7 +60,7 @@ class Port:
     ha_group: str | None = None  # SB HA_Chassis_Group name
     requested_chassis: str | None = None  # chassis name or hostname
     peer: Port | None = None
-    crp: Port | None = None  # on a distributed gateway port: its chassisredirect port
+    crp: Port | None = None  # on a distributed gateway port (or the switch port of an "lcrp"): its chassisredirect port
     tunnel_key: int = 0
     enabled: bool = True
     has_unknown: bool = False

@@ -43,6 +43,9 @@ class GlobalOptions:
     # Behaviour "svc_monitor_mac_dst" (26.03): the destination MAC of service monitors' probes
     # (NB_Global options:svc_monitor_mac_dst, else random like svc_monitor_mac); "": none.
     svc_monitor_mac_dst: str = ""
+    # 25.03 (behaviour "sb_hairpin_ct_mark_copied"): NB_Global options:lb_hairpin_use_ct_mark is
+    # copied like any option, and no chassis feature overrides it.
+    hairpin_ct_mark_copied: bool = False
 
     def as_dict(self) -> dict[str, str]:
         out = {
@@ -76,7 +79,8 @@ def global_options(nb_global: Any, vxlan: bool, profile: FlowProfile = DEFAULT_P
             dst = ":".join(f"{x:02x}" for x in _random_mac_bytes(6))
     return GlobalOptions(mp.lower(), sm.lower(), DP_KEY_MAX_VXLAN if vxlan else DP_KEY_MAX_GENEVE,
                          profile.northd_internal_version,
-                         SB_FEATURE_OPTIONS if profile.has("sb_feature_options") else (), profile, dst.lower())
+                         SB_FEATURE_OPTIONS if profile.has("sb_feature_options") else (), profile,
+                         svc_monitor_mac_dst=dst.lower(), hairpin_ct_mark_copied=profile.has("sb_hairpin_ct_mark_copied"))
 
 
 def nb_global_row(nb: Any) -> Any:
@@ -96,11 +100,13 @@ def sync_sb_global(txn: Any, sb: Any, nb_global: Any, gopts: GlobalOptions) -> i
     opts = dict(nb_global.options) if nb_global is not None else {}
     opts.update(gopts.as_dict())
     opts.update(gopts.sb_only)
-    # Observed: NB_Global options:lb_hairpin_use_ct_mark (true or false) is not copied to SB_Global.
-    opts.pop("lb_hairpin_use_ct_mark", None)
-    # ... but when a chassis lacks ct-no-masked-label, ovn-controller is told to use ct_label there.
-    if not chassis_features(sb, gopts.profile).ct_no_masked_label:
-        opts["lb_hairpin_use_ct_mark"] = "false"
+    if not gopts.hairpin_ct_mark_copied:
+        # Observed (23.03): NB_Global options:lb_hairpin_use_ct_mark (true or false) is not copied
+        # to SB_Global ...
+        opts.pop("lb_hairpin_use_ct_mark", None)
+        # ... but when a chassis lacks ct-no-masked-label, ovn-controller is told to use ct_label there.
+        if not chassis_features(sb, gopts.profile).ct_no_masked_label:
+            opts["lb_hairpin_use_ct_mark"] = "false"
     nb_cfg = nb_global.nb_cfg if nb_global is not None else 0
     ipsec = bool(nb_global.ipsec) if nb_global is not None else False
     row = sb_global_row(sb)

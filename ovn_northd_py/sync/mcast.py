@@ -20,6 +20,7 @@ from typing import Any
 
 from ..flows.acl_index import smap_bool
 from ..flows.ls_l2 import in_mc_mrouter_flood, in_mc_static, in_mc_unknown
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.mcast_keys import (
     MC_FLOOD,
     MC_FLOOD_KEY,
@@ -38,11 +39,11 @@ from .datapaths import dp_nb_key
 from .rows import SyncStats, sync_table
 
 
-def desired_groups(nd: Northd) -> dict[tuple[str, str], tuple[int, list[str]]]:
+def desired_groups(nd: Northd, profile: FlowProfile = DEFAULT_PROFILE) -> dict[tuple[str, str], tuple[int, list[str]]]:
     """(datapath NB key, group name) -> (tunnel key, port names)."""
     out: dict[tuple[str, str], tuple[int, list[str]]] = {}
     for dp in nd.by_index:
-        out.update(desired_groups_of(dp))
+        out.update(desired_groups_of(dp, profile))
     return out
 
 
@@ -50,7 +51,7 @@ def desired_groups(nd: Northd) -> dict[tuple[str, str], tuple[int, list[str]]]:
 MC_NAMES = (MC_FLOOD, MC_FLOOD_L2, MC_UNKNOWN, MC_MROUTER_FLOOD, MC_STATIC)
 
 
-def desired_groups_of(dp: Datapath) -> dict[tuple[str, str], tuple[int, list[str]]]:
+def desired_groups_of(dp: Datapath, profile: FlowProfile = DEFAULT_PROFILE) -> dict[tuple[str, str], tuple[int, list[str]]]:
     """The groups of switch or router ``dp``: (dp key, name) -> (tunnel key, port names)."""
     if not dp.is_switch:
         return _router_groups(dp)
@@ -63,10 +64,10 @@ def desired_groups_of(dp: Datapath) -> dict[tuple[str, str], tuple[int, list[str
     for p in dp.ports:
         if p.kind != "lsp" or not p.enabled:
             continue
-        flood.append(p.name)
+        flood.append(p.crp.name if p.crp is not None else p.name)  # (its "lcrp" port instead: 25.03)
         if not p.is_router_lsp:
             flood_l2.append(p.name)
-        if in_mc_unknown(p):
+        if in_mc_unknown(p, profile):
             unknown.append(p.name)
         if in_mc_mrouter_flood(p):
             mrouter.append(p.name)
@@ -98,11 +99,12 @@ def _router_groups(dp: Datapath) -> dict[tuple[str, str], tuple[int, list[str]]]
 
 
 def sync_multicast_groups(
-    txn: Any, sb: Any, nd: Northd, dps: dict[Hashable, Any], pbs: dict[Hashable, Any], stats: SyncStats
+    txn: Any, sb: Any, nd: Northd, dps: dict[Hashable, Any], pbs: dict[Hashable, Any], stats: SyncStats,
+    profile: FlowProfile = DEFAULT_PROFILE,
 ) -> None:
     desired = {
         k: {"datapath": dps[k[0]], "name": k[1], "tunnel_key": key, "ports": [pbs[n] for n in ports]}
-        for k, (key, ports) in desired_groups(nd).items()
+        for k, (key, ports) in desired_groups(nd, profile).items()
     }
 
     def key_of(row: Any) -> Hashable | None:

@@ -4,6 +4,7 @@ Observed on the reference (23.03): every NB Meter is copied (name, unit, bands w
 action, rate and burst_size); an NB Meter with ``fair=true`` also gets one copy per
 ACL whose ``meter`` names it, called ``<meter>__<acl uuid>`` (whether or not the ACL
 logs, whatever switch or port group it is on), which that ACL's ``log()`` uses.
+25.03 (profile behaviour ``fair_meter_logged_acls``): only ACLs with ``log=true`` get the copy.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..flows.acl_rules import fair_meter_name
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..ovsdb.columns import opt
 from .rows import SyncStats
 
@@ -28,8 +30,12 @@ def nb_meter_specs(nb: Any) -> dict[str, tuple[MeterSpec, bool]]:
     return {m.name: (meter_spec(m), opt(m.fair) is True) for m in nb.rows("Meter").values()}
 
 
-def acl_fair_meter(acl: Any, meters: dict[str, tuple[MeterSpec, bool]]) -> tuple[str, MeterSpec] | None:
-    """The SB copy of the fair meter ACL ``acl`` names, if it names one."""
+def acl_fair_meter(acl: Any, meters: dict[str, tuple[MeterSpec, bool]],
+                   profile: FlowProfile = DEFAULT_PROFILE) -> tuple[str, MeterSpec] | None:
+    """The SB copy of the fair meter ACL ``acl`` names, if it names one (and, in a release with
+    ``fair_meter_logged_acls``, logs)."""
+    if profile.has("fair_meter_logged_acls") and not acl.log:
+        return None
     name = opt(acl.meter)
     found = meters.get(name) if name else None
     if found is None or not found[1]:
@@ -37,11 +43,11 @@ def acl_fair_meter(acl: Any, meters: dict[str, tuple[MeterSpec, bool]]) -> tuple
     return fair_meter_name(name, str(acl.uuid)), found[0]
 
 
-def desired_meters(nb: Any) -> dict[str, MeterSpec]:
+def desired_meters(nb: Any, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, MeterSpec]:
     meters = nb_meter_specs(nb)
     out: dict[str, MeterSpec] = {name: spec for name, (spec, _fair) in meters.items()}
     for acl in nb.rows("ACL").values():
-        fair = acl_fair_meter(acl, meters)
+        fair = acl_fair_meter(acl, meters, profile)
         if fair is not None:
             out[fair[0]] = fair[1]
     return out

@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
-from ..northd.addresses import AddressError, parse_ip_cidr
+from ..northd.addresses import AddressError, parse_ip_cidr, parse_lrp_networks
 from ..northd.model import Northd, Port
 from .rows import SyncStats, norm, sync_table
 
@@ -101,11 +101,18 @@ def _parses(network: str) -> bool:
 
 def pb_mac(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> list[str]:
     """A Port_Binding's ``mac``: a router port's (and its chassisredirect port's) is ``MAC networks``
-    as NB writes them, each network with its prefix length with the ``lrp_mac_plen`` behaviour."""
+    as NB writes them; with the ``lrp_mac_plen`` behaviour (25.03) as parsed (observed: the MAC in
+    lower case, an IPv4 octet above 255 read modulo 256), each network with its prefix length."""
     if p.kind in ("lrp", "crp") and profile.has("lrp_mac_plen") and p.mac:
-        mac, *nets = p.mac[0].split(" ")
-        # (observed: a network that does not parse, e.g. ``foo/24``, is left out)
-        return [" ".join([mac, *(_with_plen(n) for n in nets if _parses(n))])]
+        try:
+            nets = parse_lrp_networks(p.nb.mac, list(p.nb.networks))
+        except AddressError:
+            mac, *words = p.mac[0].split(" ")
+            # (observed: a network that does not parse, e.g. ``foo/24``, is left out)
+            return [" ".join([mac, *(_with_plen(n) for n in words if _parses(n))])]
+        # (IPv4 then IPv6, without the link-local address the parser adds last)
+        words = [f"{n.addr_s}/{n.plen}" for n in nets.ipv4] + [f"{n.addr_s}/{n.plen}" for n in nets.ipv6[:-1]]
+        return [" ".join([nets.ea_s, *words])]
     return p.mac
 
 

@@ -28,8 +28,10 @@ from pathlib import Path
 
 import pytest
 
+from ovn_northd_py.lflow.profile import FlowProfile
 from ovn_northd_py.parity.harness import AfterSettle, NbSource, ParityResult, reference_available, run_parity
-from ovn_northd_py.release import DEFAULT_RELEASE
+from ovn_northd_py.parity.stage_names import parity_profile as _parity_profile
+from ovn_northd_py.parity.stage_names import parity_release
 
 
 def have_our_daemon() -> bool:
@@ -54,7 +56,7 @@ class ParityRunner:
             os.environ.get("OVN_PARITY_REFERENCE_BOTH") == "1" if reference_both is None else reference_both
         )
         ours_cmd = os.environ.get("OVN_PARITY_OURS_CMD")
-        release = os.environ.get("OVN_PARITY_RELEASE", DEFAULT_RELEASE.name)
+        release = parity_release().name
         # Missing tools are a failure, not a skip: parity is part of the bar (scripts/setup.sh installs
         # them; scripts/test.sh builds the chroots the host needs).
         if not reference_available(release):
@@ -79,3 +81,49 @@ class ParityRunner:
 def parity_run(tmp_path: Path) -> ParityRunner:
     """``parity_run(source, tables=..., reference_both=...) -> ParityResult``."""
     return ParityRunner(tmp_path)
+
+
+@pytest.fixture
+def parity_profile() -> FlowProfile:
+    """The flow profile of the release under test (its draft profile while it has no other), for
+    tests that ask for a behaviour (``parity_profile.has("...")``).  (Stage names: tests written
+    with 23.03's use ``ovn_northd_py.parity.stage_names.release_stage_names``.)"""
+    return _parity_profile()
+
+
+# Tests that still show a difference between a profile and its release's reference (a feature not
+# ported yet, a reference that crashes on the NB, or one that varies from run to run): ``known_draft_differences.txt``, one ``RELEASE | FILE::TEST[PARAM] | WHY``
+# a line.  Run against that release, each is expected to fail (xfail, strict: a test that passes
+# must leave the list, so the list only shrinks as the port goes on; a reason "flaky: ..." marks a
+# difference that comes and goes, not strict).
+KNOWN_DIFFERENCES_FILE = Path(__file__).with_name("known_draft_differences.txt")
+
+
+def known_draft_differences(release: str) -> dict[str, str]:
+    """Test id (``file.py::name[param]``) -> why it differs, for ``release``."""
+    out: dict[str, str] = {}
+    for line in KNOWN_DIFFERENCES_FILE.read_text().splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        rel, test, reason = ([f.strip() for f in line.split("|", 2)] + ["", ""])[:3]
+        if rel == release:
+            out[test] = reason
+    return out
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    release = parity_release()
+    # (A served release too: 25.03 is served with the differences the file lists, each with its
+    # reason; the list may only shrink.)
+    known = known_draft_differences(release.name)
+    for item in items:
+        path = Path(str(item.fspath))
+        if path.parent != here:
+            continue
+        test = f"{path.name}::{item.name}"
+        reason = known.get(test)
+        if reason is not None:
+            # ("flaky: ..." -- a difference that comes and goes from run to run: not strict.)
+            strict = not reason.startswith("flaky:")
+            item.add_marker(pytest.mark.xfail(reason=f"OVN {release.name} known difference: {reason}", strict=strict))

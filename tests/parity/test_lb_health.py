@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections import Counter
 
 from ovn_northd_py.devtools.servers import nbctl, sbctl
+from ovn_northd_py.parity.stage_names import release_stage_names
 
-LB_STAGES = (
+LB_STAGES = release_stage_names((
     "ls_in_pre_lb", "ls_out_pre_lb", "ls_in_pre_stateful", "ls_out_pre_stateful", "ls_in_lb_aff_check",
     "ls_in_lb", "ls_in_lb_aff_learn", "ls_in_pre_hairpin", "ls_in_nat_hairpin", "ls_in_hairpin",
     "ls_in_acl_hint", "ls_in_acl", "ls_in_acl_after_lb", "ls_in_stateful", "ls_in_arp_rsp",
-)
+))
 ROUTER_LB_STAGES = ("lr_in_defrag", "lr_in_lb_aff_check", "lr_in_dnat", "lr_in_lb_aff_learn", "lr_out_undnat")
 
 

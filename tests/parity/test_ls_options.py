@@ -98,7 +98,8 @@ def test_switch_copp_meters(parity_run):
     assert_flows_equal(r)
 
 
-def test_nb_global_lb_hairpin_use_ct_mark_is_not_copied(parity_run):
+def test_nb_global_lb_hairpin_use_ct_mark_as_reference(parity_run):
+    """23.03 does not copy NB_Global options:lb_hairpin_use_ct_mark to SB_Global, 25.03 does."""
     for value in ("true", "false"):
         r = parity_run(lambda remote, v=value: _txn(
             remote, ["ls-add", "sw0"], ["set", "nb_global", ".", f"options:lb_hairpin_use_ct_mark={v}", "options:foo=bar"]),

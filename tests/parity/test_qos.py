@@ -6,12 +6,17 @@ we write may be wrong (``flows.extra == 0``).
 
 from __future__ import annotations
 
+import json
+import subprocess
 from typing import Any
+
+import pytest
 
 from ovn_northd_py.devtools.servers import nbctl
 from ovn_northd_py.parity.harness import ParityResult
+from ovn_northd_py.parity.stage_names import release_stage_names
 
-QOS_STAGES = ("ls_in_qos_mark", "ls_in_qos_meter", "ls_out_qos_mark", "ls_out_qos_meter")
+QOS_STAGES = release_stage_names(("ls_in_qos_mark", "ls_in_qos_meter", "ls_out_qos_mark", "ls_out_qos_meter"))
 
 
 def assert_qos_parity(r: ParityResult) -> None:
@@ -71,3 +76,29 @@ def test_qos_stages_at_parity(parity_run) -> None:
     stages = {s.stage: s for s in r.flows.stages}
     # Non-trivial: every stage has rule flows besides its priority-0 fallback on both switches.
     assert all(stages[name].ref_count > 2 for name in QOS_STAGES), r.report()
+
+
+def build_qos_mark_nb(remote: str) -> None:
+    """QoS rows with ``action:mark`` (NB 7.11: 25.03), alone and with dscp / a meter, and an empty row."""
+    nbctl(remote, "ls-add", "sw0")
+    rows = [("from-lport", 10, "ip4", {}, {}), ("from-lport", 12, "ip4.src == 1.1.1.1", {"mark": 7}, {}),
+            ("from-lport", 13, "ip4.src == 1.1.1.2", {"mark": 7, "dscp": 3}, {}),
+            ("from-lport", 17, "ip4.src == 1.1.1.6", {"mark": 0}, {}),
+            ("to-lport", 14, "ip4.src == 1.1.1.3", {"mark": 8}, {"rate": 100, "burst": 5})]
+    ops: list[dict[str, Any]] = []
+    for i, (direction, prio, match, action, bandwidth) in enumerate(rows):
+        ops.append({"op": "insert", "table": "QoS", "uuid-name": f"q{i}",
+                    "row": {"direction": direction, "priority": prio, "match": match,
+                            "action": ["map", sorted(action.items())], "bandwidth": ["map", sorted(bandwidth.items())]}})
+    ops.append({"op": "mutate", "table": "Logical_Switch", "where": [["name", "==", "sw0"]],
+                "mutations": [["qos_rules", "insert", ["set", [["named-uuid", f"q{i}"] for i in range(len(rows))]]]]})
+    subprocess.run(["ovsdb-client", "transact", remote, json.dumps(["OVN_Northbound", *ops])], check=True,
+                   capture_output=True, timeout=60)
+
+
+def test_qos_packet_mark_parity(parity_run, parity_profile) -> None:
+    if not parity_profile.has("ls_qos_merged"):
+        pytest.skip("the release's QoS has no action:mark (NB 7.0.0)")
+    r = parity_run(build_qos_mark_nb, tables=("Logical_Flow",))
+    assert_qos_parity(r)
+    assert {s.stage: s for s in r.flows.stages}["ls_in_qos"].ref_count == 5, r.report()

@@ -141,7 +141,22 @@ def test_merged_qos() -> None:
     got = qos_flows(q(action={"dscp": 10}, bandwidth={"rate": 100, "burst": 10}), OVN_25_03)
     assert [(f.stage.name, f.actions) for f in got] == [("ls_in_qos", "set_meter(100, 10); ip.dscp = 10; next;")]
     assert [f.actions for f in qos_flows(q(direction="to-lport", bandwidth={"burst": 2000}), OVN_25_03)] == ["next;"]
-    assert qos_flows(q(), OVN_25_03) == ()
+    assert [f.actions for f in qos_flows(q(), OVN_25_03)] == ["next;"]  # a row with neither column too
+
+
+def test_merged_qos_packet_mark() -> None:
+    # Reference: a switch with QoS rows using action:mark (25.03's NB schema), with and without
+    # dscp / a meter.
+    def q(**cols: Any) -> SimpleNamespace:
+        base = {"uuid": uuid.uuid4(), "direction": "to-lport", "priority": 14, "match": "ip4.src == 1.1.1.3",
+                "action": {}, "bandwidth": {}}
+        return SimpleNamespace(**{**base, **cols})
+    assert [f.actions for f in qos_flows(q(action={"mark": 7}), OVN_25_03)] == ["pkt.mark = 7; next;"]
+    assert [f.actions for f in qos_flows(q(action={"mark": 0}), OVN_25_03)] == ["pkt.mark = 0; next;"]
+    assert [f.actions for f in qos_flows(q(action={"mark": 7, "dscp": 3}), OVN_25_03)] == [
+        "ip.dscp = 3; pkt.mark = 7; next;"]
+    assert [f.actions for f in qos_flows(q(action={"mark": 8}, bandwidth={"rate": 100, "burst": 5}), OVN_25_03)] == [
+        "set_meter(100, 5); pkt.mark = 8; next;"]
 
 
 def test_nd_ns_responder_matches_multicast_only() -> None:

@@ -28,7 +28,7 @@ from ovn_northd_py.flows.lr_ip_input import build_lr_ip_input_flows, build_lrp_i
 from ovn_northd_py.flows.lr_lb import build_router_lb_flows
 from ovn_northd_py.flows.lr_nat import NatGw
 from ovn_northd_py.flows.ls_lb import switch_lb_specs
-from ovn_northd_py.lflow.profile import OVN_25_03, OVN_26_03
+from ovn_northd_py.lflow.profile import OVN_23_03, OVN_25_03, OVN_26_03
 from ovn_northd_py.lflow.stages import (
     LR_IN_ARP_REQUEST,
     LR_IN_CT_EXTRACT,
@@ -201,6 +201,9 @@ def test_router_without_ports_drops_in_lr_out_delivery() -> None:
     assert _flows(table, LR_OUT_DELIVERY) == {(0, "1", "drop;")}
     table = FlowTable(1)
     build_lr_default_flows(r, FlowCtx(nd, profile=OVN_25_03), table)
+    assert _flows(table, LR_OUT_DELIVERY) == {(0, "1", "drop;")}  # (25.03 already: lr_delivery_default)
+    table = FlowTable(1)
+    build_lr_default_flows(r, FlowCtx(nd, profile=OVN_23_03), table)
     assert _flows(table, LR_OUT_DELIVERY) == set()
 
 

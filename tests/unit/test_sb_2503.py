@@ -32,8 +32,18 @@ def test_rbac_and_dhcpv6_codes_25_03() -> None:
 
 
 def test_router_port_mac_with_prefix_length_25_03() -> None:
-    p = SimpleNamespace(kind="lrp", mac=["00:00:00:01:00:01 50.0.0.1 10.0.0.1/8 fd00::1"])
+    nb = SimpleNamespace(mac="00:00:00:01:00:01", networks=["50.0.0.1", "10.0.0.1/8", "fd00::1"])
+    p = SimpleNamespace(kind="lrp", mac=["00:00:00:01:00:01 50.0.0.1 10.0.0.1/8 fd00::1"], nb=nb)
     assert pb_mac(p, OVN_25_03) == ["00:00:00:01:00:01 50.0.0.1/32 10.0.0.1/8 fd00::1/128"]  # type: ignore[arg-type]
     assert pb_mac(p, OVN_23_03) == p.mac  # type: ignore[arg-type]
     lsp = SimpleNamespace(kind="lsp", mac=["00:00:00:01:00:02 10.0.0.2"])
     assert pb_mac(lsp, OVN_25_03) == lsp.mac  # type: ignore[arg-type]
+
+
+def test_router_port_mac_as_parsed_25_03() -> None:
+    # Reference: tests/parity/test_core_tables.py edge NB (an upper-case MAC) and
+    # test_input_corners.py (a network 300.1.1.1/24, read modulo 256).
+    nb = SimpleNamespace(mac="00:00:00:00:FF:02", networks=["300.1.1.1/24", "FD00::0:1/64"])
+    p = SimpleNamespace(kind="lrp", mac=["00:00:00:00:FF:02 300.1.1.1/24 FD00::0:1/64"], nb=nb)
+    assert pb_mac(p, OVN_25_03) == ["00:00:00:00:ff:02 44.1.1.1/24 fd00::1/64"]  # type: ignore[arg-type]
+    assert pb_mac(p, OVN_23_03) == p.mac  # type: ignore[arg-type]

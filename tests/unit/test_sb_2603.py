@@ -83,17 +83,13 @@ def test_service_monitors_say_they_monitor_a_load_balancer() -> None:
 
 
 def test_dns_rows_take_the_nb_uuid_and_say_ovn_owned() -> None:
-    from ovn_northd_py.sync.dns import _desired, _uuid_of, dns_key
+    from ovn_northd_py.sync.dns import _desired, dns_key, sb_dns_key
 
     nb_row = SimpleNamespace(uuid=uuid.UUID(int=5), records={"vm1.example.org": "10.0.0.1"}, options={})
     users = {str(nb_row.uuid): (nb_row, ["ls1"])}
-    want = _desired(users, {"ls1": "dp-row"}, OVN_26_03)[str(nb_row.uuid)]
-    assert want["external_ids"] == {} and want["options"] == {"ovn-owned": "false"}
-    uuid_of = _uuid_of(OVN_26_03)
-    assert uuid_of is not None and uuid_of(str(nb_row.uuid)) == nb_row.uuid
-    assert _desired(users, {"ls1": "dp-row"}, OVN_25_03)[str(nb_row.uuid)]["external_ids"] == {}
-    assert _desired(users, {"ls1": "dp-row"}, OVN_23_03)[str(nb_row.uuid)]["external_ids"] == {
-        "dns_id": str(nb_row.uuid)}
+    for profile in (OVN_26_03, OVN_25_03):
+        assert _desired(users, {"ls1": "dp-row"}, profile)[str(nb_row.uuid)]["ovn-owned"] == "false"
+    assert "ovn-owned" not in _desired(users, {"ls1": "dp-row"}, OVN_23_03)[str(nb_row.uuid)]
     sb_row = SimpleNamespace(uuid=nb_row.uuid, external_ids={}, options={"ovn-owned": "false"})
-    assert dns_key(sb_row) == str(nb_row.uuid)
-    assert dns_key(SimpleNamespace(uuid=uuid.UUID(int=6), external_ids={}, options={})) is None
+    assert sb_dns_key(sb_row, OVN_26_03) == str(nb_row.uuid)
+    assert dns_key(sb_row) is None  # (23.03 keys by external_ids:dns_id)

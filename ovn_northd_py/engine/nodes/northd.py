@@ -38,7 +38,7 @@ class NorthdNode(Node):
             return UNHANDLED
         t = apply_nb_changes(self.data, self.keys, ctx.nb, self.nb_in.changes, ctx.warn.warn, sb=ctx.sb,
                              flow_only_tables=self.flow_only_tables, flow_only_columns=self.flow_only_columns,
-                             global_queue_ids=ctx.profile.has("global_queue_ids"))
+                             profile=ctx.profile)
         if t is None:
             return UNHANDLED
         if t:
@@ -84,8 +84,7 @@ class NorthdNode(Node):
         nb, sb = ctx.nb, ctx.sb
         # Global options first: IPAM needs the mac_prefix.
         self.gopts = self._global_options(nb, sb, ctx.profile)
-        self.data = build_northd(nb, sb, self.keys, ctx.warn, mac_prefix=self.gopts.mac_prefix,
-                                 global_queue_ids=ctx.profile.has("global_queue_ids"))
+        self.data = build_northd(nb, sb, self.keys, ctx.warn, mac_prefix=self.gopts.mac_prefix, profile=ctx.profile)
 
     def _global_options(self, nb: DbConnection, sb: DbConnection, profile: FlowProfile) -> GlobalOptions:
         """NB_Global's values win; otherwise keep what we generated before (or SB has), else random."""

@@ -120,7 +120,7 @@ class SbSyncNode(Node):
         dps = self._dp_rows(sb)
         for key in dp_keys:
             dp = nd.datapaths.get(key)
-            want = desired_groups_of(dp) if dp is not None else {}
+            want = desired_groups_of(dp, ctx.profile) if dp is not None else {}
             for name in MC_NAMES:
                 row = self.mc_index.get(sb, (key, name))
                 w = want.get((key, name))
@@ -247,7 +247,7 @@ class SbSyncNode(Node):
             if f.sync_sb is not None and f.sync_sb_first:
                 f.sync_sb(hctx)
         pbs = sync_port_bindings(txn, sb, nd, dps, groups, stats, ctx.profile)
-        sync_multicast_groups(txn, sb, nd, dps, pbs, stats)
+        sync_multicast_groups(txn, sb, nd, dps, pbs, stats, ctx.profile)
         sync_ip_multicast(txn, sb, nd, dps, stats)
         sync_rbac(txn, sb, stats, ctx.profile)
         sync_dhcp_option_codes(txn, sb, stats, ctx.profile)

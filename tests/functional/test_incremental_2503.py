@@ -1,0 +1,99 @@
+"""The 25.03 draft profile's model-changing behaviours under incremental runs: every NB change
+below is checked by ``--check-incremental=1`` (each incremental run compared with a full
+recompute) and its effect on SB read back.
+
+* ``centralized_dgp_peer``: the switch port peering a router's only gateway port gets
+  ``cr-<port>`` while its switch has no localnet port and the router one gateway port;
+* ``qos_queues_global``: queue ids from one pool, kept by the ports that have them, and
+  ``qos_physical_network`` following the switch's first localnet port.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl
+from ovn_northd_py.devtools.testing import mismatches
+from ovn_northd_py.release import DRAFT_ENV, RELEASES
+
+
+@pytest.fixture
+def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[OvsdbServer, OvsdbServer, OurNorthd]]:
+    monkeypatch.setenv(DRAFT_ENV, "1")
+    rel = RELEASES["25.03"]
+    nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
+    sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
+    d = OurNorthd(tmp_path, nb.remote, sb.remote, name="ours", extra_args=["--check-incremental=1"]).start()
+    try:
+        yield nb, sb, d
+    finally:
+        d.stop()
+        nb.stop()
+        sb.stop()
+
+
+def _bindings(sb: OvsdbServer) -> dict[str, dict[str, str]]:
+    out = subprocess.run(["ovsdb-client", "dump", "--format=json", sb.remote, "OVN_Southbound", "Port_Binding",
+                          "logical_port", "options"], check=True, capture_output=True, text=True).stdout
+    doc = json.loads(out)
+    doc = doc[0] if isinstance(doc, list) else doc
+    return {name: dict(opts[1]) for name, opts in doc["data"]}
+
+
+def test_switch_chassisredirect_port_follows_localnet_ports_and_gateway_ports(draft) -> None:
+    nb, sb, d = draft
+
+    def n(*args: str) -> None:
+        nbctl(nb.remote, *args, wait="sb")
+
+    def has_cr() -> bool:
+        return "cr-pub-r" in _bindings(sb)
+
+    n("ls-add", "pub", "--", "lr-add", "r", "--", "lrp-add", "r", "r-pub", "00:00:00:00:00:01", "10.0.0.1/24",
+      "--", "lsp-add", "pub", "pub-r", "--", "lsp-set-type", "pub-r", "router", "--", "lsp-set-addresses", "pub-r",
+      "router", "--", "lsp-set-options", "pub-r", "router-port=r-pub")
+    steps = [
+        (["lrp-set-gateway-chassis", "r-pub", "hv1", "10"], True),
+        (["lsp-add", "pub", "ln", "--", "lsp-set-type", "ln", "localnet", "--", "lsp-set-addresses", "ln", "unknown",
+          "--", "lsp-set-options", "ln", "network_name=p"], False),
+        (["lsp-del", "ln"], True),
+        (["ls-add", "s2", "--", "lrp-add", "r", "r-s2", "00:00:00:00:00:02", "10.2.0.1/24", "--", "lsp-add", "s2",
+          "s2-r", "--", "lsp-set-type", "s2-r", "router", "--", "lsp-set-addresses", "s2-r", "router", "--",
+          "lsp-set-options", "s2-r", "router-port=r-s2"], True),
+        (["lrp-set-gateway-chassis", "r-s2", "hv2", "10"], False),
+        (["lrp-del-gateway-chassis", "r-s2", "hv2"], True),
+        (["lsp-add", "pub", "v1", "--", "lsp-set-addresses", "v1", "00:00:00:00:00:11 10.0.0.11"], True),
+    ]
+    for cmd, want in steps:
+        n(*cmd)
+        assert has_cr() is want, cmd
+    assert mismatches(d) == []
+
+
+def test_qos_queues_follow_ports_and_localnet_network(draft) -> None:
+    nb, sb, d = draft
+
+    def n(*args: str) -> None:
+        nbctl(nb.remote, *args, wait="sb")
+
+    def queues() -> dict[str, tuple[str, str | None]]:
+        return {p: (o["qdisc_queue_id"], o.get("qos_physical_network")) for p, o in _bindings(sb).items()
+                if "qdisc_queue_id" in o}
+
+    n("ls-add", "s1", "--", "lsp-add", "s1", "v1", "--", "lsp-set-options", "v1", "qos_max_rate=10")
+    assert queues() == {"v1": ("1", None)}
+    n("lsp-add", "s1", "ln", "--", "lsp-set-type", "ln", "localnet", "--", "lsp-set-addresses", "ln", "unknown",
+      "--", "lsp-set-options", "ln", "network_name=p", "qos_burst=3")
+    assert queues() == {"v1": ("1", "p"), "ln": ("2", "p")}
+    n("lsp-add", "s1", "v2", "--", "lsp-set-options", "v2", "qos_min_rate=1")
+    n("lsp-del", "v1")
+    n("lsp-set-options", "ln", "network_name=q", "qos_burst=3")
+    assert queues() == {"ln": ("2", "q"), "v2": ("3", "q")}
+    n("lsp-set-options", "v2")
+    assert queues() == {"ln": ("2", "q")}
+    assert mismatches(d) == []
