@@ -8,7 +8,9 @@ of that seed (``gen_random``) built on the synced daemon, then ``--steps`` singl
 transactions, each waited for with ``--wait=sb``, stopping at the first difference.  A mutation
 takes a random row of a random NB table and either gives one of its columns the value another row
 of the table has (a name, an option map, a list of references: so rows end up shared by two
-parents, ports move, options swap), empties an optional column, or deletes a row of a root table.
+parents, ports move, options swap), a random value of the column's type (a bounded integer such
+as an ACL tier, an enum, a boolean), empties an optional column, or deletes a row of a root
+table.
 Transactions the server refuses (constraints, references) are skipped.
 
 Exit status 0: no difference; 1: a difference (the operation and the daemon's differences
@@ -83,9 +85,28 @@ def random_mutation(rnd: random.Random, rows: Rows, schema: dict[str, Any]) -> d
         if not isinstance(ctype, dict) or ctype.get("min", 1) != 0:
             return None
         value: Any = ["map", []] if "value" in ctype else ["set", []]
+    elif k < 0.4 and (drawn := _random_atom(rnd, ts["columns"][col]["type"])) is not None:
+        value = drawn
     else:
         value = rnd.choice(rows[t])[col]
     return {"op": "update", "table": t, "where": where, "row": {col: value}}
+
+
+def _random_atom(rnd: random.Random, ctype: Any) -> Any:
+    """A random value of a scalar column of a bounded type (None for other columns)."""
+    if not isinstance(ctype, dict) or "value" in ctype or ctype.get("max", 1) != 1:
+        return None
+    key = ctype["key"]
+    if key == "boolean" or (isinstance(key, dict) and key.get("type") == "boolean"):
+        return rnd.random() < 0.5
+    if not isinstance(key, dict):
+        return None
+    if "enum" in key:
+        choices = key["enum"][1] if isinstance(key["enum"], list) and key["enum"][0] == "set" else [key["enum"]]
+        return rnd.choice(choices)
+    if key.get("type") == "integer" and "maxInteger" in key and key["maxInteger"] - key.get("minInteger", 0) < 100000:
+        return rnd.randint(key.get("minInteger", 0), key["maxInteger"])
+    return None
 
 
 def transact(remote: str, op: dict[str, Any]) -> bool:
