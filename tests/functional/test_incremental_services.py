@@ -201,6 +201,7 @@ def test_dhcp_and_dns_changes_recompute_nothing(services):
     assert any("new.org" in r for r in dns), dns
 
 
+@pytest.mark.releases("23.03", "25.03")
 def test_random_service_changes_incremental_equals_recompute(services):
     """At least 400 NB changes to DHCP options, DNS records, port addresses, virtual and external ports;
     after every transaction the daemon compares its incremental state with a full recompute."""
