@@ -211,7 +211,7 @@ class Control:
             ("inc-engine/recompute", "", 0, 0, self._recompute),
             ("recompute", "", 0, 0, self._recompute),
             ("exit", "", 0, 0, self._exit),
-            ("version", "", 0, 0, lambda a: VERSION_TEXT),
+            ("version", "", 0, 0, lambda a: f"{VERSION_TEXT}\nOVN release profile: {self.d.release.describe()}"),
             ("memory/show", "", 0, 0, lambda a: self._memory()),
             ("coverage/show", "", 0, 0, lambda a: self.coverage.show()),
             ("stopwatch/show", "[NAME]", 0, 1, self._stopwatch_show),

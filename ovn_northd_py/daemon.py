@@ -197,6 +197,7 @@ class Daemon:
         self.release = release
         # Load_Balancer rows of this release name ls/lr datapath groups (columns of its schema).
         self.writer.cache.split_lbs = release.profile.has("lb_split_datapath_groups")
+        self.writer.profile = release.profile
         self.metrics.release_info.labels(release=release.name).set(1)
         self.log.info("ovn release profile", release=release.name, nb_schema=versions["nb"],
                       sb_schema=versions["sb"], chosen_by="--ovn-release" if self.opts.ovn_release else "schemas")

@@ -37,8 +37,9 @@ class Release:
     sb_version: str  # OVN_Southbound schema version
     flow_profile: FlowProfile | None  # the release's flows (None: the daemon cannot serve it)
     schema_dir: Path
-    # A profile under construction: never served, unless a developer measuring it sets
-    # OVN_NORTHD_PY_DRAFT_PROFILES=1 (:func:`select_release`), e.g. to run the parity harness.
+    # A profile under construction (``FlowProfile.draft``): never served, unless a developer
+    # measuring it sets OVN_NORTHD_PY_DRAFT_PROFILES=1 (:func:`select_release`), e.g. to run the
+    # parity harness (26.03 has one while it is ported).
     draft_profile: FlowProfile | None = None
 
     @property
@@ -73,7 +74,7 @@ RELEASES: dict[str, Release] = {
     r.name: r
     for r in (
         Release("23.03", "bookworm", "7.0.0", "20.27.0", OVN_23_03, SCHEMA_ROOT),
-        Release("25.03", "trixie", "7.11.0", "20.41.0", None, SCHEMA_ROOT / "25.03", draft_profile=OVN_25_03),
+        Release("25.03", "trixie", "7.11.0", "20.41.0", OVN_25_03, SCHEMA_ROOT / "25.03"),
         Release("26.03", "sid", "7.18.0", "21.8.0", None, SCHEMA_ROOT / "26.03", draft_profile=OVN_26_03),
     )
 }

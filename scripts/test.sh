@@ -25,7 +25,7 @@ if [ "$only_options" = 1 ]; then
   # fail (xfail, strict: one that starts passing must leave the list).  The tests that pick their
   # releases themselves (harness self-test, releases) ran above already.  OVN_PARITY_DRAFTS=0 skips it.
   if [ "${OVN_PARITY_DRAFTS:-1}" != 0 ]; then
-    OVN_PARITY_RELEASE=25.03 OVN_NORTHD_PY_DRAFT_PROFILES=1 .venv/bin/python -m pytest -q "$@" tests/parity \
+    OVN_PARITY_RELEASE=25.03 .venv/bin/python -m pytest -q "$@" tests/parity \
       --ignore=tests/parity/test_harness_selftest.py --ignore=tests/parity/test_releases.py || rc=$?
   fi
 fi

@@ -1,8 +1,16 @@
-"""Shared fixtures: real ovsdb-servers with the OVN schemas, in a temp dir, stopped by PID."""
+"""Shared fixtures: real ovsdb-servers with the OVN schemas, in a temp dir, stopped by PID.
+
+The servers serve the schemas of one OVN release (``ovn_release``): 23.03 by default, another with
+``--ovn-release=25.03`` (or env ``OVN_TEST_RELEASE``) for the whole run, or for one test every
+release its marker names, ``@pytest.mark.releases("23.03", "25.03")`` (the test runs once per
+release, ids ``[23.03]``/``[25.03]``).  Our daemons inherit the environment: for a release whose
+profile is still a draft the fixture sets ``OVN_NORTHD_PY_DRAFT_PROFILES=1`` while the test runs.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -10,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, nbctl, sbctl
+from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl, sbctl
+from ovn_northd_py.lflow.profile import FlowProfile
+from ovn_northd_py.release import DEFAULT_RELEASE, DRAFT_ENV, RELEASES, Release
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -30,6 +40,37 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="OVN release of the chassis (ovn-controller, OVS) of tests/dataplane when not --release's, "
         "e.g. 23.03 (the host's) under a 25.03 northd; env DATAPLANE_CHASSIS_RELEASE",
     )
+    parser.addoption(
+        "--ovn-release", choices=tuple(RELEASES), default=None,
+        help="the OVN release whose schemas the functional tests' ovsdb-servers serve (default 23.03, "
+        "or env OVN_TEST_RELEASE); tests marked releases(...) run once per release they name",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "releases(*names): run the test once per OVN release named (servers of its schemas)"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    marker = metafunc.definition.get_closest_marker("releases")
+    if marker is not None and "ovn_release" in metafunc.fixturenames:
+        metafunc.parametrize("ovn_release", [RELEASES[n] for n in marker.args], ids=list(marker.args),
+                             indirect=True)
+
+
+@pytest.fixture
+def ovn_release(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Release:
+    """The release of the test's servers (and of the profile our daemon must pick for them)."""
+    if hasattr(request, "param"):
+        release: Release = request.param
+    else:
+        name = request.config.getoption("--ovn-release") or os.environ.get("OVN_TEST_RELEASE")
+        release = RELEASES[name] if name else DEFAULT_RELEASE
+    if release.flow_profile is None and release.draft_profile is not None:
+        monkeypatch.setenv(DRAFT_ENV, "1")
+    return release
 
 
 @dataclass
@@ -37,6 +78,14 @@ class Env:
     workdir: Path
     nb: OvsdbServer
     sb: OvsdbServer
+    release: Release = DEFAULT_RELEASE
+
+    @property
+    def profile(self) -> FlowProfile:
+        """The flow profile our daemon must pick for these servers (a draft one included)."""
+        profile = self.release.flow_profile or self.release.draft_profile
+        assert profile is not None, f"OVN {self.release.name} has no flow profile"
+        return profile
 
     def nbctl(self, *args: str, wait: str | None = None, timeout: int = 30) -> str:
         return nbctl(self.nb.remote, *args, wait=wait, timeout=timeout)
@@ -63,11 +112,11 @@ class Env:
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> Iterator[Env]:
-    nb = OvsdbServer(tmp_path, "nb", NB_SCHEMA).start()
-    sb = OvsdbServer(tmp_path, "sb", SB_SCHEMA).start()
+def env(tmp_path: Path, ovn_release: Release) -> Iterator[Env]:
+    nb = OvsdbServer(tmp_path, "nb", ovn_release.nb_schema).start()
+    sb = OvsdbServer(tmp_path, "sb", ovn_release.sb_schema).start()
     try:
-        yield Env(tmp_path, nb, sb)
+        yield Env(tmp_path, nb, sb, ovn_release)
     finally:
         sb.stop()
         nb.stop()

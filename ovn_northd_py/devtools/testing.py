@@ -55,6 +55,18 @@ def mismatches(daemon: Any) -> list[dict[str, Any]]:
     return [r for r in daemon.log_records() if r.get("event", "").startswith("incremental state differs")]
 
 
+def flows_not_of_profile(flows: list[dict[str, Any]], profile: Any) -> list[str]:
+    """The SB Logical_Flow rows (``Env.sb_rows`` dicts) whose stage-name, pipeline or table id are
+    not those of ``profile`` (a FlowProfile): what a daemon serving another release would write."""
+    bad = []
+    for r in flows:
+        name = dict(r["external_ids"][1]).get("stage-name", "")
+        st = profile.stage_named(name)
+        if st is None or st.pipeline != r["pipeline"] or profile.table_id(st) != r["table_id"]:
+            bad.append(f"{name} {r['pipeline']} table {r['table_id']}: {r['match'][:80]}")
+    return bad
+
+
 def run_batch(env: Any, batch: list[list[str]]) -> None:
     """One ovn-nbctl transaction of several commands, waited for with --wait=sb."""
     args: list[str] = []

@@ -248,9 +248,8 @@ def _classify(changes: list[RowChange], h: FlowFeatureCtx) -> _LbChanges:
                 if any(str(hc.uuid) == key for hc in lb.health_check):
                     ch.changed_lbs.add(str(lb.uuid))
         elif c.table == "NAT":
-            r = idx.nat_dp.get(key)  # a new rule is found through its router's ``nat`` column
-            if r is not None:
-                ch.routers.add(r)
+            # Every router listing the rule (a new rule is found through its router's ``nat`` column).
+            ch.routers |= idx.nat_dps.get(key, set())
             if c.event == "delete":
                 ch.gone_nats.add(key)
         else:
@@ -286,7 +285,7 @@ def _attachments(ch: _LbChanges, h: FlowFeatureCtx) -> _Attachments:
             owners: set[Hashable] = {router_lb_owner(lb, key) for lb in old_lbs - now}
             if key in ch.routers:
                 owners |= {router_lb_owner(lb, key) for lb in old_lbs}
-            owners |= {nat_owner(n) for n in old_nats}
+            owners |= {nat_owner(n, key) for n in old_nats}
             # Same NAT context: the load balancers it keeps, unchanged, keep their flows.
             att.keep[key] = frozenset() if key in ch.routers else frozenset((old_lbs & now) - ch.changed_lbs)
             att.lost[key] = set(old_lbs - now)
@@ -298,8 +297,11 @@ def _attachments(ch: _LbChanges, h: FlowFeatureCtx) -> _Attachments:
 def _rebuild(ch: _LbChanges, att: _Attachments, h: FlowFeatureCtx) -> None:
     fctx, nd, table = h.fctx, h.nd, h.table
     lb_rows = h.nb.rows("Load_Balancer")
+    # A deleted NAT rule left the lists of the routers that had it in the same transaction (strong
+    # references): its flows go from those routers (also dropped with their old rules, att.rebuild).
     for n in ch.gone_nats:
-        table.remove_owner(nat_owner(n))
+        for key in ch.routers:
+            table.remove_owner(nat_owner(n, key))
     for lb in ch.changed_lbs:
         fctx.health.set_lb(lb, _row(lb_rows, lb))
     # Switch load balancers: one owner per load balancer, over all its switches.

@@ -1,10 +1,11 @@
 """Incremental handling of static routes and router policies.
 
-Their flows are owned by ``("route", uuid)`` / ``("policy", uuid)`` (see
-``flows/lr_pipeline.py``).  A change to a route or policy row, or to a router's
-``static_routes`` / ``policies`` columns, rebuilds exactly the route and policy
-flows of the routers concerned; the northd model (datapaths, ports, keys) does not
-depend on them, so nothing else is recomputed.  25.03's SB ``ECMP_Nexthop`` rows (next hops of
+Their flows are owned by ``("route", uuid, router key)`` / ``("policy", uuid, router key)``
+(see ``flows/lr_pipeline.py``): a row may be listed by several routers.  A change to a route or
+policy row, or to a router's ``static_routes`` / ``policies`` columns, rebuilds exactly the route
+and policy flows of the routers concerned, dropping first those of the rows the router listed
+before (the old values of its columns); the northd model (datapaths, ports, keys) does not depend
+on them, so nothing else is recomputed.  25.03's SB ``ECMP_Nexthop`` rows (next hops of
 symmetric-reply routes, :mod:`ovn_northd_py.sync.ecmp_nexthop`) are synced in full on any route,
 port or own-row change: they are few.
 """
@@ -26,15 +27,25 @@ POLICY_TABLE = "Logical_Router_Policy"
 def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
     nd, table, fctx = h.nd, h.table, h.fctx
     routers: set[str] = set()
-    gone: list[Hashable] = []
+    stale: list[Hashable] = []  # owners of rows a router listed before this change
+    listed_before: set[str] = set()
+    deleted: list[tuple[str, str]] = []
     changed_rows: set[str] = set()
     for c in changes:
         if c.table == "Logical_Router":
             if c.event != "update":
                 return False
-            routers.add(str(c.uuid))
+            key = str(c.uuid)
+            routers.add(key)
+            old = c.old or {}
+            for u in old.get("static_routes", ()):
+                stale.append(route_owner(str(u), key))
+                listed_before.add(str(u))
+            for u in old.get("policies", ()):
+                stale.append(policy_owner(str(u), key))
+                listed_before.add(str(u))
         elif c.event == "delete":
-            gone.append(route_owner(str(c.uuid)) if c.table == ROUTE_TABLE else policy_owner(str(c.uuid)))
+            deleted.append((c.table, str(c.uuid)))
         else:
             changed_rows.add(str(c.uuid))
     if changed_rows:
@@ -42,8 +53,15 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
             uuids = {str(r.uuid) for r in dp.nb.static_routes} | {str(p.uuid) for p in dp.nb.policies}
             if uuids & changed_rows:
                 routers.add(dp.key)
-    for owner in gone:
+    for owner in stale:
         table.remove_owner(owner)
+    # A deleted row left the lists of the routers that had it in the same transaction (strong
+    # references): the old values above name it, and its flows go from those routers.
+    for tbl, uuid in deleted:
+        if uuid not in listed_before:
+            make = route_owner if tbl == ROUTE_TABLE else policy_owner
+            for key in routers:
+                table.remove_owner(make(uuid, key))
     for key in routers:
         router = nd.datapaths.get(key)
         if router is None:

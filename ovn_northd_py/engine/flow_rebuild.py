@@ -46,7 +46,7 @@ def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: FlowTable, extr
     for owner in route_and_policy_owners(router):
         table.remove_owner(owner)
     for n in router.nb.nat:
-        table.remove_owner(nat_owner(str(n.uuid)))
+        table.remove_owner(nat_owner(str(n.uuid), router.key))
     for lb in fctx.lbs.dp_lbs.get(router.key, ()):
         if lb not in keep_lbs:
             table.remove_owner(router_lb_owner(lb, router.key))

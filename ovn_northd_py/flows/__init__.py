@@ -69,7 +69,7 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
 * a router port changed in place, attached or detached (:mod:`ovn_northd_py.northd.router_ports`):
   the lflow node rebuilds the router's whole scope, the attached switches' datapath flows and,
   on attach/detach, every port of those switches (they bind the routers' addresses);
-* a router's NAT rules (:mod:`.lr_nat`, owner ``("nat", uuid)``) read the router's ports (which
+* a router's NAT rules (:mod:`.lr_nat`, owner ``("nat", uuid, router key)``) read the router's ports (which
   distributed gateway port a rule applies on: ``gateway_port``, else the DGP whose networks hold
   its external IP), the router's options (``dnat_force_snat_ip``) and the *names* of their
   ``allowed_ext_ips`` / ``exempted_ext_ips`` address sets (``$name`` in matches; renaming an

@@ -53,7 +53,7 @@ class LbIndex:
     group_dps: dict[str, set[str]] = field(default_factory=dict)  # LB group uuid -> datapath keys
     group_lbs: dict[str, frozenset[str]] = field(default_factory=dict)  # LB group (in use) -> LB uuids
     dp_nats: dict[str, frozenset[str]] = field(default_factory=dict)  # router key -> NAT uuids
-    nat_dp: dict[str, str] = field(default_factory=dict)  # NAT uuid -> router key
+    nat_dps: dict[str, set[str]] = field(default_factory=dict)  # NAT uuid -> router keys (a row may be shared)
     # SB Load_Balancer rows to compare at the next incremental flow sync (LB uuids).
     sb_dirty: set[str] = field(default_factory=set)
 
@@ -72,11 +72,7 @@ class LbIndex:
         for g in self.dp_groups.get(key, frozenset()) - groups:
             if g not in self.group_dps:
                 self.group_lbs.pop(g, None)
-        for n in self.dp_nats.get(key, frozenset()) - nats:
-            if self.nat_dp.get(n) == key:
-                del self.nat_dp[n]
-        for n in nats:
-            self.nat_dp[n] = key
+        _move(self.nat_dps, key, self.dp_nats.get(key, frozenset()), nats)
         _store(self.dp_lbs, key, lbs)
         _store(self.dp_groups, key, groups)
         _store(self.dp_nats, key, nats)

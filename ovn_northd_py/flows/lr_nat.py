@@ -6,7 +6,7 @@ them; a plain distributed router gets only the ARP / ND replies (90) for its rul
 names (a rule naming another port gets only the ARP flow 90), else the router's only DGP, else the
 first DGP (port order) with a network holding the external IP (none: ARP flow 90 only); on a
 gateway router a rule with ``gateway_port`` gets the ARP flow only (:func:`nat_rule_gateway`,
-observed).  Per NAT rule (owner ``("nat", uuid)``), external IP E, logical IP/network L (family
+observed).  Per NAT rule (owner ``("nat", uuid, router key)``), external IP E, logical IP/network L (family
 ``ip4``/``ip6``):
 
 * ``lr_in_ip_input``: ARP replies (IPv6: ``nd_na`` replies to solicitations) for E (90); on D
@@ -298,7 +298,7 @@ def router_lbs(router: Datapath) -> list[Any]:
 
 def nat_and_lb_owners(router: Datapath) -> list[NatOwner | RouterLbOwner]:
     """The owners of a router's per-NAT-rule and per-load-balancer flows."""
-    owners: list[NatOwner | RouterLbOwner] = [nat_owner(str(n.uuid)) for n in router.nb.nat]
+    owners: list[NatOwner | RouterLbOwner] = [nat_owner(str(n.uuid), router.key) for n in router.nb.nat]
     owners += [router_lb_owner(str(lb.uuid), router.key) for lb in router_lbs(router)]
     return owners
 
@@ -378,7 +378,7 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     and its DNAT flows."""
     parsed = parse_nat_external_ip(nat.external_ip)
     logical = _logical(nat.logical_ip)
-    add = _NatAdd(table, router.index, nat_owner(str(nat.uuid)), hint(str(nat.uuid)))
+    add = _NatAdd(table, router.index, nat_owner(str(nat.uuid), router.key), hint(str(nat.uuid)))
     if parsed is None and nat.type in SNAT_TYPES | DNAT_TYPES:
         head = parse_nat_external_ip(nat.external_ip, arp=True)
         if head is not None and ctx.profile.has("nat_external_ip_text"):

@@ -1,10 +1,10 @@
 """The logical router pipeline's builders, in the order :mod:`ovn_northd_py.flows` runs them.
 
 * :data:`LR_DP_BUILDERS` take a router datapath.  Router-wide flows are owned by
-  ``("dp", key)``; static routes by ``("route", uuid)`` and policies by
-  ``("policy", uuid)`` (:func:`route_and_policy_owners` lists them, to rebuild a
+  ``("dp", key)``; static routes by ``("route", uuid, router key)`` and policies by
+  ``("policy", uuid, router key)`` (:func:`route_and_policy_owners` lists them, to rebuild a
   router's routes and policies with :func:`build_lr_route_and_policy_flows`);
-  NAT rules by ``("nat", uuid)`` and load balancers by ``("lb", uuid, router key)``
+  NAT rules by ``("nat", uuid, router key)`` and load balancers by ``("lb", uuid, router key)``
   (:func:`.lr_nat.nat_and_lb_owners`; NAT / load-balancer changes rebuild the router's scope,
   :mod:`ovn_northd_py.engine.feature_lb`);
 * :data:`LR_PORT_BUILDERS` take a router port (owner ``("port", name)``).  Besides
@@ -81,8 +81,8 @@ LSP_ROUTER_BUILDERS: tuple[PortBuilder, ...] = (build_lsp_arp_resolve_flows,)
 
 def route_and_policy_owners(router: Datapath) -> list[Owner]:
     """The owners of a router's static-route and policy flows."""
-    owners: list[Owner] = [route_owner(str(r.uuid)) for r in router.nb.static_routes]
-    owners += [policy_owner(str(p.uuid)) for p in router.nb.policies]
+    owners: list[Owner] = [route_owner(str(r.uuid), router.key) for r in router.nb.static_routes]
+    owners += [policy_owner(str(p.uuid), router.key) for p in router.nb.policies]
     return owners
 
 

@@ -103,7 +103,7 @@ def policy_chain_ids(rows: list[Any]) -> dict[str, int]:
 
 
 def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
-    """The router's policies, each owned by ``("policy", uuid)``."""
+    """The router's policies, each owned by ``("policy", uuid, router key)``."""
     i = router.index
     gid = 0
     rows = sorted(router.nb.policies, key=lambda r: str(r.uuid))
@@ -111,7 +111,7 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
     prefixed = bool(chains)
     for row in rows:
         uuid = str(row.uuid)
-        owner = policy_owner(uuid)
+        owner = policy_owner(uuid, router.key)
         h = hint(uuid)
         priority = int(row.priority)
         match = str(row.match)
@@ -157,7 +157,7 @@ def _add_ecmp_policy(
     if len(valid) != len(ips) or len({isinstance(ip, IPv6Address) for ip in valid}) != 1:
         return
     uuid = str(row.uuid)
-    owner = policy_owner(uuid)
+    owner = policy_owner(uuid, router.key)
     h = hint(uuid)
     mark = _pkt_mark(row)
     for mid, ip in enumerate(valid, start=1):

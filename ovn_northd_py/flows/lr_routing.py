@@ -345,11 +345,11 @@ def static_routes(router: Datapath) -> list[Any]:
 
 
 def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
-    """The flows of the router's static routes, each owned by ``("route", uuid)``."""
+    """The flows of the router's static routes, each owned by ``("route", uuid, router key)``."""
     rows = static_routes(router)
     if not rows:
         return
-    i = router.index
+    i, rkey = router.index, router.key
     tables = route_table_ids(router, ctx)
     groups: dict[tuple[int, bool, bool, int, int], list[Route]] = {}
     order: list[list[Route]] = []  # groups in order of creation (second member)
@@ -371,7 +371,7 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
             order.append(members)
     for members in groups.values():
         if id(members) not in grouped:
-            _add_unique_route(i, members[0], table, ctx)
+            _add_unique_route(i, rkey, members[0], table, ctx)
     # 26.03 (ecmp_symmetric_ct_mark): a symmetric member marks its traffic for
     # lr_in_ecmp_stateful_egr to commit (reg9[10]; observed on distributed routers too).
     mark = ctx.profile.has("ecmp_symmetric_ct_mark")
@@ -382,7 +382,7 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
         else:
             select = f"{REG_ECMP_MEMBER_ID} = select({', '.join(str(m) for m in range(1, len(members) + 1))});"
         actions = f"ip.ttl--; flags.loopback = 1; {REG_ECMP_GROUP_ID} = {gid}; {select}"
-        table.add(i, LR_IN_IP_ROUTING, first.priority(ctx), first.match(ctx), actions, owner=route_owner(first.uuid))
+        table.add(i, LR_IN_IP_ROUTING, first.priority(ctx), first.match(ctx), actions, owner=route_owner(first.uuid, rkey))
         for mid, route in enumerate(members, start=1):
             if route.port is None:
                 continue
@@ -396,20 +396,20 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
                 match,
                 actions,
                 hint=hint(route.uuid),
-                owner=route_owner(route.uuid),
+                owner=route_owner(route.uuid, rkey),
             )
         if router_info(router, ctx).is_gateway and any(m.symmetric for m in members):
-            _add_symmetric_reply(i, members, table, ctx)
+            _add_symmetric_reply(i, rkey, members, table, ctx)
 
 
-def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
+def _add_symmetric_reply(i: int, rkey: str, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
     """ECMP symmetric reply flows of one group (gateway routers only; the reply port in ``ct_mark``,
     or ``ct_label`` for old chassis)."""
     if ctx.profile.has("ecmp_symmetric_ct_mark") or ctx.profile.has("ecmp_symmetric_plain"):
-        _add_symmetric_reply_plain(i, members, table, ctx)
+        _add_symmetric_reply_plain(i, rkey, members, table, ctx)
         return
     first = next(m for m in members if m.symmetric)
-    owner = route_owner(first.uuid)
+    owner = route_owner(first.uuid, rkey)
     table.add(
         i,
         LR_IN_DEFRAG,
@@ -422,7 +422,7 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: Fl
     for m in members:
         if not m.symmetric or m.port is None:
             continue
-        owner = route_owner(m.uuid)
+        owner = route_owner(m.uuid, rkey)
         h = hint(m.uuid)
         fam = "ip6" if m.v6 else "ip4"
         reverse = f"{fam}.{'dst' if m.src else 'src'} == {normalized_net_s(m.prefix)}"
@@ -465,7 +465,7 @@ def _add_symmetric_reply(i: int, members: list[Route], table: FlowTable, ctx: Fl
         )
 
 
-def _add_symmetric_reply_plain(i: int, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
+def _add_symmetric_reply_plain(i: int, rkey: str, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
     """Behaviours ``ecmp_symmetric_plain`` (25.03, observed with or without NB_Global
     ``options:ecmp_nexthop_monitor_enable``) and ``ecmp_symmetric_ct_mark`` (26.03): no next-hop
     check (``chk_ecmp_nh``); ``lr_in_defrag`` 100 only sends the group's traffic and, per symmetric
@@ -475,12 +475,12 @@ def _add_symmetric_reply_plain(i: int, members: list[Route], table: FlowTable, c
     without the next-hop family bit; policies 65535; ``lr_in_arp_resolve`` 200).  In 26.03 the
     requests routed out of P are also committed in ``lr_in_ecmp_stateful_egr`` (:mod:`.lr_delivery`)."""
     first = next(m for m in members if m.symmetric)
-    table.add(i, LR_IN_DEFRAG, 100, first.match(ctx), "ct_next;", hint=hint(first.uuid), owner=route_owner(first.uuid))
+    table.add(i, LR_IN_DEFRAG, 100, first.match(ctx), "ct_next;", hint=hint(first.uuid), owner=route_owner(first.uuid, rkey))
     port_mark = ctx.features.ct("ecmp_reply_port")
     for m in members:
         if not m.symmetric or m.port is None:
             continue
-        owner, h = route_owner(m.uuid), hint(m.uuid)
+        owner, h = route_owner(m.uuid, rkey), hint(m.uuid)
         fam = "ip6" if m.v6 else "ip4"
         reverse = f"{fam}.{'dst' if m.src else 'src'} == {normalized_net_s(m.prefix)}"
         key = m.port.tunnel_key
@@ -498,8 +498,8 @@ def _add_symmetric_reply_plain(i: int, members: list[Route], table: FlowTable, c
                   f"push({REG_ECMP_ETH_FULL}); {REG_ECMP_ETH_FULL} = ct_label; eth.dst = {REG_ECMP_ETH_FIELD}; "
                   f"pop({REG_ECMP_ETH_FULL}); next;", hint=h, owner=owner)
 
-def _add_unique_route(i: int, route: Route, table: FlowTable, ctx: FlowCtx) -> None:
-    h, owner = hint(route.uuid), route_owner(route.uuid)
+def _add_unique_route(i: int, rkey: str, route: Route, table: FlowTable, ctx: FlowCtx) -> None:
+    h, owner = hint(route.uuid), route_owner(route.uuid, rkey)
     prio, match = route.priority(ctx), route.match(ctx)
     if route.nexthop is None and not route.to_dst:
         table.add(i, LR_IN_IP_ROUTING, prio, match, "drop;", hint=h, owner=owner)
@@ -522,7 +522,7 @@ def _add_nd_solicit(router: Datapath, row: Any, table: FlowTable, ctx: FlowCtx) 
     then = arp_request_then(ctx)
     actions = f"nd_ns {{ eth.dst = {mcast}; ip6.dst = {fmt_ip(sn)}; nd.target = {g}; output; }};{then}"
     uuid = str(row.uuid)
-    table.add(router.index, LR_IN_ARP_REQUEST, 200, match, actions, hint=hint(uuid), owner=route_owner(uuid),
+    table.add(router.index, LR_IN_ARP_REQUEST, 200, match, actions, hint=hint(uuid), owner=route_owner(uuid, router.key),
               controller_meter=copp_meter(router, ctx, "nd-ns-resolve"))
 
 

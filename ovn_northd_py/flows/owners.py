@@ -53,9 +53,9 @@ SwitchLbOwner = tuple[Literal["lb"], str]
 RouterLbOwner = tuple[Literal["lb"], str, str]
 AclOwner = tuple[Literal["acl"], str, str]
 QosOwner = tuple[Literal["qos"], str, str]
-RouteOwner = tuple[Literal["route"], str]
-PolicyOwner = tuple[Literal["policy"], str]
-NatOwner = tuple[Literal["nat"], str]
+RouteOwner = tuple[Literal["route"], str, str]
+PolicyOwner = tuple[Literal["policy"], str, str]
+NatOwner = tuple[Literal["nat"], str, str]
 DhcpRelayOwner = tuple[Literal["dhcp_relay"], str]  # a switch's DHCP relay (25.03), by switch key
 
 Owner = (
@@ -88,16 +88,19 @@ def qos_owner(qos_key: str, dp_key: str) -> QosOwner:
     return (OWNER_QOS, qos_key, dp_key)
 
 
-def route_owner(uuid: str) -> RouteOwner:
-    return (OWNER_ROUTE, uuid)
+def route_owner(uuid: str, router_key: str) -> RouteOwner:
+    """A static route's flows on one router (a route row may be listed by several routers)."""
+    return (OWNER_ROUTE, uuid, router_key)
 
 
-def policy_owner(uuid: str) -> PolicyOwner:
-    return (OWNER_POLICY, uuid)
+def policy_owner(uuid: str, router_key: str) -> PolicyOwner:
+    """A policy's flows on one router (a policy row may be listed by several routers)."""
+    return (OWNER_POLICY, uuid, router_key)
 
 
-def nat_owner(nat_key: str) -> NatOwner:
-    return (OWNER_NAT, nat_key)
+def nat_owner(nat_key: str, router_key: str) -> NatOwner:
+    """A NAT rule's flows on one router (a NAT row may be listed by several routers)."""
+    return (OWNER_NAT, nat_key, router_key)
 
 
 def dhcp_relay_owner(switch_key: str) -> DhcpRelayOwner:

@@ -267,11 +267,9 @@ OVN_23_03 = FlowProfile(
     },
 )
 
-# OVN 25.03, a draft: its stage table as Debian 13's ovn-northd writes it (tests/parity/
-# test_releases.py checks it against that reference's output), and the behaviours built so far.
-# Its flows (ACL tiers and verdict registers, load-balancer registers, ...) are not all built yet,
-# so release.py gives 25.03 no flow profile (the daemon refuses its databases) but this draft,
-# which only OVN_NORTHD_PY_DRAFT_PROFILES=1 serves, for measuring it.
+# OVN 25.03, as Debian 13's ovn-northd writes it: its stage table (tests/parity/test_releases.py
+# checks it against that reference's output) and the behaviours 25.03 has beyond 23.03 (the
+# parity tests and ``python -m ovn_northd_py.parity --release 25.03`` compare the flows).
 OVN_25_03 = FlowProfile(
     "25.03",
     {
@@ -493,7 +491,6 @@ OVN_25_03 = FlowProfile(
     chassis_features=("mac_binding_timestamp", "fdb_timestamp", "ls_dpg_column", "ct_commit_nat_v2",
                       "ct_commit_to_zone", "sample_with_reg", "ct_next_zone", "ct_label_flush"),
     chassis_features_listed=("mac_binding_timestamp",),
-    draft=True,
 )
 
 # OVN 26.03, a draft: its stage table as Debian sid's ovn-northd 26.03 writes it (tests/parity/

@@ -372,12 +372,22 @@ def _switch_membership(nd: Northd, nb: Any, switch_changes: set[str], new_dps: d
                 return None  # one row in two switches: let the recompute arbitrate
             claimed[u] = key
             if u not in have:
+                other = nd.ports.get(str(lsp.name))
+                if other is not None and other.nb_key == u and other.dp.key not in switch_changes:
+                    return None  # a row another switch lists too: let the recompute arbitrate
                 if lsp.type == "router" and not lsp.ha_chassis_group:
                     rlsp_added.append((dp, lsp))
                 elif not _is_plain(lsp):
                     return None
                 else:
                     added.append((dp, lsp))
+    # A row that left a switch is gone with it (rows of Logical_Switch_Port live by their
+    # switches' references) unless another switch still lists it: a changed one (a move), or an
+    # unchanged one, which the recompute arbitrates.
+    lsp_rows = nb.rows("Logical_Switch_Port")
+    for p in [q for _, q in removed] + rlsp_removed:
+        if p.nb_key not in claimed and lsp_rows.get(_as_uuid(p.nb_key, lsp_rows)) is not None:
+            return None
     return removed, added, rlsp_added, rlsp_removed
 
 

@@ -26,7 +26,7 @@ fastrow.install()
 # python-ovs logs through ovs.vlog, which ovn_northd_py.log sets up (destinations and levels).
 
 # Small tables whose handlers need the old values of changed columns.
-OLD_VALUE_TABLES = frozenset({"NB_Global", "SB_Global", "Load_Balancer", "Load_Balancer_Group"})
+OLD_VALUE_TABLES = frozenset({"NB_Global", "SB_Global", "Load_Balancer", "Load_Balancer_Group", "Logical_Router"})
 # Of those, the tables whose deleted rows' last values are kept too (``old`` of a delete).
 OLD_ROW_TABLES = {"Load_Balancer": ("vips", "options"), "Load_Balancer_Group": ("load_balancer",)}
 

@@ -146,6 +146,14 @@ class FlowWriter:
     dirty_all: bool = True
     dirty_keys: set[FKey] = field(default_factory=set)
     dirty_lbs: set[str] = field(default_factory=set)
+    # The flow profile of the release being served (the daemon sets it once the servers' schema
+    # versions chose it): table ids and SB Load_Balancer rows when no flow table was built yet.
+    profile: FlowProfile = DEFAULT_PROFILE
+
+    def _profile(self, lflow: Any) -> FlowProfile:
+        """The flow profile the flow table was built for (that of the release being served)."""
+        fctx = lflow.fctx
+        return fctx.profile if fctx is not None else self.profile
 
     # ---- loading ----
     def reset(self) -> None:
@@ -290,7 +298,7 @@ class FlowWriter:
         self.dirty_keys, self.dirty_lbs = self._plan_scope(plan)
 
     def _dirty_plan(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]) -> Plan:
-        want = desired_for_keys(lflow.table, nd, dp_uuid, self.dirty_keys, _profile(lflow))
+        want = desired_for_keys(lflow.table, nd, dp_uuid, self.dirty_keys, self._profile(lflow))
         want_lbs: dict[str, WantLb] = {}
         fctx = lflow.fctx
         for key in self.dirty_lbs:
@@ -340,14 +348,14 @@ class FlowWriter:
         if self.full_sync_needed or lflow.full_sync_needed:
             return self._full_plan(lflow, nd, dp_uuid)
         # Incremental: compare only the flows (and load balancers) that changed since the last plan.
-        changed, scope = desired_changed_flows(lflow.table, nd, dp_uuid, _profile(lflow))
+        changed, scope = desired_changed_flows(lflow.table, nd, dp_uuid, self._profile(lflow))
         want_lbs, lb_scope = _changed_lbs(lflow, nd, nb_lbs, dp_uuid)
         return plan_sync(self.cache, changed, want_lbs, scope, lb_scope=lb_scope), None
 
     def _full_plan(self, lflow: Any, nd: Any, dp_uuid: dict[str, str]) -> tuple[Plan, int]:
-        want = desired_flows(lflow.table, nd, dp_uuid, _profile(lflow))
+        want = desired_flows(lflow.table, nd, dp_uuid, self._profile(lflow))
         lflow.table.take_changed()  # this plan covers every flow
-        plan = plan_sync(self.cache, want, desired_sb_lbs(nd, dp_uuid, _profile(lflow)))
+        plan = plan_sync(self.cache, want, desired_sb_lbs(nd, dp_uuid, self._profile(lflow)))
         if lflow.fctx is not None:
             lflow.fctx.lbs.sb_dirty.clear()  # this plan covers every load balancer
         self.full_sync_needed = lflow.full_sync_needed = False
@@ -355,7 +363,7 @@ class FlowWriter:
 
     def _take_changes(self, lflow: Any, nd: Any, dp_uuid: dict[str, str]) -> None:
         """The flow table's and load-balancer index's changes since the last plan, into ``dirty``."""
-        _want, scope = desired_changed_flows(lflow.table, nd, dp_uuid, _profile(lflow))
+        _want, scope = desired_changed_flows(lflow.table, nd, dp_uuid, self._profile(lflow))
         self.dirty_keys |= scope
         fctx = lflow.fctx
         if fctx is not None:
@@ -540,12 +548,6 @@ class _Repairs:
         if self.want or self.want_lbs:
             self.plan.extend(plan_sync(self.cache, self.want, self.want_lbs or None, set(self.want),
                                        lb_scope=set(self.want_lbs)))
-
-
-def _profile(lflow: Any) -> FlowProfile:
-    """The flow profile the flow table was built for (that of the release being served)."""
-    fctx = lflow.fctx
-    return fctx.profile if fctx is not None else DEFAULT_PROFILE
 
 
 def _flow_row(r: FlowRow) -> dict[str, Any]:

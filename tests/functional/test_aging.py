@@ -24,7 +24,7 @@ from ovn_northd_py.devtools.servers import (
     sbctl,
 )
 from ovn_northd_py.devtools.testing import ovsdb_transact, wait_until
-from ovn_northd_py.release import DRAFT_ENV, RELEASES
+from ovn_northd_py.release import RELEASES
 
 
 class Net:
@@ -125,10 +125,9 @@ def test_removal_limit_bounds_each_batch(nets):
     wait_until(lambda: not n.bound_ips(), 10, "the last batch")
 
 
-def test_cidr_thresholds_of_25_03(nets, monkeypatch):
+def test_cidr_thresholds_of_25_03(nets):
     """25.03's [cidr:]threshold;... : the longest matching prefix decides, 0 means never, the
     entry without CIDR is the default; IPv6 prefixes too."""
-    monkeypatch.setenv(DRAFT_ENV, "1")
     n = nets("ours", "25.03")
     n.nbctl(*ROUTERS)
     n.learn("lr0", "lrp0", "192.168.10.10", "00:00:00:00:10:10", age_s=30)  # /24: 0 -> stays
@@ -140,8 +139,7 @@ def test_cidr_thresholds_of_25_03(nets, monkeypatch):
     wait_until(lambda: n.bound_ips() == {"192.168.10.10", "10.0.0.10"}, 5, "the /16 and fe80::/10 rows aged out")
 
 
-def test_malformed_cidr_threshold_disables_aging_in_25_03(nets, monkeypatch):
-    monkeypatch.setenv(DRAFT_ENV, "1")
+def test_malformed_cidr_threshold_disables_aging_in_25_03(nets):
     n = nets("ours", "25.03")
     n.nbctl(*ROUTERS)
     n.learn("lr0", "lrp0", "192.168.10.10", "00:00:00:00:10:10", age_s=30)
@@ -150,9 +148,8 @@ def test_malformed_cidr_threshold_disables_aging_in_25_03(nets, monkeypatch):
     assert n.bound_ips() == {"192.168.10.10"}
 
 
-def test_fdb_age_threshold_of_25_03(nets, monkeypatch):
+def test_fdb_age_threshold_of_25_03(nets):
     """Logical_Switch other_config:fdb_age_threshold ages that switch's FDB rows only."""
-    monkeypatch.setenv(DRAFT_ENV, "1")
     n = nets("ours", "25.03")
     n.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p0", "--", "lsp-set-addresses", "p0", "unknown",
             "--", "ls-add", "sw1", "--", "lsp-add", "sw1", "q0", "--", "lsp-set-addresses", "q0", "unknown")

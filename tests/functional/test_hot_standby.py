@@ -8,8 +8,10 @@ import signal
 import time
 from typing import Any
 
+import pytest
+
 from ovn_northd_py.devtools.servers import OurNorthd, ReferenceNorthd
-from ovn_northd_py.devtools.testing import build_mixed, free_port, metric, node_runs, wait_until
+from ovn_northd_py.devtools.testing import build_mixed, flows_not_of_profile, free_port, metric, node_runs, wait_until
 
 
 def _keys(env: Any) -> dict[str, int]:
@@ -74,7 +76,10 @@ def _kill9(d: OurNorthd) -> None:
     d.proc = None
 
 
+@pytest.mark.releases("23.03", "25.03")
 def test_standby_computes_without_writing_and_takes_over_without_recompute(env: Any, started: list[OurNorthd]) -> None:
+    """(Under each release: the standby's model and flow table are of the release's profile, which
+    the flows it writes on taking over, without recomputing them, show.)"""
     build_mixed(env, 3, 2, 2)
     a, _aport, _b, bport = _active_then_warm_standby(env, started)
     assert metric(bport, "ovn_northd_py_sb_lock_held") == 0
@@ -99,6 +104,8 @@ def test_standby_computes_without_writing_and_takes_over_without_recompute(env: 
     assert {k: v for k, v in after.items() if k in before_keys} == before_keys
     assert "port:hs3" in after
     assert before_flows <= _flows(env) | {f for f in before_flows if "hs3" in f[3]}
+    assert metric(bport, "ovn_northd_py_release_info", f'release="{env.release.name}"') == 1
+    assert not flows_not_of_profile(env.sb_rows("Logical_Flow"), env.profile)
 
 
 def test_standby_behind_the_reference_keeps_its_tunnel_keys(env: Any) -> None:

@@ -10,6 +10,9 @@ import pytest
 
 from ovn_northd_py.devtools.testing import (
     apply_checked,
+    build_mixed,
+    checked_daemon,
+    flows_not_of_profile,
     metric,
     mismatches,
     node_runs,
@@ -50,6 +53,23 @@ def test_port_add_and_delete_need_no_recompute(checked):
     assert not mismatches(d)
     pbs = {r["logical_port"] for r in env.sb_rows("Port_Binding")}
     assert "new1" not in pbs and "lsp1-1" in pbs
+
+
+@pytest.mark.releases("23.03", "25.03")
+def test_check_incremental_compares_with_a_recompute_of_the_served_release(env):
+    """The shadow recompute of --check-incremental builds the flows of the release being served:
+    with another release's, every check would differ (the served release's flows in SB)."""
+    build_mixed(env, 2, 2, 1)
+    with checked_daemon(env) as (_, d, port):
+        env.nbctl("lsp-add", "ls1", "c1", "--", "lsp-set-addresses", "c1", "00:00:00:aa:cc:01 192.168.1.77",
+                  wait="sb")
+        env.nbctl("acl-add", "ls2", "to-lport", "1001", "ip4 && tcp.dst == 22", "drop", wait="sb")
+        env.nbctl("lsp-del", "c1", wait="sb")
+        assert metric(port, "ovn_northd_py_incremental_checks_total") >= 3
+        assert metric(port, "ovn_northd_py_incremental_mismatches_total") == 0
+        assert not mismatches(d)
+        flows = env.sb_rows("Logical_Flow")
+        assert flows and not flows_not_of_profile(flows, env.profile)
 
 
 def random_batches(seed: int, total_ops: int) -> list[list[list[str]]]:

@@ -1,4 +1,5 @@
-"""The daemon serves only the OVN releases it has a flow profile for, chosen from the schema versions.
+"""The daemon serves only the OVN releases it has a flow profile for (23.03, 25.03), chosen from the
+schema versions; it refuses the others (26.03).
 
 Real ovsdb-servers (the host's) serve each release's shipped schemas (ovn_northd_py/schemas/<release>/).
 """
@@ -14,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl
-from ovn_northd_py.devtools.testing import free_port, metric, wait_until
+from ovn_northd_py.devtools.testing import flows_not_of_profile, free_port, metric, wait_until
+from ovn_northd_py.lflow.profile import OVN_25_03
 from ovn_northd_py.release import RELEASES, Release
 
 
@@ -48,15 +50,15 @@ def run_ours(tmp_path: Path, nb: OvsdbServer, sb: OvsdbServer, *extra: str) -> t
         d.stop()
 
 
-@pytest.mark.parametrize("name", ["25.03", "26.03"])
-def test_databases_of_a_release_without_profile_are_refused_naming_both_versions(name, tmp_path, servers_of):
-    release = RELEASES[name]
+def test_databases_of_a_release_without_profile_are_refused_naming_both_versions(tmp_path, servers_of):
+    release = RELEASES["26.03"]
     nb, sb = servers_of(release)
     rc, errors = run_ours(tmp_path, nb, sb)
     assert rc == 2
     text = json.dumps(errors)
-    # The servers' versions, the release they belong to, and the profile we do have.
-    for needle in (release.nb_version, release.sb_version, f"OVN {name}", "7.0.0", "20.27.0", "OVN 23.03"):
+    # The servers' versions, the release they belong to, and the profiles we do have.
+    for needle in (release.nb_version, release.sb_version, "OVN 26.03", "OVN 23.03 (NB 7.0.0, SB 20.27.0)",
+                   "OVN 25.03 (NB 7.11.0, SB 20.41.0)"):
         assert needle in text, (needle, errors)
     assert not _sb_flows(sb), "flows were written before refusing"
 
@@ -72,9 +74,9 @@ def _sb_flows(sb: OvsdbServer) -> list[str]:
 
 def test_ovn_release_naming_a_release_without_profile_is_refused(tmp_path, servers_of):
     nb, sb = servers_of(RELEASES["23.03"])
-    rc, errors = run_ours(tmp_path, nb, sb, "--ovn-release=25.03")
+    rc, errors = run_ours(tmp_path, nb, sb, "--ovn-release=26.03")
     assert rc == 2
-    assert "no flow profile for OVN 25.03" in json.dumps(errors), errors
+    assert "no flow profile for OVN 26.03" in json.dumps(errors), errors
 
 
 def test_ovn_release_cannot_force_a_profile_onto_another_schema_major(tmp_path, servers_of):
@@ -85,8 +87,10 @@ def test_ovn_release_cannot_force_a_profile_onto_another_schema_major(tmp_path, 
     assert "20.27.0" in text and "21.8.0" in text, errors
 
 
-def _serves(tmp_path: Path, nb: OvsdbServer, sb: OvsdbServer, *extra: str) -> tuple[list[dict], float | None]:
-    """Start ours on nb/sb, create a switch with a port, wait for SB; its log records and release metric."""
+def _serves(tmp_path: Path, nb: OvsdbServer, sb: OvsdbServer, *extra: str, release: str = "23.03"
+            ) -> tuple[list[dict], float | None]:
+    """Start ours on nb/sb, create a switch with a port, wait for SB; its log records and the
+    metric ``ovn_northd_py_release_info{release=RELEASE}``."""
     port = free_port()
     d = OurNorthd(tmp_path, nb.remote, sb.remote, name=f"ours-{nb.workdir.name}",
                   extra_args=[f"--metrics-address=127.0.0.1:{port}", *extra]).start()
@@ -96,7 +100,7 @@ def _serves(tmp_path: Path, nb: OvsdbServer, sb: OvsdbServer, *extra: str) -> tu
         assert _sb_flows(sb), "no logical flows written"
         wait_until(lambda: any(r.get("event") == "ovn release profile" for r in d.log_records()), 5,
                    "the profile to be logged")
-        return d.log_records(), metric(port, "ovn_northd_py_release_info", '{release="23.03"}')
+        return d.log_records(), metric(port, "ovn_northd_py_release_info", f'{{release="{release}"}}')
     finally:
         d.stop()
 
@@ -123,9 +127,36 @@ def test_ovn_release_forces_the_23_03_profile_onto_25_03_databases(tmp_path, ser
     assert info == 1.0
 
 
+def test_databases_of_25_03_get_the_25_03_profile_and_its_flows(tmp_path, servers_of):
+    nb, sb = servers_of(RELEASES["25.03"])
+    records, info = _serves(tmp_path, nb, sb, release="25.03")
+    chosen = [r for r in records if r.get("event") == "ovn release profile"]
+    assert [(r["release"], r["nb_schema"], r["sb_schema"], r["chosen_by"]) for r in chosen] == [
+        ("25.03", "7.11.0", "20.41.0", "schemas")
+    ]
+    assert info == 1.0
+    assert not [r for r in records if r.get("level") == "error"]
+    # 25.03's flows: its stages (ACL evaluation, one QoS stage, egress FDB) at its table ids, none of 23.03's.
+    flows = _sb_flow_rows(sb)
+    names = {dict(f["external_ids"][1])["stage-name"] for f in flows}
+    assert {"ls_in_acl_eval", "ls_in_qos", "ls_out_lookup_fdb"} <= names and "ls_in_acl" not in names
+    assert not flows_not_of_profile(flows, OVN_25_03)
+
+
+def _sb_flow_rows(sb: OvsdbServer) -> list[dict]:
+    """SB's Logical_Flow rows as {column: OVSDB JSON datum}."""
+    out = subprocess.run(
+        ["ovsdb-client", "dump", "--format=json", sb.remote, "OVN_Southbound", "Logical_Flow"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    doc = json.loads(out)
+    tbl = doc[0] if isinstance(doc, list) else doc
+    return [dict(zip(tbl["headings"], r, strict=True)) for r in tbl["data"]]
+
+
 def test_version_lists_the_profiles_and_the_refused_releases():
     out = subprocess.run([sys.executable, "-m", "ovn_northd_py", "--version"], check=True,
                          capture_output=True, text=True).stdout.splitlines()
     assert out[0].startswith("ovn-northd-py ")
-    assert out[1] == "OVN release profiles: OVN 23.03 (NB 7.0.0, SB 20.27.0)"
-    assert "OVN 25.03 (NB 7.11.0, SB 20.41.0)" in out[2] and "OVN 26.03 (NB 7.18.0, SB 21.8.0)" in out[2]
+    assert out[1] == "OVN release profiles: OVN 23.03 (NB 7.0.0, SB 20.27.0), OVN 25.03 (NB 7.11.0, SB 20.41.0)"
+    assert out[2] == "known, no profile yet (refused): OVN 26.03 (NB 7.18.0, SB 21.8.0)"

@@ -2,7 +2,8 @@
 
 The 25.03 (trixie) chroot is required (``scripts/test.sh`` builds it with ``scripts/chroots.sh``);
 the 23.03 (bookworm) and 26.03 (sid) chroots are used when built, skipped otherwise.  Our daemon
-has no 25.03/26.03 profile yet: it must refuse those databases, and the harness must say so.
+serves 25.03 (its flows equal the reference's on a small NB) and has no 26.03 profile yet: it must
+refuse those databases, and the harness must say so.
 """
 
 from __future__ import annotations
@@ -44,10 +45,7 @@ def _run_dirs(root: Path) -> set[str]:
     return {p.name for p in root.glob("run-*")}
 
 
-def test_25_03_reference_from_trixie_chroot_and_ours_refusing(tmp_path, monkeypatch):
-    # (Ours refuses a release whose profile is a draft, unless the developer switch is on: off here
-    # even when the suite runs against 25.03 with it.)
-    monkeypatch.delenv(DRAFT_ENV, raising=False)
+def test_25_03_reference_from_trixie_chroot_and_ours_serving_it(tmp_path):
     tools = _tools("25.03", required=True)
     assert tools.root is not None
     version = (tools.root / "ovn-northd-py.version").read_text().strip()
@@ -62,16 +60,30 @@ def test_25_03_reference_from_trixie_chroot_and_ours_refusing(tmp_path, monkeypa
     assert len(flows) > 50
     stages = {str(r["external_ids"].as_dict().get("stage-name")) for r in flows.values()}
     assert "ls_in_acl_eval" in stages and "ls_in_acl" not in stages
-    # Ours has no 25.03 profile: it refused, and the harness reports why.
-    assert not result.ours.settled
-    assert "rc=2" in (result.ours.error or "") and "20.41.0" in (result.ours.error or ""), result.ours.error
+    # Ours serves 25.03: the same flows and SB rows.
+    assert result.ours.settled, result.ours.error
     report = result.report()
     assert f"Reference: ovn-northd {version} (OVN 25.03" in report
-    assert not result.ok
+    assert result.ok, report
     # The reference's work dir came back out of the chroot; nothing is left inside it.
     assert (tmp_path / "p" / "ref" / "ref-northd.log").is_file()
     assert not (tmp_path / "p" / "ref").is_symlink()
     assert _run_dirs(tools.root) == before
+
+
+def test_26_03_reference_from_sid_chroot_and_ours_refusing(tmp_path, monkeypatch):
+    # (Ours refuses a release whose profile is a draft, unless the developer switch is on: off here.)
+    monkeypatch.delenv(DRAFT_ENV, raising=False)
+    tools = _tools("26.03", required=False)
+    assert tools.root is not None
+    result = run_parity(TINY_NB, release="26.03", from_chroot=True, workdir=tmp_path / "p", settle_timeout=60)
+    assert result.reference.settled, result.reference.error
+    # Ours has no 26.03 profile: it refused naming the servers' versions, and the harness reports why.
+    assert not result.ours.settled
+    error = result.ours.error or ""
+    assert "rc=2" in error and "7.18.0" in error and "21.8.0" in error, error
+    assert "Reference: ovn-northd 26.03" in result.report()
+    assert not result.ok
 
 
 def test_25_03_stage_table_is_the_references(tmp_path):

@@ -1,4 +1,4 @@
-"""OVN 25.03's switch pipeline (the draft profile ``OVN_25_03``): ACL eval/sample/action tiers,
+"""OVN 25.03's switch pipeline (the profile ``OVN_25_03``): ACL eval/sample/action tiers,
 stateful commits, merged QoS, egress FDB fallbacks, PMTU discovery, ARP/ND responder and L2 matches.
 
 Expected strings are the reference ovn-northd 25.03's (Debian trixie), for the NB each test names

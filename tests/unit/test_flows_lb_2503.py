@@ -1,4 +1,4 @@
-"""OVN 25.03's load-balancer flows (draft profile, ``lb_vip_regs_v2``), strings observed on the
+"""OVN 25.03's load-balancer flows (profile ``lb_vip_regs_v2``), strings observed on the
 25.03 reference (gen_ovnk 5: ``10.96.0.23:443`` with affinity, backends ``10.128.0.5:8082``...)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""OVN 25.03's router pipeline (the draft profile's behaviours), expected strings observed on the
+"""OVN 25.03's router pipeline (the profile's behaviours), expected strings observed on the
 25.03 reference (Debian trixie's ovn-northd 25.03.0, parity runs mixed 10/5/5 and gen_ovnk 5);
 the same builders under 23.03 keep 23.03's strings."""
 

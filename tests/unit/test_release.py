@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
+from ovn_northd_py.lflow.profile import OVN_23_03, OVN_25_03, OVN_26_03, StageNotInProfile
+from ovn_northd_py.lflow.stages import LS_IN_ACL, LS_IN_L2_LKUP
 from ovn_northd_py.ovsdb.schema_check import SchemaMismatch
-from ovn_northd_py.release import DEFAULT_RELEASE, RELEASES, profiles, release_of, select_release
+from ovn_northd_py.release import DEFAULT_RELEASE, DRAFT_ENV, RELEASES, profiles, release_of, select_release
+from ovn_northd_py.sync.lflow_desired import fkey
 
 
 @pytest.mark.parametrize("name", list(RELEASES))
@@ -18,8 +22,9 @@ def test_shipped_schemas_have_the_registered_versions(name):
     assert (sb["name"], sb["version"]) == ("OVN_Southbound", r.sb_version)
 
 
-def test_only_23_03_has_a_profile_today():
-    assert [r.name for r in profiles()] == ["23.03"]
+def test_23_03_and_25_03_have_a_profile():
+    assert [r.name for r in profiles()] == ["23.03", "25.03"]
+    assert RELEASES["25.03"].profile is OVN_25_03 and not OVN_25_03.draft
     assert DEFAULT_RELEASE.name == "23.03"
     assert {r.name: r.suite for r in RELEASES.values()} == {"23.03": "bookworm", "25.03": "trixie", "26.03": "sid"}
 
@@ -29,10 +34,14 @@ def test_23_03_versions_and_newer_patches_select_23_03():
     assert select_release("7.0.4", "20.27.3").name == "23.03"
 
 
+def test_25_03_versions_and_newer_patches_select_25_03():
+    assert select_release("7.11.0", "20.41.0").profile is OVN_25_03
+    assert select_release("7.11.2", "20.41.1").name == "25.03"
+
+
 @pytest.mark.parametrize(
     ("nb", "sb", "known"),
     [
-        ("7.11.0", "20.41.0", "OVN 25.03"),
         ("7.18.0", "21.8.0", "OVN 26.03"),
         ("7.3.0", "20.33.0", "no OVN release we know"),  # e.g. 24.03: a minor bump is another release
         ("7.0.0", "20.28.0", "no OVN release we know"),
@@ -42,18 +51,21 @@ def test_other_versions_are_refused_naming_them_and_our_profiles(nb, sb, known):
     with pytest.raises(SchemaMismatch) as e:
         select_release(nb, sb)
     msg = str(e.value)
-    for needle in (nb, sb, known, "OVN 23.03 (NB 7.0.0, SB 20.27.0)", "refusing"):
+    for needle in (nb, sb, known, "OVN 23.03 (NB 7.0.0, SB 20.27.0)", "OVN 25.03 (NB 7.11.0, SB 20.41.0)", "refusing"):
         assert needle in msg
 
 
 def test_override_needs_a_profile_and_servable_schemas():
     assert select_release("7.11.0", "20.41.0", override="23.03").name == "23.03"
-    with pytest.raises(SchemaMismatch, match="no flow profile for OVN 25.03"):
-        select_release("7.11.0", "20.41.0", override="25.03")
+    assert select_release("7.11.0", "20.41.0", override="25.03").name == "25.03"
+    with pytest.raises(SchemaMismatch, match="no flow profile for OVN 26.03"):
+        select_release("7.18.0", "21.8.0", override="26.03")
     with pytest.raises(SchemaMismatch, match="different major"):
         select_release("7.18.0", "21.8.0", override="23.03")
     with pytest.raises(SchemaMismatch, match="needs OVN_Southbound >= 20.27.0"):
         select_release("7.0.0", "20.26.0", override="23.03")
+    with pytest.raises(SchemaMismatch, match="needs OVN_Southbound >= 20.41.0"):
+        select_release("7.11.0", "20.27.0", override="25.03")
     with pytest.raises(SchemaMismatch, match="unknown OVN release"):
         select_release("7.0.0", "20.27.0", override="22.03")
 
@@ -65,57 +77,26 @@ def test_release_of_finds_known_releases_with_or_without_profile():
 
 
 def test_a_draft_profile_is_not_served_by_default(monkeypatch):
-    import pytest
-
-    from ovn_northd_py.ovsdb.schema_check import SchemaMismatch
-    from ovn_northd_py.release import DRAFT_ENV, select_release
-
     monkeypatch.delenv(DRAFT_ENV, raising=False)
-    with pytest.raises(SchemaMismatch):
-        select_release("7.11.0", "20.41.0")
-
-
-def test_the_developer_switch_serves_a_draft_profile(monkeypatch):
-    from ovn_northd_py.release import DRAFT_ENV, select_release
-
-    monkeypatch.setenv(DRAFT_ENV, "1")
-    r = select_release("7.11.0", "20.41.0")
-    assert r.name == "25.03" and r.profile.draft
-
-
-def test_26_03_databases_are_refused_without_the_developer_switch(monkeypatch):
-    import pytest
-
-    from ovn_northd_py.ovsdb.schema_check import SchemaMismatch
-    from ovn_northd_py.release import DRAFT_ENV, select_release
-
-    monkeypatch.delenv(DRAFT_ENV, raising=False)
-    with pytest.raises(SchemaMismatch):
+    assert RELEASES["26.03"].draft_profile is OVN_26_03 and OVN_26_03.draft
+    with pytest.raises(SchemaMismatch, match="OVN 26.03"):
         select_release("7.18.0", "21.8.0")
 
 
-def test_the_developer_switch_serves_the_26_03_draft_profile(monkeypatch):
-    from ovn_northd_py.lflow.profile import OVN_26_03
-    from ovn_northd_py.release import DRAFT_ENV, select_release
-
+def test_the_developer_switch_serves_a_draft_profile(monkeypatch):
     monkeypatch.setenv(DRAFT_ENV, "1")
     r = select_release("7.18.0", "21.8.0")
-    assert r.name == "26.03" and r.profile is OVN_26_03 and r.profile.draft
+    assert r.name == "26.03" and r.profile is OVN_26_03
+    assert select_release("7.11.0", "20.41.0").profile is OVN_25_03  # (served either way)
 
 
 def test_a_draft_profile_drops_flows_of_stages_it_lacks():
-    from ovn_northd_py.lflow.profile import OVN_23_03, OVN_25_03, StageNotInProfile
-    from ovn_northd_py.lflow.stages import LS_IN_ACL, LS_IN_L2_LKUP
-    from ovn_northd_py.sync.lflow_desired import fkey
-
     key = ("x", 10, "1", "next;", None)
-    assert fkey(LS_IN_ACL, key, OVN_25_03) is None
-    assert fkey(LS_IN_L2_LKUP, key, OVN_25_03) == ("ls_in_l2_lkup", "ingress", 28, 10, "1", "next;", "")
-    import dataclasses
-
-    import pytest
+    draft = dataclasses.replace(OVN_25_03, draft=True)
+    assert fkey(LS_IN_ACL, key, draft) is None
+    assert fkey(LS_IN_L2_LKUP, key, draft) == ("ls_in_l2_lkup", "ingress", 28, 10, "1", "next;", "")
     with pytest.raises(StageNotInProfile):
-        fkey(LS_IN_ACL, key, dataclasses.replace(OVN_25_03, draft=False))
+        fkey(LS_IN_ACL, key, OVN_25_03)  # a served profile refuses them
     assert fkey(LS_IN_ACL, key, OVN_23_03) is not None
 
 

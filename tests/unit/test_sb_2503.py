@@ -1,4 +1,4 @@
-"""OVN 25.03's SB rows (draft profile behaviours), as the 25.03 reference writes them (mixed 10/5/5);
+"""OVN 25.03's SB rows (its profile's behaviours), as the 25.03 reference writes them (mixed 10/5/5);
 the 23.03 profile keeps 23.03's (valid against the 23.03 schema)."""
 
 from __future__ import annotations
