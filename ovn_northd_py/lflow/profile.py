@@ -541,6 +541,10 @@ OVN_26_03 = FlowProfile(
         # DNS rows with the NB row's uuid, no external_ids:dns_id, options:ovn-owned (default
         # false).
         "dns_nb_uuid",
+        # Logical_DP_Group: the flows only load balancers add (on all their switches or routers at
+        # once) have datapath groups of their own, apart from the other flows on the same
+        # datapaths (sync/lflow_desired.py, ``FlowTable.group_owned_only``).
+        "lb_flow_dp_groups",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
     draft=True,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..devtools.servers import nbctl
+from ..release import DEFAULT_RELEASE, Release
 from .compare import Comparison, compare_dumps
 from .dump import SbDump, dump_sb
 from .report import _flow_details, _table_details, _table_line
@@ -47,10 +48,10 @@ def _dp_key(row: dict) -> str:
     return str(ext.get("logical-switch") or ext.get("logical-router") or ext)
 
 
-def sb_state(sb_remote: str) -> SbState:
+def sb_state(sb_remote: str, release: Release = DEFAULT_RELEASE) -> SbState:
     """SB's tunnel keys; AssertionError naming them if any Datapath_Binding, Port_Binding or
     Multicast_Group row is duplicated."""
-    dump = dump_sb(sb_remote)
+    dump = dump_sb(sb_remote, release.sb_schema)
     dps = dump.rows("Datapath_Binding")
     dp_name = {u: _dp_key(r) for u, r in dps.items()}
     keys: dict[str, int] = {}
@@ -81,13 +82,15 @@ def backup(remote: str, db_name: str, dest: Path) -> Path:
     return dest
 
 
-def fresh_sb(nb_remote: str, workdir: Path, daemon: str = "ours", timeout: float = 90.0) -> tuple[SbDump, Path]:
-    """What a fresh ``daemon`` ("ours" or "c") writes into an empty SB from a copy of the NB at
-    ``nb_remote`` (one server's remote): its SB dump, and the NB copy it started from."""
+def fresh_sb(nb_remote: str, workdir: Path, daemon: str = "ours", timeout: float = 90.0,
+             release: Release = DEFAULT_RELEASE) -> tuple[SbDump, Path]:
+    """What a fresh ``daemon`` ("ours" or "c") writes into an empty SB (``release``'s schema) from a
+    copy of the NB at ``nb_remote`` (one server's remote): its SB dump, and the NB copy it started
+    from."""
     workdir.mkdir(parents=True, exist_ok=True)
     seed = backup(nb_remote, "OVN_Northbound", workdir / "nb-final.db")
     d = CommandDaemon() if daemon == "ours" else ReferenceDaemon()
-    side, dump = run_side(f"fresh-{daemon}", d, seed, workdir / f"fresh-{daemon}", timeout)
+    side, dump = run_side(f"fresh-{daemon}", d, seed, workdir / f"fresh-{daemon}", timeout, release=release)
     assert side.settled and dump is not None, f"the fresh {daemon} northd did not settle: {side.error}"
     return dump, seed
 
@@ -105,16 +108,18 @@ def comparison_report(cmp: Comparison, examples: int = 8) -> str:
 
 def assert_converged(nb_remote: str, sb_remote: str, workdir: Path, keys_before: dict[str, int] | None = None,
                      gone: set[str] | frozenset[str] = frozenset(), fresh: str = "ours",
-                     sync_remote: str | None = None, skip: frozenset[str] = frozenset()) -> SbState:
+                     sync_remote: str | None = None, skip: frozenset[str] = frozenset(),
+                     release: Release = DEFAULT_RELEASE) -> SbState:
     """Wait for SB to catch up with NB (``--wait=sb sync`` on ``sync_remote`` or ``nb_remote``), then:
     no duplicate rows, the keys of ``keys_before`` kept (but ``gone``), and SB equal to what a fresh
     ``fresh`` northd writes from the same NB.  ``nb_remote`` and ``sb_remote`` name one server each;
-    ``skip``: more SB tables not to compare (rows the test itself wrote, e.g. Connection)."""
+    ``skip``: more SB tables not to compare (rows the test itself wrote, e.g. Connection);
+    ``release``: that of the servers' schemas."""
     nbctl(sync_remote or nb_remote, "sync", wait="sb", timeout=90)
-    state = sb_state(sb_remote)
+    state = sb_state(sb_remote, release)
     if keys_before is not None:
         assert_keys_kept(keys_before, state.keys, gone)
-    dump, seed = fresh_sb(nb_remote, workdir / "fresh", fresh)
+    dump, seed = fresh_sb(nb_remote, workdir / "fresh", fresh, release=release)
     tables = [t for t in dump.schema if t not in SKIP_TABLES | skip]
     cmp = compare_dumps(dump, state.dump, tables, random_options=unconfigured_random_options(seed))
     assert cmp.ok, f"SB differs from a fresh recompute by {fresh} (ref = fresh, ours = live SB):\n" + \
