@@ -545,6 +545,13 @@ OVN_26_03 = FlowProfile(
         # once) have datapath groups of their own, apart from the other flows on the same
         # datapaths (sync/lflow_desired.py, ``FlowTable.group_owned_only``).
         "lb_flow_dp_groups",
+        # Port_Binding options of a router-type switch port peering a distributed gateway port:
+        # enable_router_port_acl=true when NB sets it (sync/ports.py).
+        "pb_router_port_acl",
+        # ACL sampling (ls_*_acl_sample): sampling actions set flags.pkt_sampled, established-session
+        # sampling matches it clear; collector_set is the whole set_id (flows/acl_rules.py).
+        "acl_sample_pkt_flag",
+        "sample_set_id_full",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
     draft=True,
