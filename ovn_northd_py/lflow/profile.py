@@ -552,6 +552,9 @@ OVN_26_03 = FlowProfile(
         # sampling matches it clear; collector_set is the whole set_id (flows/acl_rules.py).
         "acl_sample_pkt_flag",
         "sample_set_id_full",
+        # lr_in_ip_routing_ecmp: an ECMP group with a discard route drops on every member (25.03's
+        # reference exits on such a group).
+        "ecmp_discard_drops_group",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
     draft=True,
