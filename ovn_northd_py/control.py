@@ -468,7 +468,7 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     from .engine.engine import EngineCtx
     from .flows import build_lflows
     from .flows.context import flow_ctx_from_nb
-    from .lflow.table import FlowTable
+    from .flows.owners import new_flow_table
     from .northd.build import build_northd
     from .sync.datapaths import dp_uuids
     from .sync.lflow_desired import desired_flows
@@ -480,7 +480,7 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     gopts = northd.gopts
     shadow = build_northd(nb, sb, copy.deepcopy(northd.keys), _Silent(),  # type: ignore[arg-type]
                           mac_prefix=gopts.mac_prefix if gopts else "", profile=d.release.profile)
-    table = FlowTable(len(shadow.by_index))
+    table = new_flow_table(len(shadow.by_index))
     fctx = flow_ctx_from_nb(shadow, nb, mac_prefix=gopts.mac_prefix if gopts else "",
                             svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb,
                             profile=d.release.profile, feature_latch=graph.lflow.feature_latch)

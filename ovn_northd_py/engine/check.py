@@ -24,6 +24,7 @@ import ovs.db.idl
 
 from ..flows import build_lflows
 from ..flows.context import flow_ctx_from_nb
+from ..flows.owners import new_flow_table
 from ..lflow.table import FlowTable
 from ..northd.build import build_northd
 from ..northd.model import Northd
@@ -97,7 +98,7 @@ def check_consistency(graph: Graph, ctx: EngineCtx, cache: FlowCache) -> CheckRe
                 {d.key: (d.tunnel_key, d.kind, d.name) for d in shadow.by_index}, res.differences)
     _diff_dicts("port", _port_view(northd.data), _port_view(shadow), res.differences)
     # 2. The flows.
-    table = FlowTable(len(shadow.by_index))
+    table = new_flow_table(len(shadow.by_index))
     fctx = flow_ctx_from_nb(shadow, nb, mac_prefix=gopts.mac_prefix if gopts else "",
                             svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb, profile=ctx.profile,
                             feature_latch=graph.lflow.feature_latch)

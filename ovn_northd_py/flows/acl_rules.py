@@ -291,18 +291,26 @@ SAMPLE_STAGE: Final = MappingProxyType({
 })
 
 
-def _sample_actions(acl: Any, sample: Any, domain: int) -> str:
+def _set_id(c: Any, full: bool) -> int:
+    """A collector's ``collector_set``: its set_id, modulo 256 without ``sample_set_id_full``."""
+    return int(c.set_id) if full else int(c.set_id) % 256
+
+
+def _sample_actions(acl: Any, sample: Any, domain: int, flag: str = "", full_set_id: bool = False) -> str:
     """One ``sample(...)`` per collector of ``sample`` then `` next;`` (observation point: the label, or
-    the Sample's metadata in domain ``domain``); "" when the Sampling_App of ``domain`` is not set."""
+    the Sample's metadata in domain ``domain``), after ``flag``; "" when the Sampling_App of
+    ``domain`` is not set."""
     if domain == 0:
         return ""
     dom, point = (0, acl.label) if acl.label else (domain, sample.metadata)
-    return "".join(f"sample(probability={c.probability},collector_set={c.set_id % 256},obs_domain={dom},"
-                   f"obs_point={point});" for c in _collectors(sample)) + " next;"
+    samples = "".join(f"sample(probability={c.probability},collector_set={_set_id(c, full_set_id)},"
+                      f"obs_domain={dom},obs_point={point});" for c in _collectors(sample))
+    return (flag if samples else "") + samples + " next;"  # (no flag without a collector)
 
 
 def acl_sample_flows(
     acl: Any, has_stateful_acl: bool, apps: Mapping[str, int], sample_with_reg: bool = True,
+    profile: FlowProfile = DEFAULT_PROFILE,
 ) -> tuple[AclFlow, ...]:
     """Behaviour ``acl_eval_action``: the ``ls_*_acl_sample`` flows of an ACL with ``sample_new`` /
     ``sample_est`` (NB Sample, Sample_Collector; ``apps``: NB Sampling_App id by type, the
@@ -324,7 +332,11 @@ def acl_sample_flows(
       ct_mark.obs_collector_id == C``) at 1000 sampling ``obs_point=ct_label.obs_point_id``;
       others at 1200 matching ``ct_label.obs_point_id == POINT && ct_label.obs_unused == 0``;
     * without ``sample_with_reg`` (a chassis lacks ``ovn-sample-with-registers``) every Sample is
-      sampled per ACL.
+      sampled per ACL;
+    * ``acl_sample_pkt_flag`` (26.03): every action with a ``sample()`` starts with ``flags.pkt_sampled = 1;``
+      and the established-session flows match ``flags.pkt_sampled == 0 && `` first (also those
+      without actions); ``sample_set_id_full`` (26.03): ``collector_set`` is the collector's
+      set_id (25.03: modulo 256).
     """
     new, est = acl_sample(acl, "sample_new"), acl_sample(acl, "sample_est")
     stateful = has_stateful_acl and acl.action != "allow-stateless"
@@ -335,6 +347,9 @@ def acl_sample_flows(
     obs = OBS_STAGE[ev]
     rpl_stage = LS_IN_ACL_SAMPLE if stage is LS_OUT_ACL_SAMPLE else LS_OUT_ACL_SAMPLE
     new_dom, est_dom = apps.get("acl-new", 0), apps.get("acl-est", 0)
+    pkt_flag = profile.has("acl_sample_pkt_flag")
+    flag, est_guard = ("flags.pkt_sampled = 1; ", "flags.pkt_sampled == 0 && ") if pkt_flag else ("", "")
+    full = profile.has("sample_set_id_full")
     flows: list[AclFlow] = []
     if new is not None:
         base = "ip" if not stateful else "ip && (ct.new || !ct.trk)" if stage is LS_OUT_ACL_SAMPLE else "ip && ct.new"
@@ -343,19 +358,19 @@ def acl_sample_flows(
             flows.append(AclFlow(
                 stage, 1000 if stateful else 900,
                 f"{base} && {REG_OBS_COLLECTOR_ID_NEW} == {c.id} && {REG_OBS_STAGE} == {obs}",
-                f"sample(probability={c.probability},collector_set={c.set_id % 256},obs_domain={new_dom},"
-                f"obs_point={REG_OBS_POINT_ID_NEW}); next;", hinted=False))
+                f"{flag}sample(probability={c.probability},collector_set={_set_id(c, full)},"
+                f"obs_domain={new_dom},obs_point={REG_OBS_POINT_ID_NEW}); next;", hinted=False))
         else:
             point = acl.label or new.metadata
             flows.append(AclFlow(stage, 1100, f"{base} && {REG_OBS_POINT_ID_NEW} == {point}",
-                                 _sample_actions(acl, new, new_dom), hinted=False))
+                                 _sample_actions(acl, new, new_dom, flag, full), hinted=False))
     if not stateful or est is None:
         return tuple(flows)
-    est_base = "ip && ct.trk && (ct.est || ct.rel) && "
+    est_base = f"{est_guard}ip && ct.trk && (ct.est || ct.rel) && "
     if len(est.collectors) == 1 and sample_with_reg:
         c = est.collectors[0]
-        actions = (f"sample(probability={c.probability},collector_set={c.set_id % 256},obs_domain={est_dom},"
-                   "obs_point=ct_label.obs_point_id); next;")
+        actions = (f"{flag}sample(probability={c.probability},collector_set={_set_id(c, full)},"
+                   f"obs_domain={est_dom},obs_point=ct_label.obs_point_id); next;")
         unused = est_base + "ct_label.obs_unused == 0 && "
         flows.append(AclFlow(stage, 1000, f"{unused}!ct.rpl && ct_mark.obs_collector_id == {c.id} && "
                              f"ct_mark.obs_stage == {obs}", actions, hinted=False))
@@ -364,7 +379,7 @@ def acl_sample_flows(
     else:
         point = acl.label or est.metadata
         label = f"ct_label.obs_point_id == {point} && ct_label.obs_unused == 0"
-        actions = _sample_actions(acl, est, est_dom)
+        actions = _sample_actions(acl, est, est_dom, flag, full)
         flows.append(AclFlow(stage, 1200, f"{est_base}!ct.rpl && {label}", actions, hinted=False))
         flows.append(AclFlow(rpl_stage, 1200, f"{est_base}ct.rpl && {label}", actions, hinted=False))
     return tuple(flows)
@@ -463,7 +478,7 @@ def _flows_for(
     if ctx.profile.has("acl_eval_action"):
         kind = "acl_sample_flows" + ("_stateful" if facts.has_stateful_acl else "")
         flows += ctx.cached(kind, acl_key, lambda: acl_sample_flows(acl, facts.has_stateful_acl, idx.sampling_apps,
-                                                                    ctx.features.sample_with_reg))
+                                                                    ctx.features.sample_with_reg, ctx.profile))
     return flows
 
 

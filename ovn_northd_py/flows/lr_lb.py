@@ -194,7 +194,8 @@ def build_router_lbs_flows(router: Datapath, gw: LbGateway, lbs: list[Any], tabl
         _add_specs(router, lb, table, specs)
 
 
-_Spec = tuple[Any, int, str, str, str | None]  # (stage, priority, match, actions, controller meter)
+# (stage, priority, match, actions, controller meter, added datapath by datapath: FlowTable.add's per_datapath)
+_Spec = tuple[Any, int, str, str, str | None, bool]
 
 
 def _vip_ips(lb: Any, ctx: FlowCtx) -> frozenset[IPAddress | None]:
@@ -203,8 +204,8 @@ def _vip_ips(lb: Any, ctx: FlowCtx) -> frozenset[IPAddress | None]:
 
 def _add_specs(router: Datapath, lb: Any, table: FlowTable, specs: list[_Spec]) -> None:
     i, owner, h = router.index, router_lb_owner(str(lb.uuid), router.key), hint(str(lb.uuid))
-    for stage, prio, match, actions, meter in specs:
-        table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter)
+    for stage, prio, match, actions, meter, per_dp in specs:
+        table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter, per_datapath=per_dp)
 
 
 def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool, nat_ips: frozenset[IPAddress],
@@ -212,14 +213,15 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
     """The flows of ``lb`` on ``router`` (:func:`build_router_lb_flows`), as specs."""
     out: list[_Spec] = []
 
-    def add(stage: Any, prio: int, match: str, actions: str, meter: str | None = None) -> None:
-        out.append((stage, prio, match, actions, meter))
+    def add(stage: Any, prio: int, match: str, actions: str, meter: str | None = None, per_dp: bool = False) -> None:
+        out.append((stage, prio, match, actions, meter, per_dp))
 
     proto = lb_protocol(lb)
     skip = smap_bool(lb.options, "skip_snat", False)
     if skip:
         prefix, suffix = "flags.skip_snat_for_lb = 1; ", "; skip_snat"
-        add(LR_OUT_SNAT, 120, "flags.skip_snat_for_lb == 1 && ip", "next;")
+        # (26.03 groups it with the router's own flows, not its load balancers': per_dp)
+        add(LR_OUT_SNAT, 120, "flags.skip_snat_for_lb == 1 && ip", "next;", per_dp=True)
     elif force_snat:
         prefix, suffix = "flags.force_snat_for_lb = 1; ", "; force_snat"
     else:

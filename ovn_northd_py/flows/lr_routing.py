@@ -25,7 +25,9 @@ Observed on the reference (priority-0 fallbacks in :mod:`.defaults`):
   prefix and next hop differ in family gets no flow.  ``discard`` routes drop; a
   ``discard`` ECMP member with an ``output_port`` (having an address of the prefix's
   family) gets an ``lr_in_ip_routing_ecmp`` flow like the others, with ``reg0 = discard``
-  and the port's first address of that family;
+  and the port's first address of that family; with ``ecmp_discard_drops_group`` (26.03) a
+  group with a ``discard`` member drops on every member (``lr_in_ip_routing_ecmp`` ``drop;`` for
+  each member id, the discard ones included);
 * ECMP: valid routes with the same table, policy and prefix form a group (routes in
   uuid order; group ids from 1 in the order groups get their second member, member
   ids from 1 in route order); the routing flow selects a member
@@ -375,6 +377,7 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
     # 26.03 (ecmp_symmetric_ct_mark): a symmetric member marks its traffic for
     # lr_in_ecmp_stateful_egr to commit (reg9[10]; observed on distributed routers too).
     mark = ctx.profile.has("ecmp_symmetric_ct_mark")
+    drop_group = ctx.profile.has("ecmp_discard_drops_group")
     for gid, members in enumerate(order, start=1):
         first = members[0]
         if len(members) == 1:
@@ -383,12 +386,14 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
             select = f"{REG_ECMP_MEMBER_ID} = select({', '.join(str(m) for m in range(1, len(members) + 1))});"
         actions = f"ip.ttl--; flags.loopback = 1; {REG_ECMP_GROUP_ID} = {gid}; {select}"
         table.add(i, LR_IN_IP_ROUTING, first.priority(ctx), first.match(ctx), actions, owner=route_owner(first.uuid, rkey))
+        drop_all = drop_group and any(m.nexthop is None for m in members)
         for mid, route in enumerate(members, start=1):
-            if route.port is None:
+            if route.port is None and not drop_all:
                 continue
             match = f"{REG_ECMP_GROUP_ID} == {gid} && {REG_ECMP_MEMBER_ID} == {mid}"
             commit = f"{REGBIT_ECMP_COMMIT} = 1; " if mark and route.symmetric else ""
-            actions = f"{route.next_hop_actions(ctx, ecmp=True)} {nexthop_family(ctx, route.v6)}{commit}next;"
+            actions = "drop;" if drop_all else \
+                f"{route.next_hop_actions(ctx, ecmp=True)} {nexthop_family(ctx, route.v6)}{commit}next;"
             table.add(
                 i,
                 LR_IN_IP_ROUTING_ECMP,

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
 
 OWNER_DP: Final = "dp"
@@ -62,6 +63,17 @@ Owner = (
     DpOwner | PortOwner | SwitchLbOwner | RouterLbOwner | AclOwner | QosOwner | RouteOwner | PolicyOwner | NatOwner
     | DhcpRelayOwner
 )
+
+
+# Owners whose flows the reference adds to a datapath bitmap at once (a load balancer's, on all
+# its switches or routers) rather than datapath by datapath: a release with the
+# ``lb_flow_dp_groups`` behaviour keeps flows only they add in datapath groups of their own.
+GROUP_OWNER_KINDS: Final = frozenset({OWNER_LB})
+
+
+def new_flow_table(capacity: int = 0) -> FlowTable:
+    """A flow table for the builders (counting the references of :data:`GROUP_OWNER_KINDS`)."""
+    return FlowTable(capacity, GROUP_OWNER_KINDS)
 
 
 def dp_owner(dp: Datapath) -> DpOwner:

@@ -609,6 +609,20 @@ OVN_26_03 = FlowProfile(
         # DNS rows with the NB row's uuid, no external_ids:dns_id, options:ovn-owned (default
         # false).
         "dns_nb_uuid",
+        # Logical_DP_Group: the flows only load balancers add (on all their switches or routers at
+        # once) have datapath groups of their own, apart from the other flows on the same
+        # datapaths (sync/lflow_desired.py, ``FlowTable.group_owned_only``).
+        "lb_flow_dp_groups",
+        # Port_Binding options of a router-type switch port peering a distributed gateway port:
+        # enable_router_port_acl=true when NB sets it (sync/ports.py).
+        "pb_router_port_acl",
+        # ACL sampling (ls_*_acl_sample): sampling actions set flags.pkt_sampled, established-session
+        # sampling matches it clear; collector_set is the whole set_id (flows/acl_rules.py).
+        "acl_sample_pkt_flag",
+        "sample_set_id_full",
+        # lr_in_ip_routing_ecmp: an ECMP group with a discard route drops on every member (25.03's
+        # reference exits on such a group).
+        "ecmp_discard_drops_group",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
     draft=True,

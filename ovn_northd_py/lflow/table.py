@@ -22,6 +22,12 @@ dirty until :meth:`FlowTable.take_changes`, which reports it as added, modified
 or removed.  A flow that loses its last datapath keeps its id (and is revived in
 place if re-added) until the next ``take_changes``; only then is its id freed for
 reuse, so an id never means two different flows within one batch of changes.
+
+Group-owned flows: a table made with ``group_owner_kinds`` counts, per flow, the references
+made by owners of those kinds (tuple owners whose first item is one of them; the flow builders'
+load balancers, which the reference adds through a datapath bitmap rather than datapath by
+datapath).  :meth:`FlowTable.group_owned_only` says whether every reference to a flow is such
+one; the SB writer of a release that keeps those flows in datapath groups of their own asks it.
 """
 
 from __future__ import annotations
@@ -129,6 +135,9 @@ class FlowTable:
         "_dirty",
         "_extra",
         "_free",
+        "_gexempt",
+        "_gkinds",
+        "_grefs",
         "_hint",
         "_index",
         "_io_port",
@@ -143,7 +152,7 @@ class FlowTable:
         "_stages",
     )
 
-    def __init__(self, capacity: int = 0) -> None:
+    def __init__(self, capacity: int = 0, group_owner_kinds: frozenset[str] = frozenset()) -> None:
         if not 0 <= capacity <= MAX_DATAPATHS:
             raise ValueError(f"capacity must be within 0..{MAX_DATAPATHS}")
         self._capacity = capacity
@@ -163,6 +172,9 @@ class FlowTable:
         self._free: list[int] = []
         self._extra: dict[int, int] = {}  # pair -> references beyond the first
         self._owners: dict[Owner, array[int]] = {}
+        self._gkinds = group_owner_kinds
+        self._grefs: dict[int, int] = {}  # flow id -> references made by owners of those kinds
+        self._gexempt: dict[Owner, dict[int, int]] = {}  # their per_datapath references (pair -> count)
         self._bits = BitmapPool(capacity)
         self._live = 0
 
@@ -230,11 +242,14 @@ class FlowTable:
         hint: str | None = None,
         controller_meter: str | None = None,
         owner: Owner | None = None,
+        per_datapath: bool = False,
     ) -> int:
         """Add the flow on datapath ``dp_index``; returns its flow id.
 
         ``io_port`` and ``hint`` (the stage-hint) are not part of the flow's
-        identity: the first add of a flow sets them.
+        identity: the first add of a flow sets them.  ``per_datapath``: the reference
+        adds this flow datapath by datapath even for an owner of ``group_owner_kinds``
+        (the reference is not counted as one of theirs).
         """
         if not 0 <= dp_index < self._capacity:
             self._grow_for(dp_index)
@@ -249,7 +264,17 @@ class FlowTable:
             if log is None:
                 log = self._owners[owner] = array("q")
             log.append((fid << PAIR_SHIFT) | dp_index)
+            if self._gkinds and self._group_owned(owner):
+                pair = (fid << PAIR_SHIFT) | dp_index
+                if per_datapath:
+                    exempt = self._gexempt.setdefault(owner, {})
+                    exempt[pair] = exempt.get(pair, 0) + 1
+                else:
+                    self._grefs[fid] = self._grefs.get(fid, 0) + 1
         return fid
+
+    def _group_owned(self, owner: Owner) -> bool:
+        return type(owner) is tuple and bool(owner) and owner[0] in self._gkinds
 
     def add_many(
         self,
@@ -293,6 +318,8 @@ class FlowTable:
             if log is None:
                 log = self._owners[owner] = array("q")
             log.frombytes(((fid << PAIR_SHIFT) | distinct).astype(np.int64).tobytes())
+            if self._gkinds and self._group_owned(owner):
+                self._grefs[fid] = self._grefs.get(fid, 0) + int(distinct.size)
         return fid
 
     def _snapshot(self, fid: int) -> None:
@@ -405,6 +432,21 @@ class FlowTable:
         unlink = self._unlink
         for k in log:
             unlink(k >> PAIR_SHIFT, k & _DP_MASK)
+        if self._gkinds and self._group_owned(owner):
+            grefs = self._grefs
+            exempt = self._gexempt.pop(owner, None)
+            for k in log:
+                if exempt:
+                    e = exempt.get(k)
+                    if e:
+                        exempt[k] = e - 1
+                        continue
+                fid = k >> PAIR_SHIFT
+                n = grefs[fid] - 1
+                if n:
+                    grefs[fid] = n
+                else:
+                    del grefs[fid]
         return len(log)
 
     def has_owner(self, owner: Owner) -> bool:
@@ -417,7 +459,7 @@ class FlowTable:
 
     def clear(self) -> None:
         """Forget everything, including pending changes (capacity is kept)."""
-        self.__init__(self._capacity)  # type: ignore[misc]
+        self.__init__(self._capacity, self._gkinds)  # type: ignore[misc]
 
     # -- changes --------------------------------------------------------------
 
@@ -518,6 +560,20 @@ class FlowTable:
         if self._ndp[fid] == 1:
             return [self._single[fid]]
         return cast(list[int], self._bits.members(self._row[fid]).tolist())
+
+    def group_owned_only(self, fid: int) -> bool:
+        """Were all of the flow's references made by owners of ``group_owner_kinds``?"""
+        g = self._grefs.get(fid, 0)
+        n = self._ndp[fid]
+        if g < n or n == 0:
+            return False
+        if g == n and not self._extra:
+            return True
+        total = n
+        extra = self._extra
+        for dp in self.datapaths(fid):
+            total += extra.get(_pair(fid, dp), 0)
+        return g >= total
 
     def has_datapath(self, fid: int, dp: int) -> bool:
         self._check(fid)

@@ -39,6 +39,7 @@ from typing import Any
 from ovn_northd_py import log as logmod
 from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OvsdbServer, ReferenceNorthd, nbctl
 from ovn_northd_py.flows import build_lflows, flow_ctx_from_nb
+from ovn_northd_py.flows.owners import new_flow_table
 from ovn_northd_py.lflow.profile import OVN_23_03
 from ovn_northd_py.lflow.stages import (
     LS_IN_ACL,
@@ -518,7 +519,7 @@ def build_ours(nb: DbConnection, sb: DbConnection) -> tuple[Northd, FlowTable]:
         warn=warn.warn,
         profile=PROFILE,
     )
-    table = FlowTable(len(nd.by_index))
+    table = new_flow_table(len(nd.by_index))
     build_lflows(nd, ctx, table)
     return nd, table
 

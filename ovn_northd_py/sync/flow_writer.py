@@ -449,7 +449,8 @@ class _Repairs:
     def _reinsert_flow(self, u: str, r: FlowRow) -> None:
         cache = self.cache
         dps = frozenset((r.dp,) if r.dp else ()) if r.group is None else cache.groups.get(r.group, frozenset())
-        self.want[r.key] = WantFlow(dps, dict(r.ext), dict(r.tags))
+        kind = cache.group_kinds.get(r.group, "") if r.group is not None else ""
+        self.want[r.key] = WantFlow(dps, dict(r.ext), dict(r.tags), kind)
         cache.del_flow(u)
 
     def _reinsert_lb(self, u: str, lb: LbRow) -> None:

@@ -4,6 +4,13 @@ The flow table names stages; the ``table_id`` of each SB row comes from the flow
 the release being served (``profile``: :mod:`ovn_northd_py.lflow.profile`), resolved by a tuple
 index per flow (a stage the release lacks raises ``StageNotInProfile``; a draft profile drops such flows
 instead, see :func:`_draft_tid`).
+
+A release with the ``lb_flow_dp_groups`` behaviour (26.03) keeps the flows that only load
+balancers add (``FlowTable.group_owned_only``) in datapath groups of their own: such a flow on two
+or more datapaths wants ``group_kind`` :data:`LB_GROUP_KIND`.  (Observed on sid's 26.03 reference:
+on the ovn-kubernetes-like network, the node switches' load-balancer flows (``ls_in_lb``,
+``ls_in_pre_stateful``, affinity) have one group, the switches' other flows another, the SB
+Load_Balancer rows a third, all with the same five switches; likewise the gateway routers.)
 """
 
 from __future__ import annotations
@@ -15,6 +22,12 @@ from ..lflow.stages import Stage
 from ..lflow.table import FlowKey, FlowTable, LFlow
 from ..northd.model import Northd
 from .lflows import FKey, WantFlow
+
+LB_GROUP_KIND = "lb"
+
+
+def _lb_groups(profile: FlowProfile) -> bool:
+    return profile.has("lb_flow_dp_groups")
 
 
 def _draft_tid(profile: FlowProfile, ids: tuple[int, ...], st: Stage) -> int:
@@ -47,6 +60,7 @@ def desired_flows(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], profile
     gid_of = groups.as_dict()
     group_sets: dict[int, frozenset[str]] = {}
     want: dict[FKey, WantFlow] = {}
+    lb_groups = _lb_groups(profile)
     for f in table.flows():
         gid = gid_of.get(f.fid)
         if gid is not None:
@@ -71,7 +85,8 @@ def desired_flows(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], profile
             ext["stage-hint"] = f.hint[:8]
         tags = {"in_out_port": f.io_port} if f.io_port else {}
         key: FKey = (st.name, st.pipeline, tid, f.priority, f.match, f.actions, f.controller_meter or "")
-        want[key] = WantFlow(dps, ext, tags)
+        kind = LB_GROUP_KIND if lb_groups and gid is not None and table.group_owned_only(f.fid) else ""
+        want[key] = WantFlow(dps, ext, tags, kind)
     return want
 
 
@@ -84,7 +99,7 @@ def fkey(stage: Stage, key: FlowKey, profile: FlowProfile) -> FKey | None:
     return (stage.name, stage.pipeline, tid, priority, match, actions, meter or "")
 
 
-def _want(f: LFlow, by_index: list[str | None]) -> WantFlow | None:
+def _want(table: FlowTable, f: LFlow, by_index: list[str | None], lb_groups: bool) -> WantFlow | None:
     dps = frozenset(u for i in f.datapaths if i < len(by_index) and (u := by_index[i]))
     if not dps:
         return None
@@ -92,7 +107,8 @@ def _want(f: LFlow, by_index: list[str | None]) -> WantFlow | None:
     if f.hint:
         ext["stage-hint"] = f.hint[:8]
     tags = {"in_out_port": f.io_port} if f.io_port else {}
-    return WantFlow(dps, ext, tags)
+    kind = LB_GROUP_KIND if lb_groups and len(dps) > 1 and table.group_owned_only(f.fid) else ""
+    return WantFlow(dps, ext, tags, kind)
 
 
 def desired_for_keys(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], keys: Iterable[FKey],
@@ -110,7 +126,7 @@ def desired_for_keys(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], keys
             fid = table.find(st, k[3], k[4], k[5], "")
         if fid is None:
             continue
-        w = _want(table.flow(fid), by_index)
+        w = _want(table, table.flow(fid), by_index, _lb_groups(profile))
         if w is not None:
             want[k] = w
     return want
@@ -124,6 +140,7 @@ def desired_changed_flows(
     by_index: list[str | None] = [dp_uuid.get(dp.key) for dp in nd.by_index]
     ids = profile.table_ids
     alive, gone = table.take_changed()
+    lb_groups = _lb_groups(profile)
     scope = {fk for st, k in gone if (fk := fkey(st, k, profile)) is not None}
     want: dict[FKey, WantFlow] = {}
     for fid in alive:
@@ -132,7 +149,7 @@ def desired_changed_flows(
         if key is None:
             continue
         scope.add(key)
-        w = _want(f, by_index)
+        w = _want(table, f, by_index, lb_groups)
         if w is not None:
             want[key] = w
     return want, scope

@@ -14,6 +14,10 @@ that :func:`apply_plan` replays on the cache once the write commits:
   place (one row update instead of one per user); only sets nobody has get new rows;
 * like the reference, flows and load balancers never share a group: each kind
   is deduplicated by datapath set among its own groups;
+* a flow's group also has its flow's ``group_kind`` (:class:`WantFlow`): flows share groups
+  only with flows of the same kind (a release with ``lb_flow_dp_groups`` gives the flows only
+  load balancers add a kind of their own).  The cache remembers the kind of each flow group
+  (``FlowCache.group_kinds``); a group read from SB gets the kind its flows want;
 * Logical_DP_Group is not a root table: a group nobody references any more is
   garbage-collected by ovsdb-server, so we never delete groups explicitly.
 
@@ -89,6 +93,7 @@ class WantFlow:
     dps: frozenset[str]
     ext: dict[str, str]
     tags: dict[str, str]
+    group_kind: str = ""  # flows share datapath groups only with flows of the same kind
 
 
 @dataclass(slots=True)
@@ -118,6 +123,8 @@ class FlowCache:
     by_key: dict[FKey, list[str]] = field(default_factory=dict)  # flow identity -> row uuids
     group_users: dict[str, set[str]] = field(default_factory=dict)  # group uuid -> flow uuids
     set_index: dict[frozenset[str], str] = field(default_factory=dict)  # datapath set -> group uuid
+    # Flow group uuid -> the group_kind of its flows (a group read from SB: set by the first plan).
+    group_kinds: dict[str, str] = field(default_factory=dict)
 
     def reset(self) -> None:
         self.flows.clear()
@@ -126,6 +133,7 @@ class FlowCache:
         self.by_key.clear()
         self.group_users.clear()
         self.set_index.clear()
+        self.group_kinds.clear()
         self.loaded = False
 
     def add_flow(self, u: str, row: FlowRow) -> None:
@@ -166,6 +174,7 @@ class FlowCache:
         if old is not None and self.set_index.get(old) == g:
             del self.set_index[old]
         self.group_users.pop(g, None)
+        self.group_kinds.pop(g, None)
 
 
 LB_COLUMNS = ("name", "vips", "protocol", "options", "external_ids")
@@ -286,12 +295,14 @@ def _norm_json(v: Any) -> Any:
 class InsertGroup:
     op: int
     dps: frozenset[str]
+    kind: str | None = None  # the group_kind of a flow group (None: a load balancers' group)
 
 
 @dataclass(slots=True)
 class ResizeGroup:
     group: str
     dps: frozenset[str]
+    kind: str | None = None
 
 
 @dataclass(slots=True)
@@ -368,13 +379,15 @@ def _uuid_set_json(dps: frozenset[str]) -> list[Any]:
     return ["set", [["uuid", d] for d in sorted(dps)]]
 
 
-GroupIndex = dict[frozenset[str], str | list[Any]]  # datapath set -> group uuid, or named-uuid ref
+GroupRef = str | list[Any]  # a group uuid, or the named-uuid ref of a group this plan inserts
+GroupIndex = dict[frozenset[str], GroupRef]  # load balancers' groups: datapath set -> group
+FlowGroupIndex = dict[tuple[str, frozenset[str]], GroupRef]  # flow groups: (group_kind, datapath set) -> group
 
 
-def _points_right(r: FlowRow, w: WantFlow, set_to_group: GroupIndex) -> bool:
+def _points_right(r: FlowRow, w: WantFlow, flow_groups: FlowGroupIndex) -> bool:
     if len(w.dps) == 1:
         return r.group is None and r.dp in w.dps
-    return r.group is not None and set_to_group.get(w.dps) == r.group
+    return r.group is not None and flow_groups.get((w.group_kind, w.dps)) == r.group
 
 
 class _Planner:
@@ -405,10 +418,27 @@ class _Planner:
         self.plan = Plan()
         # Like the reference, flows and load balancers never share a group: a group with flow
         # users is a flow group (load balancers on it move to a group of their own), one with only
-        # load balancers on it is a load-balancer group.  Each kind is deduplicated by datapath set.
-        self.flow_groups: GroupIndex = {}
+        # load balancers on it is a load-balancer group.  Each kind is deduplicated by datapath set
+        # (flow groups by group_kind and datapath set).
+        self.flow_groups: FlowGroupIndex = {}
         self.lb_groups: GroupIndex = {}
         self.named = 0
+
+    def group_kind(self, g: str, users: set[str]) -> str:
+        """The group_kind of flow group ``g``: the one remembered, else (a group read from SB) that
+        of the first of its flows this plan compares, remembered from now on (a classification of
+        the row, not a change to it)."""
+        cache = self.cache
+        kind = cache.group_kinds.get(g)
+        if kind is None:
+            kind = ""
+            for u in users:
+                w = self.want.get(cache.flows[u].key)
+                if w is not None and len(w.dps) > 1:
+                    kind = w.group_kind
+                    break
+            cache.group_kinds[g] = kind
+        return kind
 
     def lb_in_scope(self, key: str) -> bool:
         return self.want_lbs is not None and (self.lb_scope is None or key in self.lb_scope)
@@ -430,65 +460,89 @@ class _Planner:
         for lb in cache.lbs.values():
             for g in lb.groups():
                 lb_users.setdefault(g, []).append(lb)
+        kinds: dict[str, str] = {}
         for g, dps in cache.groups.items():
-            if cache.group_users.get(g):
-                self.flow_groups.setdefault(dps, g)
+            users = cache.group_users.get(g)
+            if users:
+                kinds[g] = kind = self.group_kind(g, users)
+                self.flow_groups.setdefault((kind, dps), g)
             elif g in lb_users:
                 self.lb_groups.setdefault(dps, g)
-        resizes: list[tuple[str, frozenset[str]]] = []
+        resizes: list[tuple[str, frozenset[str], str | None]] = []
         for g in sorted(affected):
             cur = cache.groups.get(g)
             if cur is None:
                 continue
-            wanted: set[frozenset[str]] = set()
             if cache.group_users.get(g):
-                index = self.flow_groups
+                kind = kinds[g]
+                wanted_flows: set[tuple[str, frozenset[str]]] = set()
                 for u in cache.group_users.get(g, ()):
                     k = cache.flows[u].key
                     if k in keys:
                         w = want.get(k)
                         if w is not None and len(w.dps) > 1:
-                            wanted.add(w.dps)
+                            wanted_flows.add((w.group_kind, w.dps))
                     else:
-                        wanted.add(cur)
-            else:
-                index = self.lb_groups
-                for lb in lb_users.get(g, ()):
-                    if self.want_lbs is None or not self.lb_in_scope(lb.key):
-                        wanted.add(cur)
-                    else:
-                        wl = self.want_lbs.get(lb.key)
-                        if wl is not None:
-                            w_dps = wl.lr_dps if lb.lr_group == g else wl.dps
-                            if w_dps:
-                                wanted.add(w_dps)
+                        wanted_flows.add((kind, cur))
+                if len(wanted_flows) == 1:
+                    (new_kind, new), = wanted_flows
+                    if (new_kind, new) != (kind, cur) and (new_kind, new) not in self.flow_groups:
+                        if self.flow_groups.get((kind, cur)) == g:
+                            del self.flow_groups[(kind, cur)]
+                        self.flow_groups[(new_kind, new)] = g
+                        if new == cur:  # only its flows' kind changed: the row stays as it is
+                            cache.group_kinds[g] = new_kind
+                        else:
+                            resizes.append((g, new, new_kind))
+                continue
+            wanted: set[frozenset[str]] = set()
+            for lb in lb_users.get(g, ()):
+                if self.want_lbs is None or not self.lb_in_scope(lb.key):
+                    wanted.add(cur)
+                else:
+                    wl = self.want_lbs.get(lb.key)
+                    if wl is not None:
+                        w_dps = wl.lr_dps if lb.lr_group == g else wl.dps
+                        if w_dps:
+                            wanted.add(w_dps)
             if len(wanted) == 1:
                 (new,) = tuple(wanted)
-                if new != cur and new not in index:
-                    resizes.append((g, new))
-                    if index.get(cur) == g:
-                        del index[cur]
-                    index[new] = g
+                if new != cur and new not in self.lb_groups:
+                    resizes.append((g, new, None))
+                    if self.lb_groups.get(cur) == g:
+                        del self.lb_groups[cur]
+                    self.lb_groups[new] = g
         plan = self.plan
-        for g, new in resizes:
+        for g, new, resized_kind in resizes:
             plan.ops.append({"op": "update", "table": "Logical_DP_Group", "where": _where(g),
                              "row": {"datapaths": _uuid_set_json(new)}})
-            plan.actions.append(ResizeGroup(g, new))
+            plan.actions.append(ResizeGroup(g, new, resized_kind))
             plan.updated += 1
 
+    def _insert_group(self, s: frozenset[str], kind: str | None) -> list[Any]:
+        """A new group with set ``s`` (``kind``: a flow group's group_kind), named in this plan."""
+        self.named += 1
+        name = f"g{self.named}"
+        plan = self.plan
+        plan.ops.append({"op": "insert", "table": "Logical_DP_Group", "uuid-name": name,
+                         "row": {"datapaths": _uuid_set_json(s)}})
+        plan.actions.append(InsertGroup(len(plan.ops) - 1, s, kind))
+        plan.inserted += 1
+        return ["named-uuid", name]
+
     def group_ref(self, s: frozenset[str], index: GroupIndex) -> list[Any]:
-        """The reference to the group of ``index`` with set ``s`` (inserted by this plan if none)."""
+        """The reference to the load balancers' group with set ``s`` (inserted by this plan if none)."""
         ref = index.get(s)
         if ref is None:
-            self.named += 1
-            name = f"g{self.named}"
-            plan = self.plan
-            plan.ops.append({"op": "insert", "table": "Logical_DP_Group", "uuid-name": name,
-                             "row": {"datapaths": _uuid_set_json(s)}})
-            plan.actions.append(InsertGroup(len(plan.ops) - 1, s))
-            plan.inserted += 1
-            ref = ["named-uuid", name]
-            index[s] = ref
+            ref = index[s] = self._insert_group(s, None)
+        return ["uuid", ref] if isinstance(ref, str) else ref
+
+    def flow_group_ref(self, w: WantFlow) -> list[Any]:
+        """The reference to the flow group of ``w``'s kind and set (inserted by this plan if none)."""
+        k = (w.group_kind, w.dps)
+        ref = self.flow_groups.get(k)
+        if ref is None:
+            ref = self.flow_groups[k] = self._insert_group(w.dps, w.group_kind)
         return ["uuid", ref] if isinstance(ref, str) else ref
 
     # -- 2. flows --
@@ -496,7 +550,7 @@ class _Planner:
         if len(w.dps) == 1:
             (d,) = tuple(w.dps)
             return {"logical_datapath": ["uuid", d], "logical_dp_group": ["set", []]}
-        return {"logical_datapath": ["set", []], "logical_dp_group": self.group_ref(w.dps, self.flow_groups)}
+        return {"logical_datapath": ["set", []], "logical_dp_group": self.flow_group_ref(w)}
 
     def _delete_flow(self, u: str) -> None:
         plan = self.plan
@@ -630,8 +684,12 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
             u = str(results[a.op]["uuid"][1])
             by_name[plan.ops[a.op]["uuid-name"]] = u
             cache.set_group(u, a.dps)
+            if a.kind is not None:
+                cache.group_kinds[u] = a.kind
         elif isinstance(a, ResizeGroup):
             cache.set_group(a.group, a.dps)
+            if a.kind is not None:
+                cache.group_kinds[a.group] = a.kind
 
     def group_from_row(row: dict[str, Any], col: str | None = None) -> str | None:
         ref = row.get(col) if col is not None else row.get("logical_dp_group", row.get("datapath_group"))

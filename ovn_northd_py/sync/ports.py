@@ -116,6 +116,16 @@ def pb_mac(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> list[str]:
     return p.mac
 
 
+def pb_options(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, str]:
+    """A Port_Binding's ``options``.  With ``pb_router_port_acl`` (26.03), a router-type switch port
+    whose peer is a distributed gateway port and which has ``options:enable_router_port_acl=true``
+    also has ``enable_router_port_acl=true`` (observed on sid's reference; not with another peer)."""
+    if (p.is_router_lsp and profile.has("pb_router_port_acl") and p.peer is not None and p.peer.crp is not None
+            and p.nb.options.get("enable_router_port_acl", "").lower() == "true"):
+        return {**p.options, "enable_router_port_acl": "true"}
+    return p.options
+
+
 def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassis: dict[str, Any],
                mirrors: dict[str, Any] | None = None, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, Any]:
     rc = chassis.get(p.requested_chassis) if p.requested_chassis else None
@@ -125,7 +135,7 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         "datapath": dps[p.dp.key],
         "tunnel_key": p.tunnel_key,
         "type": p.sb_type,
-        "options": p.options,
+        "options": pb_options(p, profile),
         "mac": pb_mac(p, profile),
         "port_security": p.port_security,
         "parent_port": [p.parent_port] if p.parent_port is not None else [],

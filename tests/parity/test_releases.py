@@ -150,9 +150,10 @@ def _neutron_small(remote: str) -> None:
 
 @pytest.mark.parametrize("source", [_ovnk_small, _neutron_small], ids=["ovnk", "neutron"])
 def test_26_03_draft_flows_are_the_references_on_ovnk_and_neutron_like_networks(tmp_path, monkeypatch, source):
-    """Every logical flow of the 26.03 draft equals sid's ovn-northd's on small ovn-k-like and
-    Neutron-like networks (load balancers, ACL tiers, gateway routers, distributed gateway ports,
-    NAT, localnet ports, gateway MTU; skipped without the sid chroot)."""
+    """Every logical flow and SB row of the 26.03 draft equals sid's ovn-northd's on small ovn-k-like
+    and Neutron-like networks (load balancers, ACL tiers, gateway routers, distributed gateway ports,
+    NAT, localnet ports, gateway MTU; load-balancer flows in datapath groups of their own; skipped
+    without the sid chroot)."""
     _tools("26.03", required=False)
     monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
     result = run_parity(source, release="26.03", from_chroot=True, workdir=tmp_path / "p", settle_timeout=60)
@@ -162,6 +163,7 @@ def test_26_03_draft_flows_are_the_references_on_ovnk_and_neutron_like_networks(
            if s.missing or s.extra]
     assert not bad, "\n".join(bad) + "\n" + result.report()
     assert sum(s.ref_count for s in result.flows.stages) > 500
+    assert result.ok, result.report()
 
 
 @pytest.mark.parametrize(("release", "required"), [("25.03", True), ("23.03", False), ("26.03", False)])
@@ -179,3 +181,29 @@ def test_parity_cli_self_test_against_each_release_chroot(release, required):
     assert lines[-1] == "RESULT: PARITY"
     total = next(line for line in lines if line.strip().startswith("TOTAL ref"))
     assert int(total.split()[2]) > 100, total  # flows were compared, not two empty SBs
+
+
+def _ecmp_with_discard(remote: str) -> None:
+    from ovn_northd_py.devtools.nb_json import NbOps
+
+    nbctl_commands(["lr-add", "lr0"], ["lrp-add", "lr0", "lr0-a", "0a:00:00:00:00:01", "172.20.0.1/24"],
+                   ["lrp-add", "lr0", "lr0-b", "0a:00:00:00:00:02", "172.21.0.1/24"])(remote)
+    ops = NbOps()  # (raw rows: ovn-nbctl refuses a discard route in an ECMP group)
+    rs = [ops.insert("Logical_Router_Static_Route", {"ip_prefix": p, "nexthop": n}) for p, n in (
+        ("10.1.0.0/24", "172.20.0.10"), ("10.1.0.0/24", "172.21.0.10"), ("10.1.0.0/24", "discard"),
+        ("10.2.0.0/24", "discard"), ("10.2.0.0/24", "172.21.0.11"), ("10.3.0.0/24", "172.20.0.12"),
+        ("10.3.0.0/24", "172.21.0.12"))]
+    ops.add_to("Logical_Router", "lr0", "static_routes", *rs)
+    ops.transact(remote)
+
+
+def test_26_03_ecmp_group_with_a_discard_route_drops_on_every_member(tmp_path, monkeypatch):
+    """(25.03's reference exits on such an NB.)"""
+    _tools("26.03", required=False)
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    result = run_parity(_ecmp_with_discard, release="26.03", from_chroot=True, workdir=tmp_path / "p",
+                        settle_timeout=60)
+    assert result.flows is not None
+    ecmp = next(s for s in result.flows.stages if s.stage == "lr_in_ip_routing_ecmp")
+    assert ecmp.ref_count == 9, result.report()  # 5 drops, 2 next hops, the 2 defaults
+    assert result.ok, result.report()

@@ -152,3 +152,35 @@ def test_split_lb_switches_in_datapath_group_for_chassis_without_ls_dpg_column()
     assert upd["row"] == {"ls_datapath_group": ["uuid", row.group], "datapath_group": ["set", []]}
     apply_plan(cache, plan, [{"count": 1} for _ in plan.ops])
     assert row.group_col == "ls_datapath_group" and not plan_sync(cache, {}, {u: _split_lb(("s1",), ("r1",))})
+
+
+def lb_flow(*dps: str) -> WantFlow:
+    return WantFlow(frozenset(dps), {"stage-name": "ls_in_lb"}, {}, "lb")
+
+
+def test_flows_share_groups_only_with_flows_of_their_kind() -> None:
+    cache = FlowCache()
+    want = {key("a"): flow("d1", "d2"), key("b"): lb_flow("d1", "d2"), key("c"): lb_flow("d1", "d2")}
+    plan = plan_sync(cache, want, {"L": lb("d1", "d2")})
+    assert kinds(plan).count(InsertGroup) == 3  # plain flows, load-balancer flows, the Load_Balancer row
+    commit(cache, plan)
+    by_group: dict[str | None, set[str]] = {}
+    for r in cache.flows.values():
+        by_group.setdefault(r.group, set()).add(r.key[4])
+    assert sorted(map(sorted, by_group.values())) == [["a"], ["b", "c"]]
+    assert not plan_sync(cache, want, {"L": lb("d1", "d2")})
+    # A flow whose kind changes moves to the group of its new kind.
+    want[key("a")] = lb_flow("d1", "d2")
+    plan = plan_sync(cache, want, None, scope={key("a")})
+    assert kinds(plan) == [UpdateFlow]
+    commit(cache, plan)
+    assert len({r.group for r in cache.flows.values()}) == 1
+
+
+def test_a_group_read_from_sb_takes_the_kind_of_its_flows() -> None:
+    cache = FlowCache()
+    want = {key("a"): flow("d1", "d2"), key("b"): lb_flow("d1", "d2")}
+    commit(cache, plan_sync(cache, want, None))
+    cache.group_kinds.clear()  # as after a restart: SB does not say which group is whose
+    assert not plan_sync(cache, want, None)
+    assert sorted(cache.group_kinds.values()) == ["", "lb"]

@@ -85,3 +85,27 @@ def test_persist_established_on_allow_is_warned_about_and_loads_no_id() -> None:
     a = sampled(action="allow", options={"persist-established": "true"})
     assert acl_id_for(a, ACL_KEY, ctx) is None
     assert warned == [("acl_persist_not_related", "ACL")]
+
+
+def test_26_03_sampling_sets_the_pkt_sampled_flag_and_keeps_the_whole_set_id() -> None:
+    """Observed on sid's 26.03 reference (random networks): ``flags.pkt_sampled = 1;`` before the
+    samples (not without a collector), established sessions only while the flag is clear, and a
+    set_id above 255 as is (25.03: modulo 256)."""
+    from ovn_northd_py.lflow.profile import OVN_26_03
+
+    big = SimpleNamespace(metadata=9, collectors=[collector(3, 100, 300, u=3), C1])
+    empty = SimpleNamespace(metadata=10, collectors=[])
+    a = sampled(direction="from-lport", action="allow-related", sample_new=[empty], sample_est=[big])
+    got = {(f.stage.name, f.priority, f.match, f.actions)
+           for f in acl_sample_flows(a, True, APPS, True, OVN_26_03)}
+    label = "ct_label.obs_point_id == 9 && ct_label.obs_unused == 0"
+    action = ("flags.pkt_sampled = 1; sample(probability=65535,collector_set=100,obs_domain=12,obs_point=9);"
+              "sample(probability=100,collector_set=300,obs_domain=12,obs_point=9); next;")
+    assert got == {
+        ("ls_in_acl_sample", 1100, "ip && ct.new && reg3 == 10", " next;"),
+        ("ls_in_acl_sample", 1200,
+         f"flags.pkt_sampled == 0 && ip && ct.trk && (ct.est || ct.rel) && !ct.rpl && {label}", action),
+        ("ls_out_acl_sample", 1200,
+         f"flags.pkt_sampled == 0 && ip && ct.trk && (ct.est || ct.rel) && ct.rpl && {label}", action),
+    }
+    assert "collector_set=44" in acl_sample_flows(a, True, APPS, True, OVN_25_03)[1].actions

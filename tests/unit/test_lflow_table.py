@@ -494,3 +494,30 @@ def test_flow_emptied_then_readded_on_a_new_datapath_is_reported() -> None:
     t.add(6, LS_IN_ACL, 10, "ip", "drop;", owner=("p", "x"))
     alive, _ = t.take_changed()
     assert alive == [fid]
+
+
+# -- group-owned flows (26.03's datapath groups of load-balancer flows) -----------
+
+
+def test_group_owned_only_counts_the_references_of_group_owner_kinds() -> None:
+    t = FlowTable(4, frozenset({"lb"}))
+    lb_only = t.add_many([0, 1, 2], LS_IN_LB, 120, "vip", "ct_lb;", owner=("lb", "L1"))
+    assert lb_only is not None
+    t.add(1, LS_IN_LB, 120, "vip", "ct_lb;", owner=("lb", "L2"))  # a second load balancer, same flow
+    mixed = t.add_many([0, 1], LS_IN_LB, 0, "1", "next;", owner=("lb", "L1"))
+    assert mixed is not None
+    t.add(0, LS_IN_LB, 0, "1", "next;", owner=("dp", "s0"))
+    assert t.group_owned_only(lb_only) and not t.group_owned_only(mixed)
+    t.remove_owner(("dp", "s0"))  # the datapath's reference gone: only the load balancer's remain
+    assert t.group_owned_only(mixed)
+    t.add(1, LS_IN_LB, 0, "1", "next;", owner=("lb", "L1"), per_datapath=True)
+    assert not t.group_owned_only(mixed)  # a per-datapath reference counts as the datapath's
+    t.remove_owner(("lb", "L1"))
+    assert t.group_owned_only(lb_only) and t.datapaths(lb_only) == [1]
+    assert mixed not in t
+
+
+def test_a_table_without_group_owner_kinds_has_no_group_owned_flow() -> None:
+    t = FlowTable(4)
+    fid = t.add_many([0, 1], LS_IN_LB, 120, "vip", "ct_lb;", owner=("lb", "L1"))
+    assert fid is not None and not t.group_owned_only(fid)

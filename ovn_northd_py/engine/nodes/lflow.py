@@ -10,8 +10,7 @@ from ...flows import build_datapath_flows, build_lflows, build_port_flows, port_
 from ...flows.chassis_features import FeatureLatch
 from ...flows.context import FlowCtx, flow_ctx_from_nb
 from ...flows.lr_pipeline import attached_router_ports
-from ...flows.owners import OWNER_DP, OWNER_PORT
-from ...lflow.table import FlowTable
+from ...flows.owners import OWNER_DP, OWNER_PORT, new_flow_table
 from ...ovsdb.connection import RowChange
 from ...sync.indexes import PB_BY_NAME
 from ..engine import UNCHANGED, UNHANDLED, UPDATED, EngineCtx, HandlerResult, Node
@@ -30,7 +29,7 @@ class LflowNode(Node):
         self.nb_in = nb_in
         self.sb_in = sb_in  # SB: Service_Monitor status / Port_Binding up of health-checked backends...
         self.features = features
-        self.table = FlowTable()
+        self.table = new_flow_table()
         self.fctx: FlowCtx | None = None
         # True after a recompute: the writer must compare every flow, not only the changed ones.
         self.full_sync_needed = True
@@ -155,7 +154,7 @@ class LflowNode(Node):
     def recompute(self, ctx: EngineCtx) -> None:
         nd = self.northd.data
         gopts = self.northd.gopts
-        table = FlowTable(len(nd.by_index))
+        table = new_flow_table(len(nd.by_index))
         if any(c.table == "Chassis" and c.event == "update" and "other_config" in c.columns for c in self.sb_in.changes):
             self.feature_latch.reevaluate()  # (a release whose chassis features latch: flows/chassis_features.py)
         fctx = flow_ctx_from_nb(nd, ctx.nb, mac_prefix=gopts.mac_prefix if gopts else "",
