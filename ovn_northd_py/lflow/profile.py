@@ -327,6 +327,10 @@ OVN_25_03 = FlowProfile(
         # the backends (``ip4 && ((ip4.src == B && tcp.src == P) || ...) && outport == DGP``) go
         # to the chassis-redirect port.
         "lb_backend_gw_redirect",
+        # A router with several distributed gateway ports gets its load-balancer flows that name
+        # a DGP (lr_in_dnat with is_chassis_resident, unDNAT, gw_redirect) once per DGP, and
+        # Load_Balancer options:use_stateless_nat (man ovn-nb) makes them stateless there.
+        "lb_each_dgp",
         # lr_in_lookup_neighbor 110 (always_learn_from_arp_request=false): a link-local multicast
         # NA is looked up by nd.target, not ip6.src.
         "nd_na_lookup_target",
