@@ -37,6 +37,10 @@ class ChassisFeatures:
     # ACLs commit their id.
     sample_with_reg: bool = True
     ct_label_flush: bool = True
+    # 25.03: ``ct-commit-to-zone`` and ``ct-next-zone`` -- both needed by the SNAT-zone tracking of
+    # replies on a DGP and by ``options:ct-commit-all`` (:mod:`.lr_nat`).
+    ct_commit_to_zone: bool = True
+    ct_next_zone: bool = True
 
     def ct(self, flag: str) -> str:
         """The conntrack field holding ``flag``: ``ct_mark.FLAG`` or (old chassis) ``ct_label.FLAG``."""
@@ -52,7 +56,8 @@ ALL_FEATURES = ChassisFeatures()
 
 _KEYS: Mapping[str, str] = MappingProxyType({"ct_no_masked_label": "ct-no-masked-label", "ct_lb_related": "ovn-ct-lb-related",
          "mac_binding_timestamp": "mac-binding-timestamp",
-         "sample_with_reg": "ovn-sample-with-registers", "ct_label_flush": "ct-label-flush"})
+         "sample_with_reg": "ovn-sample-with-registers", "ct_label_flush": "ct-label-flush",
+         "ct_commit_to_zone": "ct-commit-to-zone", "ct_next_zone": "ct-next-zone"})
 
 
 def _true(smap: Any, key: str) -> bool:

@@ -320,6 +320,9 @@ OVN_25_03 = FlowProfile(
         # ``flags.use_snat_zone`` in the egress loopback; load-balancer unDNAT (120) matches
         # ``(inport == DGP || outport == DGP)``.
         "dgp_nat_no_czone",
+        # Logical_Router options:ct-commit-all (man ovn-nb): every new connection of a router with
+        # stateful NAT or load balancers committed to the DNAT and SNAT zones (lr_nat.py).
+        "ct_commit_all",
         # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
         # (observed on gateway routers and DGPs, snat and dnat_and_snat).
         "no_lb_unsnat_bypass",
