@@ -41,6 +41,8 @@ class ChassisFeatures:
     # replies on a DGP and by ``options:ct-commit-all`` (:mod:`.lr_nat`).
     ct_commit_to_zone: bool = True
     ct_next_zone: bool = True
+    # 25.03: ``ct-commit-nat-v2`` -- ct_commit_nat(snat) of ICMP errors (lr_delivery.py).
+    ct_commit_nat_v2: bool = True
 
     def ct(self, flag: str) -> str:
         """The conntrack field holding ``flag``: ``ct_mark.FLAG`` or (old chassis) ``ct_label.FLAG``."""
@@ -57,7 +59,8 @@ ALL_FEATURES = ChassisFeatures()
 _KEYS: Mapping[str, str] = MappingProxyType({"ct_no_masked_label": "ct-no-masked-label", "ct_lb_related": "ovn-ct-lb-related",
          "mac_binding_timestamp": "mac-binding-timestamp",
          "sample_with_reg": "ovn-sample-with-registers", "ct_label_flush": "ct-label-flush",
-         "ct_commit_to_zone": "ct-commit-to-zone", "ct_next_zone": "ct-next-zone"})
+         "ct_commit_to_zone": "ct-commit-to-zone", "ct_next_zone": "ct-next-zone",
+         "ct_commit_nat_v2": "ct-commit-nat-v2"})
 
 
 def _true(smap: Any, key: str) -> bool:

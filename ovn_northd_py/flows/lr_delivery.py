@@ -109,7 +109,7 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     h = lrp_hint(port)
     out = f'outport == "{name}"'
     table.add(
-        i, LR_IN_CHK_PKT_LEN, 50, out, f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu)}); next;",
+        i, LR_IN_CHK_PKT_LEN, 50, out, f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu, ctx)}); next;",
         hint=h, owner=owner
     )
     bypass = port.nb.options.get("gateway_mtu_bypass")
@@ -117,9 +117,10 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         table.add(i, LR_IN_CHK_PKT_LEN, 55, f"{out} && ({bypass})", "next;", hint=h, owner=owner)
     nets_by_port = router_info(port.dp, ctx).nets
     # 25.03 (icmp_snat_larger_pkts): the error for a reply of a DNATed connection (160) is SNATed
-    # back (flags.icmp_snat, committed in lr_out_post_snat 100).
+    # back (flags.icmp_snat, committed in lr_out_post_snat 100 when every chassis has
+    # ct-commit-nat-v2; observed: the 160 flows whether or not).
     icmp_snat = ctx.profile.has("icmp_snat_larger_pkts")
-    if icmp_snat:
+    if icmp_snat and ctx.features.ct_commit_nat_v2:
         table.add(i, LR_OUT_POST_SNAT, 100, "icmp && flags.icmp_snat == 1", "ct_commit_nat(snat);", owner=owner)
 
     def larger(match: str, actions: str, fam: str, oh: str) -> None:

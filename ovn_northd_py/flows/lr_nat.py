@@ -500,7 +500,7 @@ def _build_nat_dgp_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, dgp: Port,
         mtu = gateway_mtu(dgp)
         admit = f"eth.dst == {mac} && {inp}{nat_res}"
         add(LR_IN_ADMISSION, 50, admit,
-            f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(dgp, mtu)}); {store}" if mtu else store)
+            f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(dgp, mtu, ctx)}); {store}" if mtu else store)
         if mtu:
             bypass = dgp.nb.options.get("gateway_mtu_bypass")
             if bypass:

@@ -250,6 +250,15 @@ def build_lsp_l2_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     if port.sb_type == "external":
         return
     action = _output(port)
+    vif = port.sb_type == ""
+    # 25.03 (lsp_fdb_clone_options, man ovn-nb): a VIF with ``unknown`` and
+    # options:force_fdb_lookup=true is reached through the FDB only; options:pkt_clone_type=mc_unknown
+    # (any other value ignored) sends a copy to _MC_unknown too.
+    if vif and ctx.profile.has("lsp_fdb_clone_options"):
+        if port.has_unknown and smap_bool(port.nb.options, "force_fdb_lookup", False):
+            return
+        if port.enabled and port.nb.options.get("pkt_clone_type") == "mc_unknown":
+            action = f'clone {{{action} }};outport = "{MC_UNKNOWN}"; output;'
     for mac in port_macs(port):
         table.add(i, LS_IN_L2_LKUP, 50, f"eth.dst == {mac}", action, hint=h, owner=owner)
     lrp = peer_router_port(port)

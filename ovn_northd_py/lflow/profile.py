@@ -323,6 +323,12 @@ OVN_25_03 = FlowProfile(
         # Logical_Router options:ct-commit-all (man ovn-nb): every new connection of a router with
         # stateful NAT or load balancers committed to the DNAT and SNAT zones (lr_nat.py).
         "ct_commit_all",
+        # gateway_mtu's check_pkt_larger: a localnet port's tag_request 0 without a parent_name
+        # is no VLAN (lr_common.pkt_larger_len).
+        "vlan_tag0_needs_parent",
+        # LSP options force_fdb_lookup (a VIF with unknown: no ls_in_l2_lkup flows) and
+        # pkt_clone_type=mc_unknown (ls_in_l2_lkup clones to _MC_unknown too): flows/ls_l2.py.
+        "lsp_fdb_clone_options",
         # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
         # (observed on gateway routers and DGPs, snat and dnat_and_snat).
         "no_lb_unsnat_bypass",
