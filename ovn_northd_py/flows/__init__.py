@@ -151,7 +151,9 @@ def datapath_enabled(dp: Datapath) -> bool:
 
 def port_reads_switch(port: Port) -> bool:
     """Do the port's flows read the other ports of its switch (rebuild it when they change)?"""
-    return port.is_router_lsp or port.sb_type in ("virtual", "external")
+    return port.is_router_lsp or port.sb_type in ("virtual", "external") or (
+        # (25.03: a port's queue is applied on the switch's localnet ports)
+        "qdisc_queue_id" in port.options and port.sb_type != "localnet")
 
 
 def build_datapath_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

@@ -114,6 +114,13 @@ def build_lsp_port_sec_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         outport = f'outport == "{port.name}"'
         table.add(i, LS_OUT_APPLY_PORT_SEC, 100, outport, set_queue + "output;", hint=h, owner=owner,
                   io_port=port.name)
+    elif set_queue and ctx.profile.has("qos_queue_on_localnet"):
+        # 25.03 (man ovn-northd, egress port security): the port's queue applies to its traffic
+        # leaving through each localnet port of the switch.
+        for ln in port.dp.ports:
+            if ln.kind == "lsp" and ln.sb_type == "localnet":
+                table.add(i, LS_OUT_APPLY_PORT_SEC, 110, f'outport == "{ln.name}" && {inport}',
+                          set_queue + "output;", hint=h, owner=owner, io_port=ln.name)
 
 
 def build_lsp_pmtud_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

@@ -99,7 +99,7 @@ def qos_flows(qos: Any, profile: FlowProfile = DEFAULT_PROFILE) -> tuple[QosFlow
 
 def _merged_qos_flows(qos: Any, stage: Stage) -> tuple[QosFlow, ...]:
     """Behaviour ``ls_qos_merged`` (OVN 25.03): one flow in ``ls_{in,out}_qos`` carrying the meter
-    then the marking (``set_meter(R[, B]); ip.dscp = D; next;``).  Observed: a row with any
+    then the marking (``set_meter(R[, B]); ip.dscp = D; pkt.mark = M; next;``).  Observed: a row with any
     ``bandwidth`` or ``action`` key gets the flow (a burst without a rate: just ``next;``), a row
     with neither gets none."""
     action = dict(qos.action)
@@ -113,6 +113,8 @@ def _merged_qos_flows(qos: Any, stage: Stage) -> tuple[QosFlow, ...]:
         parts.append(f"set_meter({rate}); " if burst is None else f"set_meter({rate}, {burst}); ")
     if "dscp" in action:
         parts.append(f"ip.dscp = {action['dscp']}; ")
+    if "mark" in action:  # (NB 7.x action:mark, observed after the DSCP)
+        parts.append(f"pkt.mark = {action['mark']}; ")
     return (QosFlow(stage, qos.priority, qos.match, "".join(parts) + "next;"),)
 
 

@@ -329,6 +329,12 @@ OVN_25_03 = FlowProfile(
         # LSP options force_fdb_lookup (a VIF with unknown: no ls_in_l2_lkup flows) and
         # pkt_clone_type=mc_unknown (ls_in_l2_lkup clones to _MC_unknown too): flows/ls_l2.py.
         "lsp_fdb_clone_options",
+        # A port's options:qdisc_queue_id also queues its traffic out of each localnet port of the
+        # switch (ls_out_apply_port_sec 110); a localnet port with QoS parameters and
+        # network_name gets SB options:qos_physical_network.
+        "qos_queue_on_localnet",
+        # SB Port_Binding tag of a localnet port without parent_name: its non-zero tag_request.
+        "localnet_tag_request",
         # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
         # (observed on gateway routers and DGPs, snat and dnat_and_snat).
         "no_lb_unsnat_bypass",

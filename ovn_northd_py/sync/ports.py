@@ -8,6 +8,7 @@ from typing import Any
 
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd, Port
+from ..ovsdb.columns import opt
 from .rows import SyncStats, norm, sync_table
 
 
@@ -99,6 +100,32 @@ def pb_mac(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> list[str]:
     return p.mac
 
 
+_QOS_PARAMS = ("qos_max_rate", "qos_burst", "qos_min_rate")
+
+
+def pb_options(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, str]:
+    """A Port_Binding's ``options``; with the ``qos_queue_on_localnet`` behaviour (25.03, observed)
+    a localnet port with QoS parameters and ``network_name`` also names that network as
+    ``qos_physical_network`` (``man ovn-sb``)."""
+    net = p.options.get("network_name")
+    if (net and p.sb_type == "localnet" and profile.has("qos_queue_on_localnet")
+            and any(k in p.options for k in _QOS_PARAMS)):
+        return {**p.options, "qos_physical_network": net}
+    return p.options
+
+
+def pb_tag(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> list[int]:
+    """A Port_Binding's ``tag``; with the ``localnet_tag_request`` behaviour (25.03, observed) a
+    localnet port without parent_name has its non-zero ``tag_request`` as tag."""
+    if p.tag is not None:
+        return [p.tag]
+    if p.sb_type == "localnet" and p.nb is not None and profile.has("localnet_tag_request"):
+        req = opt(p.nb.tag_request)
+        if req:
+            return [int(req)]
+    return []
+
+
 def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassis: dict[str, Any],
                mirrors: dict[str, Any] | None = None, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, Any]:
     rc = chassis.get(p.requested_chassis) if p.requested_chassis else None
@@ -108,11 +135,11 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         "datapath": dps[p.dp.key],
         "tunnel_key": p.tunnel_key,
         "type": p.sb_type,
-        "options": p.options,
+        "options": pb_options(p, profile),
         "mac": pb_mac(p, profile),
         "port_security": p.port_security,
         "parent_port": [p.parent_port] if p.parent_port is not None else [],
-        "tag": [p.tag] if p.tag is not None else [],
+        "tag": pb_tag(p, profile),
         "external_ids": p.external_ids,
         "nat_addresses": p.nat_addresses,
         "ha_chassis_group": [grp] if grp is not None else [],

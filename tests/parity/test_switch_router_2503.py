@@ -1,7 +1,7 @@
 """Parity with the 25.03 reference for smaller switch / router corners that OVN's ovn-northd.at
 checks: gateway_mtu with a localnet ``tag_request`` of 0 (no VLAN without a parent), LSP
 ``options:force_fdb_lookup`` and ``options:pkt_clone_type``, and the ``ct-commit-nat-v2`` chassis
-feature (ICMP errors' SNAT commit)."""
+feature (ICMP errors' SNAT commit), QoS marks and queues."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ovn_northd_py.devtools.nb_json import NbOps
 from ovn_northd_py.devtools.servers import nbctl, sbctl
 from ovn_northd_py.devtools.tools import ToolsUnavailable, chroot_tools
 from ovn_northd_py.parity.harness import ParityResult, run_parity
@@ -61,7 +62,20 @@ def build_nb(remote: str) -> None:
              "--", "lsp-add", "s1", "ln-s1", "--", "lsp-set-type", "ln-s1", "localnet",
              "--", "lsp-set-addresses", "ln-s1", "unknown",
              "--", "lsp-set-options", "ln-s1", "network_name=phys", "force_fdb_lookup=true"]
+    # QoS: marks (NB action:mark) and queues (a VIF's qdisc_queue_id on the localnet ports, a
+    # localnet port's QoS parameters with its network_name).
+    cmds += ["--", "lsp-set-options", "u1", "qdisc_queue_id=10",
+             "--", "lsp-set-options", "ln0", "qos_min_rate=200000", "network_name=phys"]
+    # (Not here: two localnet ports with QoS parameters -- 25.03 gives them different queue ids,
+    # in an order of its own.)
     nbctl(remote, *cmds)
+    ops = NbOps()  # (the host's ovn-nbctl may not know action:mark)
+    ops.add_to("Logical_Switch", "s1", "qos_rules",
+               ops.insert("QoS", {"direction": "from-lport", "priority": 101, "match": "ip4",
+                                  "action": ops.map({"mark": 15})}),
+               ops.insert("QoS", {"direction": "to-lport", "priority": 103, "match": "ip4",
+                                  "action": ops.map({"dscp": 17, "mark": 18}), "bandwidth": ops.map({"rate": 100})}))
+    ops.transact(remote)
 
 
 def chassis(*features: str) -> Callable[[str, str], None]:
@@ -73,6 +87,6 @@ def chassis(*features: str) -> Callable[[str, str], None]:
 
 @pytest.mark.parametrize("features", [("ct-commit-nat-v2",), ()], ids=["ct-commit-nat-v2", "none"])
 def test_switch_router_corners_equal_reference(parity_2503, features) -> None:
-    r = parity_2503(build_nb, after_settle=chassis(*features), tables=("Logical_Flow",))
+    r = parity_2503(build_nb, after_settle=chassis(*features), tables=("Logical_Flow", "Port_Binding"))
     assert r.flows is not None and r.flows.ref_count > 100, r.report()
     assert r.ok, r.report()
