@@ -34,6 +34,7 @@ from ..lflow.table import FlowTable
 from ..northd.addresses import format_ipv6, parse_ipv6, solicited_node
 from ..northd.model import Port
 from ..ovsdb.columns import opt
+from .acl_index import smap_bool
 from .context import FlowCtx, hint
 from .copp import copp_meter
 from .ls_l2 import peer_router_port
@@ -103,6 +104,9 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
 def _answers_for(port: Port, ctx: FlowCtx) -> bool:
     """Does the switch answer ARP/ND for the port's own addresses?"""
     if port.sb_type in ("virtual", "external") or port.has_unknown:
+        return False
+    # 25.03 (lsp_disable_arp_nd_rsp, man ovn-northd): LSP options:disable_arp_nd_rsp=true.
+    if ctx.profile.has("lsp_disable_arp_nd_rsp") and smap_bool(port.nb.options, "disable_arp_nd_rsp", False):
         return False
     if port.dp.nb.other_config.get("vlan-passthru", "").lower() == "true":
         return False

@@ -335,6 +335,8 @@ OVN_25_03 = FlowProfile(
         "qos_queue_on_localnet",
         # SB Port_Binding tag of a localnet port without parent_name: its non-zero tag_request.
         "localnet_tag_request",
+        # LSP options:disable_arp_nd_rsp=true: no ARP / ND replies for the port's addresses.
+        "lsp_disable_arp_nd_rsp",
         # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
         # (observed on gateway routers and DGPs, snat and dnat_and_snat).
         "no_lb_unsnat_bypass",

@@ -56,18 +56,21 @@ IPAddress: TypeAlias = IPv4Address | IPv6Address
 # Ethernet addresses
 # --------------------------------------------------------------------------
 
-_HEX_BYTE = r"[0-9A-Fa-f]{1,2}"
+# A MAC byte as the reference scans it (``%hhx``: strtoull base 16, then the low 8 bits): any
+# number of hex digits, an optional 0x prefix (observed: ``00:010`` is 0x10, ``0100`` 0x00,
+# ``1ff`` 0xff, ``0x1f`` 0x1f).
+_HEX_BYTE = r"(?:0[xX](?=[0-9A-Fa-f]))?[0-9A-Fa-f]+"
 _MAC_RE: Final = re.compile(rf"{_HEX_BYTE}(?::{_HEX_BYTE}){{5}}")
 _MAC_MAX: Final = (1 << 48) - 1
 
 
 def parse_mac(s: str) -> int:
-    """``"0a:00:00:00:00:01"`` -> 48-bit integer.  One or two hex digits per byte."""
+    """``"0a:00:00:00:00:01"`` -> 48-bit integer.  Each byte: hex digits (:data:`_HEX_BYTE`)."""
     if not isinstance(s, str) or not _MAC_RE.fullmatch(s):
         raise AddressError(f"invalid MAC address {s!r}", s)
     value = 0
     for part in s.split(":"):
-        value = (value << 8) | int(part, 16)
+        value = (value << 8) | (int(part, 16) & 0xFF)
     return value
 
 

@@ -58,6 +58,12 @@ def build_nb(remote: str) -> None:
                               ("u1", ["unknown"], [])):
         cmds += ["--", "lsp-add", "s1", name, "--", "lsp-set-addresses", name, *addrs,
                  "--", "lsp-set-options", name, *opts]
+    # MAC bytes of more than two hex digits; ARP / ND replies disabled on a port.
+    for name, addr in (("m1", "50:54:00:00:00:010 192.168.0.10 fd00::10"), ("m2", "50:54:00:00:00:0100 192.168.0.11"),
+                       ("m3", "50:54:00:00:00:1ff 192.168.0.12"), ("m4", "50:54:00:00:00:0x1f 192.168.0.13")):
+        cmds += ["--", "lsp-add", "s1", name, "--", "lsp-set-addresses", name, addr]
+    cmds += ["--", "lsp-set-options", "m1", "disable_arp_nd_rsp=true",
+             "--", "lsp-set-options", "c3", "pkt_clone_type=foo", "disable_arp_nd_rsp=false"]
     cmds += ["--", "lsp-set-enabled", "c2", "disabled",
              "--", "lsp-add", "s1", "ln-s1", "--", "lsp-set-type", "ln-s1", "localnet",
              "--", "lsp-set-addresses", "ln-s1", "unknown",
