@@ -62,3 +62,26 @@ def test_lb_on_several_dgps_equals_reference(parity_2503) -> None:
     r = parity_2503(build_lb_dgps_nb, tables=("Logical_Flow",))
     assert r.flows is not None and r.flows.ref_count > 100, r.report()
     assert r.ok, r.report()
+
+
+def build_ls_lb_from_router_nb(remote: str) -> None:
+    """NB_Global options:install_ls_lb_from_router: gateway router R1's load balancers (its own and
+    its group's) on the switches S0 / S1 peering it."""
+    cmds = ["set", "NB_Global", ".", "options:install_ls_lb_from_router=true",
+            "--", "lr-add", "R1", "--", "set", "logical_router", "R1", "options:chassis=hv1",
+            "--", "lb-add", "lb0", "172.16.0.10:80", "10.0.0.2:80", "--", "lr-lb-add", "R1", "lb0",
+            "--", "lb-add", "lb1", "172.16.0.11:8080", "10.0.0.2:8080"]
+    for n, mac in ((0, "02:ac:10:01:00:01"), (1, "02:ac:10:01:01:01")):
+        cmds += ["--", "lrp-add", "R1", f"R1-S{n}", mac, f"{10 + 10 * n}.0.0.1/24", "--", "ls-add", f"S{n}",
+                 "--", "lsp-add", f"S{n}", f"S{n}-R1", "--", "lsp-set-type", f"S{n}-R1", "router",
+                 "--", "lsp-set-addresses", f"S{n}-R1", mac, "--", "lsp-set-options", f"S{n}-R1", f"router-port=R1-S{n}"]
+    nbctl(remote, *cmds)
+    lb1 = nbctl(remote, "get", "load_balancer", "lb1", "_uuid").strip()
+    nbctl(remote, "--id=@g", "create", "load_balancer_group", "name=lbg", f"load_balancer={lb1}",
+          "--", "add", "logical_router", "R1", "load_balancer_group", "@g")
+
+
+def test_ls_lb_from_router_equals_reference(parity_2503) -> None:
+    r = parity_2503(build_ls_lb_from_router_nb, tables=("Logical_Flow", "Load_Balancer", "Logical_DP_Group"))
+    assert r.flows is not None and r.flows.ref_count > 100, r.report()
+    assert r.ok, r.report()
