@@ -27,6 +27,7 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..ovsdb.connection import DbConnection, RowChange
 from .engine import HandlerResult
 
@@ -67,6 +68,7 @@ class SbFeatureCtx:
     warn: Callable[..., None] | None = None  # WarnOnce.warn, for bad NB rows (None: do not warn)
     svc_monitor_mac: str = ""
     tracked: Tracked | None = None  # on_northd_sb: the northd node's tracked changes
+    profile: FlowProfile = DEFAULT_PROFILE  # the release's (SB rows differ by release too)
 
 
 FlowHook = Callable[[list[RowChange], FlowFeatureCtx], bool]

@@ -212,6 +212,12 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         controller_meter=copp_meter(dp, ctx, "svc-monitor"),
     )
     table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD}"; output;', owner=owner)
+    # 25.03 (broadcast_arps_option): other_config:broadcast-arps-to-all-routers=false keeps
+    # broadcast ARP requests / NS off the router ports (observed: "false"; the man page says "true").
+    if (ctx.profile.has("broadcast_arps_option")
+            and not smap_bool(dp.nb.other_config, "broadcast-arps-to-all-routers", True)):
+        table.add(i, LS_IN_L2_LKUP, 72, "eth.mcast && (arp.op == 1 || nd_ns)", f'outport = "{MC_FLOOD_L2}"; output;',
+                  owner=owner)
     unknown = f'outport = "{MC_UNKNOWN}"; output;' if switch_l2(dp, ctx).has_unknown else "drop;"
     table.add(i, LS_IN_L2_UNKNOWN, 50, 'outport == "none"', unknown, owner=owner)
     build_ls_mcast_flows(dp, ctx, table)

@@ -337,6 +337,10 @@ OVN_25_03 = FlowProfile(
         "localnet_tag_request",
         # LSP options:disable_arp_nd_rsp=true: no ARP / ND replies for the port's addresses.
         "lsp_disable_arp_nd_rsp",
+        # Logical_Switch other_config:broadcast-arps-to-all-routers=false: ls_in_l2_lkup 72.
+        "broadcast_arps_option",
+        # New SB Static_MAC_Binding / Chassis_Template_Var rows get the NB row's uuid.
+        "sb_rows_nb_uuid",
         # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
         # (observed on gateway routers and DGPs, snat and dnat_and_snat).
         "no_lb_unsnat_bypass",

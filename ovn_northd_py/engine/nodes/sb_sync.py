@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from ...lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ...ovsdb.connection import DbConnection
 from ...sync.datapaths import dp_nb_key, prune_datapaths, sync_datapaths, sync_ip_multicast
 from ...sync.dhcp_codes import sync_dhcp_option_codes
@@ -154,7 +155,8 @@ class SbSyncNode(Node):
         return UNCHANGED  # (this node keeps no data: it writes the run's SB transaction)
 
     def _feature_ctx(self, ctx: EngineCtx) -> SbFeatureCtx:
-        return feature_ctx(ctx.nb, ctx.sb, self.northd, ctx.sb_txn, ctx.stats, ctx.warn.warn, self.sb_in)
+        return feature_ctx(ctx.nb, ctx.sb, self.northd, ctx.sb_txn, ctx.stats, ctx.warn.warn, self.sb_in,
+                           ctx.profile)
 
     def on_sb(self, ctx: EngineCtx) -> HandlerResult:
         if self.sb_in.resynced:
@@ -257,10 +259,11 @@ class SbSyncNode(Node):
 
 
 def feature_ctx(nb: DbConnection, sb: DbConnection, northd: NorthdNode, sb_txn: Any, stats: SyncStats,
-                warn: Callable[..., None] | None, sb_in: DbInput) -> SbFeatureCtx:
+                warn: Callable[..., None] | None, sb_in: DbInput,
+                profile: FlowProfile = DEFAULT_PROFILE) -> SbFeatureCtx:
     gopts = northd.gopts
     return SbFeatureCtx(nb, sb, northd.data, sb_txn, stats, sb_in.indexes, warn=warn,
-                        svc_monitor_mac=gopts.svc_monitor_mac if gopts else "")
+                        svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", profile=profile)
 
 
 # Port_Binding columns northd writes (the others belong to ovn-controller).
