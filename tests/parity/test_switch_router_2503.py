@@ -80,7 +80,14 @@ def build_nb(remote: str) -> None:
                ops.insert("QoS", {"direction": "from-lport", "priority": 101, "match": "ip4",
                                   "action": ops.map({"mark": 15})}),
                ops.insert("QoS", {"direction": "to-lport", "priority": 103, "match": "ip4",
-                                  "action": ops.map({"dscp": 17, "mark": 18}), "bandwidth": ops.map({"rate": 100})}))
+                                  "action": ops.map({"dscp": 17, "mark": 18}), "bandwidth": ops.map({"rate": 100})}),
+               # DSCP above 63: bad.
+               ops.insert("QoS", {"direction": "from-lport", "priority": 110, "match": "ip4",
+                                  "action": ops.map({"dscp": 100})}),
+               ops.insert("QoS", {"direction": "from-lport", "priority": 111, "match": "ip4",
+                                  "action": ops.map({"dscp": 64, "mark": 5}), "bandwidth": ops.map({"rate": 10})}),
+               ops.insert("QoS", {"direction": "to-lport", "priority": 112, "match": "ip4",
+                                  "action": ops.map({"dscp": 63})}))
     ops.transact(remote)
 
 
