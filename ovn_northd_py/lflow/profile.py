@@ -341,6 +341,8 @@ OVN_25_03 = FlowProfile(
         "broadcast_arps_option",
         # New SB Static_MAC_Binding / Chassis_Template_Var rows get the NB row's uuid.
         "sb_rows_nb_uuid",
+        # Port_Binding.chassis of a remote port: its requested chassis when that one is remote.
+        "remote_port_binding",
         # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
         # (observed on gateway routers and DGPs, snat and dnat_and_snat).
         "no_lb_unsnat_bypass",

@@ -103,3 +103,26 @@ def test_switch_router_corners_equal_reference(parity_2503, features) -> None:
     r = parity_2503(build_nb, after_settle=chassis(*features), tables=("Logical_Flow", "Port_Binding"))
     assert r.flows is not None and r.flows.ref_count > 100, r.report()
     assert r.ok, r.report()
+
+
+def build_remote_ports_nb(remote: str) -> None:
+    """Remote ports asking for a remote chassis, a local one, an unknown one; a VIF asking for the
+    remote chassis (not bound by northd)."""
+    cmds = ["ls-add", "sw0"]
+    for name, typ, ch in (("r1", "remote", "remote-ch0"), ("r2", "remote", "local-ch0"), ("r3", "remote", "foo"),
+                          ("v1", "", "remote-ch0")):
+        cmds += ["--", "lsp-add", "sw0", name, "--", "lsp-set-options", name, f"requested-chassis={ch}"]
+        if typ:
+            cmds += ["--", "lsp-set-type", name, typ]
+    nbctl(remote, *cmds)
+
+
+def remote_and_local_chassis(_nb: str, sb: str) -> None:
+    sbctl(sb, "chassis-add", "remote-ch0", "geneve", "127.0.0.1", "--", "set", "chassis", "remote-ch0",
+          "other_config:is-remote=true", "--", "chassis-add", "local-ch0", "geneve", "127.0.0.2")
+
+
+def test_remote_ports_bound_to_remote_chassis(parity_2503) -> None:
+    r = parity_2503(build_remote_ports_nb, after_settle=remote_and_local_chassis,
+                    tables=("Port_Binding",))
+    assert r.ok, r.report()
