@@ -61,7 +61,7 @@ def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: A
     would hand them out (the others keep theirs), the next dense indexes, an empty port-key pool
     each.  Returns those that got a key (a full pool is warned about and leaves one out)."""
     max_dp = DP_KEY_MAX_VXLAN if vxlan_mode(sb) else DP_KEY_MAX_GENEVE
-    pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel keys")
+    pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel ids")
     new_keys = {dp.key for dp in new}
     ents: list[tuple[str, object, str, int | None, int | None, int | None]] = []
     for dp in _key_order([*nd.by_index, *new]):
@@ -80,7 +80,7 @@ def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: A
         nd.datapaths[dp.key] = dp
         dp.external_ids = _dp_external_ids(dp)
         keys.dp[dp.key] = k
-        keys.port_pools[dp.key] = IdPool(PORT_KEY_MIN, keys.max_port, f"port tunnel keys of {dp.name}")
+        keys.port_pools[dp.key] = IdPool(PORT_KEY_MIN, keys.max_port, "port tunnel ids")
         out.append(dp)
     return out
 
@@ -130,7 +130,7 @@ def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, 
         nbkey = ids.get("logical-switch") or ids.get("logical-router")
         if nbkey:
             sb_dp_keys[nbkey] = sbrow.tunnel_key
-    dp_pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel keys")
+    dp_pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel ids")
     ents = []
     for dp in _key_order(dps):
         req_s = (dp.nb.other_config if dp.kind == LS else dp.nb.options).get("requested-tnl-key")
@@ -228,7 +228,7 @@ def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any
             sb_port_keys[pb.logical_port] = (nbkey, pb.tunnel_key)
     new_port_keys: dict[str, tuple[str, int]] = {}
     for dp in nd.by_index:
-        pool = IdPool(PORT_KEY_MIN, max_port, f"port tunnel keys of {dp.name}")
+        pool = IdPool(PORT_KEY_MIN, max_port, "port tunnel ids")
         ents = []
         for p in dp.ports:
             req_s = p.nb.options.get("requested-tnl-key") if p.kind != "crp" else None

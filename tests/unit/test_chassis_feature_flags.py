@@ -30,14 +30,15 @@ class FakeSb:
 
 
 ALL = {"ct-no-masked-label": "true", "ovn-ct-lb-related": "true", "mac-binding-timestamp": "true",
-       "ovn-sample-with-registers": "true", "ct-label-flush": "true"}  # (the last two: 25.03's)
+       "ovn-sample-with-registers": "true", "ct-label-flush": "true",  # (from here: 25.03's)
+       "ct-commit-to-zone": "true", "ct-next-zone": "true", "ct-commit-nat-v2": "true"}
 
 
 def test_features_are_on_unless_a_local_chassis_lacks_them() -> None:
     assert chassis_features(None) == ALL_FEATURES
     assert chassis_features(FakeSb()) == ChassisFeatures(True, True, True)
     assert chassis_features(FakeSb(ALL)) == ChassisFeatures(True, True, True)
-    assert chassis_features(FakeSb(ALL, {})) == ChassisFeatures(False, False, False, False, False)
+    assert chassis_features(FakeSb(ALL, {})) == ChassisFeatures(False, False, False, False, False, False, False, False)
     assert chassis_features(FakeSb(ALL, {"is-remote": "true"})) == ChassisFeatures(True, True, True)
     partial = dict(ALL, **{"ovn-ct-lb-related": "false"})
     assert chassis_features(FakeSb(partial)) == ChassisFeatures(True, False, True)
