@@ -477,7 +477,8 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     northd = graph.northd
     gopts = northd.gopts
     shadow = build_northd(nb, sb, copy.deepcopy(northd.keys), _Silent(),  # type: ignore[arg-type]
-                          mac_prefix=gopts.mac_prefix if gopts else "")
+                          mac_prefix=gopts.mac_prefix if gopts else "",
+                          vxlan_option=d.release.profile.has("nb_vxlan_mode_option"))
     table = FlowTable(len(shadow.by_index))
     fctx = flow_ctx_from_nb(shadow, nb, mac_prefix=gopts.mac_prefix if gopts else "",
                             svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb,

@@ -343,6 +343,8 @@ OVN_25_03 = FlowProfile(
         "sb_rows_nb_uuid",
         # Port_Binding.chassis of a remote port: its requested chassis when that one is remote.
         "remote_port_binding",
+        # NB_Global options:vxlan_mode=false: no VXLAN mode (tunnel key ranges) whatever the chassis.
+        "nb_vxlan_mode_option",
         # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
         # (observed on gateway routers and DGPs, snat and dnat_and_snat).
         "no_lb_unsnat_bypass",

@@ -54,13 +54,15 @@ class KeyState:
     # Per datapath, the pool of port keys in use (kept for incremental port add/delete).
     port_pools: dict[str, IdPool] = field(default_factory=dict)
     max_port: int = PORT_KEY_MAX
+    vxlan: bool | None = None  # the VXLAN mode of the last full build (None: from SB's chassis)
 
 
 def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: Any) -> list[Datapath]:
     """Register datapaths created since the last build (incremental): tunnel keys as a full build
     would hand them out (the others keep theirs), the next dense indexes, an empty port-key pool
     each.  Returns those that got a key (a full pool is warned about and leaves one out)."""
-    max_dp = DP_KEY_MAX_VXLAN if vxlan_mode(sb) else DP_KEY_MAX_GENEVE
+    vx = keys.vxlan if keys.vxlan is not None else vxlan_mode(sb)
+    max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
     pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel ids")
     new_keys = {dp.key for dp in new}
     ents: list[tuple[str, object, str, int | None, int | None, int | None]] = []
@@ -85,8 +87,13 @@ def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: A
     return out
 
 
-def vxlan_mode(sb: Any) -> bool:
-    """True when a chassis uses VXLAN: keys must then fit VXLAN's narrower VNI space."""
+def vxlan_mode(sb: Any, nb: Any = None) -> bool:
+    """True when a chassis uses VXLAN: keys must then fit VXLAN's narrower VNI space.  With ``nb``
+    (the release reads NB_Global options:vxlan_mode, ``man ovn-nb``; 25.03): ``false`` there
+    turns the mode off whatever the chassis use."""
+    if nb is not None and any(str(g.options.get("vxlan_mode", "")).lower() == "false"
+                              for g in nb.rows("NB_Global").values()):
+        return False
     for ch in sb.rows("Chassis").values():
         for enc in ch.encaps:
             if enc.type == "vxlan":
@@ -94,11 +101,13 @@ def vxlan_mode(sb: Any) -> bool:
     return False
 
 
-def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: str = "") -> Northd:
-    """The model.  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM also runs."""
+def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: str = "",
+                 vxlan_option: bool = False) -> Northd:
+    """The model.  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM also runs;
+    ``vxlan_option``: NB_Global options:vxlan_mode is read (:func:`vxlan_mode`)."""
     w = warn.warn
     nd = Northd()
-    vx = vxlan_mode(sb)
+    vx = keys.vxlan = vxlan_mode(sb, nb if vxlan_option else None)
     max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
     _build_datapaths(nd, nb, sb, keys, max_dp, w)
