@@ -345,6 +345,8 @@ OVN_25_03 = FlowProfile(
         "remote_port_binding",
         # NB_Global options:vxlan_mode=false: no VXLAN mode (tunnel key ranges) whatever the chassis.
         "nb_vxlan_mode_option",
+        # NB Logical_Router_Port status:hosting-chassis: where the port's chassisredirect port is bound.
+        "lrp_hosting_chassis",
         # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
         # (observed on gateway routers and DGPs, snat and dnat_and_snat).
         "no_lb_unsnat_bypass",
