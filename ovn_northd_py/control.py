@@ -478,7 +478,8 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     gopts = northd.gopts
     shadow = build_northd(nb, sb, copy.deepcopy(northd.keys), _Silent(),  # type: ignore[arg-type]
                           mac_prefix=gopts.mac_prefix if gopts else "",
-                          vxlan_option=d.release.profile.has("nb_vxlan_mode_option"))
+                          vxlan_option=d.release.profile.has("nb_vxlan_mode_option"),
+                                 requests_win=d.release.profile.has("requested_tnl_key_wins"))
     table = FlowTable(len(shadow.by_index))
     fctx = flow_ctx_from_nb(shadow, nb, mac_prefix=gopts.mac_prefix if gopts else "",
                             svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb,

@@ -93,7 +93,8 @@ def check_consistency(graph: Graph, ctx: EngineCtx, cache: FlowCache) -> CheckRe
     gopts = northd.gopts
     shadow = build_northd(nb, sb, copy.deepcopy(northd.keys), _Silent(),  # type: ignore[arg-type]
                           mac_prefix=gopts.mac_prefix if gopts else "",
-                          vxlan_option=ctx.profile.has("nb_vxlan_mode_option"))
+                          vxlan_option=ctx.profile.has("nb_vxlan_mode_option"),
+                                 requests_win=ctx.profile.has("requested_tnl_key_wins"))
     _diff_dicts("datapath", {d.key: (d.tunnel_key, d.kind, d.name) for d in northd.data.by_index},
                 {d.key: (d.tunnel_key, d.kind, d.name) for d in shadow.by_index}, res.differences)
     _diff_dicts("port", _port_view(northd.data), _port_view(shadow), res.differences)

@@ -55,6 +55,7 @@ class KeyState:
     port_pools: dict[str, IdPool] = field(default_factory=dict)
     max_port: int = PORT_KEY_MAX
     vxlan: bool | None = None  # the VXLAN mode of the last full build (None: from SB's chassis)
+    requests_win: bool = False  # KeyAssigner.requests_win (the release's; set by build_northd)
 
 
 def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: Any) -> list[Datapath]:
@@ -70,7 +71,7 @@ def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: A
         table = "Logical_Switch" if dp.kind == LS else "Logical_Router"
         prev = None if dp.key in new_keys else dp.tunnel_key
         ents.append((dp.key, dp.nb.uuid, table, None, None, prev))
-    assigned = KeyAssigner(pool, w, "datapath").assign(ents)
+    assigned = KeyAssigner(pool, w, "datapath", requests_win=keys.requests_win).assign(ents)
     out: list[Datapath] = []
     for dp in new:
         k = assigned.get(dp.key)
@@ -102,11 +103,13 @@ def vxlan_mode(sb: Any, nb: Any = None) -> bool:
 
 
 def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: str = "",
-                 vxlan_option: bool = False) -> Northd:
+                 vxlan_option: bool = False, requests_win: bool = False) -> Northd:
     """The model.  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM also runs;
-    ``vxlan_option``: NB_Global options:vxlan_mode is read (:func:`vxlan_mode`)."""
+    ``vxlan_option``: NB_Global options:vxlan_mode is read (:func:`vxlan_mode`); ``requests_win``:
+    requested tunnel keys are taken from entities that did not ask for them (KeyAssigner)."""
     w = warn.warn
     nd = Northd()
+    keys.requests_win = requests_win
     vx = keys.vxlan = vxlan_mode(sb, nb if vxlan_option else None)
     max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
@@ -148,7 +151,7 @@ def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, 
         if err:
             w("datapath_bad_requested_tnl_key", table, dp.nb.uuid, err, name=dp.name)
         ents.append((dp.key, dp.nb.uuid, table, req, sb_dp_keys.get(dp.key), keys.dp.get(dp.key)))
-    assigned = KeyAssigner(dp_pool, w, "datapath").assign(ents)
+    assigned = KeyAssigner(dp_pool, w, "datapath", requests_win=keys.requests_win).assign(ents)
     keys.dp = dict(assigned)
     for dp in dps:
         k = assigned.get(dp.key)
@@ -253,7 +256,7 @@ def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any
                 prev[1] if prev and prev[0] == dp.key else None,
             ))
         # Like the reference, new port keys continue after the largest key in use on the datapath.
-        got = KeyAssigner(pool, w, "port", bump_hint=True).assign(ents)
+        got = KeyAssigner(pool, w, "port", bump_hint=True, requests_win=keys.requests_win).assign(ents)
         keys.port_pools[dp.key] = pool
         kept = []
         for p in dp.ports:

@@ -1,7 +1,7 @@
 """Incremental processing of 25.03 behaviours found by OVN's ovn-northd.at (scripts/conformance.sh):
 load balancers on a router with several DGPs (use_stateless_nat), ct-commit-all, LSP
 force_fdb_lookup / pkt_clone_type / disable_arp_nd_rsp, a VIF's queue on the localnet ports, QoS
-marks, broadcast-arps-to-all-routers, remote port binding.  After each NB change the daemon
+marks, broadcast-arps-to-all-routers, remote port binding, requested tunnel keys, vxlan_mode.  After each NB change the daemon
 compares its incremental state with a full recompute (``--check-incremental=1``)."""
 
 from __future__ import annotations
@@ -70,6 +70,10 @@ STEPS: list[list[str]] = [
     ["lsp-add", "s1", "rp", "--", "lsp-set-type", "rp", "remote", "--", "lsp-set-options", "rp", "requested-chassis=rch"],
     ["lsp-set-type", "rp", ""],
     ["lsp-del", "ln"],
+    # requested tunnel keys taken from a port / switch that did not ask for them
+    ["lsp-set-options", "vm1", "requested-tnl-key=1"],
+    ["set", "logical_switch", "pub", "other-config:requested-tnl-key=1"],
+    ["set", "NB_Global", ".", "options:vxlan_mode=false"],
 ]
 
 

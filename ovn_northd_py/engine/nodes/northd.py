@@ -83,7 +83,8 @@ class NorthdNode(Node):
         # Global options first: IPAM needs the mac_prefix.
         self.gopts = self._global_options(nb, sb, ctx.profile)
         self.data = build_northd(nb, sb, self.keys, ctx.warn, mac_prefix=self.gopts.mac_prefix,
-                                 vxlan_option=ctx.profile.has("nb_vxlan_mode_option"))
+                                 vxlan_option=ctx.profile.has("nb_vxlan_mode_option"),
+                                 requests_win=ctx.profile.has("requested_tnl_key_wins"))
 
     def _global_options(self, nb: DbConnection, sb: DbConnection, profile: FlowProfile) -> GlobalOptions:
         """NB_Global's values win; otherwise keep what we generated before (or SB has), else random."""
