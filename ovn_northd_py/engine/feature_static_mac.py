@@ -35,7 +35,7 @@ class StaticMacBindings:
         self.keys: dict[Any, tuple[str, str]] = {}  # NB row uuid -> its key at the last sync
 
     def sync_sb(self, h: SbFeatureCtx) -> None:
-        sync_sb_static_mac_bindings(h.sb_txn, h.nb, h.sb, h.nd, h.stats)
+        sync_sb_static_mac_bindings(h.sb_txn, h.nb, h.sb, h.nd, h.stats, h.profile)
         self.keys = {u: smb_key(row) for u, row in h.nb.rows(NB_TABLE).items()}
 
     def on_nb_sb(self, changes: list[RowChange], h: SbFeatureCtx) -> bool:
@@ -49,7 +49,7 @@ class StaticMacBindings:
             if row is not None and c.event != "delete":
                 self.keys[c.uuid] = k = smb_key(row)
                 keys.add(k)
-        sync_sb_static_mac_bindings_of(h.sb_txn, h.nb, h.sb, h.nd, keys, h.stats)
+        sync_sb_static_mac_bindings_of(h.sb_txn, h.nb, h.sb, h.nd, keys, h.stats, h.profile)
         return True
 
     def on_northd_sb(self, _changes: list[RowChange], h: SbFeatureCtx) -> bool:
@@ -59,7 +59,7 @@ class StaticMacBindings:
         names = t.ports_changed | set(t.ports_deleted)
         keys = {k for k in self.keys.values() if k[0] in names}
         if keys:
-            sync_sb_static_mac_bindings_of(h.sb_txn, h.nb, h.sb, h.nd, keys, h.stats)
+            sync_sb_static_mac_bindings_of(h.sb_txn, h.nb, h.sb, h.nd, keys, h.stats, h.profile)
         return True
 
 
@@ -72,5 +72,7 @@ def on_sb(changes: list[RowChange], h: SbFeatureCtx) -> bool:
         if not isinstance(k, tuple):
             return False
         keys.add(k)
-    sync_sb_static_mac_bindings_of(h.sb_txn, h.nb, h.sb, h.nd, keys, h.stats)
+        if (nb_row := h.nb.rows(NB_TABLE).get(c.uuid)) is not None:  # (sb_rows_nb_uuid: that NB row's)
+            keys.add(smb_key(nb_row))
+    sync_sb_static_mac_bindings_of(h.sb_txn, h.nb, h.sb, h.nd, keys, h.stats, h.profile)
     return True

@@ -24,7 +24,7 @@ class TemplateVars:
         self.keys: dict[Any, str] = {}  # NB row uuid -> its chassis at the last sync
 
     def sync_sb(self, h: SbFeatureCtx) -> None:
-        sync_sb_template_vars(h.sb_txn, h.nb, h.sb, h.stats)
+        sync_sb_template_vars(h.sb_txn, h.nb, h.sb, h.stats, h.profile)
         self.keys = {u: ctv_key(r) for u, r in h.nb.rows(NB_TABLE).items()}
 
     def on_nb_sb(self, changes: list[RowChange], h: SbFeatureCtx) -> bool:
@@ -38,7 +38,7 @@ class TemplateVars:
             if row is not None and c.event != "delete":
                 self.keys[c.uuid] = k = ctv_key(row)
                 keys.add(k)
-        sync_sb_template_vars_of(h.sb_txn, h.nb, h.sb, keys, h.stats)
+        sync_sb_template_vars_of(h.sb_txn, h.nb, h.sb, keys, h.stats, h.profile)
         return True
 
 
@@ -51,5 +51,7 @@ def on_sb(changes: list[RowChange], h: SbFeatureCtx) -> bool:
         if not isinstance(k, str):
             return False
         keys.add(k)
-    sync_sb_template_vars_of(h.sb_txn, h.nb, h.sb, keys, h.stats)
+        if (nb_row := h.nb.rows(NB_TABLE).get(c.uuid)) is not None:  # (sb_rows_nb_uuid: that NB row's)
+            keys.add(ctv_key(nb_row))
+    sync_sb_template_vars_of(h.sb_txn, h.nb, h.sb, keys, h.stats, h.profile)
     return True

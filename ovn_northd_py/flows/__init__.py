@@ -166,8 +166,9 @@ def datapath_enabled(dp: Datapath) -> bool:
 
 def port_reads_switch(port: Port) -> bool:
     """Do the port's flows read the other ports of its switch (rebuild it when they change)?
-    (A localnet port: the queues of its switch's VIFs, in 25.03.)"""
-    return port.is_router_lsp or port.sb_type in ("virtual", "external", "localnet")
+    (A localnet port: the queues of its switch's VIFs, in 25.03; a port with a queue: it is applied
+    on the switch's localnet ports.)"""
+    return port.is_router_lsp or port.sb_type in ("virtual", "external", "localnet") or "qdisc_queue_id" in port.options
 
 
 def build_datapath_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

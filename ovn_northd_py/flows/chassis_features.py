@@ -67,6 +67,9 @@ class ChassisFeatures:
     sample_with_reg: bool = True
     ct_next_zone: bool = True
     ct_label_flush: bool = True
+    # (25.03: ``ct-commit-to-zone`` and ``ct-next-zone`` are both needed by the SNAT-zone tracking
+    # of replies on a DGP and by ``options:ct-commit-all`` (:mod:`.lr_nat`); ``ct-commit-nat-v2``
+    # by the ct_commit_nat(snat) of ICMP errors (lr_delivery.py).)
 
     def ct(self, flag: str) -> str:
         """The conntrack field holding ``flag``: ``ct_mark.FLAG`` or (old chassis) ``ct_label.FLAG``."""

@@ -48,7 +48,7 @@ def build_lrp_admission_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> Non
     mac = nets.ea_s
     store = f"{REG_INPORT_ETH_ADDR} = {mac}; next;"
     mtu = gateway_mtu(port)
-    actions = f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu)}); {store}" if mtu else store
+    actions = f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu, ctx)}); {store}" if mtu else store
     unicast = f'eth.dst == {mac} && inport == "{port.name}"'
     if port.crp is not None and not has_vtep_lports(port, ctx):
         unicast += f' && is_chassis_resident("{port.crp.name}")'

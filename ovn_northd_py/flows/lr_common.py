@@ -275,15 +275,20 @@ def gateway_mtu_bypass(port: Port, ctx: FlowCtx) -> str | None:
     return bypass or None
 
 
-def pkt_larger_len(port: Port, mtu: int) -> int:
+def pkt_larger_len(port: Port, mtu: int, ctx: FlowCtx) -> int:
     """The frame length ``check_pkt_larger`` tests for ``options:gateway_mtu=mtu`` on ``port``: the
     MTU plus an Ethernet header (14), or plus 18 when a localnet port of the port's switch has a
-    VLAN (NB ``tag_request`` set, whatever its parent_name: ``build_gateway_get_l2_hdr_size``)."""
+    VLAN (NB ``tag_request`` set, whatever its parent_name: ``build_gateway_get_l2_hdr_size``).
+    Behaviour ``vlan_tag0_needs_parent`` (25.03, observed): a ``tag_request`` of 0 is a VLAN only
+    with a parent_name (a tag allocated), else none."""
     sw = peer_switch(port)
-    tagged = sw is not None and any(
-        q.kind == "lsp" and q.sb_type == "localnet" and (q.tag is not None or opt(q.nb.tag_request) is not None)
-        for q in sw.ports
-    )
+    tag0_untagged = ctx.profile.has("vlan_tag0_needs_parent")
+
+    def has_vlan(q: Port) -> bool:
+        req = opt(q.nb.tag_request)
+        return q.tag is not None or (req is not None and not (tag0_untagged and int(req) == 0))
+
+    tagged = sw is not None and any(q.kind == "lsp" and q.sb_type == "localnet" and has_vlan(q) for q in sw.ports)
     return mtu + (18 if tagged else 14)
 
 

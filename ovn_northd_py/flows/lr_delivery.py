@@ -165,7 +165,7 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     ct_state = ctx.profile.has("gateway_mtu_ct_state")
     go_on = f"{REG_CT_STATE} = ct_state_save(); next;" if ct_state else "next;"
     table.add(
-        i, LR_IN_CHK_PKT_LEN, 50, out, f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu)}); {go_on}",
+        i, LR_IN_CHK_PKT_LEN, 50, out, f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu, ctx)}); {go_on}",
         hint=h, owner=owner
     )
     bypass = gateway_mtu_bypass(port, ctx)
@@ -177,7 +177,8 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     nets_by_port = router_info(port.dp, ctx).nets
     # 25.03 (icmp_snat_larger_pkts): the error for a reply of a DNATed connection (160) is SNATed
     # back (flags.icmp_snat, committed in lr_out_post_snat 100 when every chassis has
-    # ct-commit-nat-v2: ``ct_commit_nat(snat)`` is unknown to older ovn-controllers).
+    # ct-commit-nat-v2: ``ct_commit_nat(snat)`` is unknown to older ovn-controllers; observed: the 160
+    # flows whether or not).
     icmp_snat = ctx.profile.has("icmp_snat_larger_pkts")
     if icmp_snat and ctx.features.ct_commit_nat_v2:
         table.add(i, LR_OUT_POST_SNAT, 100, "icmp && flags.icmp_snat == 1", "ct_commit_nat(snat);", owner=owner)

@@ -1,6 +1,6 @@
 """Load balancers on logical routers (``man ovn-northd``: UNSNAT, DEFRAG, LB affinity, DNAT, SNAT).
 
-Observed on the reference (23.03).  Every router with load balancers (its own and its groups')
+Observed on the reference (23.03; 25.03: :func:`lb_dgps`, ``use_stateless_nat``).  Every router with load balancers (its own and its groups')
 gets these flows: gateway routers (``options:chassis``), routers with one distributed gateway port
 D (chassisredirect port C) and plain distributed routers alike; only D adds ``is_chassis_resident(C)``
 and unDNAT flows.  Per load balancer (owner ``("lb", uuid, router key)``), protocol P (tcp unless
@@ -177,9 +177,9 @@ def build_router_lbs_flows(router: Datapath, gw: LbGateway, lbs: list[Any], tabl
                            force_snat: bool, nat_ips: frozenset[IPAddress], gateway: bool, ctx: FlowCtx) -> None:
     """:func:`build_router_lb_flows` for each of ``lbs`` on one router (what the router adds to the
     flows' shape worked out once)."""
-    dgp = gw.dgp
-    base = (force_snat, gateway, gw.resident(), dgp.name if dgp is not None else None,
-            dgp.crp.name if dgp is not None and dgp.crp is not None else None,
+    dgps = lb_dgps(router, gw, ctx)
+    base = (force_snat, gateway, gw.resident(),
+            tuple((d.name, d.crp.name if d.crp is not None else None) for d in dgps),
             copp_meter(router, ctx, "event-elb"), copp_meter(router, ctx, "reject"))
     nat_check = gateway and bool(nat_ips)
     for lb in lbs:
@@ -196,6 +196,23 @@ def build_router_lbs_flows(router: Datapath, gw: LbGateway, lbs: list[Any], tabl
 
 # (stage, priority, match, actions, controller meter, added datapath by datapath: FlowTable.add's per_datapath)
 _Spec = tuple[Any, int, str, str, str | None, bool]
+
+
+def lb_dgps(router: Datapath, gw: LbGateway, ctx: FlowCtx | None) -> list[Port]:
+    """The distributed gateway ports a router's load-balancer flows are built for: none on a
+    gateway or plain router, ``gw.dgp`` alone, or with the ``lb_each_dgp`` behaviour (25.03) every
+    DGP of the router (port order)."""
+    if gw.dgp is None:
+        return []
+    if ctx is not None and ctx.profile.has("lb_each_dgp"):
+        dgps = router_info(router, ctx).dgps
+        if len(dgps) > 1:
+            return list(dgps)
+    return [gw.dgp]
+
+
+def _resident(dgp: Port) -> str:
+    return f' && is_chassis_resident("{dgp.crp.name}")' if dgp.crp is not None else ""
 
 
 def _vip_ips(lb: Any, ctx: FlowCtx) -> frozenset[IPAddress | None]:
@@ -235,8 +252,11 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
         timeout = int(lb.options.get("affinity_timeout", "0"))
     except ValueError:
         timeout = 0
-    res = gw.resident()
-    dgp = gw.dgp
+    dgps = lb_dgps(router, gw, ctx)
+    # (stateless NAT only when the load balancer's flows are on several DGPs)
+    stateless = len(dgps) > 1 and smap_bool(lb.options, "use_stateless_nat", False)
+    # Where the VIP flows that depend on the chassis are: each DGP, or the gateway / plain router.
+    places = [(d, _resident(d)) for d in dgps] if dgps else [(None, gw.resident())]
     v2 = ctx is not None and ctx.profile.has("lb_vip_regs_v2")
     ct_extract = ctx is not None and ctx.profile.has("ct_extract_lb_match")
     for v in cached_vips(lb, ctx):
@@ -251,33 +271,21 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
             add(LR_IN_UNSNAT, 120, f"{fam} && {fam}.dst == {vip.ip} && {proto}{port_m}", "next;")
         match = _vip_match(v, proto, ct_extract)
         prio = LB_IP_PRIORITY if vip.port is None else LB_PORT_PRIORITY
-        if v.backends:
-            backends = ",".join(b.text() for b in v.backends)
-            # 25.03 (lb_vip_regs_v2): an affinity VIP's flow loads the VIP for lr_in_lb_aff_learn.
-            load = load_vip_v2(v.affinity(keep_family=True)) if timeout > 0 and v2 else ""
-            add(LR_IN_DNAT, prio, match + res,
-                f"{prefix}{load}{features.ct_lb}(backends={backends}{hash_fields(lb)}{lb_suffix});")
-        elif reject:
-            add(LR_IN_DNAT, prio, match, prefix + REJECT, copp_meter(router, ctx, "reject") if ctx else None)
-        else:
-            add(LR_IN_DNAT, prio, match + res, prefix + "drop;")
-        if dgp is not None and v.listed_backends:
-            alts = " || ".join(
-                f"({fam}.src == {b.ip})" if b.port is None else f"({fam}.src == {b.ip} && {proto}.src == {b.port})"
-                for b in v.listed_backends
-            )
-            no_czone = ctx is not None and ctx.profile.has("dgp_nat_no_czone")
-            undnat = "ct_dnat;" if no_czone else "ct_dnat_in_czone;"
-            if skip:
-                undnat = "flags.skip_snat_for_lb = 1; next;"
-            elif force_snat:
-                undnat = "flags.force_snat_for_lb = 1; next;"
-            # 25.03 (dgp_nat_no_czone): replies leaving or entering through the DGP.
-            where = f'(inport == "{dgp.name}" || outport == "{dgp.name}")' if no_czone else f'outport == "{dgp.name}"'
-            add(LR_OUT_UNDNAT, 120, f"{fam} && ({alts}) && {where}{res}", undnat)
-            if ctx is not None and ctx.profile.has("lb_backend_gw_redirect") and dgp.crp is not None:
-                add(LR_IN_GW_REDIRECT, 200, f'{fam} && ({alts}) && outport == "{dgp.name}"',
-                    f'outport = "{dgp.crp.name}"; next;')
+        for dgp, res in places:
+            if v.backends:
+                backends = ",".join(b.text() for b in v.backends)
+                # 25.03 (lb_vip_regs_v2): an affinity VIP's flow loads the VIP for lr_in_lb_aff_learn.
+                load = load_vip_v2(v.affinity(keep_family=True)) if timeout > 0 and v2 else ""
+                # use_stateless_nat: the destination rewritten to the first backend first.
+                first = f"{fam}.dst = {v.backends[0].ip}; " if stateless else ""
+                add(LR_IN_DNAT, prio, match + res,
+                    f"{first}{prefix}{load}{features.ct_lb}(backends={backends}{hash_fields(lb)}{lb_suffix});")
+            elif reject:
+                add(LR_IN_DNAT, prio, match, prefix + REJECT, copp_meter(router, ctx, "reject") if ctx else None)
+            else:
+                add(LR_IN_DNAT, prio, match + res, prefix + "drop;")
+            if dgp is not None and v.listed_backends:
+                _add_dgp_undnat(add, v, dgp, res, proto, skip, force_snat, stateless, ctx)
         if timeout > 0:
             # Observed: the per-backend affinity flows let the router's force_snat win over skip_snat.
             # 25.03 (lb_affinity_skip_snat): a skip_snat load balancer's stay skip_snat.
@@ -285,6 +293,37 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
             aff = ("flags.force_snat_for_lb = 1; ", "; force_snat") if force_snat and not keep else (prefix, suffix)
             _add_affinity(v, proto, timeout, *aff, add, v2, ct_extract)
     return out
+
+
+def _add_dgp_undnat(add: Any, v: Vip, dgp: Port, res: str, proto: str, skip: bool, force_snat: bool,
+                    stateless: bool, ctx: FlowCtx | None) -> None:
+    """A VIP's replies through DGP ``dgp``: lr_out_undnat 120 (and 25.03's lr_in_gw_redirect 200).
+    ``use_stateless_nat`` (several DGPs): the unDNAT match ends ``&& P`` and does ``next;``, and
+    lr_out_snat 160 with the same match rewrites the source to the VIP (and its port)."""
+    fam = _fam(v.vip)
+    alts = " || ".join(
+        f"({fam}.src == {b.ip})" if b.port is None else f"({fam}.src == {b.ip} && {proto}.src == {b.port})"
+        for b in v.listed_backends
+    )
+    no_czone = ctx is not None and ctx.profile.has("dgp_nat_no_czone")
+    undnat = "ct_dnat;" if no_czone else "ct_dnat_in_czone;"
+    if skip:
+        undnat = "flags.skip_snat_for_lb = 1; next;"
+    elif force_snat:
+        undnat = "flags.force_snat_for_lb = 1; next;"
+    # 25.03 (dgp_nat_no_czone): replies leaving or entering through the DGP.
+    where = f'(inport == "{dgp.name}" || outport == "{dgp.name}")' if no_czone else f'outport == "{dgp.name}"'
+    match = f"{fam} && ({alts}) && {where}{res}"
+    if stateless:
+        match += f" && {proto}"
+        add(LR_OUT_UNDNAT, 120, match, "next;")
+        port = "" if v.vip.port is None else f"{proto}.src = {v.vip.port}; "
+        add(LR_OUT_SNAT, 160, match, f"{fam}.src = {v.vip.ip}; {port}next;")
+    else:
+        add(LR_OUT_UNDNAT, 120, match, undnat)
+    if ctx is not None and ctx.profile.has("lb_backend_gw_redirect") and dgp.crp is not None:
+        add(LR_IN_GW_REDIRECT, 200, f'{fam} && ({alts}) && outport == "{dgp.name}"',
+            f'outport = "{dgp.crp.name}"; next;')
 
 
 def _add_affinity(orig: Vip, proto: str, timeout: int, prefix: str, suffix: str, add: Any,

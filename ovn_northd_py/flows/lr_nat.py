@@ -96,10 +96,12 @@ from ..lflow.stages import (
     LR_IN_ADMISSION,
     LR_IN_ARP_RESOLVE,
     LR_IN_CT_EXTRACT,
+    LR_IN_DEFRAG,
     LR_IN_DNAT,
     LR_IN_GW_REDIRECT,
     LR_IN_IP_INPUT,
     LR_IN_IP_ROUTING,
+    LR_IN_POST_UNSNAT,
     LR_IN_UNSNAT,
     LR_OUT_CHK_DNAT_LOCAL,
     LR_OUT_EGR_LOOP,
@@ -425,7 +427,7 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     if r.dgp is not None:
         _build_nat_dgp_flows(router, ctx, r, r.dgp, add)
     if nat.type in SNAT_TYPES:
-        _build_snat_flows(r, add, ctx)
+        _build_snat_flows(r, add, ctx, tracks_snat_replies(router, ctx))
     if nat.type in DNAT_TYPES:
         _build_dnat_flows(router, ctx, r, add)
 
@@ -535,7 +537,7 @@ def _build_nat_dgp_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, dgp: Port,
         mtu = gateway_mtu(dgp)
         admit = f"eth.dst == {mac} && {inp}{nat_res}"
         add(LR_IN_ADMISSION, 50, admit,
-            f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(dgp, mtu)}); {store}" if mtu else store)
+            f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(dgp, mtu, ctx)}); {store}" if mtu else store)
         if mtu:
             bypass = gateway_mtu_bypass(dgp, ctx)
             if bypass:
@@ -574,7 +576,7 @@ def _build_nat_dgp_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, dgp: Port,
     add(LR_OUT_EGR_LOOP, 100, f"{fam}.dst == {ext} && {outp}{nat_res}", EGR_LOOP)
 
 
-def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
+def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx, reverse: bool) -> None:
     """unSNAT and SNAT of a snat / dnat_and_snat rule (gateway router, or on its DGP)."""
     fam, ext, o, log_ip, in_res = r.fam, r.ext, r.o, r.log_ip, r.in_res
     # allowed_ext_ips / exempted_ext_ips: the remote end (here the destination of SNAT).
@@ -592,8 +594,8 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx) -> None:
         return
     head = f"ip && {fam}.dst == {ext} && {r.inp}"
     if ctx.profile.has("dgp_nat_no_czone"):
-        _build_dgp_snat_flows(r, add, head, snat_allow, ctx.features.snat_zone_tracking,
-                              ctx.profile.has("dgp_nat_reply_tracked"))
+        # (``reverse``: tracks_snat_replies: the chassis' zone tracking, and no ct-commit-all)
+        _build_dgp_snat_flows(r, add, head, snat_allow, reverse, ctx.profile.has("dgp_nat_reply_tracked"))
         return
     if o.stateless:
         add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "next;")
@@ -625,8 +627,8 @@ def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str,
     the SNAT zone, with the state of the reverse direction (entering through the DGP) tracked by
     ``lr_out_post_undnat`` 70 / ``lr_out_snat`` and committed to that zone by
     ``lr_out_post_snat`` when new (observed); ``zone_tracking`` False (a chassis without
-    ct-commit-to-zone / ct-next-zone, whose ovn-controller knows neither action): the SNAT flow
-    only.
+    ct-commit-to-zone / ct-next-zone, whose ovn-controller knows neither action, or the router's
+    ct-commit-all: :func:`tracks_snat_replies`): the SNAT flow only.
 
     ``reply_tracked`` (behaviour ``dgp_nat_reply_tracked``, 26.03, observed): the reverse
     direction's ``ct_snat`` skips replies (``(!ct.trk || !ct.rpl)``), and a stateful
@@ -769,10 +771,66 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     if gw.dgp is None:
         table.add(i, LR_OUT_UNDNAT, 50, "ip", "flags.loopback = 1; ct_dnat;", owner=owner)
         table.add(i, LR_OUT_UNDNAT, 100, "nd || nd_rs || nd_ra", "next;", owner=owner)
-        table.add(i, LR_OUT_POST_UNDNAT, 50, "ip && ct.new", "ct_commit { } ; next; ", owner=owner)
+        if not ct_commit_all(router, ctx):
+            table.add(i, LR_OUT_POST_UNDNAT, 50, "ip && ct.new", "ct_commit { } ; next; ", owner=owner)
+    build_ct_commit_all_flows(router, ctx, table)
     for nat in sorted(router.nb.nat, key=lambda n: str(n.uuid)):
         build_nat_rule_flows(router, nat, ctx, table)
     _build_lbs(router, gw, lbs, ctx, table)
+
+
+def ct_commit_all(router: Datapath, ctx: FlowCtx) -> bool:
+    """Logical_Router ``options:ct-commit-all`` (``man ovn-nb``) with the ``ct_commit_all``
+    behaviour (25.03)."""
+    return ctx.profile.has("ct_commit_all") and smap_bool(router.nb.options, "ct-commit-all", False)
+
+
+def tracks_snat_replies(router: Datapath, ctx: FlowCtx) -> bool:
+    """Does a snat rule on a DGP (25.03) track and commit the replies in the SNAT zone itself
+    (:func:`_build_dgp_snat_flows`)?  Observed: only when every chassis has ``ct-commit-to-zone``
+    and ``ct-next-zone``, and not with ``ct-commit-all`` (whose flows do it for all traffic)."""
+    f = ctx.features
+    return f.ct_commit_to_zone and f.ct_next_zone and not ct_commit_all(router, ctx)
+
+
+def build_ct_commit_all_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
+    """``options:ct-commit-all`` (``man ovn-northd``: POST USNAT, DEFRAG, DNAT, POST UNDNAT, SNAT),
+    observed on 25.03: on a gateway router, or on each of a router's DGPs D (chassisredirect C;
+    matches + ``inport == D``/``outport == D && is_chassis_resident(C)``), when the router has a
+    load balancer or a stateful NAT rule and every chassis has ``ct-commit-to-zone`` and
+    ``ct-next-zone``, all priority 10: lr_in_post_unsnat ``ip && ct.new`` -> ``flags.unsnat_new = 1;
+    next;`` and ``ip && !ct.trk`` -> ``flags.unsnat_not_tracked = 1; next;``; lr_in_defrag ``ip &&
+    (!ct.trk || !ct.rpl)`` -> ``ct_next(dnat);``; lr_in_dnat ``ip && ct.new`` ->
+    ``ct_commit_to_zone(dnat);``; lr_out_post_undnat ``ip && (!ct.trk || !ct.rpl) &&
+    flags.unsnat_not_tracked == 1`` -> ``ct_next(snat);`` and ``ip && flags.unsnat_new == 1`` ->
+    ``next;``; lr_out_snat ``ip && (!ct.trk || !ct.rpl) && flags.unsnat_new == 1`` and ``ip &&
+    ct.new`` -> ``ct_commit_to_zone(snat);``.  (The man page's ``flags.unsnat_not_tracked == 1`` in
+    the last match is not there.)  A gateway router with the option loses lr_out_post_undnat 50
+    (features or not)."""
+    if not ct_commit_all(router, ctx) or not (ctx.features.ct_commit_to_zone and ctx.features.ct_next_zone):
+        return
+    if not router_lbs(router) and all(NatOpts.of(n).stateless for n in router.nb.nat):
+        return
+    info = router_info(router, ctx)
+    if info.is_gateway:
+        places = [("", "")]
+    else:
+        places = [(f' && inport == "{g.dgp.name}"{g.resident()}', f' && outport == "{g.dgp.name}"{g.resident()}')
+                  for g in map(_dgp_gw, info.dgps) if g.dgp is not None]
+    i, owner = router.index, dp_owner(router)
+    for inp, outp in places:
+        for stage, match, actions in (
+            (LR_IN_POST_UNSNAT, f"ip && ct.new{inp}", "flags.unsnat_new = 1; next;"),
+            (LR_IN_POST_UNSNAT, f"ip && !ct.trk{inp}", "flags.unsnat_not_tracked = 1; next;"),
+            (LR_IN_DEFRAG, f"ip && (!ct.trk || !ct.rpl){inp}", "ct_next(dnat);"),
+            (LR_IN_DNAT, f"ip && ct.new{inp}", "ct_commit_to_zone(dnat);"),
+            (LR_OUT_POST_UNDNAT, f"ip && (!ct.trk || !ct.rpl) && flags.unsnat_not_tracked == 1{outp}",
+             "ct_next(snat);"),
+            (LR_OUT_POST_UNDNAT, f"ip && flags.unsnat_new == 1{outp}", "next;"),
+            (LR_OUT_SNAT, f"ip && (!ct.trk || !ct.rpl) && flags.unsnat_new == 1{outp}", "ct_commit_to_zone(snat);"),
+            (LR_OUT_SNAT, f"ip && ct.new{outp}", "ct_commit_to_zone(snat);"),
+        ):
+            table.add(i, stage, 10, match, actions, owner=owner)
 
 
 def build_router_lbs_only(router: Datapath, lbs: list[Any], ctx: FlowCtx, table: FlowTable) -> None:

@@ -109,11 +109,21 @@ def _merged_qos_flows(qos: Any, stage: Stage) -> tuple[QosFlow, ...]:
     if rate is not None:
         burst = bandwidth.get("burst")
         parts.append(f"set_meter({rate}); " if burst is None else f"set_meter({rate}, {burst}); ")
-    if "dscp" in action:
+    if "dscp" in action and bad_dscp(qos) is None:
         parts.append(f"ip.dscp = {action['dscp']}; ")
     if "mark" in action:
         parts.append(f"pkt.mark = {action['mark']}; ")
     return (QosFlow(stage, qos.priority, qos.match, "".join(parts) + "next;"),)
+
+
+MAX_DSCP: Final = 63
+
+
+def bad_dscp(qos: Any) -> int | None:
+    """``action:dscp`` above 63 (the schema allows any 32-bit value): the reference (25.03) warns
+    and leaves the marking out of the row's flow (observed)."""
+    d = dict(qos.action).get("dscp")
+    return int(d) if d is not None and int(d) > MAX_DSCP else None
 
 
 def switch_qos_keys(dp: Datapath) -> frozenset[str]:
@@ -126,6 +136,8 @@ def build_qos_flows(qos: Any, dp: Datapath, ctx: FlowCtx, table: FlowTable) -> N
     key = str(qos.uuid)
     owner = qos_owner(key, dp.key)
     h = hint(key)
+    if ctx.profile.has("ls_qos_merged") and (d := bad_dscp(qos)) is not None:
+        ctx.warn("qos_bad_dscp", "QoS", qos.uuid, f"Bad 'dscp' value {d} (0..{MAX_DSCP}): no DSCP marking")
     for f in ctx.cached(QOS_FLOWS, key, lambda: qos_flows(qos, ctx.profile)):
         table.add(dp.index, f.stage, f.priority, f.match, f.actions, hint=h, owner=owner)
     qos_index(ctx).mark_built(key, dp.key)

@@ -332,6 +332,24 @@ OVN_25_03 = FlowProfile(
         # ``flags.use_snat_zone`` in the egress loopback; load-balancer unDNAT (120) matches
         # ``(inport == DGP || outport == DGP)``.
         "dgp_nat_no_czone",
+        # Logical_Router options:ct-commit-all (man ovn-nb): every new connection of a router with
+        # stateful NAT or load balancers committed to the DNAT and SNAT zones (lr_nat.py).
+        "ct_commit_all",
+        # gateway_mtu's check_pkt_larger: a localnet port's tag_request 0 without a parent_name
+        # is no VLAN (lr_common.pkt_larger_len).
+        "vlan_tag0_needs_parent",
+        # SB Port_Binding tag of a localnet port without parent_name: its non-zero tag_request.
+        "localnet_tag_request",
+        # New SB Static_MAC_Binding / Chassis_Template_Var rows get the NB row's uuid.
+        "sb_rows_nb_uuid",
+        # Port_Binding.chassis of a remote port: its requested chassis when that one is remote.
+        "remote_port_binding",
+        # NB_Global options:vxlan_mode=false: no VXLAN mode (tunnel key ranges) whatever the chassis.
+        "nb_vxlan_mode_option",
+        # NB Logical_Router_Port status:hosting-chassis: where the port's chassisredirect port is bound.
+        "lrp_hosting_chassis",
+        # A requested-tnl-key held by a datapath / port that did not ask for it is taken from it.
+        "requested_tnl_key_wins",
         # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
         # (observed on gateway routers and DGPs, snat and dnat_and_snat).
         "no_lb_unsnat_bypass",
@@ -339,6 +357,10 @@ OVN_25_03 = FlowProfile(
         # the backends (``ip4 && ((ip4.src == B && tcp.src == P) || ...) && outport == DGP``) go
         # to the chassis-redirect port.
         "lb_backend_gw_redirect",
+        # A router with several distributed gateway ports gets its load-balancer flows that name
+        # a DGP (lr_in_dnat with is_chassis_resident, unDNAT, gw_redirect) once per DGP, and
+        # Load_Balancer options:use_stateless_nat (man ovn-nb) makes them stateless there.
+        "lb_each_dgp",
         # lr_in_lookup_neighbor 110 (always_learn_from_arp_request=false): a link-local multicast
         # NA is looked up by nd.target, not ip6.src.
         "nd_na_lookup_target",

@@ -56,9 +56,10 @@ IPAddress: TypeAlias = IPv4Address | IPv6Address
 # Ethernet addresses
 # --------------------------------------------------------------------------
 
-# A byte of a MAC as the reference reads it (OVS' ``%hhx``): one or more hex digits, the value kept
-# modulo 256 (``50:54:00:00:00:010`` is 50:54:00:00:00:10; observed on 25.03's ovn-northd.at).
-_HEX_BYTE = r"[0-9A-Fa-f]+"
+# A MAC byte as the reference scans it (OVS' ``%hhx``: strtoull base 16, then the low 8 bits): any
+# number of hex digits, an optional 0x prefix (observed: ``50:54:00:00:00:010`` is 50:54:00:00:00:10,
+# ``0100`` 0x00, ``1ff`` 0xff, ``0x1f`` 0x1f).
+_HEX_BYTE = r"(?:0[xX](?=[0-9A-Fa-f]))?[0-9A-Fa-f]+"
 _MAC_RE: Final = re.compile(rf"{_HEX_BYTE}(?::{_HEX_BYTE}){{5}}")
 _MAC_MAX: Final = (1 << 48) - 1
 

@@ -55,21 +55,24 @@ class KeyState:
     # Per datapath, the pool of port keys in use (kept for incremental port add/delete).
     port_pools: dict[str, IdPool] = field(default_factory=dict)
     max_port: int = PORT_KEY_MAX
+    vxlan: bool | None = None  # the VXLAN mode of the last full build (None: from SB's chassis)
+    requests_win: bool = False  # KeyAssigner.requests_win (the release's; set by build_northd)
 
 
 def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: Any) -> list[Datapath]:
     """Register datapaths created since the last build (incremental): tunnel keys as a full build
     would hand them out (the others keep theirs), the next dense indexes, an empty port-key pool
     each.  Returns those that got a key (a full pool is warned about and leaves one out)."""
-    max_dp = DP_KEY_MAX_VXLAN if vxlan_mode(sb) else DP_KEY_MAX_GENEVE
-    pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel keys")
+    vx = keys.vxlan if keys.vxlan is not None else vxlan_mode(sb)
+    max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
+    pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel ids")
     new_keys = {dp.key for dp in new}
     ents: list[tuple[str, object, str, int | None, int | None, int | None]] = []
     for dp in _key_order([*nd.by_index, *new]):
         table = "Logical_Switch" if dp.kind == LS else "Logical_Router"
         prev = None if dp.key in new_keys else dp.tunnel_key
         ents.append((dp.key, dp.nb.uuid, table, None, None, prev))
-    assigned = KeyAssigner(pool, w, "datapath").assign(ents)
+    assigned = KeyAssigner(pool, w, "datapath", requests_win=keys.requests_win).assign(ents)
     out: list[Datapath] = []
     for dp in new:
         k = assigned.get(dp.key)
@@ -81,13 +84,18 @@ def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: A
         nd.datapaths[dp.key] = dp
         dp.external_ids = _dp_external_ids(dp)
         keys.dp[dp.key] = k
-        keys.port_pools[dp.key] = IdPool(PORT_KEY_MIN, keys.max_port, f"port tunnel keys of {dp.name}")
+        keys.port_pools[dp.key] = IdPool(PORT_KEY_MIN, keys.max_port, "port tunnel ids")
         out.append(dp)
     return out
 
 
-def vxlan_mode(sb: Any) -> bool:
-    """True when a chassis uses VXLAN: keys must then fit VXLAN's narrower VNI space."""
+def vxlan_mode(sb: Any, nb: Any = None) -> bool:
+    """True when a chassis uses VXLAN: keys must then fit VXLAN's narrower VNI space.  With ``nb``
+    (the release reads NB_Global options:vxlan_mode, ``man ovn-nb``; 25.03): ``false`` there
+    turns the mode off whatever the chassis use."""
+    if nb is not None and any(str(g.options.get("vxlan_mode", "")).lower() == "false"
+                              for g in nb.rows("NB_Global").values()):
+        return False
     for ch in sb.rows("Chassis").values():
         for enc in ch.encaps:
             if enc.type == "vxlan":
@@ -98,10 +106,15 @@ def vxlan_mode(sb: Any) -> bool:
 def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: str = "",
                  profile: FlowProfile = DEFAULT_PROFILE) -> Northd:
     """The model (of ``profile``'s release).  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM
-    also runs."""
+    also runs.  ``profile``'s behaviours ``nb_vxlan_mode_option`` (NB_Global options:vxlan_mode is
+    read: :func:`vxlan_mode`) and ``requested_tnl_key_wins`` (requested tunnel keys are taken from
+    entities that did not ask for them: KeyAssigner)."""
+    vxlan_option = profile.has("nb_vxlan_mode_option")
+    requests_win = profile.has("requested_tnl_key_wins")
     w = warn.warn
     nd = Northd()
-    vx = vxlan_mode(sb)
+    keys.requests_win = requests_win
+    vx = keys.vxlan = vxlan_mode(sb, nb if vxlan_option else None)
     max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
     _build_datapaths(nd, nb, sb, keys, max_dp, w)
@@ -138,7 +151,7 @@ def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, 
         nbkey = ids.get("logical-switch") or ids.get("logical-router")
         if nbkey:
             sb_dp_keys[nbkey] = sbrow.tunnel_key
-    dp_pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel keys")
+    dp_pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel ids")
     ents = []
     for dp in _key_order(dps):
         req_s = (dp.nb.other_config if dp.kind == LS else dp.nb.options).get("requested-tnl-key")
@@ -147,7 +160,7 @@ def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, 
         if err:
             w("datapath_bad_requested_tnl_key", table, dp.nb.uuid, err, name=dp.name)
         ents.append((dp.key, dp.nb.uuid, table, req, sb_dp_keys.get(dp.key), keys.dp.get(dp.key)))
-    assigned = KeyAssigner(dp_pool, w, "datapath").assign(ents)
+    assigned = KeyAssigner(dp_pool, w, "datapath", requests_win=keys.requests_win).assign(ents)
     keys.dp = dict(assigned)
     for dp in dps:
         k = assigned.get(dp.key)
@@ -236,7 +249,7 @@ def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any
             sb_port_keys[pb.logical_port] = (nbkey, pb.tunnel_key)
     new_port_keys: dict[str, tuple[str, int]] = {}
     for dp in nd.by_index:
-        pool = IdPool(PORT_KEY_MIN, max_port, f"port tunnel keys of {dp.name}")
+        pool = IdPool(PORT_KEY_MIN, max_port, "port tunnel ids")
         ents = []
         for p in dp.ports:
             req_s = p.nb.options.get("requested-tnl-key") if p.kind in ("lsp", "lrp") else None
@@ -252,7 +265,7 @@ def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any
                 prev[1] if prev and prev[0] == dp.key else None,
             ))
         # Like the reference, new port keys continue after the largest key in use on the datapath.
-        got = KeyAssigner(pool, w, "port", bump_hint=True).assign(ents)
+        got = KeyAssigner(pool, w, "port", bump_hint=True, requests_win=keys.requests_win).assign(ents)
         keys.port_pools[dp.key] = pool
         kept = []
         for p in dp.ports:

@@ -58,7 +58,8 @@ class IdPoolExhausted(RuntimeError):
     """Every key of a pool is in use."""
 
     def __init__(self, name: str, min_id: int, max_id: int) -> None:
-        super().__init__(f"all {name} tunnel keys are in use (range {min_id}..{max_id})")
+        # (worded as the reference's warning: "all port tunnel ids exhausted")
+        super().__init__(f"all {name} exhausted (range {min_id}..{max_id})")
         self.pool_name = name
         self.min_id = min_id
         self.max_id = max_id

@@ -54,6 +54,9 @@ class KeyAssigner:
     warn: Warn
     kind: str
     bump_hint: bool = False
+    # Requests win (25.03, observed): a requested key held by an entity that did not request it
+    # is taken from it (it gets a fresh one); else requests only get keys nobody holds.
+    requests_win: bool = False
     assigned: dict[str, int] = field(default_factory=dict)
 
     def assign(
@@ -66,8 +69,13 @@ class KeyAssigner:
         # 1. Every entity holds on to its current key (SB first, then our own earlier choice),
         # even one that requests another: it gives the key up only if its request is granted.
         held: dict[str, int] = {}
-        for ident, _row, _table, _requested, sb_key, prev in entities:
+        wanted: set[int] = set()
+        if self.requests_win:  # (keys asked for by an entity not holding them yet)
+            wanted = {e[3] for e in entities if e[3] is not None and e[3] != (e[4] if e[4] is not None else e[5])}
+        for ident, _row, _table, requested, sb_key, prev in entities:
             current = sb_key if sb_key is not None else prev
+            if current is not None and current in wanted and requested != current:
+                continue  # (given up to a request; a fresh key below)
             if current is not None and self.pool.reserve(current, bump_hint=self.bump_hint):
                 held[ident] = current
         # 2. Requests, granted only from keys nobody holds.

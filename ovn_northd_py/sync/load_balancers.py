@@ -38,7 +38,10 @@ def lb_datapaths(nd: Northd) -> dict[str, tuple[Any, set[str], set[str]]]:
     """NB LB uuid -> (NB LB row, NB keys of its switches, of its routers)."""
     out: dict[str, tuple[Any, set[str], set[str]]] = {}
     for dp in nd.by_index:
-        for lb in _dp_lbs(dp):
+        lbs = _dp_lbs(dp)
+        if not dp.is_router:
+            lbs.extend(dp.lbs_from_routers)  # install_ls_lb_from_router
+        for lb in lbs:
             entry = out.setdefault(str(lb.uuid), (lb, set(), set()))
             (entry[2] if dp.is_router else entry[1]).add(dp.key)
     return out

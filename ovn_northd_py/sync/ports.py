@@ -9,6 +9,7 @@ from typing import Any
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.addresses import AddressError, parse_ip_cidr, parse_lrp_networks
 from ..northd.model import Northd, Port
+from ..ovsdb.columns import opt
 from .rows import SyncStats, norm, sync_table
 
 
@@ -126,11 +127,23 @@ def pb_options(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, str
     return p.options
 
 
+def pb_tag(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> list[int]:
+    """A Port_Binding's ``tag``; with the ``localnet_tag_request`` behaviour (25.03, observed) a
+    localnet port without parent_name has its non-zero ``tag_request`` as tag."""
+    if p.tag is not None:
+        return [p.tag]
+    if p.sb_type == "localnet" and p.nb is not None and profile.has("localnet_tag_request"):
+        req = opt(p.nb.tag_request)
+        if req:
+            return [int(req)]
+    return []
+
+
 def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassis: dict[str, Any],
                mirrors: dict[str, Any] | None = None, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, Any]:
     rc = chassis.get(p.requested_chassis) if p.requested_chassis else None
     grp = groups.get(p.ha_group) if p.ha_group else None
-    return {
+    out = {
         "logical_port": p.name,
         "datapath": dps[p.dp.key],
         "tunnel_key": p.tunnel_key,
@@ -139,7 +152,7 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         "mac": pb_mac(p, profile),
         "port_security": p.port_security,
         "parent_port": [p.parent_port] if p.parent_port is not None else [],
-        "tag": [p.tag] if p.tag is not None else [],
+        "tag": pb_tag(p, profile),
         "external_ids": p.external_ids,
         "nat_addresses": p.nat_addresses,
         "ha_chassis_group": [grp] if grp is not None else [],
@@ -147,6 +160,27 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         "requested_chassis": [rc] if rc is not None else [],
         "mirror_rules": pb_mirror_rules(p, mirrors) if mirrors else [],
     }
+    if p.sb_type == "remote" and profile.has("remote_port_binding"):
+        # 25.03 (observed): northd binds a remote port to its requested chassis when that chassis
+        # is remote (other_config:is-remote=true), marked options:is-remote-nb-bound=true; else
+        # unbinds it.
+        bound = rc is not None and _is_remote(rc)
+        out["chassis"] = [rc] if bound else []
+        if bound:
+            out["options"] = {**out["options"], "is-remote-nb-bound": "true"}
+    return out
+
+
+def _is_remote(chassis: Any) -> bool:
+    return str(chassis.other_config.get("is-remote", "false")).lower() == "true"
+
+
+def unbind_from_remote(row: Any, want: dict[str, Any] | None, profile: FlowProfile = DEFAULT_PROFILE) -> None:
+    """``remote_port_binding``: a port that is not (or no longer) remote loses a remote chassis
+    binding (only northd binds there)."""
+    if (want is not None and "chassis" not in want and row is not None and profile.has("remote_port_binding")
+            and row.chassis and _is_remote(row.chassis[0])):
+        want["chassis"] = []
 
 
 PB_ON_INSERT: Mapping[str, Any] = MappingProxyType({"up": (False,)})  # ovn-controller owns `up` afterwards
@@ -161,6 +195,9 @@ def sync_port_bindings(
     desired: dict[Hashable, dict[str, Any]] = {
         p.name: desired_pb(p, dps, groups, chassis, mirrors, profile) for p in nd.ports.values()
     }
+    if profile.has("remote_port_binding"):
+        for row in sb.rows("Port_Binding").values():
+            unbind_from_remote(row, desired.get(row.logical_port), profile)
     return sync_table(
         txn, "Port_Binding", sb.rows("Port_Binding"), lambda r: r.logical_port, desired, stats,
         on_insert=PB_ON_INSERT,

@@ -45,17 +45,22 @@ def norm(v: Any) -> Any:
     return v
 
 
-def insert_row(txn: Any, table: str, new_uuid: uuid.UUID | None = None) -> Any:
+def insert_row(txn: Any, table: str, row_uuid: uuid.UUID | None = None) -> Any:
     """A new row whose uuid is final already (the server is asked to keep it), so raw operations
-    in the same SB transaction (flows on a new datapath) can reference it; ``new_uuid``: that uuid
-    (default: a random one)."""
-    return txn.insert(txn.idl.tables[table], new_uuid=new_uuid or uuid.uuid4(), persist_uuid=True)
+    in the same SB transaction (flows on a new datapath) can reference it; ``row_uuid``: that
+    uuid (e.g. the NB row's), else a random one."""
+    return txn.insert(txn.idl.tables[table], new_uuid=row_uuid or uuid.uuid4(), persist_uuid=True)
+
+
+ROW_UUID = "_uuid"  # a desired row's key for the uuid a new row gets (existing rows keep theirs)
 
 
 def update_row(row: Any, want: Mapping[str, Any]) -> bool:
     """Write the columns of ``want`` that differ from ``row``; True if any did."""
     changed = False
     for col, val in want.items():
+        if col == ROW_UUID:
+            continue
         if norm(getattr(row, col)) != norm(val):
             setattr(row, col, val)
             changed = True
@@ -80,7 +85,15 @@ def sync_table(
     key gets (default: a random one).
     """
     out: dict[Hashable, Any] = {}
+    claimed = _claim_by_uuid(rows, desired)
+    for k, row in claimed.items():  # (a row with a desired uuid is that key's, whatever its columns say)
+        if update_row(row, desired[k]):
+            stats.bump(stats.updated, table)
+        out[k] = row
+    taken = {id(r) for r in claimed.values()}
     for row in list(rows.values()):
+        if id(row) in taken:
+            continue
         k = key_of(row)
         if k is None:
             continue
@@ -101,14 +114,25 @@ def sync_table(
     return out
 
 
+def _claim_by_uuid(rows: Mapping[Any, Any], desired: Mapping[Any, dict[str, Any] | None]) -> dict[Hashable, Any]:
+    """Key -> the existing row whose uuid the key's desired row names (:data:`ROW_UUID`)."""
+    out: dict[Hashable, Any] = {}
+    for k, want in desired.items():
+        u = want.get(ROW_UUID) if want else None
+        if u is not None and (row := rows.get(u)) is not None:
+            out[k] = row
+    return out
+
+
 def _insert(txn: Any, table: str, want: Mapping[str, Any], on_insert: Mapping[str, Any] | None,
             stats: SyncStats, new_uuid: uuid.UUID | None = None) -> Any:
     """A new row of ``table`` with ``want`` (and ``on_insert``, columns others own afterwards)."""
-    row = insert_row(txn, table, new_uuid)
+    row = insert_row(txn, table, new_uuid or want.get(ROW_UUID))
     for col, val in (on_insert or {}).items():
         setattr(row, col, val)
     for col, val in want.items():
-        setattr(row, col, val)
+        if col != ROW_UUID:
+            setattr(row, col, val)
     stats.bump(stats.inserted, table)
     return row
 
@@ -136,7 +160,13 @@ def sync_keyed_rows(txn: Any, table: str, rows: Any, key_of: Callable[[Any], Has
     every other row alone; duplicates of a key are deleted.  (The incremental counterpart of
     :func:`sync_table` for one feature's changed keys.)"""
     have: dict[Hashable, list[Any]] = {}
+    claimed = _claim_by_uuid(rows, {k: want.get(k) for k in keys})
+    taken = {id(r) for r in claimed.values()}
+    for k, row in claimed.items():
+        have[k] = [row]
     for row in rows.values():
+        if id(row) in taken:
+            continue
         k = key_of(row)
         if k in keys:
             have.setdefault(k, []).append(row)

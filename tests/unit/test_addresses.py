@@ -45,6 +45,10 @@ from ovn_northd_py.northd.addresses import (
         ("AA:BB:CC:00:05:07", "aa:bb:cc:00:05:07"),
         ("0:0:0:0:5:2", "00:00:00:00:05:02"),
         ("ff:ff:ff:ff:ff:ff", "ff:ff:ff:ff:ff:ff"),
+        # As the reference scans a byte (%hhx: strtoull base 16, low 8 bits kept; observed).
+        ("50:54:00:00:00:010", "50:54:00:00:00:10"),
+        ("100:00:00:00:07:03", "00:00:00:00:07:03"),
+        ("0x0:0:0:0:7:1ff", "00:00:00:00:07:ff"),
     ],
 )
 def test_parse_mac_valid(text: str, canon: str) -> None:
@@ -59,7 +63,7 @@ def test_parse_mac_valid(text: str, canon: str) -> None:
         "00:00:00:00:07",
         "00:00:00:00:07:04:ee",
         "00-00-00-00-07-01",
-        "0x0:0:0:0:7:2",
+        "0x:0:0:0:7:2",
         " 00:00:00:00:00:01",
         "",
     ],

@@ -48,6 +48,8 @@ class NbSyncNode(Node):
 
     def _sync_port(self, ctx: EngineCtx, name: str) -> None:
         p = self.northd.data.ports.get(name)
+        if p is not None and p.kind in ("lrp", "crp") and ctx.profile.has("lrp_hosting_chassis"):
+            self._sync_hosting_chassis(ctx, p)
         if p is None or p.kind != "lsp":
             return
         pb = self.pb_index.get(ctx.sb, name)
@@ -104,9 +106,30 @@ class NbSyncNode(Node):
         sync_nb_bfd_status(nb, sb, self.northd.data)
         self._sync_lsp_up(nb, sb)
         self._sync_lsp_tags()
+        if ctx.profile.has("lrp_hosting_chassis"):
+            for p in self.northd.data.ports.values():
+                if p.kind == "lrp":
+                    self._sync_hosting_chassis(ctx, p)
         for p in self.northd.data.ports.values():
             if p.kind == "lsp":
                 self._sync_dynamic_addresses(p)
+
+    def _sync_hosting_chassis(self, ctx: EngineCtx, p: Port) -> None:
+        """25.03 (lrp_hosting_chassis, man ovn-nb): a distributed gateway port's NB
+        ``status:hosting-chassis`` names the chassis its chassisredirect port is bound to (absent
+        when unbound).  ``p``: the router port or its chassisredirect port (same NB row)."""
+        lrp = p.nb
+        crp = p if p.kind == "crp" else p.crp
+        pb = self.pb_index.get(ctx.sb, crp.name) if crp is not None else None
+        want = pb.chassis[0].name if pb is not None and pb.chassis else None
+        status = dict(getattr(lrp, "status", {}) or {})
+        if status.get("hosting-chassis") == want:
+            return
+        if want is None:
+            status.pop("hosting-chassis", None)
+        else:
+            status["hosting-chassis"] = want
+        lrp.status = status
 
     @staticmethod
     def _sync_dynamic_addresses(p: Port) -> None:

@@ -89,7 +89,7 @@ class NorthdNode(Node):
     def _global_options(self, nb: DbConnection, sb: DbConnection, profile: FlowProfile) -> GlobalOptions:
         """NB_Global's values win; otherwise keep what we generated before (or SB has), else random."""
         nbg = nb_global_row(nb)
-        fresh = global_options(nbg, vxlan_mode(sb), profile)
+        fresh = global_options(nbg, vxlan_mode(sb, nb if profile.has("nb_vxlan_mode_option") else None), profile)
         have = nbg.options if nbg is not None else {}
         prev = self.gopts
         sbg = sb_global_row(sb)

@@ -32,6 +32,7 @@ from ...sync.ports import (
     sync_ha_groups,
     sync_port_bindings,
     sync_ref_chassis,
+    unbind_from_remote,
 )
 from ...sync.rbac import sync_rbac
 from ...sync.rows import SyncStats, sync_one_row
@@ -110,6 +111,7 @@ class SbSyncNode(Node):
             if p is not None and (p.ha_group or p.dp.key not in dps):
                 raise _Unhandled
             want = desired_pb(p, dps, {}, chassis, mirrors, ctx.profile) if p is not None else None
+            unbind_from_remote(row, want, ctx.profile)
             r = sync_one_row(ctx.sb_txn, "Port_Binding", row, want, ctx.stats, PB_ON_INSERT)
             if r is not None:
                 out[name] = r
