@@ -348,8 +348,6 @@ OVN_25_03 = FlowProfile(
         "nb_vxlan_mode_option",
         # NB Logical_Router_Port status:hosting-chassis: where the port's chassisredirect port is bound.
         "lrp_hosting_chassis",
-        # A requested-tnl-key held by a datapath / port that did not ask for it is taken from it.
-        "requested_tnl_key_wins",
         # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
         # (observed on gateway routers and DGPs, snat and dnat_and_snat).
         "no_lb_unsnat_bypass",

@@ -56,7 +56,7 @@ class KeyState:
     port_pools: dict[str, IdPool] = field(default_factory=dict)
     max_port: int = PORT_KEY_MAX
     vxlan: bool | None = None  # the VXLAN mode of the last full build (None: from SB's chassis)
-    requests_win: bool = False  # KeyAssigner.requests_win (the release's; set by build_northd)
+    requests_win: bool = True  # KeyAssigner.requests_win (every release's reference: tnlkeys.py)
 
 
 def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: Any) -> list[Datapath]:
@@ -107,13 +107,11 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
                  profile: FlowProfile = DEFAULT_PROFILE) -> Northd:
     """The model (of ``profile``'s release).  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM
     also runs.  ``profile``'s behaviours ``nb_vxlan_mode_option`` (NB_Global options:vxlan_mode is
-    read: :func:`vxlan_mode`) and ``requested_tnl_key_wins`` (requested tunnel keys are taken from
-    entities that did not ask for them: KeyAssigner)."""
+    read: :func:`vxlan_mode`).  Requested tunnel keys are taken from entities that did not ask for
+    them (``northd/tnlkeys.py``)."""
     vxlan_option = profile.has("nb_vxlan_mode_option")
-    requests_win = profile.has("requested_tnl_key_wins")
     w = warn.warn
     nd = Northd()
-    keys.requests_win = requests_win
     vx = keys.vxlan = vxlan_mode(sb, nb if vxlan_option else None)
     max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX

@@ -1,13 +1,16 @@
 """Tunnel-key assignment for datapaths and ports.
 
 Invariant (tunnel-key stability): a datapath or port that already has a key keeps
-it.  Keys come, in order of preference, from (1) what SB already holds for the
-same NB entity, (2) what we assigned in an earlier run but SB has not echoed yet,
-(3) a valid, free ``requested-tnl-key``, (4) a fresh key from the pool.  A
-request that conflicts with a key already held by another entity is refused
-with a warning: we never renumber someone else's key to satisfy a request.
-An explicit request that differs from the current key does move the entity,
-as the reference does, when the requested key is free.
+it, with one exception: an explicit ``requested-tnl-key`` (``ovn-nb(5)``: "ovn-northd
+honors the configured value"; ovn-ic sets it for transit switches, whose keys must be
+the same everywhere).  Keys come, in order of preference, from (1) what SB already
+holds for the same NB entity, (2) what we assigned in an earlier run but SB has not
+echoed yet, (3) a valid ``requested-tnl-key``, (4) a fresh key from the pool.  A key
+requested by one entity and held by another that did not request it is taken from
+the holder, which gets a fresh key and a warning naming it (``requests_win``, as both
+the 23.03 and 25.03 references do: OVN's ovn-northd.at "datapath/port
+requested-tnl-key"); two entities requesting the same key: the one holding it keeps
+it, the other's request is refused with a warning.  Nothing else ever renumbers a key.
 """
 
 from __future__ import annotations
@@ -54,9 +57,9 @@ class KeyAssigner:
     warn: Warn
     kind: str
     bump_hint: bool = False
-    # Requests win (25.03, observed): a requested key held by an entity that did not request it
-    # is taken from it (it gets a fresh one); else requests only get keys nobody holds.
-    requests_win: bool = False
+    # Requests win (observed on 23.03 and 25.03): a requested key held by an entity that did not
+    # request it is taken from it (it gets a fresh one); else requests only get keys nobody holds.
+    requests_win: bool = True
     assigned: dict[str, int] = field(default_factory=dict)
 
     def assign(
@@ -72,9 +75,11 @@ class KeyAssigner:
         wanted: set[int] = set()
         if self.requests_win:  # (keys asked for by an entity not holding them yet)
             wanted = {e[3] for e in entities if e[3] is not None and e[3] != (e[4] if e[4] is not None else e[5])}
-        for ident, _row, _table, requested, sb_key, prev in entities:
+        for ident, row, table, requested, sb_key, prev in entities:
             current = sb_key if sb_key is not None else prev
             if current is not None and current in wanted and requested != current:
+                self.warn(f"{self.kind}_tnl_key_given_to_request", table, row,
+                          f"tunnel key {current} is requested by another entity: this one gets a new key")
                 continue  # (given up to a request; a fresh key below)
             if current is not None and self.pool.reserve(current, bump_hint=self.bump_hint):
                 held[ident] = current

@@ -29,13 +29,7 @@ C_INTERNAL = {
         "C daemon's jsonrpc debug log text (a 'mutate' Address_Set operation in 'transact' lines); ours "
         "updates address sets incrementally too, with its own node names and log format",
 }
-NOT_YET = {
-    "datapath requested-tnl-key":
-        "a requested tunnel key taken by a datapath without a request: the C daemon moves that one aside; "
-        "ours refuses the request and warns (tnlkeys.py), keeping the rule 'never renumber existing tunnel "
-        "keys' (DEVELOPERS.md; tests/functional/test_bad_input.py)",
-    "port requested-tnl-key": "the same, for ports",
-}
+NOT_YET: dict[str, str] = {}
 KNOWN_FAILURES = {**C_INTERNAL, **NOT_YET}
 SUFFIXES = (" -- ovn-northd -- parallelization=no", " -- ovn-northd -- parallelization=yes",
             " -- parallelization=no", " -- parallelization=yes")

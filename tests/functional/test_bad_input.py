@@ -189,81 +189,77 @@ def test_switch_requested_tnl_key_out_of_range_is_ignored(env, ours):
     assert_healthy(env, ours)
 
 
-def test_new_switch_requesting_taken_key_does_not_steal_it(env, ours):
+def test_new_switch_requesting_a_taken_key_gets_it_and_the_holder_moves(env, ours):
+    """As the reference (ovn-nb(5): a requested key is honoured; OVN's ovn-northd.at "datapath
+    requested-tnl-key"): the holder, which requested nothing, gets a fresh key and a warning; no
+    other key changes and the holder's ports stay bound."""
     env.nbctl("ls-add", "sw0", "--", "ls-add", "sw1", "--", "lsp-add", "sw1", "p1", wait="sb")
     before = dp_keys(env)
     taken = before["sw1"]
     env.nbctl("ls-add", "sw2", "--", "set", "logical_switch", "sw2",
               f"other_config:requested-tnl-key={taken}", wait="sb")
-    sw2 = uuid_of(env, "logical_switch", "sw2")
-    the_warning(ours, "datapath_requested_tnl_key_taken", sw2, None)
+    sw1 = uuid_of(env, "logical_switch", "sw1")
+    the_warning(ours, "datapath_tnl_key_given_to_request", sw1, "Logical_Switch")
     after = dp_keys(env)
-    assert {n: after[n] for n in before} == before, "an existing datapath key changed"
-    assert after["sw2"] not in before.values()
+    assert after["sw2"] == taken and after["sw0"] == before["sw0"]
+    assert after["sw1"] not in before.values()
     assert len(env.sb_rows("Datapath_Binding")) == 3
     assert "p1" in pbs(env)
     more_runs(env)
-    assert len(warnings(ours, "datapath_requested_tnl_key_taken", sw2)) == 1
+    assert {n: dp_keys(env)[n] for n in after} == after, "keys moved again"
+    assert len(warnings(ours, "datapath_tnl_key_given_to_request", sw1)) == 1
     assert_healthy(env, ours)
 
 
-def test_existing_switch_requesting_taken_key_keeps_its_own_key(env, ours):
+def test_existing_switch_requesting_a_taken_key_gets_it(env, ours):
     env.nbctl("ls-add", "sw0", "--", "ls-add", "sw1", "--", "ls-add", "sw2", wait="sb")
     before = dp_keys(env)
     env.nbctl("set", "logical_switch", "sw2", f"other_config:requested-tnl-key={before['sw0']}", wait="sb")
-    sw2 = uuid_of(env, "logical_switch", "sw2")
-    the_warning(ours, "datapath_requested_tnl_key_taken", sw2, None)
-    # The refused request changes nothing: neither the holder's key nor the requester's own.
-    assert {n: k for n, k in dp_keys(env).items() if n in before} == before
+    the_warning(ours, "datapath_tnl_key_given_to_request", uuid_of(env, "logical_switch", "sw0"), None)
+    after = dp_keys(env)
+    assert after["sw2"] == before["sw0"] and after["sw1"] == before["sw1"]
+    assert after["sw0"] not in (before["sw0"], before["sw1"])
     more_runs(env)
-    assert {n: k for n, k in dp_keys(env).items() if n in before} == before
-    assert len(warnings(ours, "datapath_requested_tnl_key_taken", sw2)) == 1
+    assert {n: dp_keys(env)[n] for n in after} == after
     assert_healthy(env, ours)
 
 
-def test_switch_taken_key_warning_names_the_logical_switch_table(env, ours):
-    env.nbctl("ls-add", "sw0", "--", "lr-add", "lr0", wait="sb")
-    taken = dp_keys(env)["sw0"]
-    env.nbctl("ls-add", "sw2", "--", "set", "logical_switch", "sw2",
-              f"other_config:requested-tnl-key={taken}", wait="sb")
-    the_warning(ours, "datapath_requested_tnl_key_taken", uuid_of(env, "logical_switch", "sw2"), "Logical_Switch")
-
-
-def test_router_taken_key_warning_names_the_logical_router_table(env, ours):
+def test_router_requesting_a_switch_key_moves_the_switch(env, ours):
     env.nbctl("ls-add", "sw0", "--", "lr-add", "lr0", wait="sb")
     taken = dp_keys(env)["sw0"]
     env.nbctl("lr-add", "lr1", "--", "set", "logical_router", "lr1", f"options:requested-tnl-key={taken}",
               wait="sb")
-    the_warning(ours, "datapath_requested_tnl_key_taken", uuid_of(env, "logical_router", "lr1"),
-                "Logical_Router")
-    assert dp_keys(env)["sw0"] == taken
+    the_warning(ours, "datapath_tnl_key_given_to_request", uuid_of(env, "logical_switch", "sw0"), "Logical_Switch")
+    after = dp_keys(env)
+    assert after["lr1"] == taken and after["sw0"] != taken
 
 
-def test_port_taken_key_warning_names_the_logical_switch_port_table(env, ours):
-    env.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p1", wait="sb")
-    taken = port_keys(env)["p1"]
-    env.nbctl("lsp-add", "sw0", "p2", "--", "set", "logical_switch_port", "p2",
-              f"options:requested-tnl-key={taken}", wait="sb")
-    the_warning(ours, "port_requested_tnl_key_taken", uuid_of(env, "logical_switch_port", "p2"),
-                "Logical_Switch_Port")
+def test_two_requests_for_one_key_the_holder_keeps_it(env, ours):
+    """Both ask for the same key: the one holding it keeps it, the other's request is refused with a
+    warning (and it keeps its own key)."""
+    env.nbctl("ls-add", "sw0", "--", "ls-add", "sw1", wait="sb")
+    before = dp_keys(env)
+    env.nbctl("set", "logical_switch", "sw0", f"other_config:requested-tnl-key={before['sw0']}", wait="sb")
+    env.nbctl("set", "logical_switch", "sw1", f"other_config:requested-tnl-key={before['sw0']}", wait="sb")
+    the_warning(ours, "datapath_requested_tnl_key_taken", uuid_of(env, "logical_switch", "sw1"), None)
+    assert dp_keys(env) == before
+    more_runs(env)
+    assert {n: dp_keys(env)[n] for n in before} == before
+    assert_healthy(env, ours)
 
 
-def test_request_for_key_of_a_refused_requester_is_refused_too(env, ours):
-    """A datapath whose own request is refused still holds its key: nobody else may take it.
-
-    lr-x asks for sw-h's key (refused: sw-h holds it); in the same transaction sw-y asks
-    for lr-x's key.  lr-x does not move, so its key is still taken and sw-y's request
-    must be refused as well.  All three keep their keys.
-    """
+def test_chain_of_requests_each_requester_gets_its_key(env, ours):
+    """lr-x asks for sw-h's key and sw-y for lr-x's, in one transaction: both requests are granted,
+    sw-h (no request) moves to a fresh key."""
     env.nbctl("ls-add", "sw-h", "--", "lr-add", "lr-x", "--", "ls-add", "sw-y", wait="sb")
     before = dp_keys(env)
     env.nbctl("set", "logical_router", "lr-x", f"options:requested-tnl-key={before['sw-h']}", "--",
               "set", "logical_switch", "sw-y", f"other_config:requested-tnl-key={before['lr-x']}", wait="sb")
-    assert dp_keys(env) == before
-    the_warning(ours, "datapath_requested_tnl_key_taken", uuid_of(env, "logical_router", "lr-x"), None)
-    the_warning(ours, "datapath_requested_tnl_key_taken", uuid_of(env, "logical_switch", "sw-y"), None)
+    after = dp_keys(env)
+    assert after["lr-x"] == before["sw-h"] and after["sw-y"] == before["lr-x"]
+    assert after["sw-h"] not in (before["sw-h"], before["lr-x"])
     more_runs(env)
-    assert {n: dp_keys(env)[n] for n in before} == before
+    assert {n: dp_keys(env)[n] for n in after} == after
     assert_healthy(env, ours)
 
 
@@ -283,35 +279,22 @@ def test_port_requested_tnl_key_out_of_range_is_ignored(env, ours):
     assert_healthy(env, ours)
 
 
-def test_port_requesting_key_taken_on_same_switch_does_not_steal_it(env, ours):
+def test_port_requesting_a_key_taken_on_its_switch_gets_it(env, ours):
+    """As the reference (ovn-northd.at "port requested-tnl-key"): the holder port moves."""
     env.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p1", "--", "lsp-add", "sw0", "p2", "--",
               "ls-add", "sw1", "--", "lsp-add", "sw1", "q1", wait="sb")
     before = port_keys(env)
     taken = before["p1"]
     env.nbctl("lsp-add", "sw0", "p3", "--", "set", "logical_switch_port", "p3",
               f"options:requested-tnl-key={taken}", wait="sb")
-    p3 = uuid_of(env, "logical_switch_port", "p3")
-    the_warning(ours, "port_requested_tnl_key_taken", p3, None)
+    the_warning(ours, "port_tnl_key_given_to_request", uuid_of(env, "logical_switch_port", "p1"),
+                "Logical_Switch_Port")
     after = port_keys(env)
-    assert {n: after[n] for n in before} == before, "an existing port key changed"
-    assert after["p3"] not in (before["p1"], before["p2"])
+    assert after["p3"] == taken and after["p2"] == before["p2"] and after["q1"] == before["q1"]
+    assert after["p1"] not in (before["p1"], before["p2"])
     assert pb_names(env) == ["p1", "p2", "p3", "q1"]
     more_runs(env)
-    assert len(warnings(ours, "port_requested_tnl_key_taken", p3)) == 1
-    assert_healthy(env, ours)
-
-
-def test_existing_port_requesting_taken_key_keeps_its_own_key(env, ours):
-    env.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p1", "--", "lsp-add", "sw0", "p2", "--",
-              "lsp-add", "sw0", "p3", wait="sb")
-    before = port_keys(env)
-    env.nbctl("set", "logical_switch_port", "p3", f"options:requested-tnl-key={before['p1']}", wait="sb")
-    p3 = uuid_of(env, "logical_switch_port", "p3")
-    the_warning(ours, "port_requested_tnl_key_taken", p3, None)
-    # The refused request changes nothing: neither the holder's key nor the requester's own.
-    assert port_keys(env) == before
-    more_runs(env)
-    assert port_keys(env) == before
+    assert {n: port_keys(env)[n] for n in after} == after
     assert_healthy(env, ours)
 
 
