@@ -38,7 +38,6 @@ from .memtrim import MemoryTrimmer, trim_timeout_ms
 from .metrics import Metrics
 from .ovsdb.aiopoll import AsyncPoller
 from .ovsdb.connection import DbConnection
-from .ovsdb.echoes import Echoes
 from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
 from .release import DEFAULT_RELEASE, Release, select_release
@@ -118,8 +117,6 @@ class WriteState:
     retry_at: float = 0.0  # monotonic(): no engine run before (back-off after a failure)
     # After a referential-integrity failure: the deletions of referrers the retry adds.
     ri_retry_ops: list[dict[str, Any]] = field(default_factory=list)
-    # What the last SB transaction sent wrote (its echo: ovsdb/echoes.py); the next run gets it.
-    echoes: Echoes | None = None
 
 
 @dataclass(slots=True)
@@ -475,7 +472,6 @@ class Daemon:
     def run_engine(self) -> None:
         assert self.nb is not None and self.sb is not None and self.graph is not None and self.raw is not None
         ctx = self._engine_ctx()
-        ctx.sb_echoes, self.write.echoes = self.write.echoes, None
         force = self.state.force_recompute
         self.state.force_recompute = False
         # Taking over from a warm standby: the writers compare everything with what SB holds.
@@ -523,7 +519,6 @@ class Daemon:
         self.write.started = time.perf_counter()
         self.raw.tap.attach_ops = ops or None
         self.write.sb_txn = ctx.sb_txn
-        self.write.echoes = Echoes.of(ctx.sb_txn)
         self.write.nb_txn = ctx.nb_txn
         self._poll_txns()
         if ctx.stats.total:
@@ -630,7 +625,6 @@ class Daemon:
     def _write_failed(self, what: str, status: str, error: Any) -> None:
         """Nothing of the write committed: recompute and compare every flow again, after a back-off."""
         self.state.force_recompute = True
-        self.write.echoes = None  # (no echo will come)
         self.writer.failed()
         self.write.retry_at = time.monotonic() + self.failures.failed(what, status, error)
         self._after_referential_error(error)

@@ -42,7 +42,6 @@ from typing import Any
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..log import WarnOnce
 from ..ovsdb.connection import DbConnection
-from ..ovsdb.echoes import Echoes
 from ..sync.rows import SyncStats
 
 
@@ -61,9 +60,6 @@ class EngineCtx:
     # Raw OVSDB operations that go into this run's SB transaction beside its IDL changes and its
     # flow plan (e.g. deleting rows others wrote that reference a datapath this run deletes).
     sb_extra_ops: list[dict[str, Any]] = field(default_factory=list)
-    # What the last committed SB transaction wrote: its echo, which handlers may drop (never
-    # changes of someone else's: see ovsdb/echoes.py).  None: nothing known (e.g. a standby).
-    sb_echoes: Echoes | None = None
 
 
 class HandlerResult(enum.Enum):

@@ -162,22 +162,19 @@ class SbSyncNode(Node):
     def on_sb(self, ctx: EngineCtx) -> HandlerResult:
         if self.sb_in.resynced:
             return UNHANDLED
-        # Our last transaction's own echo needs nothing (ovsdb/echoes.py); someone else's edits do.
-        echoes = ctx.sb_echoes
-        sb_changes = [c for c in self.sb_in.changes if echoes is None or not echoes.take(c)]
-        tables = {c.table for c in sb_changes}
+        tables = self.sb_in.changed_tables()
         # SB tables of features (their on_sb), owned or watched
         if tables - _SB_ROW_CHECKED - _SB_IGNORED - {"SB_Global"} - self.features.sb_read_tables():
             return UNHANDLED
-        by_feature = self.features.split_sb_changes(sb_changes)
-        for c in sb_changes:
+        by_feature = self.features.split_sb_changes(self.sb_in.changes)
+        for c in self.sb_in.changes:
             if c.table == "SB_Global" and (c.event != "update" or not c.columns <= {"nb_cfg"}):
                 return UNHANDLED
         names: set[str] = set()
         dps: set[str] = set()
         ref_chassis = False
         rows_pb = ctx.sb.rows("Port_Binding")
-        for c in sb_changes:
+        for c in self.sb_in.changes:
             if c.table == "Port_Binding":
                 row = rows_pb.get(c.uuid)
                 name = row.logical_port if row is not None else self.pb_index.key_of_uuid(c.uuid)
