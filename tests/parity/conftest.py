@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from ovn_northd_py.devtools.tools import ToolsUnavailable, chroot_tools
 from ovn_northd_py.lflow.profile import FlowProfile
 from ovn_northd_py.parity.harness import AfterSettle, NbSource, ParityResult, reference_available, run_parity
 from ovn_northd_py.parity.stage_names import parity_profile as _parity_profile
@@ -127,3 +129,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             # ("flaky: ..." -- a difference that comes and goes from run to run: not strict.)
             strict = not reason.startswith("flaky:")
             item.add_marker(pytest.mark.xfail(reason=f"OVN {release.name} known difference: {reason}", strict=strict))
+
+
+@pytest.fixture
+def parity_2503(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[..., ParityResult]:
+    """``parity_2503(builder, **kw)``: a parity run against OVN 25.03's reference (its trixie
+    chroot, required), whatever ``OVN_PARITY_RELEASE`` says (tests of 25.03-only NB features)."""
+    try:
+        chroot_tools("25.03")
+    except ToolsUnavailable as e:
+        pytest.fail(f"{e} (scripts/test.sh builds it)")
+    monkeypatch.delenv("OVN_NORTHD_PY_DRAFT_PROFILES", raising=False)  # (25.03 is served)
+
+    def run(builder: Callable[[str], None], **kw: Any) -> ParityResult:
+        return run_parity(builder, release="25.03", from_chroot=True, workdir=tmp_path / "p", settle_timeout=60, **kw)
+
+    return run

@@ -6,27 +6,10 @@ without the ``ct-commit-to-zone`` / ``ct-next-zone`` features."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 from ovn_northd_py.devtools.servers import nbctl, sbctl
-from ovn_northd_py.devtools.tools import ToolsUnavailable, chroot_tools
-from ovn_northd_py.parity.harness import ParityResult, run_parity
-
-
-@pytest.fixture
-def parity_2503(monkeypatch, tmp_path) -> Callable[..., ParityResult]:
-    try:
-        chroot_tools("25.03")
-    except ToolsUnavailable as e:
-        pytest.fail(f"{e} (scripts/test.sh builds it)")
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
-
-    def run(builder: Callable[[str], None], **kw: Any) -> ParityResult:
-        return run_parity(builder, release="25.03", from_chroot=True, workdir=tmp_path / "p", settle_timeout=60, **kw)
-
-    return run
 
 
 def build_ct_commit_all_nb(remote: str) -> None:
