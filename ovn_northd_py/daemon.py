@@ -543,8 +543,12 @@ class Daemon:
         return ops
 
     def _aging_wait(self, poller: AsyncPoller) -> None:
-        """Wake the loop when aging is due (only the active instance ages rows)."""
-        if self.sb is None or not self.sb.has_lock:
+        """Wake the loop when aging is due: only when the next step can run the engine (the active
+        instance, both databases in sync, nothing in flight, not paused, no back-off); anything else
+        that makes that true wakes the loop itself, so a due aging never spins it."""
+        nb, sb = self.nb, self.sb
+        if (nb is None or sb is None or not sb.has_lock or not (nb.synced and sb.synced) or self.paused
+                or self._busy() or time.monotonic() < self.write.retry_at):
             return
         now = time.time() * 1000
         at = self.aging.wake_at(now)
