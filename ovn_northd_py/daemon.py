@@ -117,6 +117,8 @@ class WriteState:
     retry_at: float = 0.0  # monotonic(): no engine run before (back-off after a failure)
     # After a referential-integrity failure: the deletions of referrers the retry adds.
     ri_retry_ops: list[dict[str, Any]] = field(default_factory=list)
+    # MAC_Binding / FDB rows aged out (sync/aging.py), to delete in the next engine run's transaction.
+    aging_ops: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -319,9 +321,11 @@ class Daemon:
         if self.raw.tap.updates and self._start_repairs():
             return
         pending = nb.idl.changes or sb.idl.changes or nb.resynced or sb.resynced
-        aging_due = self.aging.due(time.time() * 1000)
+        if self.aging.due(time.time() * 1000):
+            # (A rescan that finds nothing to delete runs no engine: the loop stays quiet.)
+            self.write.aging_ops += self._aging_ops()
         if not (pending or nb_changed or sb_changed or self.state.force_recompute or self.writer.full_sync_needed
-                or aging_due):
+                or self.write.aging_ops):
             return
         if time.monotonic() < self.write.retry_at:
             return
@@ -484,7 +488,7 @@ class Daemon:
                 # Others' rows (MAC_Binding, FDB, IGMP_Group) that name the datapaths and ports deleted here.
                 ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
                 ctx.sb_extra_ops += self.write.ri_retry_ops
-                ctx.sb_extra_ops += self._aging_ops()
+                ctx.sb_extra_ops += self.write.aging_ops
                 nbg = nb_global_row(self.nb)
                 self.write.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
                 if ctx.stats.deleted.get("Datapath_Binding"):
@@ -509,6 +513,7 @@ class Daemon:
         self.state.runs += 1
         self.state.last_report = rep
         self.write.ri_retry_ops = []
+        self.write.aging_ops = []
         self.trimmer.active()
         if self.warn.count:
             self.metrics.bad_rows.labels(kind="any").inc(self.warn.count)
@@ -629,6 +634,7 @@ class Daemon:
     def _write_failed(self, what: str, status: str, error: Any) -> None:
         """Nothing of the write committed: recompute and compare every flow again, after a back-off."""
         self.state.force_recompute = True
+        self.aging.changed()  # (aged rows it was to delete are still there: look again)
         self.writer.failed()
         self.write.retry_at = time.monotonic() + self.failures.failed(what, status, error)
         self._after_referential_error(error)
