@@ -238,7 +238,9 @@ def _touches_dgp_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
         if row is not None and _has_dgp(row.ports):
             return True
     lsps = nb.rows("Logical_Switch_Port")
-    for key in b.lsp_updates:
+    for key, cols in b.lsp_updates.items():
+        if cols <= _WRITTEN_BACK:
+            continue  # (our own write-back echoing: nothing the chassisredirect ports depend on)
         row = lsps.get(_as_uuid(key, lsps))
         if row is None or row.type == "router":
             return True
@@ -254,6 +256,11 @@ def _touches_dgp_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
         if table == "Logical_Switch" and any(lsp.type == "router" for lsp in row.ports):
             return True
     return False
+
+
+# Logical_Switch_Port columns northd itself writes back to NB (nb_sync): an update touching only
+# these changes neither the chassisredirect ports of DGP peers nor the QoS queues.
+_WRITTEN_BACK = frozenset({"up", "dynamic_addresses", "tag"})
 
 
 def _asks_qos(lsp: Any) -> bool:
@@ -272,7 +279,9 @@ def _touches_qos(nd: Northd, nb: Any, b: _Batch) -> bool:
         row = lss.get(_as_uuid(key, lss))
         if row is None or any(lsp.name not in nd.ports and _asks_qos(lsp) for lsp in row.ports):
             return True
-    for key in b.lsp_updates:
+    for key, cols in b.lsp_updates.items():
+        if cols <= _WRITTEN_BACK:
+            continue  # (our own write-back echoing: no queue depends on it)
         row = lsps.get(_as_uuid(key, lsps))
         if row is None or _asks_qos(row):
             return True
