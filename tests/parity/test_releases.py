@@ -191,8 +191,9 @@ def _ecmp_with_discard(remote: str) -> None:
     ops = NbOps()  # (raw rows: ovn-nbctl refuses a discard route in an ECMP group)
     rs = [ops.insert("Logical_Router_Static_Route", {"ip_prefix": p, "nexthop": n}) for p, n in (
         ("10.1.0.0/24", "172.20.0.10"), ("10.1.0.0/24", "172.21.0.10"), ("10.1.0.0/24", "discard"),
-        ("10.2.0.0/24", "discard"), ("10.2.0.0/24", "172.21.0.11"), ("10.3.0.0/24", "172.20.0.12"),
-        ("10.3.0.0/24", "172.21.0.12"))]
+        ("10.2.0.0/24", "discard"), ("10.2.0.0/24", "172.21.0.11"))]
+    # (No group of two real next hops: the reference numbers such members in an order that varies
+    # from run to run; the drops of a group with a discard member are the same whatever the order.)
     ops.add_to("Logical_Router", "lr0", "static_routes", *rs)
     ops.transact(remote)
 
@@ -205,5 +206,5 @@ def test_26_03_ecmp_group_with_a_discard_route_drops_on_every_member(tmp_path, m
                         settle_timeout=60)
     assert result.flows is not None
     ecmp = next(s for s in result.flows.stages if s.stage == "lr_in_ip_routing_ecmp")
-    assert ecmp.ref_count == 9, result.report()  # 5 drops, 2 next hops, the 2 defaults
+    assert ecmp.ref_count == 7, result.report()  # 5 drops, the 2 defaults
     assert result.ok, result.report()
