@@ -533,9 +533,7 @@ class Daemon:
     def _aging_ops(self) -> list[dict[str, Any]]:
         """The MAC_Binding / FDB rows aged out by now (sync/aging.py), to delete in this run's transaction."""
         assert self.nb is not None and self.sb is not None and self.graph is not None
-        now = time.time() * 1000
-        if not self.aging.due(now):
-            return []
+        now = time.time() * 1000  # (the caller asked aging.due first)
         nbg = nb_global_row(self.nb)
         before = dict(self.aging.deleted)
         profile = self.release.profile

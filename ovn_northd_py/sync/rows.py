@@ -76,13 +76,12 @@ def sync_table(
     stats: SyncStats,
     delete_stale: bool = True,
     on_insert: Mapping[str, Any] | None = None,
-    uuid_of: Callable[[Hashable], uuid.UUID] | None = None,
 ) -> dict[Hashable, Any]:
     """Make the rows we own in ``table`` equal ``desired``.  Returns key -> Row (existing or new).
 
     ``on_insert`` gives initial values for columns someone else owns afterwards
-    (e.g. Port_Binding.up, which ovn-controller maintains); ``uuid_of``: the uuid a new row of a
-    key gets (default: a random one).
+    (e.g. Port_Binding.up, which ovn-controller maintains); a desired row's :data:`ROW_UUID` is the
+    uuid its new row gets (default: a random one).
     """
     out: dict[Hashable, Any] = {}
     claimed = _claim_by_uuid(rows, desired)
@@ -110,7 +109,7 @@ def sync_table(
     for k, want in desired.items():
         if k in out:
             continue
-        out[k] = _insert(txn, table, want, on_insert, stats, uuid_of(k) if uuid_of is not None else None)
+        out[k] = _insert(txn, table, want, on_insert, stats)
     return out
 
 
@@ -125,9 +124,9 @@ def _claim_by_uuid(rows: Mapping[Any, Any], desired: Mapping[Any, dict[str, Any]
 
 
 def _insert(txn: Any, table: str, want: Mapping[str, Any], on_insert: Mapping[str, Any] | None,
-            stats: SyncStats, new_uuid: uuid.UUID | None = None) -> Any:
+            stats: SyncStats) -> Any:
     """A new row of ``table`` with ``want`` (and ``on_insert``, columns others own afterwards)."""
-    row = insert_row(txn, table, new_uuid or want.get(ROW_UUID))
+    row = insert_row(txn, table, want.get(ROW_UUID))
     for col, val in (on_insert or {}).items():
         setattr(row, col, val)
     for col, val in want.items():
@@ -138,8 +137,8 @@ def _insert(txn: Any, table: str, want: Mapping[str, Any], on_insert: Mapping[st
 
 
 def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | None, stats: SyncStats,
-                 on_insert: Mapping[str, Any] | None = None, new_uuid: uuid.UUID | None = None) -> Any | None:
-    """Make one row match ``want`` (insert, with ``new_uuid`` if given; update; or, with ``want``
+                 on_insert: Mapping[str, Any] | None = None) -> Any | None:
+    """Make one row match ``want`` (insert, with the uuid its :data:`ROW_UUID` names if any; update; or, with ``want``
     None, delete)."""
     if want is None:
         if row is not None:
@@ -147,7 +146,7 @@ def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | N
             stats.bump(stats.deleted, table)
         return None
     if row is None:
-        return _insert(txn, table, want, on_insert, stats, new_uuid)
+        return _insert(txn, table, want, on_insert, stats)
     if update_row(row, want):
         stats.bump(stats.updated, table)
     return row
