@@ -211,16 +211,21 @@ def scan_ip_list(text: str) -> list[str]:
     return [a for a, _plen_, v6 in scan_addresses(text) if not v6]
 
 
-def _arp_proxy_flow(port: Port, table: FlowTable) -> None:
+def _arp_proxy(port: Port) -> tuple[str, str] | None:
+    """(the router port's MAC, ``options:arp_proxy``) of a router-type port that sets it and whose
+    router port's networks parse; None otherwise."""
     spec = port.nb.options.get("arp_proxy")
     lrp = peer_router_port(port)
-    if not spec or lrp is None:
+    nets = lrp_networks(lrp) if spec and lrp is not None else None
+    return (nets.ea_s, spec) if nets is not None and spec else None
+
+
+def _arp_proxy_flow(port: Port, table: FlowTable) -> None:
+    proxy = _arp_proxy(port)
+    ips = scan_ip_list(proxy[1]) if proxy is not None else []
+    if proxy is None or not ips:
         return
-    nets = lrp_networks(lrp)
-    ips = scan_ip_list(spec)
-    if nets is None or not ips:
-        return
-    mac = nets.ea_s
+    mac = proxy[0]
     action = (
         f"eth.dst = eth.src; eth.src = {mac}; arp.op = 2; /* ARP reply */ arp.tha = arp.sha; "
         f"arp.sha = {mac}; arp.tpa <-> arp.spa; {LOCAL_REPLY}"
@@ -239,15 +244,11 @@ def _arp_proxy_flows_v2(port: Port, table: FlowTable) -> None:
     """Behaviour ``arp_proxy_v2`` (25.03, observed): the ``arp_proxy`` flows answer only packets not
     from a router port (``reg0[18] == 0``, 30), name each address with its prefix length (/32,
     /128 when none is given), and IPv6 addresses get a neighbour advertisement of their own."""
-    spec = port.nb.options.get("arp_proxy")
-    lrp = peer_router_port(port)
-    if not spec or lrp is None:
+    proxy = _arp_proxy(port)
+    addrs = scan_addresses(proxy[1]) if proxy is not None else []
+    if proxy is None or not addrs:
         return
-    nets = lrp_networks(lrp)
-    addrs = scan_addresses(spec)
-    if nets is None or not addrs:
-        return
-    mac = nets.ea_s
+    mac = proxy[0]
     h, owner, i = hint(port.nb_key), port_owner(port), port.dp.index
     v4 = [f"{a}/{p}" for a, p, v6 in addrs if not v6]
     v6s = [(a, p) for a, p, v6 in addrs if v6]
