@@ -8,7 +8,7 @@ from typing import Any
 
 from ..flows.acl_index import smap_bool
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
-from ..northd.model import Northd
+from ..northd.model import Datapath, Northd
 from .rows import SyncStats, sync_table
 
 
@@ -31,21 +31,24 @@ def dp_uuids(sb: Any) -> dict[str, str]:
     return out
 
 
-def desired_datapaths(nd: Northd, profile: FlowProfile = DEFAULT_PROFILE) -> dict[Hashable, dict[str, Any]]:
-    """Behaviour ``dp_binding_nb_uuid`` (26.03, SB 21.x; observed): every row also names its NB
-    row (``nb_uuid``) and its ``type`` (``logical-switch`` / ``logical-router``), and a router's
-    ``external_ids`` carry ``disable_garp_rarp`` (its NB option read as a boolean, default false)."""
+def desired_datapath(dp: Datapath, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, Any]:
+    """One datapath's Datapath_Binding row.  Behaviour ``dp_binding_nb_uuid`` (26.03, SB 21.x;
+    observed): the row also names its NB row (``nb_uuid``) and its ``type`` (``logical-switch`` /
+    ``logical-router``), and a router's ``external_ids`` carry ``disable_garp_rarp`` (its NB option
+    read as a boolean, default false)."""
     if not profile.has("dp_binding_nb_uuid"):
-        return {dp.key: {"external_ids": dp.external_ids, "tunnel_key": dp.tunnel_key} for dp in nd.by_index}
-    out: dict[Hashable, dict[str, Any]] = {}
-    for dp in nd.by_index:
-        ids = dp.external_ids
-        if dp.is_router:
-            garp = smap_bool(dp.nb.options, "disable_garp_rarp", False)
-            ids = {**ids, "disable_garp_rarp": "true" if garp else "false"}
-        out[dp.key] = {"external_ids": ids, "tunnel_key": dp.tunnel_key, "nb_uuid": [uuid.UUID(dp.key)],
-                       "type": ["logical-router" if dp.is_router else "logical-switch"]}
-    return out
+        return {"external_ids": dp.external_ids, "tunnel_key": dp.tunnel_key}
+    ids = dp.external_ids
+    if dp.is_router:
+        garp = smap_bool(dp.nb.options, "disable_garp_rarp", False)
+        ids = {**ids, "disable_garp_rarp": "true" if garp else "false"}
+    return {"external_ids": ids, "tunnel_key": dp.tunnel_key, "nb_uuid": [uuid.UUID(dp.key)],
+            "type": ["logical-router" if dp.is_router else "logical-switch"]}
+
+
+def desired_datapaths(nd: Northd, profile: FlowProfile = DEFAULT_PROFILE) -> dict[Hashable, dict[str, Any]]:
+    """Every datapath's row (:func:`desired_datapath`), by NB key."""
+    return {dp.key: desired_datapath(dp, profile) for dp in nd.by_index}
 
 
 def sync_datapaths(txn: Any, sb: Any, nd: Northd, stats: SyncStats,
@@ -123,13 +126,23 @@ def ip_multicast_config(cfg: Any) -> dict[str, Any]:
     }
 
 
+def desired_ip_multicast(dp: Datapath, dp_row: Any) -> dict[str, Any]:
+    """A switch's IP_Multicast row (``dp_row``: its Datapath_Binding)."""
+    return {"datapath": dp_row, **ip_multicast_config(dp.nb.other_config)}
+
+
+def ip_multicast_key(row: Any) -> Hashable | None:
+    """An IP_Multicast row's NB switch key; None for one whose datapath is gone (weak reference)."""
+    return dp_nb_key(row.datapath)
+
+
 def sync_ip_multicast(txn: Any, sb: Any, nd: Northd, dps: dict[Hashable, Any], stats: SyncStats) -> None:
     desired: dict[Hashable, dict[str, Any]] = {}
     for dp in nd.switches():
-        desired[dp.key] = {"datapath": dps[dp.key], **ip_multicast_config(dp.nb.other_config)}
+        desired[dp.key] = desired_ip_multicast(dp, dps[dp.key])
 
     def key_of(row: Any) -> Hashable | None:
         # An IP_Multicast row whose datapath is gone (weak reference) is stale: key it uniquely.
-        return dp_nb_key(row.datapath) or ("orphan", row.uuid)
+        return ip_multicast_key(row) or ("orphan", row.uuid)
 
     sync_table(txn, "IP_Multicast", sb.rows("IP_Multicast"), key_of, desired, stats)

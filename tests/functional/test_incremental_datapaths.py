@@ -1,5 +1,6 @@
 """New switches and routers (a tenant network, a node joining a cluster) are added incrementally:
-the northd and lflow nodes do not recompute (only the SB tables are synced in full), and under
+the northd, lflow and sb_sync nodes do not recompute (the new Datapath_Binding / IP_Multicast rows
+are inserted, and checked when they echo back), and under
 ``--check-incremental=1`` the result always equals a recompute.  Deleting a switch or router
 takes the recompute path (checked too)."""
 
@@ -77,6 +78,19 @@ def test_new_switch_and_router_need_no_recompute(net):
     assert {n: node_runs(port, n, "recompute") for n in before} == before
     assert not mismatches(d)
     assert "nsw1-p0" in env.sbctl("--bare", "--columns=logical_port", "list", "port_binding")
+
+
+def test_new_switch_and_router_need_no_full_sb_sync(net):
+    env, d, port = net
+    rnd = random.Random(11)
+    before = node_runs(port, "sb_sync", "recompute")
+    run_batch(env, _switch(2, 2, rnd) + [["lsp-set-type", "nsw2-p1", "localnet"],
+                                          ["lsp-set-options", "nsw2-p1", "network_name=phys"]])
+    run_batch(env, _router(2, rnd, ["nsw2", "ls2"]))
+    assert node_runs(port, "sb_sync", "recompute") == before
+    assert not mismatches(d)
+    dp = env.sbctl("--bare", "--columns=_uuid", "find", "datapath_binding", "external_ids:name=nsw2").strip()
+    assert dp and env.sbctl("--bare", "--columns=_uuid", "find", "ip_multicast", f"datapath={dp}").strip()
 
 
 def test_random_datapath_creation_incremental_equals_recompute(net):

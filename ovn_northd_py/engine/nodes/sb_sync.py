@@ -2,7 +2,9 @@
 
 Incremental paths:
 * from ``northd``: only the Port_Binding rows of the ports that changed and the
-  Multicast_Group rows of the switches that changed are compared and written;
+  Multicast_Group rows of the switches that changed are compared and written; a datapath
+  created in NB gets its Datapath_Binding (and a switch its IP_Multicast) row inserted, and the
+  features without an incremental hook of their own (``on_northd_sb``) a full sync of theirs;
 * from ``sb``: rows of ours that someone changed (or our own writes echoed back)
   are compared one by one with what we want and repaired if needed.
 * from ``nb`` and ``sb``: the features' SB hooks (``Feature.on_nb_sb``, ``on_sb``), and
@@ -18,7 +20,15 @@ from typing import Any
 
 from ...lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ...ovsdb.connection import DbConnection
-from ...sync.datapaths import dp_nb_key, prune_datapaths, sync_datapaths, sync_ip_multicast
+from ...sync.datapaths import (
+    desired_datapath,
+    desired_ip_multicast,
+    dp_nb_key,
+    ip_multicast_key,
+    prune_datapaths,
+    sync_datapaths,
+    sync_ip_multicast,
+)
 from ...sync.dhcp_codes import sync_dhcp_option_codes
 from ...sync.globals import nb_global_row, sync_sb_global
 from ...sync.indexes import DP_BY_NB_KEY, MC_BY_KEY, PB_BY_NAME
@@ -42,7 +52,7 @@ from .inputs import DbInput, RowIndex, pb_name
 from .northd import NorthdNode
 
 # SB changes we can check row by row; a change anywhere else (of a table we own) recomputes.
-_SB_ROW_CHECKED = frozenset({"Port_Binding", "Multicast_Group"})
+_SB_ROW_CHECKED = frozenset({"Port_Binding", "Multicast_Group", "Datapath_Binding", "IP_Multicast"})
 # SB tables we do not own or whose changes need nothing from this node (MAC_Binding: read by
 # aging in the daemon, sync/aging.py).
 _SB_IGNORED = frozenset({"Chassis", "Encap", "Chassis_Private", "MAC_Binding"})
@@ -57,12 +67,16 @@ def _mc_key(row: Any) -> Hashable | None:
 class _DpRows:
     """A read-only ``{NB datapath key: SB Datapath_Binding row}`` view over the SB row index."""
 
-    __slots__ = ("index", "sb")
+    __slots__ = ("index", "new", "sb")
 
-    def __init__(self, index: RowIndex, sb: DbConnection) -> None:
+    def __init__(self, index: RowIndex, sb: DbConnection, new: dict[str, Any] | None = None) -> None:
         self.index, self.sb = index, sb
+        self.new = new or {}  # rows inserted in this run's transaction (not in the index yet)
 
     def get(self, key: Any, default: Any = None) -> Any:
+        row = self.new.get(key)
+        if row is not None:
+            return row
         row = self.index.get(self.sb, key)
         return row if row is not None and row._data is not None else default
 
@@ -92,14 +106,42 @@ class SbSyncNode(Node):
             sb_in.add_index(name, table, key_of)
 
     # ---- incremental ----
-    def _dp_rows(self, sb: DbConnection) -> Any:  # (a read-only dict stand-in)
+    def _dp_rows(self, sb: DbConnection, new: dict[str, Any] | None = None) -> Any:  # (a read-only dict stand-in)
         """NB datapath key -> SB Datapath_Binding row, looked up through the index (no table scan:
-        this runs on every incremental change)."""
-        return _DpRows(self.dp_index, sb)
+        this runs on every incremental change); ``new``: rows inserted in this run."""
+        return _DpRows(self.dp_index, sb, new)
 
-    def _sync_ports(self, ctx: EngineCtx, names: set[str]) -> dict[str, Any]:
+    def _check_new_datapaths(self, ctx: EngineCtx, keys: set[str]) -> None:
+        """Raise _Unhandled (before anything is written) when a created datapath's tunnel key is
+        held by another SB row (a stale or foreign one: the full sync deletes those first)."""
+        nd = self.northd.data
+        held = {row.tunnel_key: row for row in ctx.sb.rows("Datapath_Binding").values()}
+        for key in keys:
+            dp = nd.datapaths.get(key)
+            other = held.get(dp.tunnel_key) if dp is not None else None
+            if other is not None and dp_nb_key(other) != key:
+                raise _Unhandled
+
+    def _sync_new_datapaths(self, ctx: EngineCtx, keys: set[str]) -> dict[str, Any]:
+        """The Datapath_Binding rows of the datapaths created in NB (and their switches'
+        IP_Multicast rows); returns NB key -> row."""
         sb, nd = ctx.sb, self.northd.data
-        dps = self._dp_rows(sb)
+        out: dict[str, Any] = {}
+        for key in sorted(keys):
+            dp = nd.datapaths.get(key)
+            if dp is None:
+                continue  # (left out: no tunnel key left)
+            row = sync_one_row(ctx.sb_txn, "Datapath_Binding", self.dp_index.get(sb, key),
+                               desired_datapath(dp, ctx.profile), ctx.stats)
+            out[key] = row
+            if dp.is_switch:
+                have = next((r for r in sb.rows("IP_Multicast").values() if ip_multicast_key(r) == key), None)
+                sync_one_row(ctx.sb_txn, "IP_Multicast", have, desired_ip_multicast(dp, row), ctx.stats)
+        return out
+
+    def _sync_ports(self, ctx: EngineCtx, names: set[str], new_dps: dict[str, Any] | None = None) -> dict[str, Any]:
+        sb, nd = ctx.sb, self.northd.data
+        dps = self._dp_rows(sb, new_dps)
         chassis = chassis_by_name(sb) if any(
             (p := nd.ports.get(n)) is not None and p.requested_chassis for n in names) else {}
         mirrors = sb_mirror_rows(sb) if any(
@@ -117,9 +159,10 @@ class SbSyncNode(Node):
                 out[name] = r
         return out
 
-    def _sync_groups(self, ctx: EngineCtx, dp_keys: set[str], new_pbs: dict[str, Any]) -> None:
+    def _sync_groups(self, ctx: EngineCtx, dp_keys: set[str], new_pbs: dict[str, Any],
+                     new_dps: dict[str, Any] | None = None) -> None:
         sb, nd = ctx.sb, self.northd.data
-        dps = self._dp_rows(sb)
+        dps = self._dp_rows(sb, new_dps)
         for key in dp_keys:
             dp = nd.datapaths.get(key)
             want = desired_groups_of(dp, ctx.profile) if dp is not None else {}
@@ -140,21 +183,68 @@ class SbSyncNode(Node):
 
     def on_northd(self, ctx: EngineCtx) -> HandlerResult:
         t = self.northd.tracked
-        if t is None or t.dps_added:
-            return UNHANDLED  # (a new datapath: its SB rows come with a full SB sync; flows stay incremental)
-        try:
-            new_pbs = self._sync_ports(ctx, t.ports_changed | set(t.ports_deleted))
-            self._sync_groups(ctx, t.dps_changed, new_pbs)
-        except _Unhandled:
-            return UNHANDLED  # nothing was left half-done: recompute redoes every table
+        if t is None:
+            return UNHANDLED
         hctx = self._feature_ctx(ctx)
         hctx.tracked = t
+        try:
+            new_dps: dict[str, Any] = {}
+            if t.dps_added:
+                self._check_new_datapaths(ctx, t.dps_added)
+                new_dps = self._sync_new_datapaths(ctx, t.dps_added)
+                for f in self.features:  # rows the port bindings name (e.g. mirrors)
+                    if f.sync_sb is not None and f.on_northd_sb is None and f.sync_sb_first:
+                        f.sync_sb(hctx)
+            new_pbs = self._sync_ports(ctx, t.ports_changed | set(t.ports_deleted), new_dps)
+            self._sync_groups(ctx, t.dps_changed, new_pbs, new_dps)
+        except _Unhandled:
+            return UNHANDLED  # what was written is redone by the recompute's full diff of every table
         for f in self.features:
             if f.on_northd_sb is not None and not f.on_northd_sb([], hctx):
                 return UNHANDLED
+            if t.dps_added and f.sync_sb is not None and f.on_northd_sb is None and not f.sync_sb_first:
+                f.sync_sb(hctx)  # a feature with no incremental hook: its full sync, as a recompute does
         if t.routers_changed or t.ports_deleted:  # routers (dis)connected: the router groups
             sync_ref_chassis(ctx.sb, self.northd.data)
         return UNCHANGED  # (this node keeps no data: it writes the run's SB transaction)
+
+    def _own_row_changes(self, ctx: EngineCtx) -> list[tuple[str, Any, Any]] | None:
+        """Datapath_Binding / IP_Multicast changes (mostly our own inserts echoing back): (table,
+        datapath, row) of each row to compare with what we want; None when one needs the full sync
+        (a row of a datapath we have deleted by someone else, a row naming no datapath of ours, a
+        duplicate)."""
+        sb, nd = ctx.sb, self.northd.data
+        out: list[tuple[str, Any, Any]] = []
+        ipm_rows: list[Any] | None = None
+        for c in self.sb_in.changes:
+            if c.table == "Datapath_Binding":
+                row = sb.rows("Datapath_Binding").get(c.uuid)
+                if row is None:  # deleted: fine when we deleted it (its datapath is gone from NB)
+                    key = self.dp_index.key_of_uuid(c.uuid)
+                    if not isinstance(key, str) or key in nd.datapaths:
+                        return None
+                    continue
+                key = dp_nb_key(row)
+                dp = nd.datapaths.get(key) if key else None
+                if dp is None or self.dp_index.get(sb, key) is not row:
+                    return None
+                out.append((c.table, dp, row))
+            elif c.table == "IP_Multicast":
+                if ipm_rows is None:
+                    ipm_rows = list(sb.rows("IP_Multicast").values())
+                row = sb.rows("IP_Multicast").get(c.uuid)
+                if row is None:
+                    continue  # (every switch of ours still having its row is checked below)
+                key = ip_multicast_key(row)
+                dp = nd.datapaths.get(str(key)) if key else None
+                if dp is None or not dp.is_switch or sum(1 for r in ipm_rows if ip_multicast_key(r) == key) != 1:
+                    return None
+                out.append((c.table, dp, row))
+        if ipm_rows is not None:
+            have = {ip_multicast_key(r) for r in ipm_rows}
+            if any(dp.key not in have for dp in nd.switches()):
+                return None  # one of ours deleted by someone else
+        return out
 
     def _feature_ctx(self, ctx: EngineCtx) -> SbFeatureCtx:
         return feature_ctx(ctx.nb, ctx.sb, self.northd, ctx.sb_txn, ctx.stats, ctx.warn.warn, self.sb_in, ctx.profile)
@@ -192,12 +282,19 @@ class SbSyncNode(Node):
                 if not isinstance(key, tuple):
                     return UNHANDLED
                 dps.add(key[0])
+        own = self._own_row_changes(ctx)
+        if own is None:
+            return UNHANDLED
         try:
             new_pbs = self._sync_ports(ctx, names) if names else {}
             if dps:
                 self._sync_groups(ctx, dps, new_pbs)
         except _Unhandled:
             return UNHANDLED
+        for table, dp, row in own:
+            want = desired_datapath(dp, ctx.profile) if table == "Datapath_Binding" else desired_ip_multicast(
+                dp, self.dp_index.get(ctx.sb, dp.key))
+            sync_one_row(ctx.sb_txn, table, row, want, ctx.stats)
         if ref_chassis:
             sync_ref_chassis(ctx.sb, self.northd.data)
         hctx = self._feature_ctx(ctx)
