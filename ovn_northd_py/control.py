@@ -480,7 +480,7 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     gopts = northd.gopts
     shadow = build_northd(nb, sb, copy.deepcopy(northd.keys), _Silent(),  # type: ignore[arg-type]
                           mac_prefix=gopts.mac_prefix if gopts else "", profile=d.release.profile)
-    table = new_flow_table(len(shadow.by_index))
+    table = new_flow_table(len(shadow.slots))
     fctx = flow_ctx_from_nb(shadow, nb, mac_prefix=gopts.mac_prefix if gopts else "",
                             svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb,
                             profile=d.release.profile, feature_latch=graph.lflow.feature_latch)
@@ -489,7 +489,7 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     fplan = plan_sync(cache, desired_flows(table, shadow, dp_uuid, fctx.profile), desired_sb_lbs(shadow, dp_uuid, fctx.profile))
     lines = [(f"Logical_Flow/Logical_DP_Group/Load_Balancer: {fplan.inserted} to insert, {fplan.updated} to "
              f"update, {fplan.deleted} to delete")]
-    unbound = {i for i, dp in enumerate(shadow.by_index) if dp.key not in dp_uuid}
+    unbound = {i for i, dp in enumerate(shadow.slots) if dp is not None and dp.key not in dp_uuid}
     if unbound:
         n = sum(1 for f in table.flows() if unbound.intersection(f.datapaths))
         lines.append(f"  and {n} flows on {len(unbound)} datapaths not yet in SB (written once their "
@@ -593,8 +593,8 @@ def _explain_flow(d: Any, fid: int, sb_uuid: str | None = None, owners: list[Any
     nd = d.graph.northd.data
     names = []
     for i in f.datapaths:
-        if i < len(nd.by_index):
-            dp = nd.by_index[i]
+        dp = nd.slots[i] if i < len(nd.slots) else None
+        if dp is not None:
             names.append(f"{dp.name or dp.key}")
     head = f"Logical_Flow {sb_uuid}" if sb_uuid else "logical flow"
     out = [f"{head}: stage {f.stage.name} priority {f.priority}",

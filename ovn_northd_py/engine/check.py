@@ -56,7 +56,7 @@ def _port_view(nd: Northd) -> dict[str, tuple[Any, ...]]:
 
 
 def _flow_view(table: FlowTable, nd: Northd) -> dict[tuple[Any, ...], frozenset[str]]:
-    keys = [dp.key for dp in nd.by_index]
+    keys = [dp.key if dp is not None else "" for dp in nd.slots]
     return {
         (f.stage.name, f.priority, f.match, f.actions, f.controller_meter): frozenset(keys[i] for i in f.datapaths)
         for f in table.flows()
@@ -98,7 +98,7 @@ def check_consistency(graph: Graph, ctx: EngineCtx, cache: FlowCache) -> CheckRe
                 {d.key: (d.tunnel_key, d.kind, d.name) for d in shadow.by_index}, res.differences)
     _diff_dicts("port", _port_view(northd.data), _port_view(shadow), res.differences)
     # 2. The flows.
-    table = new_flow_table(len(shadow.by_index))
+    table = new_flow_table(len(shadow.slots))
     fctx = flow_ctx_from_nb(shadow, nb, mac_prefix=gopts.mac_prefix if gopts else "",
                             svc_monitor_mac=gopts.svc_monitor_mac if gopts else "", sb=sb, profile=ctx.profile,
                             feature_latch=graph.lflow.feature_latch)

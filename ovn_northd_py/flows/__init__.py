@@ -192,7 +192,7 @@ def build_port_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
 
 def build_lflows(nd: Northd, ctx: FlowCtx, table: FlowTable) -> None:
     """Every flow of the northd model ``nd``."""
-    table.ensure_capacity(len(nd.by_index))
+    table.ensure_capacity(len(nd.slots))
     for dp in nd.by_index:
         build_datapath_flows(dp, ctx, table)
         for port in dp.ports:

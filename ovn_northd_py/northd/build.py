@@ -79,9 +79,7 @@ def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: A
         if k is None:
             continue
         dp.tunnel_key = k
-        dp.index = len(nd.by_index)
-        nd.by_index.append(dp)
-        nd.datapaths[dp.key] = dp
+        nd.add_datapath(dp)
         dp.external_ids = _dp_external_ids(dp)
         keys.dp[dp.key] = k
         keys.port_pools[dp.key] = IdPool(PORT_KEY_MIN, keys.max_port, "port tunnel ids")
@@ -165,9 +163,7 @@ def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, 
         if k is None:
             continue  # pool exhausted: warned, not bound
         dp.tunnel_key = k
-        dp.index = len(nd.by_index)
-        nd.by_index.append(dp)
-        nd.datapaths[dp.key] = dp
+        nd.add_datapath(dp)
         dp.external_ids = _dp_external_ids(dp)
 
 

@@ -89,8 +89,24 @@ class Northd:
     datapaths: dict[str, Datapath] = field(default_factory=dict)  # by NB uuid text
     ports: dict[str, Port] = field(default_factory=dict)  # by logical_port name
     ha_groups: dict[str, HaGroup] = field(default_factory=dict)  # by SB group name
-    by_index: list[Datapath] = field(default_factory=list)
+    by_index: list[Datapath] = field(default_factory=list)  # the datapaths (in the order they came)
+    # Datapath-group bit -> datapath: ``slots[dp.index] is dp``; a deleted datapath leaves None (its
+    # bit is never given to another datapath until the next full build).
+    slots: list[Datapath | None] = field(default_factory=list)
     name_winners: dict[str, tuple[str, str]] = field(default_factory=dict)  # port -> (dp key, row uuid)
+
+    def add_datapath(self, dp: Datapath) -> None:
+        """Register ``dp`` under the next datapath-group bit."""
+        dp.index = len(self.slots)
+        self.slots.append(dp)
+        self.by_index.append(dp)
+        self.datapaths[dp.key] = dp
+
+    def remove_datapath(self, dp: Datapath) -> None:
+        """Unregister ``dp`` (its bit stays unused); its ports are the caller's business."""
+        del self.datapaths[dp.key]
+        self.by_index.remove(dp)
+        self.slots[dp.index] = None
 
     def switches(self) -> list[Datapath]:
         return [d for d in self.by_index if d.kind == LS]

@@ -519,7 +519,7 @@ def build_ours(nb: DbConnection, sb: DbConnection) -> tuple[Northd, FlowTable]:
         warn=warn.warn,
         profile=PROFILE,
     )
-    table = new_flow_table(len(nd.by_index))
+    table = new_flow_table(len(nd.slots))
     build_lflows(nd, ctx, table)
     return nd, table
 
@@ -534,7 +534,7 @@ def expand_ours(
         counter = stages.setdefault((st.pipeline, st.name), Counter())
         for i in f.datapaths:
             key: FlowKey = (
-                nd.by_index[i].key,
+                nd.by_index[i].key,  # (a full build: every bit is a datapath)
                 st.pipeline,
                 PROFILE.table_id(st),
                 f.priority,

@@ -54,7 +54,7 @@ def _key(f: LFlow, profile: FlowProfile, ids: tuple[int, ...]) -> FKey | None:
 def desired_flows(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], profile: FlowProfile
                   ) -> dict[FKey, WantFlow]:
     """dp_uuid: NB datapath key -> SB Datapath_Binding uuid.  Flows on unbound datapaths are dropped."""
-    by_index: list[str | None] = [dp_uuid.get(dp.key) for dp in nd.by_index]
+    by_index: list[str | None] = [dp_uuid.get(dp.key) if dp is not None else None for dp in nd.slots]
     ids = profile.table_ids
     groups = table.groups()
     gid_of = groups.as_dict()
@@ -115,7 +115,7 @@ def desired_for_keys(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], keys
                      profile: FlowProfile) -> dict[FKey, WantFlow]:
     """What the flows with these identities should be (absent: no such flow is wanted, e.g. a
     stage the release does not have, or not at that table id)."""
-    by_index: list[str | None] = [dp_uuid.get(dp.key) for dp in nd.by_index]
+    by_index: list[str | None] = [dp_uuid.get(dp.key) if dp is not None else None for dp in nd.slots]
     want: dict[FKey, WantFlow] = {}
     for k in keys:
         st = profile.stage_named(k[0])
@@ -137,7 +137,7 @@ def desired_changed_flows(
 ) -> tuple[dict[FKey, WantFlow], set[FKey]]:
     """The flows changed since the last call (``FlowTable.take_changed``): what they should now be,
     and the set of identities to compare (changed and vanished ones)."""
-    by_index: list[str | None] = [dp_uuid.get(dp.key) for dp in nd.by_index]
+    by_index: list[str | None] = [dp_uuid.get(dp.key) if dp is not None else None for dp in nd.slots]
     ids = profile.table_ids
     alive, gone = table.take_changed()
     lb_groups = _lb_groups(profile)

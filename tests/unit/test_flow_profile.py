@@ -25,7 +25,8 @@ def renumbered(*extra: Stage, behaviours: frozenset[str] = frozenset()) -> FlowP
 
 
 def _nd(n: int) -> SimpleNamespace:
-    return SimpleNamespace(by_index=[SimpleNamespace(key=f"dp{i}") for i in range(n)])
+    dps = [SimpleNamespace(key=f"dp{i}") for i in range(n)]
+    return SimpleNamespace(by_index=dps, slots=dps)
 
 
 DP_UUID = {"dp0": "u0", "dp1": "u1"}

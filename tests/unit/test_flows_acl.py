@@ -136,9 +136,8 @@ class Nb:
 def _switch(nd: Northd, name: str, acls: list[Any]) -> Datapath:
     nb = SimpleNamespace(uuid=uuid.uuid4(), name=name, acls=acls, load_balancer=[], load_balancer_group=[],
                          other_config={}, dns_records=[], forwarding_groups=[], copp=[])
-    dp = Datapath(str(nb.uuid), LS, name, nb, index=len(nd.by_index))
-    nd.by_index.append(dp)
-    nd.datapaths[dp.key] = dp
+    dp = Datapath(str(nb.uuid), LS, name, nb)
+    nd.add_datapath(dp)
     return dp
 
 

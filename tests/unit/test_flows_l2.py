@@ -51,9 +51,8 @@ class Net:
         return uuid.UUID(f"{self._n:08x}-0000-4000-8000-000000000000")
 
     def _dp(self, kind: str, name: str, nb: SimpleNamespace) -> Datapath:
-        dp = Datapath(str(nb.uuid), kind, name, nb, index=len(self.nd.by_index))
-        self.nd.by_index.append(dp)
-        self.nd.datapaths[dp.key] = dp
+        dp = Datapath(str(nb.uuid), kind, name, nb)
+        self.nd.add_datapath(dp)
         return dp
 
     def switch(self, name: str, acls: Iterable[Any] = (), lbs: Iterable[Any] = ()) -> Datapath:

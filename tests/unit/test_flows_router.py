@@ -56,9 +56,8 @@ def _router(routes: list[Any], policies: list[Any]) -> tuple[Northd, Datapath]:
     nd = Northd()
     nb = SimpleNamespace(uuid=_uuid(1), name="r1", nat=[], load_balancer=[], load_balancer_group=[], options={},
                          static_routes=routes, policies=policies, enabled=[], ports=[])
-    r = Datapath(str(nb.uuid), LR, "r1", nb, index=0)
-    nd.by_index.append(r)
-    nd.datapaths[r.key] = r
+    r = Datapath(str(nb.uuid), LR, "r1", nb)
+    nd.add_datapath(r)
     for n, (name, mac, nets) in enumerate(
         [("r1-a", "02:00:00:00:01:01", ["10.0.1.1/24", "fd01::1/64"]), ("r1-b", "02:00:00:00:01:02", ["10.0.2.1/24"])],
         start=2,

@@ -20,10 +20,10 @@ def _nd() -> Northd:
     for n, (kind, name, options) in enumerate([(LS, "ls1", {}), (LR, "lr1", {}),
                                                (LR, "lr2", {"disable_garp_rarp": "true"})]):
         nb = SimpleNamespace(uuid=uuid.UUID(int=n + 1), name=name, options=options)
-        dp = Datapath(str(nb.uuid), kind, name, nb, index=n)
+        dp = Datapath(str(nb.uuid), kind, name, nb)
         dp.external_ids = {"logical-router" if kind == LR else "logical-switch": dp.key, "name": name}
         dp.tunnel_key = n + 1
-        nd.by_index.append(dp)
+        nd.add_datapath(dp)
     return nd
 
 

@@ -101,7 +101,7 @@ class LflowNode(Node):
         if t is None or h is None:
             return UNHANDLED
         nd, table, fctx = h.nd, h.table, h.fctx
-        table.ensure_capacity(len(nd.by_index))  # new datapaths take the next indexes
+        table.ensure_capacity(len(nd.slots))  # new datapaths take the next indexes
         for name in t.ports_deleted:
             table.remove_owner((OWNER_PORT, name))
         rebuild_ports: set[str] = set(t.ports_changed)
@@ -154,7 +154,7 @@ class LflowNode(Node):
     def recompute(self, ctx: EngineCtx) -> None:
         nd = self.northd.data
         gopts = self.northd.gopts
-        table = new_flow_table(len(nd.by_index))
+        table = new_flow_table(len(nd.slots))
         if any(c.table == "Chassis" and c.event == "update" and "other_config" in c.columns for c in self.sb_in.changes):
             self.feature_latch.reevaluate()  # (a release whose chassis features latch: flows/chassis_features.py)
         fctx = flow_ctx_from_nb(nd, ctx.nb, mac_prefix=gopts.mac_prefix if gopts else "",
