@@ -114,6 +114,8 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
     for c in changes:
         if c.table == "Logical_Switch":
             dp = nd.datapaths.get(str(c.uuid))
+            if dp is None and str(c.uuid) in h.deleted:
+                continue  # deleted: its flows go below
             if dp is None or not dp.is_switch:
                 return False
     w = Work()
@@ -130,6 +132,12 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
             w.refresh.update((key, d) for d in dps)
             w.touched |= dps  # its action may have become (or stopped being) stateful
         elif c.table == "Logical_Switch":
+            if str(c.uuid) in h.deleted:  # the flows its ACLs had on it go
+                key = str(c.uuid)
+                w.refresh.update((a, key) for a in idx.dp_built.get(key, ()))
+                for facts in (idx.ls_acls, idx.acl_facts, idx.dp_facts):
+                    facts.pop(key, None)
+                continue
             dp = nd.datapaths[str(c.uuid)]
             new = frozenset(str(a.uuid) for a in dp.nb.acls)
             old = idx.ls_acls.get(dp.key, frozenset())

@@ -187,9 +187,9 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
     # Validate before changing anything.
     for c in changes:
         if c.table in ("Logical_Switch", "Logical_Router") and (
-            c.event != "update" or nd.datapaths.get(str(c.uuid)) is None
+            c.event != "update" or (nd.datapaths.get(str(c.uuid)) is None and str(c.uuid) not in h.deleted)
         ):
-            return False
+            return False  # (a deleted one: its attachments are dropped from the index)
     ch = _classify(changes, h)
     att = _attachments(ch, h)
     _rebuild(ch, att, h)

@@ -28,7 +28,7 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
     for c in changes:
         if c.table == "Logical_Switch":
             dp = nd.datapaths.get(str(c.uuid))
-            if dp is None or not dp.is_switch:
+            if (dp is None or not dp.is_switch) and str(c.uuid) not in h.deleted:
                 return False
     idx = qos_index(fctx)
     refresh: set[tuple[str, str]] = set()  # (QoS uuid, switch key)
@@ -38,6 +38,8 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
             key = str(c.uuid)
             fctx.forget(key)  # its memoised flows are stale
             refresh.update((key, d) for d in idx.built.get(key, ()))
+        elif str(c.uuid) in h.deleted:  # its QoS flows go
+            refresh.update((q, str(c.uuid)) for q in idx.dp_built.get(str(c.uuid), set()))
         else:
             dp = nd.datapaths[str(c.uuid)]
             new = lists[dp.key] = switch_qos_keys(dp)

@@ -51,6 +51,9 @@ class FlowFeatureCtx:
     table: FlowTable
     fctx: FlowCtx
     tracked: Tracked | None = None  # on_northd_flows: the northd node's tracked changes
+    # on_nb_flows: keys of the datapaths deleted in this run (each also comes as an update of its
+    # switch / router row: what was built on it goes; the lflow node then purges its bit).
+    deleted: frozenset[str] = frozenset()
     sb_resynced: bool = False  # on_sb_flows: SB was read again from scratch
     sb_indexes: Mapping[str, RowIndex] = field(default_factory=dict)
 

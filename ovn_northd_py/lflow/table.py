@@ -449,6 +449,51 @@ class FlowTable:
                     del grefs[fid]
         return len(log)
 
+    def purge_datapaths(self, dps: Iterable[int]) -> int:
+        """Drop every reference any owner holds on the datapaths ``dps`` (deleted: the owners
+        that are not theirs -- a load balancer, a port group... -- keep references the builders
+        would no longer make).  Returns how many there were.  (A scan of every owner's log; the
+        deleted datapaths' own owners should be removed first, which is cheaper.)"""
+        targets = sorted(set(dps))
+        if not targets:
+            return 0
+        unlink = self._unlink
+        n = 0
+        for owner, log in list(self._owners.items()):
+            a = np.frombuffer(log, dtype=np.int64)
+            if a.size == 0:
+                continue
+            d = a & _DP_MASK
+            hit = d == targets[0]
+            for dp in targets[1:]:
+                hit |= d == dp
+            if not hit.any():
+                continue
+            gone = a[hit].tolist()
+            keep = a[~hit]
+            for k in gone:
+                unlink(k >> PAIR_SHIFT, k & _DP_MASK)
+            if self._gkinds and self._group_owned(owner):
+                exempt = self._gexempt.get(owner)
+                for k in gone:
+                    if exempt:
+                        e = exempt.get(k)
+                        if e:
+                            exempt[k] = e - 1
+                            continue
+                    fid = k >> PAIR_SHIFT
+                    r = self._grefs[fid] - 1
+                    if r:
+                        self._grefs[fid] = r
+                    else:
+                        del self._grefs[fid]
+            n += len(gone)
+            if keep.size:
+                self._owners[owner] = array("q", keep.tobytes())
+            else:
+                del self._owners[owner]
+        return n
+
     def has_owner(self, owner: Owner) -> bool:
         return owner in self._owners
 

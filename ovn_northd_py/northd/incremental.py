@@ -2,8 +2,13 @@
 
 Handled without a recompute:
 
-* switches and routers created (not deleted): their datapaths get tunnel keys as a full build
-  would hand them out, and their ports are added like the others;
+* switches and routers created: their datapaths get tunnel keys as a full build would hand them
+  out, and their ports are added like the others;
+* switches and routers deleted, when none of their ports stays linked to a port that survives the
+  batch (a node leaving takes its switch, gateway router and the ports peering them together)
+  and none is a gateway port, has an HA chassis group or QoS, or uses IPAM: their ports go, the
+  other datapaths keep their tunnel keys and bits, and the deleted one's bit stays unused
+  (``Northd.slots``);
 * switch ports (any type but ``router``, no HA chassis group) added to, removed from, or updated
   on a switch -- except address changes on a switch with IPAM, which may move other ports'
   dynamic addresses;
@@ -96,10 +101,13 @@ class Tracked:
     # Datapaths created (switches / routers added to NB): their SB rows are inserted, and every
     # feature sees them as an update of all its columns.
     dps_added: set[str] = field(default_factory=set)
+    # Datapaths deleted (by key; the Datapath as it was, its bit in ``index``): their ports are in
+    # ``ports_deleted``; every feature sees them as an update of all its columns.
+    dps_deleted: dict[str, Datapath] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.ports_changed or self.ports_deleted or self.dps_changed or self.routers_changed
-                    or self.attach_changed or self.lb_routers or self.dps_added)
+                    or self.attach_changed or self.lb_routers or self.dps_added or self.dps_deleted)
 
 
 def _is_plain(lsp: Any) -> bool:
@@ -129,7 +137,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         return None
     if profile.has(QOS_QUEUES) and _touches_qos(nd, nb, batch):
         return None
-    plan = _plan(nd, keys, nb, batch, sb)
+    plan = _plan(nd, keys, nb, batch, sb, profile)
     if plan is None:
         return None
     return _apply(nd, keys, nb, changes, plan, warn, sb)
@@ -144,6 +152,7 @@ class _Batch:
     lsp_updates: dict[str, frozenset[str]] = field(default_factory=dict)  # LSP uuid -> changed columns
     lrp_updates: dict[str, frozenset[str]] = field(default_factory=dict)  # LRP uuid -> changed columns
     created: dict[str, str] = field(default_factory=dict)  # NB uuid of a new switch / router -> its table
+    deleted: set[str] = field(default_factory=set)  # NB uuids of switches / routers deleted
 
 
 @dataclass(slots=True)
@@ -157,6 +166,7 @@ class _Plan:
     rplan: RouterPortPlan  # router ports and router-type switch ports attached / detached
     lrp_ports: list[Port]  # router ports updated in place
     lrp_updates: dict[str, frozenset[str]]
+    gone: dict[str, Datapath] = field(default_factory=dict)  # datapaths deleted, by key
 
 
 def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
@@ -172,6 +182,8 @@ def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
                 return None
         elif c.table in ("Logical_Switch", "Logical_Router") and c.event == "create":
             b.created[str(c.uuid)] = c.table
+        elif c.table in ("Logical_Switch", "Logical_Router") and c.event == "delete":
+            b.deleted.add(str(c.uuid))
         elif c.table == "Logical_Switch":
             if c.event != "update" or not c.columns <= {"ports"} | ls_feature_columns:
                 return None
@@ -295,11 +307,80 @@ def _touches_qos(nd: Northd, nb: Any, b: _Batch) -> bool:
     return False
 
 
-def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any) -> _Plan | None:
+def _gone_datapaths(nd: Northd, nb: Any, b: _Batch, profile: FlowProfile) -> dict[str, Datapath] | None:
+    """The datapaths of the switches and routers deleted in this batch; None when one needs a
+    recompute: a gateway (chassisredirect) port, an HA chassis group, QoS (queues are numbered
+    across switches) or IPAM with dynamic addresses on one of their ports, a port name another NB
+    row also claims (it would get the name), or a row created again in the same batch."""
+    gone: dict[str, Datapath] = {}
+    for key in b.deleted:
+        dp = nd.datapaths.get(key)
+        if dp is None:
+            continue  # (a disabled router, or one left without a tunnel key: no datapath)
+        if key in b.created or key in b.switch_changes or key in b.router_port_changes:
+            return None
+        for p in dp.ports:  # (model values only: the NB row is gone)
+            if p.kind not in ("lsp", "lrp") or p.crp is not None or p.ha_group or p.dynamic_addresses or (
+                    profile.has(QOS_QUEUES) and has_qos(p)):
+                return None
+        gone[key] = dp
+    if not gone:
+        return gone
+    names = {p.name for dp in gone.values() for p in dp.ports}
+    for table in ("Logical_Switch_Port", "Logical_Router_Port"):
+        for row in nb.rows(table).values():
+            if row.name in names:
+                return None  # a row surviving (or moving) under one of their names
+    return gone
+
+
+def _gone_cleanly(gone: dict[str, Datapath], leaving: set[str], arriving: set[str]) -> bool:
+    """Does every port of the deleted datapaths leave without a survivor linked to it (its peer
+    on a deleted datapath too, or leaving in this batch), and no new port take one of their names?"""
+    for dp in gone.values():
+        for p in dp.ports:
+            if p.name in arriving:
+                return False
+            q = p.peer
+            if q is not None and q.dp.key not in gone and q.name not in leaving:
+                return False
+    return True
+
+
+def _remove_gone(nd: Northd, keys: KeyState, gone: dict[str, Datapath], t: Tracked) -> None:
+    """Take the deleted datapaths and their ports out of the model (their bits stay unused)."""
+    for key, dp in gone.items():
+        for p in dp.ports:
+            if nd.ports.get(p.name) is p:
+                del nd.ports[p.name]
+            if nd.name_winners.get(p.name, ("",))[0] == key:
+                del nd.name_winners[p.name]
+            keys.port.pop(p.name, None)
+            t.ports_deleted[p.name] = key
+        nd.remove_datapath(dp)
+        keys.dp.pop(key, None)
+        keys.port_pools.pop(key, None)
+        t.dps_deleted[key] = dp
+
+
+def _scrub_gone(t: Tracked) -> None:
+    """What the other steps recorded about the deleted datapaths (peers losing their links)."""
+    gone = set(t.dps_deleted)
+    names = {n for n, k in t.ports_deleted.items() if k in gone}
+    t.ports_changed -= names
+    for s in (t.dps_changed, t.routers_changed, t.attach_changed, t.lb_routers, t.lb_facts_routers):
+        s -= gone
+
+
+def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any, profile: FlowProfile) -> _Plan | None:
     """Validate the batch against the model, changing nothing; None when a recompute is needed."""
     new_dps = _new_datapaths(nd, nb, b.created)
     if new_dps is None or (new_dps and sb is None):
         return None
+    gone = _gone_datapaths(nd, nb, b, profile)
+    if gone is None:
+        return None
+    gone_names = {p.name for dp in gone.values() for p in dp.ports}
     for key, dp in new_dps.items():
         (b.switch_changes if dp.kind == LS else b.router_port_changes).add(key)
     members = _switch_membership(nd, nb, b.switch_changes, new_dps)
@@ -338,16 +419,22 @@ def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any) -> _Plan | No
         seen.add(name)
 
     rplan = plan_router_ports(nd, keys, nb.rows("Logical_Router"), b.router_port_changes, rlsp_added, rlsp_removed,
-                              {lsp.name for _, lsp in added}, removed_names, new_dps)
+                              {lsp.name for _, lsp in added}, removed_names | gone_names, new_dps)
     if rplan is None:
         return None
+    if gone:
+        leaving = removed_names | gone_names | {p.name for p in rplan.lrp_removed} | {
+            p.name for p in rplan.rlsp_removed}
+        if not _gone_cleanly(gone, leaving, {lsp.name for _, lsp in added} | {
+                row.name for _, row in rplan.rlsp_added} | {row.name for _, row in rplan.lrp_added}):
+            return None
     lrp_updates = dict(b.lrp_updates)
     for u in rplan.added_lrp_uuids:
         lrp_updates.pop(u, None)  # built from its present row anyway
     lrp_ports = _lrp_updates(nd, nb, lrp_updates)
     if lrp_ports is None:
         return None
-    return _Plan(new_dps, removed, added, updated, rplan, lrp_ports, lrp_updates)
+    return _Plan(new_dps, removed, added, updated, rplan, lrp_ports, lrp_updates, gone)
 
 
 _Members = tuple[list[tuple[Datapath, Port]], list[tuple[Datapath, Any]], list[tuple[Datapath, Any]], list[Port]]
@@ -435,6 +522,7 @@ def _apply(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], plan: 
            sb: Any) -> Tracked:
     """Carry out a validated plan; returns what changed."""
     t = Tracked()
+    _remove_gone(nd, keys, plan.gone, t)  # first: the steps below see only what stays
     preassigned: dict[str, int] = {}  # NB port uuid -> tunnel key, for the ports of new datapaths
     added = plan.added
     if plan.new_dps:
@@ -489,6 +577,7 @@ def _apply(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChange], plan: 
         if attached is not None:
             t.routers_changed.add(key)
             t.ports_changed |= refresh_router_derived(attached)
+    _scrub_gone(t)
     return t
 
 

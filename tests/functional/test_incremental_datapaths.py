@@ -1,8 +1,9 @@
 """New switches and routers (a tenant network, a node joining a cluster) are added incrementally:
 the northd, lflow and sb_sync nodes do not recompute (the new Datapath_Binding / IP_Multicast rows
 are inserted, and checked when they echo back), and under
-``--check-incremental=1`` the result always equals a recompute.  Deleting a switch or router
-takes the recompute path (checked too)."""
+``--check-incremental=1`` the result always equals a recompute.  Deleting switches and routers
+whose ports take no surviving port's link with them is incremental too; deleting one that a
+surviving port still links to takes the recompute path (checked too)."""
 
 from __future__ import annotations
 
@@ -91,6 +92,31 @@ def test_new_switch_and_router_need_no_full_sb_sync(net):
     assert not mismatches(d)
     dp = env.sbctl("--bare", "--columns=_uuid", "find", "datapath_binding", "external_ids:name=nsw2").strip()
     assert dp and env.sbctl("--bare", "--columns=_uuid", "find", "ip_multicast", f"datapath={dp}").strip()
+
+
+def test_deleted_switch_and_router_need_no_recompute(net):
+    env, d, port = net
+    rnd = random.Random(13)
+    run_batch(env, _switch(3, 3, rnd) + [["pg-set-ports", "pg1", "nsw3-p1"], ["ls-lb-add", "nsw3", "lbshared"]])
+    run_batch(env, _router(3, rnd, ["nsw3"]) + [["lr-lb-add", "nrt3", "lbshared"]])
+    before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow", "sb_sync")}
+    run_batch(env, [["ls-del", "nsw3"], ["lr-del", "nrt3"]])
+    assert {n: node_runs(port, n, "recompute") for n in before} == before
+    assert not mismatches(d)
+    names = env.sbctl("--bare", "--columns=external_ids", "list", "datapath_binding")
+    assert "nsw3" not in names and "nrt3" not in names
+
+
+def test_deleted_switch_keeps_other_datapaths_keys(net):
+    env, d, port = net
+    rnd = random.Random(17)
+    run_batch(env, _switch(4, 2, rnd))
+    keys = env.sbctl("--bare", "--columns=tunnel_key,external_ids", "list", "datapath_binding")
+    run_batch(env, [["ls-del", "nsw4"]])
+    after = env.sbctl("--bare", "--columns=tunnel_key,external_ids", "list", "datapath_binding")
+    kept = [b.strip() for b in keys.split("\n\n") if "nsw4" not in b]
+    assert sorted(kept) == sorted(b.strip() for b in after.split("\n\n"))
+    assert not mismatches(d)
 
 
 def test_random_datapath_creation_incremental_equals_recompute(net):

@@ -11,7 +11,14 @@ import random
 
 import pytest
 
-from ovn_northd_py.devtools.gen_ovnk import CLUSTER_SUBNET, Node, build_ovnk_nb, ip_mac
+from ovn_northd_py.devtools.gen_ovnk import (
+    CLUSTER_SUBNET,
+    Node,
+    build_ovnk_nb,
+    ip_mac,
+    node_commands,
+    node_delete_commands,
+)
 from ovn_northd_py.devtools.testing import (
     apply_checked,
     checked_daemon,
@@ -115,3 +122,22 @@ def test_ovnk_churn_incremental_equals_recompute(ovnk):
         apply_checked(env, d, batch, done, seed)
     assert metric(port, "ovn_northd_py_incremental_checks_total") >= len(done) // 2
     assert {n: node_runs(port, n, "recompute") for n in before} == before
+
+
+def test_ovnk_node_add_and_delete_need_no_recompute(ovnk):
+    """A node joining (its switch, gateway router, join and external ports, SNAT, routes,
+    policies, the shared load-balancer groups) and leaving again: no node recomputes."""
+    env, d, port = ovnk
+    node = Node(NODES + 1)
+    add = [*node_commands(node),
+           ["add", "logical_switch", node.name, "load_balancer_group", _group_uuid(env, "clusterLBGroup"),
+            _group_uuid(env, "clusterSwitchLBGroup")],
+           ["add", "logical_router", node.gr, "load_balancer_group", _group_uuid(env, "clusterLBGroup"),
+            _group_uuid(env, "clusterRouterLBGroup")]]
+    before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow", "sb_sync")}
+    done: list[list[list[str]]] = []
+    apply_checked(env, d, add, done, 0)
+    apply_checked(env, d, node_delete_commands(node), done, 0)
+    apply_checked(env, d, add, done, 0)
+    assert {n: node_runs(port, n, "recompute") for n in before} == before
+    assert node.name in env.sbctl("--bare", "--columns=external_ids", "list", "datapath_binding")

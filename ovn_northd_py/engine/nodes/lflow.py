@@ -69,25 +69,29 @@ class LflowNode(Node):
             return UNHANDLED
         changes = self.nb_in.changes
         t = self.northd.tracked
-        if t is not None and t.dps_added:
-            # A new switch or router: to the features it is an update of every column they read.
+        if t is not None and (t.dps_added or t.dps_deleted):
+            # A new or deleted switch or router: to the features it is an update of every column they read.
             nd = self.northd.data
-            for key in sorted(t.dps_added):
-                dp = nd.datapaths.get(key)
-                if dp is not None:
-                    table = "Logical_Switch" if dp.is_switch else "Logical_Router"
-                    changes = [*changes, RowChange("update", table, dp.nb.uuid,
-                                                   self.features.flow_only_columns(table))]
+            dps = [d for key in sorted(t.dps_added) if (d := nd.datapaths.get(key)) is not None]
+            dps += [t.dps_deleted[key] for key in sorted(t.dps_deleted)]
+            for dp in dps:
+                table = "Logical_Switch" if dp.is_switch else "Logical_Router"
+                changes = [*changes, RowChange("update", table, dp.nb.uuid, self.features.flow_only_columns(table))]
         by_feature = self.features.split_changes(changes)
-        if not by_feature:
+        if not by_feature and not (t is not None and t.dps_deleted):
             return UNCHANGED
         h = self._hook_ctx(ctx)
         if h is None:
             return UNHANDLED
+        if t is not None:
+            h.deleted = frozenset(t.dps_deleted)
         for name, fchanges in by_feature.items():
             f = self.features.get(name)
             if f.on_nb_flows is None or not f.on_nb_flows(fchanges, h):
                 return UNHANDLED
+        if t is not None and t.dps_deleted:
+            # Whatever the features left on a deleted datapath's bit (the bit is never reused).
+            h.table.purge_datapaths(dp.index for dp in t.dps_deleted.values())
         return UPDATED
 
     def on_northd(self, ctx: EngineCtx) -> HandlerResult:
@@ -104,6 +108,9 @@ class LflowNode(Node):
         table.ensure_capacity(len(nd.slots))  # new datapaths take the next indexes
         for name in t.ports_deleted:
             table.remove_owner((OWNER_PORT, name))
+        for key in t.dps_deleted:
+            table.remove_owner((OWNER_DP, key))
+            fctx.forget(key)
         rebuild_ports: set[str] = set(t.ports_changed)
         # A router port changed in place, attached or detached: the router's every flow
         # (rebuild_router_scope, below), the switches it is attached to -- their flows and every

@@ -139,6 +139,18 @@ class SbSyncNode(Node):
                 sync_one_row(ctx.sb_txn, "IP_Multicast", have, desired_ip_multicast(dp, row), ctx.stats)
         return out
 
+    def _delete_datapaths(self, ctx: EngineCtx, keys: set[str]) -> None:
+        """The Datapath_Binding (and IP_Multicast) rows of the datapaths deleted in NB; their ports'
+        and groups' rows go in the same transaction (the caller), others' rows that name them too
+        (MAC_Binding, FDB, IGMP_Group: the daemon's ``cleanup_ops``), and so do their flows (a
+        deleted Datapath_Binding makes the daemon plan every flow)."""
+        sb = ctx.sb
+        for row in list(sb.rows("IP_Multicast").values()):
+            if ip_multicast_key(row) in keys:
+                sync_one_row(ctx.sb_txn, "IP_Multicast", row, None, ctx.stats)
+        for key in sorted(keys):
+            sync_one_row(ctx.sb_txn, "Datapath_Binding", self.dp_index.get(sb, key), None, ctx.stats)
+
     def _sync_ports(self, ctx: EngineCtx, names: set[str], new_dps: dict[str, Any] | None = None) -> dict[str, Any]:
         sb, nd = ctx.sb, self.northd.data
         dps = self._dp_rows(sb, new_dps)
@@ -189,21 +201,25 @@ class SbSyncNode(Node):
         hctx.tracked = t
         try:
             new_dps: dict[str, Any] = {}
+            dps_came_or_went = bool(t.dps_added or t.dps_deleted)
             if t.dps_added:
                 self._check_new_datapaths(ctx, t.dps_added)
                 new_dps = self._sync_new_datapaths(ctx, t.dps_added)
+            if dps_came_or_went:
                 for f in self.features:  # rows the port bindings name (e.g. mirrors)
                     if f.sync_sb is not None and f.on_northd_sb is None and f.sync_sb_first:
                         f.sync_sb(hctx)
             new_pbs = self._sync_ports(ctx, t.ports_changed | set(t.ports_deleted), new_dps)
-            self._sync_groups(ctx, t.dps_changed, new_pbs, new_dps)
+            self._sync_groups(ctx, t.dps_changed | set(t.dps_deleted), new_pbs, new_dps)
         except _Unhandled:
             return UNHANDLED  # what was written is redone by the recompute's full diff of every table
         for f in self.features:
             if f.on_northd_sb is not None and not f.on_northd_sb([], hctx):
                 return UNHANDLED
-            if t.dps_added and f.sync_sb is not None and f.on_northd_sb is None and not f.sync_sb_first:
+            if dps_came_or_went and f.sync_sb is not None and f.on_northd_sb is None and not f.sync_sb_first:
                 f.sync_sb(hctx)  # a feature with no incremental hook: its full sync, as a recompute does
+        if t.dps_deleted:
+            self._delete_datapaths(ctx, set(t.dps_deleted))
         if t.routers_changed or t.ports_deleted:  # routers (dis)connected: the router groups
             sync_ref_chassis(ctx.sb, self.northd.data)
         return UNCHANGED  # (this node keeps no data: it writes the run's SB transaction)
