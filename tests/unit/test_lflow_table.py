@@ -521,3 +521,29 @@ def test_a_table_without_group_owner_kinds_has_no_group_owned_flow() -> None:
     t = FlowTable(4)
     fid = t.add_many([0, 1], LS_IN_LB, 120, "vip", "ct_lb;", owner=("lb", "L1"))
     assert fid is not None and not t.group_owned_only(fid)
+
+
+# -- purging a deleted datapath -------------------------------------------------
+
+
+def test_purge_drops_every_owners_references_on_the_datapath() -> None:
+    t = FlowTable(4)
+    shared = t.add_many([0, 1, 2], LS_IN_LB, 10, "lb", "next;", owner=("lb", "x"))
+    acl(t, 1, owner=("acl", "a"))
+    acl(t, 1, owner=("acl", "b"))
+    solo = acl(t, 1, owner=("acl", "c"), match="2")
+    t.take_changes()
+    assert t.purge_datapaths([1]) == 4
+    assert shared is not None and t.datapaths(shared) == [0, 2]
+    assert solo not in t and len(t) == 1
+    assert not t.has_owner(("acl", "a")) and t.owner_refs(("lb", "x")) == 2
+
+
+def test_purge_keeps_group_owned_counts_consistent() -> None:
+    t = FlowTable(4, group_owner_kinds=frozenset({"lb"}))
+    fid = t.add_many([0, 1], LS_IN_LB, 10, "lb", "next;", owner=("lb", "x"))
+    assert fid is not None
+    t.purge_datapaths([1])
+    assert t.group_owned_only(fid)
+    t.remove_owner(("lb", "x"))  # (must not find a count below zero)
+    assert fid not in t
