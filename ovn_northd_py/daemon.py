@@ -44,7 +44,7 @@ from .release import DEFAULT_RELEASE, Release, select_release
 from .sync.aging import Aging
 from .sync.datapaths import dp_uuids
 from .sync.flow_writer import FlowWriter
-from .sync.foreign import cleanup_ops, referential_integrity_rows, referrer_cleanup_ops
+from .sync.foreign import cleanup_ops, deleted_rows, referential_integrity_rows, referrer_cleanup_ops
 from .sync.globals import nb_global_row, northd_probe_interval, sb_global_row
 from .sync.lflows import FlowCache, Plan
 from .txn_failures import TxnFailures
@@ -491,11 +491,11 @@ class Daemon:
                 ctx.sb_extra_ops += self.write.aging_ops
                 nbg = nb_global_row(self.nb)
                 self.write.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
-                if ctx.stats.deleted.get("Datapath_Binding"):
-                    # Every flow, group and load balancer on a deleted datapath must go in this
-                    # same transaction: compare them all.
-                    self.writer.full_sync_needed = True
-                plan = self._plan_flows()
+                # Every flow, group and load balancer on a deleted datapath must go in this same
+                # transaction (the writer checks its plan covers them, else compares them all).
+                gone = frozenset(str(r.uuid) for r in deleted_rows(ctx.sb_txn, "Datapath_Binding")) \
+                    if ctx.stats.deleted.get("Datapath_Binding") else frozenset()
+                plan = self._plan_flows(gone)
         except Exception:
             self.log.exception("engine run failed; will recompute")
             ctx.sb_txn.abort()
@@ -558,13 +558,15 @@ class Daemon:
         if at is not None:
             poller.timer_wait(at - now)
 
-    def _plan_flows(self) -> Plan:
+    def _plan_flows(self, gone_dps: frozenset[str] = frozenset()) -> Plan:
         """This run's plan for the raw tables, plus SB_Global.nb_cfg (written with them, so
         ``--wait=sb`` returns only once what this run wrote has committed)."""
         assert self.sb is not None and self.nb is not None and self.graph is not None
         lflow = self.graph.lflow
-        plan, nwant = self.writer.plan(lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"), self._dp_uuid())
+        plan, nwant = self.writer.plan(lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"), self._dp_uuid(),
+                                       gone_dps)
         self.metrics.lflows.set(nwant if nwant is not None else len(lflow.table))
+        self.metrics.flow_plans.labels(kind="incremental" if nwant is None else "full").inc()
         sbg = sb_global_row(self.sb)
         # (While SB_Global is being created, its echo triggers another run that writes nb_cfg.)
         if (sbg is not None and sbg._data is not None and self.write.pending_nb_cfg is not None

@@ -23,6 +23,7 @@ class Metrics:
     lflows: Gauge = field(init=False)
     dp_groups: Gauge = field(init=False)
     runs: Counter = field(init=False)
+    flow_plans: Counter = field(init=False)
     node_runs: Counter = field(init=False)
     node_seconds: Counter = field(init=False)
     commits: Counter = field(init=False)
@@ -55,6 +56,8 @@ class Metrics:
         self.lflows = Gauge(p + "logical_flows", "Logical flows we want in SB", registry=r)
         self.dp_groups = Gauge(p + "datapath_groups", "Logical_DP_Group rows we want in SB", registry=r)
         self.runs = Counter(p + "engine_runs", "Engine runs by kind", ["kind"], registry=r)
+        self.flow_plans = Counter(p + "flow_plans", "Flow writer plans by kind (full: every flow compared)",
+                                  ["kind"], registry=r)
         self.node_runs = Counter(
             p + "engine_node_runs", "Engine node runs by result (recompute/incremental/unhandled/unchanged)",
             ["node", "result"], registry=r,

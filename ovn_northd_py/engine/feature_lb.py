@@ -275,6 +275,7 @@ def _attachments(ch: _LbChanges, h: FlowFeatureCtx) -> _Attachments:
         old_nats = idx.dp_nats.get(key, frozenset())
         moved = idx.set_dp(dp, key)
         if dp is None:
+            idx.sb_dirty |= moved  # (deleted: their SB rows must stop naming it)
             continue
         now = idx.dp_lbs.get(key, frozenset())
         if dp.is_switch:

@@ -333,10 +333,13 @@ class FlowWriter:
 
 
     # ---- planning ----
-    def plan(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]) -> tuple[Plan, int | None]:
+    def plan(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str],
+             gone_dps: frozenset[str] = frozenset()) -> tuple[Plan, int | None]:
         """The operations that bring SB's flows, groups and load balancers to what the flow
         table and the load-balancer index want.  Returns the plan and, after a full diff, the
-        number of desired flows."""
+        number of desired flows.  ``gone_dps``: Datapath_Binding uuids this run's transaction
+        deletes: every flow and load balancer naming one must be in the plan (an incremental plan
+        that would leave one out gives way to a full one)."""
         self._follow_chassis_features(lflow)
         following, self.following = self.following, False
         if following and not (self.dirty_all or self.full_sync_needed or lflow.full_sync_needed):
@@ -350,7 +353,20 @@ class FlowWriter:
         # Incremental: compare only the flows (and load balancers) that changed since the last plan.
         changed, scope = desired_changed_flows(lflow.table, nd, dp_uuid, self._profile(lflow))
         want_lbs, lb_scope = _changed_lbs(lflow, nd, nb_lbs, dp_uuid)
+        if gone_dps and not self._covers(gone_dps, scope, lb_scope):
+            return self._full_plan(lflow, nd, dp_uuid)
         return plan_sync(self.cache, changed, want_lbs, scope, lb_scope=lb_scope), None
+
+    def _covers(self, gone_dps: frozenset[str], scope: set[FKey], lb_scope: set[str] | None) -> bool:
+        """Does an incremental plan over ``scope`` / ``lb_scope`` rewrite every cached flow and
+        load balancer that names one of ``gone_dps`` (directly or through its group)?"""
+        cache = self.cache
+        bad = {g for g, dps in cache.groups.items() if not gone_dps.isdisjoint(dps)}
+        for r in cache.flows.values():
+            if (r.dp in gone_dps or r.group in bad) and r.key not in scope:
+                return False
+        lbs = lb_scope or set()
+        return all(lb.key in lbs for lb in cache.lbs.values() if not bad.isdisjoint(lb.groups()))
 
     def _full_plan(self, lflow: Any, nd: Any, dp_uuid: dict[str, str]) -> tuple[Plan, int]:
         want = desired_flows(lflow.table, nd, dp_uuid, self._profile(lflow))

@@ -85,8 +85,7 @@ def test_new_switch_and_router_need_no_full_sb_sync(net):
     env, d, port = net
     rnd = random.Random(11)
     before = node_runs(port, "sb_sync", "recompute")
-    run_batch(env, _switch(2, 2, rnd) + [["lsp-set-type", "nsw2-p1", "localnet"],
-                                          ["lsp-set-options", "nsw2-p1", "network_name=phys"]])
+    run_batch(env, [*_switch(2, 2, rnd), ["lsp-set-type", "nsw2-p1", "localnet"], ["lsp-set-options", "nsw2-p1", "network_name=phys"]])
     run_batch(env, _router(2, rnd, ["nsw2", "ls2"]))
     assert node_runs(port, "sb_sync", "recompute") == before
     assert not mismatches(d)
@@ -97,8 +96,8 @@ def test_new_switch_and_router_need_no_full_sb_sync(net):
 def test_deleted_switch_and_router_need_no_recompute(net):
     env, d, port = net
     rnd = random.Random(13)
-    run_batch(env, _switch(3, 3, rnd) + [["pg-set-ports", "pg1", "nsw3-p1"], ["ls-lb-add", "nsw3", "lbshared"]])
-    run_batch(env, _router(3, rnd, ["nsw3"]) + [["lr-lb-add", "nrt3", "lbshared"]])
+    run_batch(env, [*_switch(3, 3, rnd), ["pg-set-ports", "pg1", "nsw3-p1"], ["ls-lb-add", "nsw3", "lbshared"]])
+    run_batch(env, [*_router(3, rnd, ["nsw3"]), ["lr-lb-add", "nrt3", "lbshared"]])
     before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow", "sb_sync")}
     run_batch(env, [["ls-del", "nsw3"], ["lr-del", "nrt3"]])
     assert {n: node_runs(port, n, "recompute") for n in before} == before
@@ -108,7 +107,7 @@ def test_deleted_switch_and_router_need_no_recompute(net):
 
 
 def test_deleted_switch_keeps_other_datapaths_keys(net):
-    env, d, port = net
+    env, d, _port = net
     rnd = random.Random(17)
     run_batch(env, _switch(4, 2, rnd))
     keys = env.sbctl("--bare", "--columns=tunnel_key,external_ids", "list", "datapath_binding")

@@ -141,3 +141,16 @@ def test_ovnk_node_add_and_delete_need_no_recompute(ovnk):
     apply_checked(env, d, add, done, 0)
     assert {n: node_runs(port, n, "recompute") for n in before} == before
     assert node.name in env.sbctl("--bare", "--columns=external_ids", "list", "datapath_binding")
+
+
+def test_ovnk_node_delete_plans_only_the_flows_it_touches(ovnk):
+    """Deleting a node's datapaths: the flow writer's plan still covers only the changed flows
+    (every flow and load balancer naming the deleted Datapath_Binding rows is among them)."""
+    env, d, port = ovnk
+    node = Node(NODES + 2)
+    done: list[list[list[str]]] = []
+    apply_checked(env, d, node_commands(node), done, 0)
+    full = metric(port, "ovn_northd_py_flow_plans_total", 'kind="full"')
+    apply_checked(env, d, node_delete_commands(node), done, 0)
+    assert metric(port, "ovn_northd_py_flow_plans_total", 'kind="full"') == full
+    assert node.gr not in env.sbctl("--bare", "--columns=external_ids", "list", "datapath_binding")
