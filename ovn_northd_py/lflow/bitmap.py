@@ -229,6 +229,13 @@ class BitmapPool:
         self._flat[i] = v & ~mask & 0xFF
         return True
 
+    def rows_with(self, bit: int) -> IntArray:
+        """The rows (handed out) with ``bit`` set."""
+        if not 0 <= bit < self._capacity:
+            return np.zeros(0, dtype=np.int64)
+        col = self._m[: self._next, bit >> 3] & (1 << (bit & 7))
+        return np.nonzero(col)[0].astype(np.int64)
+
     def test(self, row: int, bit: int) -> bool:
         if not 0 <= bit < self._capacity:
             return False

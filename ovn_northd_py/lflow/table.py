@@ -132,6 +132,7 @@ class FlowTable:
     __slots__ = (
         "_bits",
         "_capacity",
+        "_dead",
         "_dirty",
         "_extra",
         "_free",
@@ -177,6 +178,7 @@ class FlowTable:
         self._gexempt: dict[Owner, dict[int, int]] = {}  # their per_datapath references (pair -> count)
         self._bits = BitmapPool(capacity)
         self._live = 0
+        self._dead: set[int] = set()  # purged datapaths (purge_datapaths): never used again
 
     # -- capacity -------------------------------------------------------------
 
@@ -430,8 +432,14 @@ class FlowTable:
         if log is None:
             return 0
         unlink = self._unlink
-        for k in log:
-            unlink(k >> PAIR_SHIFT, k & _DP_MASK)
+        if self._dead:  # (entries on purged datapaths were dropped already)
+            dead = self._dead
+            for k in log:
+                if k & _DP_MASK not in dead:
+                    unlink(k >> PAIR_SHIFT, k & _DP_MASK)
+        else:
+            for k in log:
+                unlink(k >> PAIR_SHIFT, k & _DP_MASK)
         if self._gkinds and self._group_owned(owner):
             grefs = self._grefs
             exempt = self._gexempt.pop(owner, None)
@@ -452,47 +460,63 @@ class FlowTable:
     def purge_datapaths(self, dps: Iterable[int]) -> int:
         """Drop every reference any owner holds on the datapaths ``dps`` (deleted: the owners
         that are not theirs -- a load balancer, a port group... -- keep references the builders
-        would no longer make).  Returns how many there were.  (A scan of every owner's log; the
-        deleted datapaths' own owners should be removed first, which is cheaper.)"""
+        would no longer make); those bits must never be used again in this table.  Returns how
+        many references there were.
+
+        The logs of owners of ``group_owner_kinds`` are cleaned (their counts stay exact); the
+        other owners keep their entries on those bits, which :meth:`remove_owner` then skips."""
         targets = sorted(set(dps))
         if not targets:
             return 0
-        unlink = self._unlink
+        self._dead.update(targets)
         n = 0
-        for owner, log in list(self._owners.items()):
-            a = np.frombuffer(log, dtype=np.int64)
-            if a.size == 0:
-                continue
-            d = a & _DP_MASK
-            hit = d == targets[0]
-            for dp in targets[1:]:
-                hit |= d == dp
-            if not hit.any():
-                continue
-            gone = a[hit].tolist()
-            keep = a[~hit]
-            for k in gone:
-                unlink(k >> PAIR_SHIFT, k & _DP_MASK)
-            if self._gkinds and self._group_owned(owner):
-                exempt = self._gexempt.get(owner)
-                for k in gone:
-                    if exempt:
-                        e = exempt.get(k)
-                        if e:
-                            exempt[k] = e - 1
-                            continue
-                    fid = k >> PAIR_SHIFT
-                    r = self._grefs[fid] - 1
-                    if r:
-                        self._grefs[fid] = r
-                    else:
-                        del self._grefs[fid]
-            n += len(gone)
-            if keep.size:
-                self._owners[owner] = array("q", keep.tobytes())
-            else:
-                del self._owners[owner]
+        if self._gkinds:
+            for owner in [o for o in self._owners if self._group_owned(o)]:
+                n += self._purge_log(owner, targets)
+        single = np.frombuffer(self._single, dtype=np.intc)
+        rows_of = np.frombuffer(self._row, dtype=np.intc)
+        hits: list[tuple[int, int]] = []
+        for dp in targets:
+            hits += [(int(f), dp) for f in np.nonzero(single == dp)[0]]
+            rows = self._bits.rows_with(dp)
+            if rows.size:
+                hits += [(int(f), dp) for f in np.nonzero(np.isin(rows_of, rows))[0]]
+        del single, rows_of  # (no buffer export may outlive this: the arrays grow)
+        for fid, dp in hits:
+            n += 1 + self._extra.pop(_pair(fid, dp), 0)
+            self._unlink(fid, dp)
         return n
+
+    def _purge_log(self, owner: Owner, targets: list[int]) -> int:
+        """Drop a group owner's references on ``targets`` (log entries and counts)."""
+        log = self._owners[owner]
+        a = np.frombuffer(log, dtype=np.int64)
+        d = a & _DP_MASK
+        hit = np.isin(d, targets)
+        if not hit.any():
+            return 0
+        gone = a[hit].tolist()
+        keep = a[~hit].tobytes()
+        del a, d
+        exempt = self._gexempt.get(owner)
+        for k in gone:
+            self._unlink(k >> PAIR_SHIFT, k & _DP_MASK)
+            if exempt:
+                e = exempt.get(k)
+                if e:
+                    exempt[k] = e - 1
+                    continue
+            fid = k >> PAIR_SHIFT
+            r = self._grefs[fid] - 1
+            if r:
+                self._grefs[fid] = r
+            else:
+                del self._grefs[fid]
+        if keep:
+            self._owners[owner] = array("q", keep)
+        else:
+            del self._owners[owner]
+        return len(gone)
 
     def has_owner(self, owner: Owner) -> bool:
         return owner in self._owners

