@@ -18,10 +18,11 @@ import ovs.db.idl
 import ovs.db.types
 import ovs.stream
 
-from . import fastrow
+from . import fastrow, fasttxn
 from .aiopoll import AsyncPoller
 
 fastrow.install()
+fasttxn.install()
 
 # python-ovs logs through ovs.vlog, which ovn_northd_py.log sets up (destinations and levels).
 
