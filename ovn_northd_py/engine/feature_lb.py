@@ -214,6 +214,8 @@ class _Attachments:
     """What each touched datapath gained or lost (:func:`_attachments`)."""
 
     switch_lbs: set[str]
+    # Load balancers (not in switch_lbs) that only gained switches: their flows are added there.
+    gained: dict[str, list[Datapath]] = field(default_factory=dict)
     touched_switches: set[str] = field(default_factory=set)
     rebuild: dict[str, set[Hashable]] = field(default_factory=dict)  # router -> owners its NB no longer names
     keep: dict[str, frozenset[str]] = field(default_factory=dict)  # router -> LBs whose router flows stay
@@ -279,7 +281,9 @@ def _attachments(ch: _LbChanges, h: FlowFeatureCtx) -> _Attachments:
             continue
         now = idx.dp_lbs.get(key, frozenset())
         if dp.is_switch:
-            att.switch_lbs |= moved
+            att.switch_lbs |= moved - now  # (lost: rebuilt where they stay)
+            for lb in moved & now:
+                att.gained.setdefault(lb, []).append(dp)
             if moved or ch.changed_lbs & now:
                 att.touched_switches.add(key)
         elif key in ch.routers or moved or ch.changed_lbs & (old_lbs | now):
@@ -308,6 +312,15 @@ def _rebuild(ch: _LbChanges, att: _Attachments, h: FlowFeatureCtx) -> None:
     # Switch load balancers: one owner per load balancer, over all its switches.
     for lb in att.switch_lbs:
         _rebuild_switch_lb(lb, _row(lb_rows, lb), fctx, table)
+        fctx.lbs.sb_dirty.add(lb)
+    # A load balancer that only gained switches (a node joining the groups): the same flows there
+    # (each switch's are those of the others: only the copp meter is the switch's own).
+    for lb, dps in att.gained.items():
+        if lb in att.switch_lbs:
+            continue
+        row = _row(lb_rows, lb)
+        if row is not None:
+            build_lb_flows_on_switches(sorted(dps, key=lambda d: d.index), row, fctx, table)
         fctx.lbs.sb_dirty.add(lb)
     if fctx.profile.has("lb_split_datapath_groups"):
         # Routers' load balancers have SB rows too (ls/lr datapath groups).

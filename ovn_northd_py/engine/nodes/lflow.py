@@ -113,8 +113,11 @@ class LflowNode(Node):
             fctx.forget(key)
         rebuild_ports: set[str] = set(t.ports_changed)
         # A router port changed in place, attached or detached: the router's every flow
-        # (rebuild_router_scope, below), the switches it is attached to -- their flows and every
-        # port of theirs bind its addresses and answer ARP for them -- and directly peered ports.
+        # (rebuild_router_scope, below), the switches it is attached to (their flows, and their
+        # router-type ports, which read the router's facts), directly peered ports, and every port
+        # of the switches whose own router port changed or was attached / detached (they bind its
+        # addresses and answer ARP for them; the other ports' flows read only their switch's own
+        # router port, so a node joining the cluster router rebuilds its switch, not all others).
         routers = [r for k in sorted(t.routers_changed) if (r := nd.datapaths.get(k)) is not None]
         datapaths = set(t.dps_changed) - {r.key for r in routers}  # (those get their whole scope)
         all_ports = set(t.attach_changed)
@@ -124,11 +127,11 @@ class LflowNode(Node):
                 q = lrp.peer
                 if lrp.kind != "lrp" or q is None:
                     continue
-                if q.kind == "lrp":
-                    rebuild_ports.add(q.name)
-                else:
+                rebuild_ports.add(q.name)
+                if q.kind == "lsp":
                     datapaths.add(q.dp.key)
-                    all_ports.add(q.dp.key)
+                    if lrp.name in t.ports_changed or q.name in t.ports_changed:
+                        all_ports.add(q.dp.key)
         for key in datapaths:
             dp = nd.datapaths.get(key)
             fctx.forget(key)  # values memoised from this switch's ports are stale
