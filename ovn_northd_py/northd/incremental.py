@@ -236,10 +236,17 @@ def _touches_dgp_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
     if b.switch_changes & touched_switches or b.router_port_changes & gw_routers:
         return True
     lss = nb.rows("Logical_Switch")
+    lrp_rows: dict[str, list[Any]] | None = None
     for key in b.switch_changes:  # a router-type port added to another switch may peer a gateway port
         row = lss.get(_as_uuid(key, lss))
-        if row is None or any(lsp.type == "router" and lsp.name not in nd.ports for lsp in row.ports):
+        if row is None:
             return True
+        for lsp in row.ports:
+            if lsp.type == "router" and lsp.name not in nd.ports:
+                if lrp_rows is None:
+                    lrp_rows = _lrps_by_name(nb)
+                if _may_peer_dgp(lsp, lrp_rows):
+                    return True
     lrps = nb.rows("Logical_Router_Port")
     for key in b.lrp_updates:
         lrp = next((q for q in nd.ports.values() if q.nb_key == key and q.kind == "lrp"), None)
@@ -266,8 +273,25 @@ def _touches_dgp_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
         if table == "Logical_Router" and _has_dgp(row.ports):
             return True
         if table == "Logical_Switch" and any(lsp.type == "router" for lsp in row.ports):
-            return True
+            if lrp_rows is None:
+                lrp_rows = _lrps_by_name(nb)
+            if any(lsp.type == "router" and _may_peer_dgp(lsp, lrp_rows) for lsp in row.ports):
+                return True
     return False
+
+
+def _lrps_by_name(nb: Any) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for r in nb.rows("Logical_Router_Port").values():
+        out.setdefault(r.name, []).append(r)
+    return out
+
+
+def _may_peer_dgp(lsp: Any, lrp_rows: dict[str, list[Any]]) -> bool:
+    """May a router-type switch port peer a distributed gateway port?  Only if the router port its
+    ``router-port`` names (any NB row of that name) has gateway chassis or an HA chassis group."""
+    rp = lsp.options.get("router-port")
+    return bool(rp) and _has_dgp(lrp_rows.get(rp, []))
 
 
 # Logical_Switch_Port columns northd itself writes back to NB (nb_sync): an update touching only
