@@ -492,7 +492,9 @@ class FlowTable:
         log = self._owners[owner]
         a = np.frombuffer(log, dtype=np.int64)
         d = a & _DP_MASK
-        hit = np.isin(d, targets)
+        hit = d == targets[0]  # (np.isin costs ~20 us a call: a few hundred owners per purge)
+        for t in targets[1:]:
+            hit |= d == t
         if not hit.any():
             return 0
         gone = a[hit].tolist()
