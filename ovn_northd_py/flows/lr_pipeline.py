@@ -79,9 +79,11 @@ LR_PORT_BUILDERS: tuple[PortBuilder, ...] = (
 LSP_ROUTER_BUILDERS: tuple[PortBuilder, ...] = (build_lsp_arp_resolve_flows,)
 
 
-def route_and_policy_owners(router: Datapath) -> list[Owner]:
-    """The owners of a router's static-route and policy flows."""
+def route_and_policy_owners(router: Datapath, ctx: FlowCtx) -> list[Owner]:
+    """The owners of a router's static-route, learned-route (SB Learned_Route in ``ctx``,
+    :mod:`.dynamic_routing`) and policy flows."""
     owners: list[Owner] = [route_owner(str(r.uuid), router.key) for r in router.nb.static_routes]
+    owners += [route_owner(r.uuid, router.key) for r in ctx.learned_routes.get(router.key, ())]
     owners += [policy_owner(str(p.uuid), router.key) for p in router.nb.policies]
     return owners
 

@@ -321,6 +321,11 @@ OVN_25_03 = FlowProfile(
         "route_priority_x8",
         # Source-IP static routes of the main table match ``reg7 == 0 && ...`` too.
         "src_route_reg7",
+        # Dynamic routing (options:dynamic-routing): SB Advertised_Route rows
+        # (sync/advertised_routes.py), SB Learned_Route rows as lr_in_ip_routing routes at priority
+        # 8*plen + 2 (flows/dynamic_routing.py), Port_Binding options:dynamic-routing* of gateway
+        # router ports (northd/build.py).
+        "dynamic_routing",
         # lr_in_dnat's established / related flows of a router with load balancers add
         # ``!ct.rpl``.
         "lb_ct_not_rpl",
@@ -643,6 +648,12 @@ OVN_26_03 = FlowProfile(
         # lr_in_ip_routing_ecmp: an ECMP group with a discard route drops on every member (25.03's
         # reference exits on such a group).
         "ecmp_discard_drops_group",
+        # Dynamic routing: a learned route whose next hop is in none of its port's networks goes
+        # out of that port from its first address of the next hop's family (as a static route with
+        # an output port); the Learned_Route rows of a router without options:dynamic-routing are
+        # deleted (and give no flow).
+        "learned_route_any_nexthop",
+        "learned_route_cleanup",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
     draft=True,

@@ -1,0 +1,285 @@
+"""SB ``Advertised_Route`` (behaviour ``dynamic_routing``, 25.03 on): the routes ovn-controller
+announces to the fabric for routers with ``options:dynamic-routing=true``.
+
+``ovn-nb(5)``: a router port redistributes what its ``options:dynamic-routing-redistribute`` lists
+(a comma-separated list; the router's option when the port has none, nothing when the port's is
+empty), and ``ovn-sb(5)``: each row names the router (``datapath``), the port packets for the
+prefix leave through (``logical_port``), the prefix (``ip_prefix``) and, for a host route, the
+port OVN forwards them to (``tracked_port``).  Observed on the 25.03 reference (its
+``ovn-northd.at`` "dynamic-routing" tests and our parity tests):
+
+* ``connected``: every network of the port (prefix with the host bits cleared, ``10.0.0.0/24``),
+  not the IPv6 link-local ones;
+* ``connected-as-host`` (implies ``connected``): instead of the networks, every address in use on
+  them as a host route (``10.0.0.2``) tracked to its port: the router port's own addresses (tracked
+  to itself), the addresses of the ports of the switch it is attached to (switch ports, other
+  routers' ports on the switch; tracked to them) and the NAT external addresses of those other
+  routers (tracked to their port); a port peered directly with another router's port the same
+  with that router;
+* ``static``: every static route of the router that gets a flow out of this port (any route
+  table or policy; an ECMP group's members each on their own port; not ``discard`` routes nor
+  routes whose next hop no port reaches);
+* ``nat`` / ``lb``: the NAT external addresses / load-balancer VIPs of the router (no tracked port;
+  a distributed NAT rule, ``logical_port`` and ``external_mac``, tracked to its logical port) and
+  of the neighbouring routers -- those attached to the same switch as the port, or peered with it
+  directly -- tracked to the neighbour's port.
+
+Rows are keyed by (router, port, prefix, tracked port), the table's index.  The table exists from
+25.03's SB schema on: with an older one (or without the behaviour) nothing is done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from typing import Any
+
+from ..flows.context import FlowCtx
+from ..flows.lr_common import net_s, router_info
+from ..flows.lr_routing import resolved_static_routes
+from ..flows.lsp_addrs import lsp_addresses
+from ..lflow.profile import FlowProfile
+from ..northd.addresses import AddressError, IPAddress, Ipv4Net, Ipv6Net, parse_ip_cidr
+from ..northd.model import LR, Datapath, Northd, Port
+from .datapaths import dp_nb_key
+from .rows import SyncStats, sync_table
+
+TABLE = "Advertised_Route"
+LEARNED = "Learned_Route"
+KINDS = ("connected", "connected-as-host", "static", "nat", "lb")
+
+Key = tuple[str, str, str, str | None]  # (router key, port, prefix, tracked port)
+
+
+def advertised_route_key(row: Any) -> Key | None:
+    dp, port = getattr(row, "datapath", None), getattr(row, "logical_port", None)
+    if dp is None or port is None:
+        return None
+    key = dp_nb_key(dp)
+    if key is None:
+        return None
+    tracked = row.tracked_port[0].logical_port if row.tracked_port else None
+    return (key, str(port.logical_port), str(row.ip_prefix), None if tracked is None else str(tracked))
+
+
+def _true(value: Any) -> bool:
+    return str(value).lower() == "true"
+
+
+def redistribute(port: Port) -> frozenset[str]:
+    """What the router port redistributes (its own option, else its router's)."""
+    opts = port.nb.options
+    value = opts["dynamic-routing-redistribute"] if "dynamic-routing-redistribute" in opts else \
+        port.dp.nb.options.get("dynamic-routing-redistribute", "")
+    return frozenset(w.strip() for w in str(value).split(",") if w.strip())
+
+
+def _is_lla(net: Ipv6Net) -> bool:
+    return (int(net.addr) >> 118) == 0x3FA  # fe80::/10
+
+
+def _host(addr: IPAddress) -> str:
+    return str(addr)
+
+
+def _vip_ip(vip: str) -> str | None:
+    """The address of a load-balancer VIP key (``IP``, ``IP:PORT``, ``[IP6]:PORT``, ``IP6``)."""
+    if vip.startswith("["):
+        end = vip.find("]")
+        return vip[1:end] if end > 0 else None
+    if vip.count(":") == 1:
+        return vip.split(":", 1)[0]
+    return vip or None
+
+
+def _valid_ip(text: str) -> str | None:
+    try:
+        net = parse_ip_cidr(text)
+    except AddressError:
+        return None
+    if net.plen != (32 if isinstance(net, Ipv4Net) else 128):
+        return None
+    return str(net.addr)
+
+
+def _lbs(router: Datapath) -> Iterable[Any]:
+    yield from router.nb.load_balancer
+    for group in router.nb.load_balancer_group:
+        yield from group.load_balancer
+
+
+def _lb_vips(router: Datapath) -> list[str]:
+    out: list[str] = []
+    for lb in _lbs(router):
+        for vip in lb.vips:
+            ip = _vip_ip(str(vip))
+            ip = _valid_ip(ip) if ip else None
+            if ip is not None and ip not in out:
+                out.append(ip)
+    return out
+
+
+def _nat_ips(router: Datapath) -> list[tuple[str, str | None]]:
+    """(external IP, distributed NAT's logical port or None) of the router's NAT rules."""
+    out: list[tuple[str, str | None]] = []
+    for nat in router.nb.nat:
+        ip = _valid_ip(str(nat.external_ip))
+        if ip is None:
+            continue
+        lport = nat.logical_port[0] if nat.logical_port else None
+        distributed = lport is not None and bool(nat.external_mac) and any(p.crp is not None for p in router.ports)
+        item = (ip, str(lport) if distributed else None)
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def _neighbours(port: Port) -> list[Port]:
+    """The other routers' ports next to ``port``: its direct peer, or the router ports attached to
+    the switch it is attached to."""
+    peer = port.peer
+    if peer is None:
+        return []
+    if peer.kind == "lrp":
+        return [peer] if peer.dp is not port.dp else []
+    out: list[Port] = []
+    for q in peer.dp.ports:
+        if q.kind == "lsp" and q.is_router_lsp and q.peer is not None and q.peer.kind == "lrp" \
+                and q.peer.dp is not port.dp:
+            out.append(q.peer)
+    return out
+
+
+def _in_nets(ip: str, nets: Any) -> bool:
+    try:
+        addr = parse_ip_cidr(ip)
+    except AddressError:
+        return False
+    if isinstance(addr, Ipv4Net):
+        return any(n.contains(addr.addr) for n in nets.ipv4)
+    return any(n.contains(addr.addr) for n in nets.ipv6 if not _is_lla(n))
+
+
+def _host_routes(port: Port, nets: Any, ctx: FlowCtx) -> list[tuple[str, str]]:
+    """(address, tracked port) of ``connected-as-host``."""
+    out: list[tuple[str, str]] = []
+
+    def add(ip: str, tracked: str) -> None:
+        if _in_nets(ip, nets) and (ip, tracked) not in out:
+            out.append((ip, tracked))
+
+    for n4 in nets.ipv4:
+        add(n4.addr_s, port.name)
+    for n6 in nets.ipv6:
+        if not _is_lla(n6):
+            add(n6.addr_s, port.name)
+    peer = port.peer
+    if peer is None:
+        return out
+    others: list[Port] = [peer] if peer.kind == "lrp" else [q for q in peer.dp.ports if q is not peer and q.kind == "lsp"]
+    for q in others:
+        lrp = q if q.kind == "lrp" else (q.peer if q.is_router_lsp else None)
+        if lrp is not None and lrp.kind == "lrp":
+            if lrp.dp is port.dp:
+                continue
+            other = router_info(lrp.dp, ctx).nets.get(lrp.name)
+            if other is not None:
+                for a4 in other.ipv4:
+                    add(a4.addr_s, lrp.name)
+                for a6 in other.ipv6:
+                    if not _is_lla(a6):
+                        add(a6.addr_s, lrp.name)
+            for ip, _lport in _nat_ips(lrp.dp):
+                add(ip, lrp.name)
+            continue
+        if q.kind != "lsp" or q.is_router_lsp:
+            continue
+        for entry in lsp_addresses(q):
+            for a4 in entry.ipv4:
+                add(str(a4.addr), q.name)
+            for a6 in entry.ipv6:
+                add(str(a6.addr), q.name)
+    return out
+
+
+def desired_routes(nd: Northd, ctx: FlowCtx) -> list[Key]:
+    """The (router key, port, prefix, tracked port) of every route to advertise."""
+    out: dict[Key, None] = {}
+    for router in nd.routers():
+        if not _true(router.nb.options.get("dynamic-routing", "")):
+            continue
+        info = router_info(router, ctx)
+        statics = resolved_static_routes(router, ctx)
+        for port in router.ports:
+            if port.kind != "lrp":
+                continue
+            kinds = redistribute(port)
+            nets = info.nets.get(port.name)
+            if not kinds or nets is None:
+                continue
+            name, rk = port.name, router.key
+            if "connected-as-host" in kinds:
+                for ip, tracked in _host_routes(port, nets, ctx):
+                    out[(rk, name, ip, tracked)] = None
+            elif "connected" in kinds:
+                for n4 in nets.ipv4:
+                    out[(rk, name, net_s(n4), None)] = None
+                for n6 in nets.ipv6:
+                    if not _is_lla(n6):
+                        out[(rk, name, net_s(n6), None)] = None
+            if "static" in kinds:
+                for route in statics:
+                    if route.port is port and (route.nexthop is not None or route.to_dst):
+                        out[(rk, name, net_s(route.prefix), None)] = None
+            nat_lb: list[tuple[str, list[tuple[str, str | None]], list[str]]] = []
+            if "nat" in kinds:
+                nat_lb.append(("nat", _nat_ips(router), [q.name for q in _neighbours(port)]))
+            if "lb" in kinds:
+                nat_lb.append(("lb", [(ip, None) for ip in _lb_vips(router)], [q.name for q in _neighbours(port)]))
+            for kind, local, _ in nat_lb:
+                for ip, lport in local:
+                    out[(rk, name, ip, lport)] = None
+                for q in _neighbours(port):
+                    remote = [ip for ip, _l in _nat_ips(q.dp)] if kind == "nat" else _lb_vips(q.dp)
+                    for ip in remote:
+                        out[(rk, name, ip, q.name)] = None
+    return list(out)
+
+
+def desired(sb: Any, nd: Northd, profile: FlowProfile) -> dict[Hashable, dict[str, Any]]:
+    if not profile.has("dynamic_routing"):
+        return {}
+    dps = {k: r for r in sb.rows("Datapath_Binding").values() if (k := dp_nb_key(r))}
+    pbs = {r.logical_port: r for r in sb.rows("Port_Binding").values()}
+    ctx = FlowCtx(nd, profile=profile)
+    rows: dict[Hashable, dict[str, Any]] = {}
+    for key in desired_routes(nd, ctx):
+        rk, port, prefix, tracked = key
+        dp, pb = dps.get(rk), pbs.get(port)
+        tpb = pbs.get(tracked) if tracked is not None else None
+        if dp is None or pb is None or (tracked is not None and tpb is None):
+            continue
+        rows[key] = {"datapath": dp, "logical_port": pb, "ip_prefix": prefix,
+                     "tracked_port": [tpb] if tpb is not None else [], "external_ids": {}}
+    return rows
+
+
+def delete_unused_learned_routes(sb: Any, nd: Northd, stats: SyncStats) -> None:
+    """Behaviour ``learned_route_cleanup`` (26.03, observed): the Learned_Route rows (ovn-controller's)
+    of a router without ``options:dynamic-routing=true`` are deleted."""
+    if LEARNED not in sb.idl.tables:
+        return
+    for row in list(sb.rows(LEARNED).values()):
+        dp = getattr(row, "datapath", None)
+        router = nd.datapaths.get(dp_nb_key(dp) or "") if dp is not None else None
+        if router is not None and router.kind == LR and not _true(router.nb.options.get("dynamic-routing", "")):
+            row.delete()
+            stats.bump(stats.deleted, LEARNED)
+
+
+def sync_sb_advertised_routes(txn: Any, sb: Any, nd: Northd, profile: FlowProfile, stats: SyncStats) -> None:
+    """Full sync of the SB Advertised_Route table (when the connected SB schema has it)."""
+    if TABLE not in sb.idl.tables:
+        return
+    sync_table(txn, TABLE, sb.rows(TABLE), advertised_route_key, desired(sb, nd, profile), stats)
+    if profile.has("learned_route_cleanup"):
+        delete_unused_learned_routes(sb, nd, stats)
