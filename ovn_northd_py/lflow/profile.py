@@ -326,6 +326,11 @@ OVN_25_03 = FlowProfile(
         # 8*plen + 2 (flows/dynamic_routing.py), Port_Binding options:dynamic-routing* of gateway
         # router ports (northd/build.py).
         "dynamic_routing",
+        # Advertised_Route (25.03, not 26.03): connected-as-host also announces the NAT external
+        # addresses of the other routers on the port's switch; the NAT rules / load balancers of
+        # routers on the port's switch are announced only with their options:add_route=true.
+        "dynamic_routing_host_nat",
+        "dynamic_routing_neighbour_add_route",
         # lr_in_dnat's established / related flows of a router with load balancers add
         # ``!ct.rpl``.
         "lb_ct_not_rpl",
@@ -558,6 +563,10 @@ OVN_26_03 = FlowProfile(
         "no_lb_unsnat_bypass",
         # lr_in_arp_request goes on to lr_in_ecmp_stateful_egr (arp_request_then_next).
         "arp_request_then_output",
+        # Dynamic routing: no NAT addresses among the host routes, every neighbour's NAT rules and
+        # load balancers announced.
+        "dynamic_routing_host_nat",
+        "dynamic_routing_neighbour_add_route",
     }) | frozenset({
         # The load balancers match a new connection's protocol and destination port on
         # reg1[16..23] / reg1[0..15], which ls_in_ct_extract / lr_in_ct_extract (100, on switches

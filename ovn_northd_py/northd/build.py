@@ -714,7 +714,10 @@ def update_lrp_in_place(p: Port) -> set[str]:
             p.options.pop("chassis-redirect-port", None)
     if crp is not None:
         before = (dict(crp.options), list(crp.mac), dict(crp.external_ids))
+        had_dynamic_routing = "dynamic-routing" in crp.options
         _derive_crp(p, crp)
+        if had_dynamic_routing:
+            set_dynamic_routing_options(crp)
         if (crp.options, crp.mac, crp.external_ids) != before:
             changed.add(crp.name)
     return changed
@@ -876,13 +879,14 @@ DYNAMIC_ROUTING = "dynamic_routing"
 def set_dynamic_routing_options(p: Port) -> None:
     """Port_Binding ``options:dynamic-routing*`` of a router port (behaviour ``dynamic_routing``).
 
-    Observed on the 25.03 reference: only the ports of a gateway router (``l3gateway``, bound to
-    its chassis) whose router has ``options:dynamic-routing=true`` get ``dynamic-routing=true``,
+    Observed on the 25.03 reference: only the ports bound to a chassis (a gateway router's
+    ``l3gateway`` ports, a distributed gateway port's chassisredirect port) of a router with
+    ``options:dynamic-routing=true`` get ``dynamic-routing=true``,
     with the router's ``dynamic-routing-vrf-name`` and the port's own
     ``dynamic-routing-maintain-vrf`` (when true) and ``dynamic-routing-port-name`` when set."""
     for k in [k for k in p.options if k.startswith("dynamic-routing")]:
         del p.options[k]
-    if p.kind != "lrp" or p.sb_type != "l3gateway":
+    if not ((p.kind == "lrp" and p.sb_type == "l3gateway") or p.kind == "crp"):
         return
     ropts, popts = p.dp.nb.options, p.nb.options
     if str(ropts.get("dynamic-routing", "")).lower() != "true":

@@ -10,19 +10,25 @@ port OVN forwards them to (``tracked_port``).  Observed on the 25.03 reference (
 
 * ``connected``: every network of the port (prefix with the host bits cleared, ``10.0.0.0/24``),
   not the IPv6 link-local ones;
-* ``connected-as-host`` (implies ``connected``): instead of the networks, every address in use on
-  them as a host route (``10.0.0.2``) tracked to its port: the router port's own addresses (tracked
-  to itself), the addresses of the ports of the switch it is attached to (switch ports, other
-  routers' ports on the switch; tracked to them) and the NAT external addresses of those other
-  routers (tracked to their port); a port peered directly with another router's port the same
-  with that router;
+* ``connected-as-host`` (implies ``connected``): instead of the networks, every address on the
+  switch the port is attached to as a host route (``10.0.0.2``) tracked to the port that has it:
+  switch ports' addresses, the addresses of the router ports attached to the switch (this one
+  included), whether in the port's networks or not; for a port peered directly with another
+  router's port, that port's addresses;
 * ``static``: every static route of the router that gets a flow out of this port (any route
   table or policy; an ECMP group's members each on their own port; not ``discard`` routes nor
   routes whose next hop no port reaches);
-* ``nat`` / ``lb``: the NAT external addresses / load-balancer VIPs of the router (no tracked port;
-  a distributed NAT rule, ``logical_port`` and ``external_mac``, tracked to its logical port) and
-  of the neighbouring routers -- those attached to the same switch as the port, or peered with it
-  directly -- tracked to the neighbour's port.
+* ``nat``: the NAT external addresses of the router and of the neighbouring routers -- those
+  attached to the same switch as the port, or peered with it directly --, tracked to the NAT
+  rule's router's distributed gateway port (none on a gateway router or a router without one; a
+  distributed rule, ``logical_port`` and ``external_mac``, tracked to its logical port);
+* ``lb``: the load-balancer VIPs of the router (tracked to its distributed gateway port, if any)
+  and of the neighbouring routers (tracked to the neighbour's port);
+* 25.03 only (behaviours ``dynamic_routing_neighbour_add_route``, ``dynamic_routing_host_nat``):
+  the NAT rules and load balancers of a router on the port's switch are announced only with their
+  ``options:add_route=true`` and when that router's distributed gateway port peers a switch port
+  with a chassisredirect port of its own (no localnet port on the switch); ``connected-as-host``
+  also announces the NAT external addresses of the other routers (26.03 does neither).
 
 Rows are keyed by (router, port, prefix, tracked port), the table's index.  The table exists from
 25.03's SB schema on: with an older one (or without the behaviour) nothing is done.
@@ -38,7 +44,7 @@ from ..flows.lr_common import net_s, router_info
 from ..flows.lr_routing import resolved_static_routes
 from ..flows.lsp_addrs import lsp_addresses
 from ..lflow.profile import FlowProfile
-from ..northd.addresses import AddressError, IPAddress, Ipv4Net, Ipv6Net, parse_ip_cidr
+from ..northd.addresses import AddressError, Ipv4Net, Ipv6Net, parse_ip_cidr
 from ..northd.model import LR, Datapath, Northd, Port
 from .datapaths import dp_nb_key
 from .rows import SyncStats, sync_table
@@ -77,10 +83,6 @@ def _is_lla(net: Ipv6Net) -> bool:
     return (int(net.addr) >> 118) == 0x3FA  # fe80::/10
 
 
-def _host(addr: IPAddress) -> str:
-    return str(addr)
-
-
 def _vip_ip(vip: str) -> str | None:
     """The address of a load-balancer VIP key (``IP``, ``IP:PORT``, ``[IP6]:PORT``, ``IP6``)."""
     if vip.startswith("["):
@@ -107,9 +109,11 @@ def _lbs(router: Datapath) -> Iterable[Any]:
         yield from group.load_balancer
 
 
-def _lb_vips(router: Datapath) -> list[str]:
+def _lb_vips(router: Datapath, add_route_only: bool = False) -> list[str]:
     out: list[str] = []
     for lb in _lbs(router):
+        if add_route_only and not _true(lb.options.get("add_route", "")):
+            continue
         for vip in lb.vips:
             ip = _vip_ip(str(vip))
             ip = _valid_ip(ip) if ip else None
@@ -118,97 +122,106 @@ def _lb_vips(router: Datapath) -> list[str]:
     return out
 
 
-def _nat_ips(router: Datapath) -> list[tuple[str, str | None]]:
-    """(external IP, distributed NAT's logical port or None) of the router's NAT rules."""
+def _dgp(router: Datapath) -> Port | None:
+    return next((p for p in router.ports if p.kind == "lrp" and p.crp is not None), None)
+
+
+def _nat_ips(router: Datapath, add_route_only: bool = False) -> list[tuple[str, str | None]]:
+    """(external IP, tracked port) of the router's NAT rules: a distributed rule's logical port, else
+    the router's distributed gateway port (a gateway router or a router without one: none)."""
     out: list[tuple[str, str | None]] = []
+    dgp = _dgp(router)
     for nat in router.nb.nat:
+        if add_route_only and not _true(nat.options.get("add_route", "")):
+            continue
         ip = _valid_ip(str(nat.external_ip))
         if ip is None:
             continue
         lport = nat.logical_port[0] if nat.logical_port else None
-        distributed = lport is not None and bool(nat.external_mac) and any(p.crp is not None for p in router.ports)
-        item = (ip, str(lport) if distributed else None)
-        if item not in out:
-            out.append(item)
+        if dgp is not None and lport is not None and nat.external_mac:
+            tracked: str | None = str(lport)
+        else:
+            tracked = dgp.name if dgp is not None else None
+        if (ip, tracked) not in out:
+            out.append((ip, tracked))
     return out
 
 
-def _neighbours(port: Port) -> list[Port]:
-    """The other routers' ports next to ``port``: its direct peer, or the router ports attached to
-    the switch it is attached to."""
+def _neighbours(port: Port) -> list[tuple[Port, bool]]:
+    """The other routers' ports next to ``port`` (and whether through a switch): its direct peer,
+    or the router ports attached to the switch it is attached to."""
     peer = port.peer
     if peer is None:
         return []
     if peer.kind == "lrp":
-        return [peer] if peer.dp is not port.dp else []
-    out: list[Port] = []
+        return [(peer, False)] if peer.dp is not port.dp else []
+    out: list[tuple[Port, bool]] = []
     for q in peer.dp.ports:
         if q.kind == "lsp" and q.is_router_lsp and q.peer is not None and q.peer.kind == "lrp" \
                 and q.peer.dp is not port.dp:
-            out.append(q.peer)
+            out.append((q.peer, True))
     return out
 
 
-def _in_nets(ip: str, nets: Any) -> bool:
-    try:
-        addr = parse_ip_cidr(ip)
-    except AddressError:
-        return False
-    if isinstance(addr, Ipv4Net):
-        return any(n.contains(addr.addr) for n in nets.ipv4)
-    return any(n.contains(addr.addr) for n in nets.ipv6 if not _is_lla(n))
+def _centralized(lrp: Port) -> bool:
+    """Is ``lrp`` a distributed gateway port whose switch port got a chassisredirect port of its own
+    (behaviour ``centralized_dgp_peer``: no localnet port on the switch)?"""
+    q = lrp.peer
+    return lrp.crp is not None and q is not None and q.kind == "lsp" and q.crp is not None
 
 
-def _host_routes(port: Port, nets: Any, ctx: FlowCtx) -> list[tuple[str, str]]:
-    """(address, tracked port) of ``connected-as-host``."""
-    out: list[tuple[str, str]] = []
+def _lrp_addrs(lrp: Port, ctx: FlowCtx) -> list[str]:
+    nets = router_info(lrp.dp, ctx).nets.get(lrp.name)
+    if nets is None:
+        return []
+    return [n4.addr_s for n4 in nets.ipv4] + [n6.addr_s for n6 in nets.ipv6 if not _is_lla(n6)]
 
-    def add(ip: str, tracked: str) -> None:
-        if _in_nets(ip, nets) and (ip, tracked) not in out:
-            out.append((ip, tracked))
 
-    for n4 in nets.ipv4:
-        add(n4.addr_s, port.name)
-    for n6 in nets.ipv6:
-        if not _is_lla(n6):
-            add(n6.addr_s, port.name)
+def _host_routes(port: Port, ctx: FlowCtx, with_nat: bool) -> list[tuple[str, str | None]]:
+    """(address, tracked port) of ``connected-as-host``: every address on the port's switch (switch
+    ports' addresses, the networks' addresses of the router ports attached to it, this one
+    included), or of its directly peered router port; with ``with_nat`` (25.03) the NAT external
+    addresses of those other routers too.  No network filter (observed)."""
+    out: dict[tuple[str, str | None], None] = {}
     peer = port.peer
     if peer is None:
-        return out
-    others: list[Port] = [peer] if peer.kind == "lrp" else [q for q in peer.dp.ports if q is not peer and q.kind == "lsp"]
-    for q in others:
-        lrp = q if q.kind == "lrp" else (q.peer if q.is_router_lsp else None)
-        if lrp is not None and lrp.kind == "lrp":
-            if lrp.dp is port.dp:
+        return []
+    lrps: list[Port] = []
+    if peer.kind == "lrp":
+        lrps = [peer]
+    else:
+        for q in peer.dp.ports:
+            if q.kind != "lsp":
                 continue
-            other = router_info(lrp.dp, ctx).nets.get(lrp.name)
-            if other is not None:
-                for a4 in other.ipv4:
-                    add(a4.addr_s, lrp.name)
-                for a6 in other.ipv6:
-                    if not _is_lla(a6):
-                        add(a6.addr_s, lrp.name)
-            for ip, _lport in _nat_ips(lrp.dp):
-                add(ip, lrp.name)
-            continue
-        if q.kind != "lsp" or q.is_router_lsp:
-            continue
-        for entry in lsp_addresses(q):
-            for a4 in entry.ipv4:
-                add(str(a4.addr), q.name)
-            for a6 in entry.ipv6:
-                add(str(a6.addr), q.name)
-    return out
+            if q.is_router_lsp:
+                if q.peer is not None and q.peer.kind == "lrp":
+                    lrps.append(q.peer)
+                continue
+            for entry in lsp_addresses(q):
+                for a4 in entry.ipv4:
+                    out[(str(a4.addr), q.name)] = None
+                for a6 in entry.ipv6:
+                    out[(str(a6.addr), q.name)] = None
+    for lrp in lrps:
+        for ip in _lrp_addrs(lrp, ctx):
+            out[(ip, lrp.name)] = None
+        if with_nat and lrp.dp is not port.dp:
+            for ip, _t in _nat_ips(lrp.dp):
+                out[(ip, lrp.name)] = None
+    return list(out)
 
 
 def desired_routes(nd: Northd, ctx: FlowCtx) -> list[Key]:
     """The (router key, port, prefix, tracked port) of every route to advertise."""
     out: dict[Key, None] = {}
+    host_nat = ctx.profile.has("dynamic_routing_host_nat")
+    add_route_only = ctx.profile.has("dynamic_routing_neighbour_add_route")
     for router in nd.routers():
         if not _true(router.nb.options.get("dynamic-routing", "")):
             continue
         info = router_info(router, ctx)
         statics = resolved_static_routes(router, ctx)
+        dgp = _dgp(router)
         for port in router.ports:
             if port.kind != "lrp":
                 continue
@@ -218,7 +231,7 @@ def desired_routes(nd: Northd, ctx: FlowCtx) -> list[Key]:
                 continue
             name, rk = port.name, router.key
             if "connected-as-host" in kinds:
-                for ip, tracked in _host_routes(port, nets, ctx):
+                for ip, tracked in _host_routes(port, ctx, host_nat):
                     out[(rk, name, ip, tracked)] = None
             elif "connected" in kinds:
                 for n4 in nets.ipv4:
@@ -230,17 +243,21 @@ def desired_routes(nd: Northd, ctx: FlowCtx) -> list[Key]:
                 for route in statics:
                     if route.port is port and (route.nexthop is not None or route.to_dst):
                         out[(rk, name, net_s(route.prefix), None)] = None
-            nat_lb: list[tuple[str, list[tuple[str, str | None]], list[str]]] = []
             if "nat" in kinds:
-                nat_lb.append(("nat", _nat_ips(router), [q.name for q in _neighbours(port)]))
+                for ip, tracked in _nat_ips(router):
+                    out[(rk, name, ip, tracked)] = None
+                for q, via_switch in _neighbours(port):
+                    if add_route_only and via_switch and not _centralized(q):
+                        continue
+                    for ip, tracked in _nat_ips(q.dp, add_route_only and via_switch):
+                        out[(rk, name, ip, tracked)] = None
             if "lb" in kinds:
-                nat_lb.append(("lb", [(ip, None) for ip in _lb_vips(router)], [q.name for q in _neighbours(port)]))
-            for kind, local, _ in nat_lb:
-                for ip, lport in local:
-                    out[(rk, name, ip, lport)] = None
-                for q in _neighbours(port):
-                    remote = [ip for ip, _l in _nat_ips(q.dp)] if kind == "nat" else _lb_vips(q.dp)
-                    for ip in remote:
+                for ip in _lb_vips(router):
+                    out[(rk, name, ip, dgp.name if dgp is not None else None)] = None
+                for q, via_switch in _neighbours(port):
+                    if add_route_only and via_switch and not _centralized(q):
+                        continue
+                    for ip in _lb_vips(q.dp, add_route_only and via_switch):
                         out[(rk, name, ip, q.name)] = None
     return list(out)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ovn_northd_py.devtools.servers import nbctl
 from ovn_northd_py.devtools.testing import ovsdb_select, ovsdb_transact
 from ovn_northd_py.parity.harness import assert_parity, nbctl_commands
 
@@ -144,3 +145,136 @@ def test_learned_routes_of_one_prefix_form_their_own_ecmp_group(parity_run):
         else:
             assert s.ref_count == s.ours_count == 6, r.report()  # 2 groups of 2, the bypass, the default
             assert _without_member_ids(s.missing) == _without_member_ids(s.extra), r.report()
+
+
+def _rport(switch: str, name: str, router_port: str) -> list[Cmd]:
+    return [["lsp-add", switch, name], ["lsp-set-type", name, "router"], ["lsp-set-addresses", name, "router"],
+            ["lsp-set-options", name, f"router-port={router_port}"]]
+
+
+def host_routes_nb() -> list[Cmd]:
+    """``connected-as-host`` (ovn-northd.at "dynamic-routing - host routes"): lr0-sw0 on switch sw0
+    with a VIF, a port of another router lr1 (with a NAT rule), a port without addresses; lr0-lr2
+    peered directly with lr2 (with a NAT rule and a second port); IPv4 and IPv6."""
+    return [
+        ["lr-add", "lr0"],
+        ["set", "logical_router", "lr0", "options:dynamic-routing=true",
+         'options:dynamic-routing-redistribute="connected,static"'],
+        _lrp("lr0", "lr0-sw0", "00:00:00:00:ff:01", "10.0.0.1/24", "2001:db8::1/64"),
+        ["set", "logical_router_port", "lr0-sw0", 'options:dynamic-routing-redistribute="connected-as-host,static"'],
+        _lrp("lr0", "lr0-sw1", "00:00:00:00:ff:02", "10.0.1.1/24"),
+        ["ls-add", "sw0"], *_rport("sw0", "sw0-lr0", "lr0-sw0"),
+        ["lsp-add", "sw0", "sw0-vif0"], ["lsp-set-addresses", "sw0-vif0", "00:aa:bb:cc:dd:ee 10.0.0.2 2001:db8::2"],
+        ["lsp-add", "sw0", "sw0-vif1"], ["lsp-set-addresses", "sw0-vif1", "00:aa:bb:cc:dd:ef 10.9.0.2"],
+        ["lsp-add", "sw0", "sw0-none"],
+        ["lr-add", "lr1"], _lrp("lr1", "lr1-sw0", "00:00:00:01:ff:01", "10.0.0.10/24"),
+        _lrp("lr1", "lr1-x", "00:00:00:01:ff:02", "10.30.0.1/24"),
+        *_rport("sw0", "sw0-lr1", "lr1-sw0"),
+        ["lr-nat-add", "lr1", "dnat_and_snat", "10.0.0.100", "192.168.0.1"],
+        ["lr-nat-add", "lr1", "snat", "10.40.0.1", "192.168.0.0/24"],
+        ["lr-route-add", "lr0", "172.16.0.0/24", "10.0.0.200"],
+        ["lr-add", "lr2"],
+        _lrp("lr0", "lr0-lr2", "00:00:00:02:ff:01", "10.10.0.1/24", "peer=lr2-lr0"),
+        ["set", "logical_router_port", "lr0-lr2", 'options:dynamic-routing-redistribute="connected-as-host,static"'],
+        _lrp("lr2", "lr2-lr0", "00:00:00:02:ff:02", "10.10.0.2/24", "peer=lr0-lr2"),
+        _lrp("lr2", "lr2-sw1", "00:00:00:02:ff:03", "10.11.0.1/24"),
+        ["lr-nat-add", "lr2", "dnat_and_snat", "10.10.0.20", "10.20.0.123"],
+    ]
+
+
+def test_connected_as_host_routes(parity_run):
+    r = parity_run(nbctl_commands(*host_routes_nb()))
+    assert_parity(r)
+    assert r.tables["Advertised_Route"].ref_count > 6, r.report()
+
+
+def nat_lb_nb(kind: str, localnet: bool = True) -> list[Cmd]:
+    """``nat`` / ``lb`` (ovn-northd.at "dynamic-routing - nat / LB sync to sb"): a gateway router lr0
+    with its own NAT rules and load balancer, neighbours on a join switch (a router with a
+    distributed gateway port, one bound elsewhere, a router without any) and on a direct peer, a
+    distributed router ``dr`` with a distributed NAT rule; IPv4 and IPv6."""
+    return [
+        ["lr-add", "lr0"], ["set", "logical_router", "lr0", "options:dynamic-routing=true", "options:chassis=hv1"],
+        _lrp("lr0", "lr0-sw0", "00:00:00:00:ff:01", "10.0.0.1/24", "2001:db8::1/64"),
+        ["set", "logical_router_port", "lr0-sw0", f"options:dynamic-routing-redistribute={kind}"],
+        ["lr-nat-add", "lr0", "dnat_and_snat", "172.16.1.10", "192.168.1.10"],
+        ["lr-nat-add", "lr0", "snat", "172.16.1.11", "192.168.1.0/24"],
+        ["lr-nat-add", "lr0", "dnat_and_snat", "2001:db8:100::10", "2001:db8:200::10"],
+        ["lb-add", "lb0", "172.16.1.20:80", "192.168.1.10:80,192.168.1.11:80"],
+        ["lb-add", "lb0", "172.16.1.21", "192.168.1.12"],
+        ["lb-add", "lb6", "[2001:db8:100::20]:80", "[2001:db8:200::20]:80"],
+        ["lr-lb-add", "lr0", "lb0"], ["lr-lb-add", "lr0", "lb6"],
+        _lrp("lr0", "lr0-join", "00:00:00:00:ff:02", "10.42.0.1/24"),
+        ["set", "logical_router_port", "lr0-join", f"options:dynamic-routing-redistribute={kind},connected"],
+        ["ls-add", "ls-join"], *_rport("ls-join", "lsp-join-to-lr0", "lr0-join"),
+        *([["lsp-add", "ls-join", "ls-join-ln"], ["lsp-set-type", "ls-join-ln", "localnet"],
+           ["lsp-set-addresses", "ls-join-ln", "unknown"], ["lsp-set-options", "ls-join-ln", "network_name=join"]]
+          if localnet else []),
+        ["lr-add", "lr-guest0"],
+        _lrp("lr-guest0", "lrp-guest0-sw0", "00:00:00:00:fe:01", "10.51.0.1/24"),
+        _lrp("lr-guest0", "lrp-guest0-join", "00:00:00:00:fe:02", "10.42.0.2/24"),
+        *_rport("ls-join", "lsp-join-to-guest0", "lrp-guest0-join"),
+        ["lrp-set-gateway-chassis", "lrp-guest0-join", "hv1"],
+        ["lr-nat-add", "lr-guest0", "dnat_and_snat", "172.16.2.10", "192.168.2.10"],
+        ["lb-add", "lb1", "172.16.2.20:80", "192.168.2.10:80"], ["lr-lb-add", "lr-guest0", "lb1"],
+        ["lr-add", "lr-guest1"],
+        _lrp("lr-guest1", "lrp-guest1-join", "00:00:00:00:fd:02", "10.42.0.3/24"),
+        *_rport("ls-join", "lsp-join-to-guest1", "lrp-guest1-join"),
+        ["lrp-set-gateway-chassis", "lrp-guest1-join", "nonlocalhv"],
+        ["lr-nat-add", "lr-guest1", "dnat_and_snat", "172.16.3.10", "192.168.3.10"],
+        ["lb-add", "lb2", "172.16.3.20:80", "192.168.3.10:80"], ["lr-lb-add", "lr-guest1", "lb2"],
+        ["lr-add", "lr-plain"],
+        _lrp("lr-plain", "lrp-plain-join", "00:00:00:00:fc:02", "10.42.0.4/24"),
+        *_rport("ls-join", "lsp-join-to-plain", "lrp-plain-join"),
+        ["lr-nat-add", "lr-plain", "dnat_and_snat", "172.16.5.10", "192.168.5.10"],
+        ["lb-add", "lb5", "172.16.5.20:80", "192.168.5.10:80"], ["lr-lb-add", "lr-plain", "lb5"],
+        ["lr-add", "lr-peer"],
+        _lrp("lr0", "lr0-peer", "00:00:00:00:ff:03", "10.43.0.1/24", "peer=lr-peer-lr0"),
+        ["set", "logical_router_port", "lr0-peer", f"options:dynamic-routing-redistribute={kind}"],
+        _lrp("lr-peer", "lr-peer-lr0", "00:00:00:00:fb:02", "10.43.0.2/24", "peer=lr0-peer"),
+        ["lr-nat-add", "lr-peer", "dnat_and_snat", "172.16.6.10", "192.168.6.10"],
+        ["lb-add", "lb6b", "172.16.6.20:80", "192.168.6.10:80"], ["lr-lb-add", "lr-peer", "lb6b"],
+        ["ls-add", "ls-pub"], ["lsp-add", "ls-pub", "ls-pub-ln"], ["lsp-set-type", "ls-pub-ln", "localnet"],
+        ["lsp-set-addresses", "ls-pub-ln", "unknown"], ["lsp-set-options", "ls-pub-ln", "network_name=public"],
+        ["lr-add", "dr"], ["set", "logical_router", "dr", "options:dynamic-routing=true"],
+        _lrp("dr", "lrp-dr-sw1", "00:00:00:00:fa:01", "10.52.1.1/24"),
+        _lrp("dr", "lrp-dr-pub", "00:00:00:00:fa:02", "10.42.9.4/24"),
+        ["set", "logical_router_port", "lrp-dr-pub", f"options:dynamic-routing-redistribute={kind}"],
+        *_rport("ls-pub", "lsp-pub-to-dr", "lrp-dr-pub"),
+        ["lrp-set-gateway-chassis", "lrp-dr-pub", "nonlocalhv"],
+        ["ls-add", "sw1"], *_rport("sw1", "sw1-lrp-dr", "lrp-dr-sw1"), ["lsp-add", "sw1", "vm"],
+        ["lsp-set-addresses", "vm", "00:00:00:00:fa:03 10.52.1.5"],
+        ["lr-nat-add", "dr", "dnat_and_snat", "172.16.4.10", "10.52.1.5", "vm", "00:00:00:00:fa:03"],
+        ["lr-nat-add", "dr", "dnat_and_snat", "172.16.4.11", "10.52.1.6"],
+        ["lb-add", "lb4", "172.16.4.20:80", "10.52.1.5:80"], ["lr-lb-add", "dr", "lb4"],
+    ]
+
+
+def _with_add_route(kind: str, localnet: bool = True) -> Any:
+    """:func:`nat_lb_nb` with ``options:add_route=true`` on lr-guest0's NAT rule and load balancer
+    (what 25.03 announces of the routers on a switch)."""
+    build = nbctl_commands(*nat_lb_nb(kind, localnet))
+
+    def run(nb: str) -> None:
+        build(nb)
+        nat = nbctl(nb, "--bare", "--columns=_uuid", "find", "nat", "external_ip=172.16.2.10").strip()
+        nbctl(nb, "set", "nat", nat, "options:add_route=true")
+        nbctl(nb, "set", "load_balancer", "lb1", "options:add_route=true")
+    return run
+
+
+@pytest.mark.parametrize("kind", ["nat", "lb", "nat,lb"])
+def test_nat_and_lb_routes(parity_run, kind):
+    r = parity_run(_with_add_route(kind))
+    assert_parity(r)
+    assert r.tables["Advertised_Route"].ref_count > 4, r.report()
+
+
+@pytest.mark.parametrize("kind", ["nat", "lb"])
+def test_nat_and_lb_routes_of_centralized_neighbours(parity_run, kind):
+    """The join switch without a localnet port: the neighbours' gateway ports are centralized (their
+    switch ports get chassisredirect ports), which 25.03 announces the add_route rules of.  (Only SB
+    Advertised_Route compared: the neighbours' own NAT flows on such a switch are another story.)"""
+    r = parity_run(_with_add_route(kind, localnet=False), tables=("Advertised_Route", "Port_Binding"))
+    assert_parity(r)
+    assert r.tables["Advertised_Route"].ref_count > 4, r.report()
