@@ -327,10 +327,10 @@ OVN_25_03 = FlowProfile(
         # router ports (northd/build.py).
         "dynamic_routing",
         # Advertised_Route (25.03, not 26.03): connected-as-host also announces the NAT external
-        # addresses of the other routers on the port's switch; the NAT rules / load balancers of
-        # routers on the port's switch are announced only with their options:add_route=true.
+        # addresses of the other routers on the port's switch; a router with a port peered
+        # directly with another router announces no NAT / load balancer of its switches' routers.
         "dynamic_routing_host_nat",
-        "dynamic_routing_neighbour_add_route",
+        "dynamic_routing_peer_hides_switch_neighbours",
         # lr_in_dnat's established / related flows of a router with load balancers add
         # ``!ct.rpl``.
         "lb_ct_not_rpl",
@@ -566,7 +566,7 @@ OVN_26_03 = FlowProfile(
         # Dynamic routing: no NAT addresses among the host routes, every neighbour's NAT rules and
         # load balancers announced.
         "dynamic_routing_host_nat",
-        "dynamic_routing_neighbour_add_route",
+        "dynamic_routing_peer_hides_switch_neighbours",
     }) | frozenset({
         # The load balancers match a new connection's protocol and destination port on
         # reg1[16..23] / reg1[0..15], which ls_in_ct_extract / lr_in_ct_extract (100, on switches

@@ -24,11 +24,11 @@ port OVN forwards them to (``tracked_port``).  Observed on the 25.03 reference (
   distributed rule, ``logical_port`` and ``external_mac``, tracked to its logical port);
 * ``lb``: the load-balancer VIPs of the router (tracked to its distributed gateway port, if any)
   and of the neighbouring routers (tracked to the neighbour's port);
-* 25.03 only (behaviours ``dynamic_routing_neighbour_add_route``, ``dynamic_routing_host_nat``):
-  the NAT rules and load balancers of a router on the port's switch are announced only with their
-  ``options:add_route=true`` and when that router's distributed gateway port peers a switch port
-  with a chassisredirect port of its own (no localnet port on the switch); ``connected-as-host``
-  also announces the NAT external addresses of the other routers (26.03 does neither).
+* 25.03 only (behaviours ``dynamic_routing_peer_hides_switch_neighbours``,
+  ``dynamic_routing_host_nat``): a router with a port peered directly with another router's
+  announces no NAT rule nor load balancer of the routers on its switches (those of the direct
+  peer it does); ``connected-as-host`` also announces the NAT external addresses of the other
+  routers (26.03 does neither).
 
 Rows are keyed by (router, port, prefix, tracked port), the table's index.  The table exists from
 25.03's SB schema on: with an older one (or without the behaviour) nothing is done.
@@ -109,11 +109,9 @@ def _lbs(router: Datapath) -> Iterable[Any]:
         yield from group.load_balancer
 
 
-def _lb_vips(router: Datapath, add_route_only: bool = False) -> list[str]:
+def _lb_vips(router: Datapath) -> list[str]:
     out: list[str] = []
     for lb in _lbs(router):
-        if add_route_only and not _true(lb.options.get("add_route", "")):
-            continue
         for vip in lb.vips:
             ip = _vip_ip(str(vip))
             ip = _valid_ip(ip) if ip else None
@@ -126,14 +124,12 @@ def _dgp(router: Datapath) -> Port | None:
     return next((p for p in router.ports if p.kind == "lrp" and p.crp is not None), None)
 
 
-def _nat_ips(router: Datapath, add_route_only: bool = False) -> list[tuple[str, str | None]]:
+def _nat_ips(router: Datapath) -> list[tuple[str, str | None]]:
     """(external IP, tracked port) of the router's NAT rules: a distributed rule's logical port, else
     the router's distributed gateway port (a gateway router or a router without one: none)."""
     out: list[tuple[str, str | None]] = []
     dgp = _dgp(router)
     for nat in router.nb.nat:
-        if add_route_only and not _true(nat.options.get("add_route", "")):
-            continue
         ip = _valid_ip(str(nat.external_ip))
         if ip is None:
             continue
@@ -161,13 +157,6 @@ def _neighbours(port: Port) -> list[tuple[Port, bool]]:
                 and q.peer.dp is not port.dp:
             out.append((q.peer, True))
     return out
-
-
-def _centralized(lrp: Port) -> bool:
-    """Is ``lrp`` a distributed gateway port whose switch port got a chassisredirect port of its own
-    (behaviour ``centralized_dgp_peer``: no localnet port on the switch)?"""
-    q = lrp.peer
-    return lrp.crp is not None and q is not None and q.kind == "lsp" and q.crp is not None
 
 
 def _lrp_addrs(lrp: Port, ctx: FlowCtx) -> list[str]:
@@ -215,13 +204,18 @@ def desired_routes(nd: Northd, ctx: FlowCtx) -> list[Key]:
     """The (router key, port, prefix, tracked port) of every route to advertise."""
     out: dict[Key, None] = {}
     host_nat = ctx.profile.has("dynamic_routing_host_nat")
-    add_route_only = ctx.profile.has("dynamic_routing_neighbour_add_route")
+    peer_hides = ctx.profile.has("dynamic_routing_peer_hides_switch_neighbours")
     for router in nd.routers():
         if not _true(router.nb.options.get("dynamic-routing", "")):
             continue
         info = router_info(router, ctx)
         statics = resolved_static_routes(router, ctx)
         dgp = _dgp(router)
+        # (25.03: a router with a port peered directly with another router's announces nothing of
+        # the routers on its switches.)
+        switch_neighbours = not (peer_hides and any(
+            p.kind == "lrp" and p.peer is not None and p.peer.kind == "lrp" and p.peer.dp is not router
+            for p in router.ports))
         for port in router.ports:
             if port.kind != "lrp":
                 continue
@@ -247,17 +241,17 @@ def desired_routes(nd: Northd, ctx: FlowCtx) -> list[Key]:
                 for ip, tracked in _nat_ips(router):
                     out[(rk, name, ip, tracked)] = None
                 for q, via_switch in _neighbours(port):
-                    if add_route_only and via_switch and not _centralized(q):
+                    if via_switch and not switch_neighbours:
                         continue
-                    for ip, tracked in _nat_ips(q.dp, add_route_only and via_switch):
+                    for ip, tracked in _nat_ips(q.dp):
                         out[(rk, name, ip, tracked)] = None
             if "lb" in kinds:
                 for ip in _lb_vips(router):
                     out[(rk, name, ip, dgp.name if dgp is not None else None)] = None
                 for q, via_switch in _neighbours(port):
-                    if add_route_only and via_switch and not _centralized(q):
+                    if via_switch and not switch_neighbours:
                         continue
-                    for ip in _lb_vips(q.dp, add_route_only and via_switch):
+                    for ip in _lb_vips(q.dp):
                         out[(rk, name, ip, q.name)] = None
     return list(out)
 
