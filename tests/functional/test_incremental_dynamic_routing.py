@@ -153,3 +153,13 @@ def test_a_deleted_router_port_takes_its_learned_routes(env):
         assert [r["ip_prefix"] for r in rows] == ["172.16.0.0/24"]
         assert not _routing_has(env, "172.16.1.0/24")
         assert not mismatches(d)
+
+
+def test_deleted_advertised_routes_are_put_back(env):
+    _router(env)
+    with checked_daemon(env) as (_, d, _port):
+        want = env.advertised()
+        assert len(want) == 3
+        env.sb_transact({"op": "delete", "table": "Advertised_Route", "where": []})
+        _eventually(lambda: env.advertised() == want, "the Advertised_Route rows to come back")
+        assert not mismatches(d)
