@@ -5,7 +5,8 @@
   flows of the routers whose learned routes changed (their learned routes share the ECMP group
   numbering of the static routes: :mod:`ovn_northd_py.flows.dynamic_routing`); nothing else is
   recomputed.
-* SB ``Advertised_Route`` (ours, :mod:`ovn_northd_py.sync.advertised_routes`): few rows, derived
+* SB ``Advertised_Route`` (ours, :mod:`ovn_northd_py.sync.advertised_routes`) and 26.03's
+  ``Advertised_MAC_Binding`` (:mod:`ovn_northd_py.sync.evpn`): few rows, derived
   from router ports, static routes, NAT and load balancers: synced in full after any change of
   those (NB: the ``routes`` and ``lb_nat`` features' tables, which this feature follows; northd:
   ports; SB: someone touched our rows).  A router's ``options`` (``dynamic-routing``,
@@ -20,6 +21,7 @@ from ..flows.dynamic_routing import read_learned_routes
 from ..flows.lr_pipeline import build_lr_route_and_policy_flows, route_and_policy_owners
 from ..ovsdb.connection import RowChange
 from ..sync.advertised_routes import sync_sb_advertised_routes
+from ..sync.evpn import sync_sb_advertised_mac_bindings
 from .engine import HandlerResult, handled
 from .features import FlowFeatureCtx, SbFeatureCtx
 
@@ -53,9 +55,10 @@ def on_learned_routes(_changes: list[RowChange], h: FlowFeatureCtx) -> HandlerRe
 
 def sync_advertised_routes(h: SbFeatureCtx) -> None:
     sync_sb_advertised_routes(h.sb_txn, h.sb, h.nd, h.profile, h.stats)
+    sync_sb_advertised_mac_bindings(h.sb_txn, h.sb, h.nd, h.profile, h.stats)
 
 
 def on_advertised_route_changes(_changes: list[RowChange], h: SbFeatureCtx) -> bool:
     """NB routes / NAT / load balancers changed, ports changed (northd), or our rows were touched."""
-    sync_sb_advertised_routes(h.sb_txn, h.sb, h.nd, h.profile, h.stats)
+    sync_advertised_routes(h)
     return True

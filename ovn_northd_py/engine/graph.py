@@ -142,7 +142,7 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
         Feature(
             "dynamic_routing",  # (25.03's SB schema on: Advertised_Route, Learned_Route)
             nb_tables=frozenset(),
-            sb_tables=frozenset({"Advertised_Route"}),
+            sb_tables=frozenset({"Advertised_Route", "Advertised_MAC_Binding"}),  # (26.03: the latter)
             sb_watch=frozenset({"Learned_Route"}),  # ovn-controller's learned routes: routing flows
             follows=("routes", "lb_nat"),  # static routes, NAT and load balancers are advertised
             on_sb_flows=feature_dynamic_routing.on_learned_routes,

@@ -663,6 +663,13 @@ OVN_26_03 = FlowProfile(
         # deleted (and give no flow).
         "learned_route_any_nexthop",
         "learned_route_cleanup",
+        # Dynamic routing's Datapath_Binding external_ids (vrf id, prefix next hops; an EVPN
+        # switch's VNI and settings) and Port_Binding options:dynamic-routing-no-learning /
+        # -redistribute-local-only (sync/dynamic_routing_ids.py).
+        "dynamic_routing_dp_ids",
+        # EVPN switches (other_config:dynamic-routing-vni): from_evpn_vtep / to_evpn_vtep and
+        # remote FDB flows (flows/ls_evpn.py), SB Advertised_MAC_Binding (sync/evpn.py).
+        "evpn",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
     draft=True,

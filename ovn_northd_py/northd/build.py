@@ -120,10 +120,6 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     if profile.has(CENTRALIZED_DGP_PEER):
         for router in nd.routers():
             make_switch_crp(router, nd, w)
-    if profile.has(DYNAMIC_ROUTING):
-        for router in nd.routers():
-            for p in router.ports:
-                set_dynamic_routing_options(p)
     _assign_port_keys(nd, sb, keys, max_port, w)
     if profile.has(QOS_QUEUES):
         assign_qos_queues(nd, sb)
@@ -704,8 +700,6 @@ def update_lrp_in_place(p: Port) -> set[str]:
         del p.options[k]
     if p.peer is not None:
         _set_ra_options(p)
-    if "dynamic-routing" in p.options:  # (the router's options did not change: a recompute)
-        set_dynamic_routing_options(p)
     crp = p.crp
     if crp is not None or _ignored_gateway(p):
         if p.peer is not None:
@@ -714,11 +708,11 @@ def update_lrp_in_place(p: Port) -> set[str]:
             p.options.pop("chassis-redirect-port", None)
     if crp is not None:
         before = (dict(crp.options), list(crp.mac), dict(crp.external_ids))
-        had_dynamic_routing = "dynamic-routing" in crp.options
         _derive_crp(p, crp)
-        if had_dynamic_routing:
-            set_dynamic_routing_options(crp)
-        if (crp.options, crp.mac, crp.external_ids) != before:
+        # (A dynamic-routing router's chassisredirect port takes options from the router port's:
+        # sync/dynamic_routing_ids.py.)
+        if (crp.options, crp.mac, crp.external_ids) != before or \
+                str(p.dp.nb.options.get("dynamic-routing", "")).lower() == "true":
             changed.add(crp.name)
     return changed
 
@@ -870,36 +864,6 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     crp.ha_group = hag.name if hag is not None else p.name
     nd.ports[name] = crp
     p.dp.ports.append(crp)
-
-
-# Behaviour of 25.03 (lflow/profile.py): dynamic routing.
-DYNAMIC_ROUTING = "dynamic_routing"
-
-
-def set_dynamic_routing_options(p: Port) -> None:
-    """Port_Binding ``options:dynamic-routing*`` of a router port (behaviour ``dynamic_routing``).
-
-    Observed on the 25.03 reference: only the ports bound to a chassis (a gateway router's
-    ``l3gateway`` ports, a distributed gateway port's chassisredirect port) of a router with
-    ``options:dynamic-routing=true`` get ``dynamic-routing=true``,
-    with the router's ``dynamic-routing-vrf-name`` and the port's own
-    ``dynamic-routing-maintain-vrf`` (when true) and ``dynamic-routing-port-name`` when set."""
-    for k in [k for k in p.options if k.startswith("dynamic-routing")]:
-        del p.options[k]
-    if not ((p.kind == "lrp" and p.sb_type == "l3gateway") or p.kind == "crp"):
-        return
-    ropts, popts = p.dp.nb.options, p.nb.options
-    if str(ropts.get("dynamic-routing", "")).lower() != "true":
-        return
-    p.options["dynamic-routing"] = "true"
-    vrf = ropts.get("dynamic-routing-vrf-name")
-    if vrf:
-        p.options["dynamic-routing-vrf-name"] = str(vrf)
-    if str(popts.get("dynamic-routing-maintain-vrf", "")).lower() == "true":
-        p.options["dynamic-routing-maintain-vrf"] = "true"
-    name = popts.get("dynamic-routing-port-name")
-    if name:
-        p.options["dynamic-routing-port-name"] = str(name)
 
 
 # Behaviour of 25.03 (lflow/profile.py): a switch port peering a centralized gateway port gets a

@@ -42,7 +42,7 @@ OWNED_TABLES = frozenset({
     "IP_Multicast", "Address_Set", "RBAC_Role", "RBAC_Permission", "DHCP_Options", "DHCPv6_Options", "DNS",
     "Port_Group", "Meter", "Meter_Band", "Static_MAC_Binding", "Chassis_Template_Var", "Mirror",
     "Service_Monitor", "BFD", "Logical_Flow", "Logical_DP_Group", "Load_Balancer", "ACL_ID", "ECMP_Nexthop",
-    "Advertised_Route",
+    "Advertised_Route", "Advertised_MAC_Binding",
 })
 
 

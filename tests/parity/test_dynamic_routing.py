@@ -264,3 +264,49 @@ def test_nat_and_lb_routes_of_switch_neighbours(parity_run, kind):
     r = parity_run(nbctl_commands(*nat_lb_nb(kind, peer=False)))
     assert_parity(r)
     assert r.tables["Advertised_Route"].ref_count > 6, r.report()
+
+
+def options_nb() -> list[Cmd]:
+    """Every router, router-port and switch option of the release's man page at once (those a
+    release does not know are written and must be ignored): 26.03's vrf id, prefix next hops,
+    ``no-learning`` (router and port), ``redistribute-local-only`` (router, port override), and EVPN
+    switches (valid VNI with every setting, VNI alone with an ``unknown`` port, invalid VNIs)."""
+    return [
+        ["lr-add", "lr0"],
+        ["set", "logical_router", "lr0", "options:dynamic-routing=true", "options:chassis=hv1",
+         'options:dynamic-routing-redistribute="connected,static"', "options:dynamic-routing-redistribute-local-only=true",
+         "options:dynamic-routing-vrf-name=vrf0", "options:dynamic-routing-vrf-id=1234",
+         "options:dynamic-routing-v4-prefix-nexthop=10.0.0.254", "options:dynamic-routing-v6-prefix-nexthop=2001:db8::fe"],
+        _lrp("lr0", "lr0-a", "00:00:00:00:ff:01", "10.0.0.1/24", "2001:db8::1/64"),
+        ["set", "logical_router_port", "lr0-a", "options:dynamic-routing-maintain-vrf=true",
+         "options:dynamic-routing-port-name=eth1", "options:dynamic-routing-redistribute-local-only=false"],
+        _lrp("lr0", "lr0-b", "00:00:00:00:ff:02", "10.0.1.1/24"),
+        ["set", "logical_router_port", "lr0-b", "options:dynamic-routing-no-learning=true"],
+        ["lr-add", "lr1"],
+        ["set", "logical_router", "lr1", "options:dynamic-routing=true", "options:dynamic-routing-no-learning=true",
+         "options:dynamic-routing-vrf-id=0"],
+        _lrp("lr1", "lr1-a", "00:00:00:01:ff:01", "10.1.0.1/24"), ["lrp-set-gateway-chassis", "lr1-a", "hv1"],
+        ["ls-add", "sw0"],
+        ["set", "logical_switch", "sw0", "other_config:dynamic-routing-vni=100",
+         "other_config:dynamic-routing-bridge-ifname=br-100", "other_config:dynamic-routing-vxlan-ifname=vxlan-100",
+         "other_config:dynamic-routing-advertise-ifname=lo-100", "other_config:dynamic-routing-fdb-prefer-local=true",
+         "other_config:dynamic-routing-arp-prefer-local=true", 'other_config:dynamic-routing-redistribute="fdb,ip"'],
+        ["lsp-add", "sw0", "vm1"], ["lsp-set-addresses", "vm1", "00:00:00:00:00:11 10.0.0.11 2001:db8::11"],
+        *_rport("sw0", "sw0-lr0", "lr0-a"),
+        ["ls-add", "sw1"], ["set", "logical_switch", "sw1", "other_config:dynamic-routing-vni=200"],
+        ["lsp-add", "sw1", "vm2"], ["lsp-set-addresses", "vm2", "00:00:00:00:00:22 10.5.0.2"],
+        ["lsp-add", "sw1", "unk"], ["lsp-set-addresses", "unk", "unknown"],
+        ["ls-add", "sw2"], ["set", "logical_switch", "sw2", "other_config:dynamic-routing-vni=16777216"],
+        ["ls-add", "sw3"], ["set", "logical_switch", "sw3", "other_config:dynamic-routing-vni=abc",
+                            'other_config:dynamic-routing-redistribute="ip"'],
+        ["lsp-add", "sw3", "vm3"], ["lsp-set-addresses", "vm3", "00:00:00:00:00:33 10.6.0.3"],
+    ]
+
+
+def test_every_dynamic_routing_option(parity_run):
+    r = parity_run(nbctl_commands(*options_nb()),
+                   after_settle=learn(("lr0", "lr0-a", "172.16.0.0/24", "10.0.0.9"),
+                                      ("lr0", "lr0-b", "172.16.1.0/24", "10.0.1.9"),
+                                      ("lr1", "lr1-a", "172.16.2.0/24", "10.1.0.9")))
+    assert_parity(r)
+    assert r.tables["Learned_Route"].ref_count == 3, r.report()
