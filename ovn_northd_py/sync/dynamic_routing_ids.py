@@ -65,13 +65,13 @@ def dynamic_routing_dp_ids(dp: Datapath, profile: FlowProfile) -> dict[str, str]
         return {}
     out: dict[str, str] = {}
     if dp.is_switch:
-        cfg = dp.nb.other_config
+        cfg = getattr(dp.nb, "other_config", {})
         if "dynamic-routing-vni" not in cfg:
             return {}
         out["dynamic-routing-vni"] = str(cfg["dynamic-routing-vni"])  # (as written, valid or not)
         out.update({k: str(cfg[k]) for k in SWITCH_IDS if k in cfg})
         return out
-    opts = dp.nb.options
+    opts = getattr(dp.nb, "options", {})
     if not _true(opts.get("dynamic-routing", "")):
         return {}
     vrf = str(opts.get("dynamic-routing-vrf-id", ""))
