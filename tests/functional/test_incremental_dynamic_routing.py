@@ -163,3 +163,41 @@ def test_deleted_advertised_routes_are_put_back(env):
         env.sb_transact({"op": "delete", "table": "Advertised_Route", "where": []})
         _eventually(lambda: env.advertised() == want, "the Advertised_Route rows to come back")
         assert not mismatches(d)
+
+
+@pytest.fixture
+def env2603(tmp_path: Path, monkeypatch) -> Iterator[Env]:
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    rel = RELEASES["26.03"]
+    nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
+    sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
+    try:
+        yield Env(tmp_path, nb, sb)
+    finally:
+        sb.stop()
+        nb.stop()
+
+
+def _mac_bindings(env: Env) -> set[tuple[str, str, str]]:
+    names = {r["_uuid"][1]: r["logical_port"] for r in env.sb_select("Port_Binding")}
+    return {(names[r["logical_port"][1]], r["ip"], r["mac"]) for r in env.sb_select("Advertised_MAC_Binding")}
+
+
+def test_evpn_mac_bindings_follow_switch_ports(env2603):
+    """26.03: an EVPN switch redistributing ``ip`` announces its VIFs' bindings; new, changed and
+    deleted ports are handled without a recompute."""
+    env = env2603
+    env.nbctl("ls-add", "sw0", "--", "set", "logical_switch", "sw0", "other_config:dynamic-routing-vni=100",
+              'other_config:dynamic-routing-redistribute="ip"',
+              "--", "lsp-add", "sw0", "vm1", "--", "lsp-set-addresses", "vm1", "00:00:00:00:00:11 10.0.0.11")
+    with checked_daemon(env) as (_, d, port):
+        assert _mac_bindings(env) == {("vm1", "10.0.0.11", "00:00:00:00:00:11")}
+        before = _recomputes(port)
+        run_batch(env, [["lsp-add", "sw0", "vm2"], ["lsp-set-addresses", "vm2", "00:00:00:00:00:22 10.0.0.22"]])
+        assert ("vm2", "10.0.0.22", "00:00:00:00:00:22") in _mac_bindings(env)
+        env.nbctl("lsp-set-addresses", "vm1", "00:00:00:00:00:12 10.0.0.12", wait="sb")
+        env.nbctl("lsp-del", "vm2", wait="sb")
+        assert _mac_bindings(env) == {("vm1", "10.0.0.12", "00:00:00:00:00:12")}
+        assert any("from_evpn_vtep" in f for f in env.flows("ls_in_pre_lb"))
+        assert _recomputes(port)["lflow"] == before["lflow"]
+        assert not mismatches(d)
