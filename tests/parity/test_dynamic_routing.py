@@ -270,7 +270,8 @@ def options_nb() -> list[Cmd]:
     """Every router, router-port and switch option of the release's man page at once (those a
     release does not know are written and must be ignored): 26.03's vrf id, prefix next hops,
     ``no-learning`` (router and port), ``redistribute-local-only`` (router, port override), and EVPN
-    switches (valid VNI with every setting, VNI alone with an ``unknown`` port, invalid VNIs)."""
+    switches (valid VNI with every setting, VNI alone with an ``unknown`` port and a router, a router's
+gateway port on one, invalid VNIs)."""
     return [
         ["lr-add", "lr0"],
         ["set", "logical_router", "lr0", "options:dynamic-routing=true", "options:chassis=hv1",
@@ -296,6 +297,12 @@ def options_nb() -> list[Cmd]:
         ["ls-add", "sw1"], ["set", "logical_switch", "sw1", "other_config:dynamic-routing-vni=200"],
         ["lsp-add", "sw1", "vm2"], ["lsp-set-addresses", "vm2", "00:00:00:00:00:22 10.5.0.2"],
         ["lsp-add", "sw1", "unk"], ["lsp-set-addresses", "unk", "unknown"],
+        ["lr-add", "lr2"], _lrp("lr2", "lr2-sw1", "00:00:00:02:ff:01", "10.5.0.1/24", "2001:db8:5::1/64"),
+        *_rport("sw1", "sw1-lr2", "lr2-sw1"),
+        _lrp("lr2", "lr2-gw", "00:00:00:02:ff:02", "10.7.0.1/24"), ["lrp-set-gateway-chassis", "lr2-gw", "hv1"],
+        ["ls-add", "sw4"], *_rport("sw4", "sw4-lr2", "lr2-gw"),
+        ["set", "logical_switch", "sw4", "other_config:dynamic-routing-vni=400",
+         "other_config:dynamic-routing-arp-prefer-local=true", 'other_config:dynamic-routing-redistribute="ip"'],
         ["ls-add", "sw2"], ["set", "logical_switch", "sw2", "other_config:dynamic-routing-vni=16777216"],
         ["ls-add", "sw3"], ["set", "logical_switch", "sw3", "other_config:dynamic-routing-vni=abc",
                             'other_config:dynamic-routing-redistribute="ip"'],
