@@ -201,3 +201,16 @@ def test_evpn_mac_bindings_follow_switch_ports(env2603):
         assert any("from_evpn_vtep" in f for f in env.flows("ls_in_pre_lb"))
         assert _recomputes(port)["lflow"] == before["lflow"]
         assert not mismatches(d)
+
+
+def test_a_learned_next_hop_reached_by_a_new_network(env):
+    """A learned route whose next hop none of its port's networks holds (25.03: no flow; 26.03: from
+    the port's first address) takes the new network's address once the port gets one."""
+    _router(env)
+    with checked_daemon(env) as (_, d, _port):
+        _learn(env, "lr0-sw1", "172.16.9.0/24", "10.0.5.9")
+        env.sync()
+        env.nbctl("set", "logical_router_port", "lr0-sw1", 'networks="10.0.1.1/24" "10.0.5.1/24" "2001:db8::1/64"',
+                  wait="sb")
+        _eventually(lambda: _routing_has(env, "reg0 = 10.0.5.9; reg5 = 10.0.5.1;"), "the learned route's flow")
+        assert not mismatches(d)
