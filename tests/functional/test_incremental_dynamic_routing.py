@@ -125,7 +125,7 @@ def test_learned_routes_are_routing_flows_without_recompute(env):
 
 def test_advertised_routes_follow_nb_changes(env):
     _router(env)
-    with checked_daemon(env) as (_, d, port):
+    with checked_daemon(env) as (_, d, _port):
         assert env.advertised() == {("lr0-sw0", "10.0.0.0/24", ""), ("lr0-sw1", "10.0.1.0/24", ""),
                                     ("lr0-sw1", "2001:db8::/64", "")}
         env.nbctl("lr-route-add", "lr0", "192.168.0.0/24", "10.0.0.10", wait="sb")
