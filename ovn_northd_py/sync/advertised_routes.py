@@ -259,11 +259,13 @@ def desired_routes(nd: Northd, ctx: FlowCtx) -> list[Key]:
 def desired(sb: Any, nd: Northd, profile: FlowProfile) -> dict[Hashable, dict[str, Any]]:
     if not profile.has("dynamic_routing"):
         return {}
+    keys = desired_routes(nd, FlowCtx(nd, profile=profile))
+    if not keys:
+        return {}
     dps = {k: r for r in sb.rows("Datapath_Binding").values() if (k := dp_nb_key(r))}
     pbs = {r.logical_port: r for r in sb.rows("Port_Binding").values()}
-    ctx = FlowCtx(nd, profile=profile)
     rows: dict[Hashable, dict[str, Any]] = {}
-    for key in desired_routes(nd, ctx):
+    for key in keys:
         rk, port, prefix, tracked = key
         dp, pb = dps.get(rk), pbs.get(port)
         tpb = pbs.get(tracked) if tracked is not None else None

@@ -70,10 +70,11 @@ def sync_sb_advertised_mac_bindings(txn: Any, sb: Any, nd: Northd, profile: Flow
     if TABLE not in sb.idl.tables:
         return
     desired: dict[Hashable, dict[str, Any]] = {}
-    if profile.has("evpn"):
+    keys = desired_bindings(nd, profile) if profile.has("evpn") else []
+    if keys:
         dps = {k: r for r in sb.rows("Datapath_Binding").values() if (k := dp_nb_key(r))}
         pbs = {r.logical_port: r for r in sb.rows("Port_Binding").values()}
-        for key in desired_bindings(nd, profile):
+        for key in keys:
             dp, pb = dps.get(key[0]), pbs.get(key[1])
             if dp is not None and pb is not None:
                 desired[key] = {"datapath": dp, "logical_port": pb, "ip": key[2], "mac": key[3], "external_ids": {}}
