@@ -327,8 +327,9 @@ OVN_25_03 = FlowProfile(
         # router ports (northd/build.py).
         "dynamic_routing",
         # Advertised_Route (25.03, not 26.03): connected-as-host also announces the NAT external
-        # addresses of the other routers on the port's switch; a router with a port peered
-        # directly with another router announces no NAT / load balancer of its switches' routers.
+        # addresses of the other routers on the port's switch; of a router with a port peered
+        # directly with another router, the ports after it (hash order of the names) announce no
+        # neighbour's NAT / load balancers.
         "dynamic_routing_host_nat",
         "dynamic_routing_peer_hides_switch_neighbours",
         # lr_in_dnat's established / related flows of a router with load balancers add

@@ -25,10 +25,10 @@ port OVN forwards them to (``tracked_port``).  Observed on the 25.03 reference (
 * ``lb``: the load-balancer VIPs of the router (tracked to its distributed gateway port, if any)
   and of the neighbouring routers (tracked to the neighbour's port);
 * 25.03 only (behaviours ``dynamic_routing_peer_hides_switch_neighbours``,
-  ``dynamic_routing_host_nat``): a router with a port peered directly with another router's
-  announces no NAT rule nor load balancer of the routers on its switches (those of the direct
-  peer it does); ``connected-as-host`` also announces the NAT external addresses of the other
-  routers (26.03 does neither).
+  ``dynamic_routing_host_nat``): of a router with a port peered directly with another router's,
+  the ports that come after that one in the hash order of their names announce no neighbour's NAT
+  rules nor load balancers (:func:`_ports_after_direct_peer`); ``connected-as-host`` also
+  announces the NAT external addresses of the other routers (26.03 does neither).
 
 Rows are keyed by (router, port, prefix, tracked port), the table's index.  The table exists from
 25.03's SB schema on: with an older one (or without the behaviour) nothing is done.
@@ -46,6 +46,7 @@ from ..flows.lsp_addrs import lsp_addresses
 from ..lflow.profile import FlowProfile
 from ..northd.addresses import AddressError, Ipv4Net, Ipv6Net, parse_ip_cidr
 from ..northd.model import LR, Datapath, Northd, Port
+from ..northd.ovs_order import sset_order
 from .datapaths import dp_nb_key
 from .rows import SyncStats, sync_table
 
@@ -159,6 +160,20 @@ def _neighbours(port: Port) -> list[tuple[Port, bool]]:
     return out
 
 
+def _ports_after_direct_peer(router: Datapath) -> frozenset[str]:
+    """Behaviour ``dynamic_routing_peer_hides_switch_neighbours`` (25.03, observed): the router's
+    ports are visited in the hash order of their names (an OVS hmap, chassisredirect ports
+    included) and the visit ends at the first port peered directly with another router's: the
+    ports after it announce no neighbour's NAT rules nor load balancers."""
+    names = sset_order(p.name for p in router.ports)
+    by_name = {p.name: p for p in router.ports}
+    for i, name in enumerate(names):
+        p = by_name[name]
+        if p.kind == "lrp" and p.peer is not None and p.peer.kind == "lrp" and p.peer.dp is not router:
+            return frozenset(names[i + 1:])
+    return frozenset()
+
+
 def _lrp_addrs(lrp: Port, ctx: FlowCtx) -> list[str]:
     nets = router_info(lrp.dp, ctx).nets.get(lrp.name)
     if nets is None:
@@ -211,11 +226,7 @@ def desired_routes(nd: Northd, ctx: FlowCtx) -> list[Key]:
         info = router_info(router, ctx)
         statics = resolved_static_routes(router, ctx)
         dgp = _dgp(router)
-        # (25.03: a router with a port peered directly with another router's announces nothing of
-        # the routers on its switches.)
-        switch_neighbours = not (peer_hides and any(
-            p.kind == "lrp" and p.peer is not None and p.peer.kind == "lrp" and p.peer.dp is not router
-            for p in router.ports))
+        hidden = _ports_after_direct_peer(router) if peer_hides else frozenset()
         for port in router.ports:
             if port.kind != "lrp":
                 continue
@@ -240,17 +251,13 @@ def desired_routes(nd: Northd, ctx: FlowCtx) -> list[Key]:
             if "nat" in kinds:
                 for ip, tracked in _nat_ips(router):
                     out[(rk, name, ip, tracked)] = None
-                for q, via_switch in _neighbours(port):
-                    if via_switch and not switch_neighbours:
-                        continue
+                for q, _via_switch in _neighbours(port) if name not in hidden else ():
                     for ip, tracked in _nat_ips(q.dp):
                         out[(rk, name, ip, tracked)] = None
             if "lb" in kinds:
                 for ip in _lb_vips(router):
                     out[(rk, name, ip, dgp.name if dgp is not None else None)] = None
-                for q, via_switch in _neighbours(port):
-                    if via_switch and not switch_neighbours:
-                        continue
+                for q, _via_switch in _neighbours(port) if name not in hidden else ():
                     for ip in _lb_vips(q.dp):
                         out[(rk, name, ip, q.name)] = None
     return list(out)

@@ -187,11 +187,11 @@ def test_connected_as_host_routes(parity_run):
     assert r.tables["Advertised_Route"].ref_count > 6, r.report()
 
 
-def nat_lb_nb(kind: str, peer: bool = True) -> list[Cmd]:
+def nat_lb_nb(kind: str, peer: str | None = "lr0-peer") -> list[Cmd]:
     """``nat`` / ``lb`` (ovn-northd.at "dynamic-routing - nat / LB sync to sb"): a gateway router lr0
     with its own NAT rules and load balancer, neighbours on a join switch (a router with a
-    distributed gateway port, one bound elsewhere, a router without any) and (``peer``) on a direct
-    peer, a distributed router ``dr`` with a distributed NAT rule; IPv4 and IPv6.  (The join switch
+    distributed gateway port, one bound elsewhere, a router without any) and on a direct peer (lr0's
+    port named ``peer``, none without), a distributed router ``dr`` with a distributed NAT rule; IPv4 and IPv6.  (The join switch
     has a localnet port: without one 25.03 centralizes the neighbours' gateway ports, whose own NAT
     flows are not this test's business.)"""
     return [
@@ -229,9 +229,9 @@ def nat_lb_nb(kind: str, peer: bool = True) -> list[Cmd]:
         ["lr-nat-add", "lr-plain", "dnat_and_snat", "172.16.5.10", "192.168.5.10"],
         ["lb-add", "lb5", "172.16.5.20:80", "192.168.5.10:80"], ["lr-lb-add", "lr-plain", "lb5"],
         *([["lr-add", "lr-peer"],
-           _lrp("lr0", "lr0-peer", "00:00:00:00:ff:03", "10.43.0.1/24", "peer=lr-peer-lr0"),
-           ["set", "logical_router_port", "lr0-peer", f"options:dynamic-routing-redistribute={kind}"],
-           _lrp("lr-peer", "lr-peer-lr0", "00:00:00:00:fb:02", "10.43.0.2/24", "peer=lr0-peer"),
+           _lrp("lr0", str(peer), "00:00:00:00:ff:03", "10.43.0.1/24", "peer=lr-peer-lr0"),
+           ["set", "logical_router_port", str(peer), f"options:dynamic-routing-redistribute={kind}"],
+           _lrp("lr-peer", "lr-peer-lr0", "00:00:00:00:fb:02", "10.43.0.2/24", f"peer={peer}"),
            ["lr-nat-add", "lr-peer", "dnat_and_snat", "172.16.6.10", "192.168.6.10"],
            ["lb-add", "lb6b", "172.16.6.20:80", "192.168.6.10:80"], ["lr-lb-add", "lr-peer", "lb6b"]] if peer else []),
         ["ls-add", "ls-pub"], ["lsp-add", "ls-pub", "ls-pub-ln"], ["lsp-set-type", "ls-pub-ln", "localnet"],
@@ -251,9 +251,11 @@ def nat_lb_nb(kind: str, peer: bool = True) -> list[Cmd]:
 
 
 @pytest.mark.parametrize("kind", ["nat", "lb", "nat,lb"])
-def test_nat_and_lb_routes(parity_run, kind):
-    """(With a direct peer, 25.03 announces none of the join switch's routers.)"""
-    r = parity_run(nbctl_commands(*nat_lb_nb(kind)))
+@pytest.mark.parametrize("peer", ["lr0-peer", "apeer"])
+def test_nat_and_lb_routes(parity_run, kind, peer):
+    """(25.03 announces the join switch's routers only if lr0-join comes before the directly peered
+    port in the hash order of lr0's port names: after ``apeer``, not after ``lr0-peer``.)"""
+    r = parity_run(nbctl_commands(*nat_lb_nb(kind, peer)))
     assert_parity(r)
     assert r.tables["Advertised_Route"].ref_count > 4, r.report()
 
@@ -261,7 +263,7 @@ def test_nat_and_lb_routes(parity_run, kind):
 @pytest.mark.parametrize("kind", ["nat", "lb"])
 def test_nat_and_lb_routes_of_switch_neighbours(parity_run, kind):
     """Without the direct peer: the join switch's routers are announced by both releases."""
-    r = parity_run(nbctl_commands(*nat_lb_nb(kind, peer=False)))
+    r = parity_run(nbctl_commands(*nat_lb_nb(kind, peer=None)))
     assert_parity(r)
     assert r.tables["Advertised_Route"].ref_count > 6, r.report()
 
