@@ -272,8 +272,8 @@ def options_nb() -> list[Cmd]:
     """Every router, router-port and switch option of the release's man page at once (those a
     release does not know are written and must be ignored): 26.03's vrf id, prefix next hops,
     ``no-learning`` (router and port), ``redistribute-local-only`` (router, port override), and EVPN
-    switches (valid VNI with every setting, VNI alone with an ``unknown`` port and a router, a router's
-gateway port on one, invalid VNIs)."""
+    switches (valid VNI with every setting and a load balancer, VNI alone with an ``unknown`` port, a
+stateful ACL and a router, a router's gateway port on one, invalid VNIs)."""
     return [
         ["lr-add", "lr0"],
         ["set", "logical_router", "lr0", "options:dynamic-routing=true", "options:chassis=hv1",
@@ -299,6 +299,8 @@ gateway port on one, invalid VNIs)."""
         ["ls-add", "sw1"], ["set", "logical_switch", "sw1", "other_config:dynamic-routing-vni=200"],
         ["lsp-add", "sw1", "vm2"], ["lsp-set-addresses", "vm2", "00:00:00:00:00:22 10.5.0.2"],
         ["lsp-add", "sw1", "unk"], ["lsp-set-addresses", "unk", "unknown"],
+        ["acl-add", "sw1", "from-lport", "100", "ip", "allow-related"],
+        ["lb-add", "lb0", "10.0.0.100:80", "10.0.0.11:80"], ["ls-lb-add", "sw0", "lb0"],
         ["lr-add", "lr2"], _lrp("lr2", "lr2-sw1", "00:00:00:02:ff:01", "10.5.0.1/24", "2001:db8:5::1/64"),
         *_rport("sw1", "sw1-lr2", "lr2-sw1"),
         _lrp("lr2", "lr2-gw", "00:00:00:02:ff:02", "10.7.0.1/24"), ["lrp-set-gateway-chassis", "lr2-gw", "hv1"],
