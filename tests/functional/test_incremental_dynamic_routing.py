@@ -199,6 +199,10 @@ def test_evpn_mac_bindings_follow_switch_ports(env2603):
         env.nbctl("lsp-del", "vm2", wait="sb")
         assert _mac_bindings(env) == {("vm1", "10.0.0.12", "00:00:00:00:00:12")}
         assert any("from_evpn_vtep" in f for f in env.flows("ls_in_pre_lb"))
+        assert not any("evpn" in f for f in env.flows("ls_out_pre_acl"))
+        env.nbctl("acl-add", "sw0", "from-lport", "100", "ip", "allow-related", wait="sb")
+        assert any("to_evpn_vtep next;" in f for f in env.flows("ls_out_pre_acl"))
+        assert any("to_evpn_vtep next;" in f for f in env.flows("ls_out_pre_lb"))
         assert _recomputes(port)["lflow"] == before["lflow"]
         assert not mismatches(d)
 
