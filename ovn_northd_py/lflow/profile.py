@@ -327,7 +327,8 @@ OVN_25_03 = FlowProfile(
         # router ports (northd/build.py).
         "dynamic_routing",
         # Advertised_Route (25.03, not 26.03): connected-as-host also announces the NAT external
-        # addresses of the other routers on the port's switch; of a router with a port peered
+        # addresses and load-balancer VIPs of the routers on the port's switch and of its own
+        # router; of a router with a port peered
         # directly with another router, the ports after it (hash order of the names) announce no
         # neighbour's NAT / load balancers.
         "dynamic_routing_host_nat",

@@ -28,7 +28,8 @@ port OVN forwards them to (``tracked_port``).  Observed on the 25.03 reference (
   ``dynamic_routing_host_nat``): of a router with a port peered directly with another router's,
   the ports that come after that one in the hash order of their names announce no neighbour's NAT
   rules nor load balancers (:func:`_ports_after_direct_peer`); ``connected-as-host`` also
-  announces the NAT external addresses of the other routers (26.03 does neither).
+  announces NAT external addresses and load-balancer VIPs, the other routers' (tracked to their
+  port) and its own router's (tracked to the port itself) (26.03 does neither).
 
 Rows are keyed by (router, port, prefix, tracked port), the table's index.  The table exists from
 25.03's SB schema on: with an older one (or without the behaviour) nothing is done.
@@ -185,7 +186,8 @@ def _host_routes(port: Port, ctx: FlowCtx, with_nat: bool) -> list[tuple[str, st
     """(address, tracked port) of ``connected-as-host``: every address on the port's switch (switch
     ports' addresses, the networks' addresses of the router ports attached to it, this one
     included), or of its directly peered router port; with ``with_nat`` (25.03) the NAT external
-    addresses of those other routers too.  No network filter (observed)."""
+    addresses and load-balancer VIPs of those other routers too, and those of the port's own
+    router (tracked to the port).  No network filter (observed)."""
     out: dict[tuple[str, str | None], None] = {}
     peer = port.peer
     if peer is None:
@@ -210,9 +212,17 @@ def _host_routes(port: Port, ctx: FlowCtx, with_nat: bool) -> list[tuple[str, st
         for ip in _lrp_addrs(lrp, ctx):
             out[(ip, lrp.name)] = None
         if with_nat and lrp.dp is not port.dp:
-            for ip, _t in _nat_ips(lrp.dp):
+            for ip in _router_ips(lrp.dp):
                 out[(ip, lrp.name)] = None
+    if with_nat:
+        for ip in _router_ips(port.dp):
+            out[(ip, port.name)] = None
     return list(out)
+
+
+def _router_ips(router: Datapath) -> list[str]:
+    """The NAT external addresses and load-balancer VIPs of ``router``."""
+    return list(dict.fromkeys([ip for ip, _t in _nat_ips(router)] + _lb_vips(router)))
 
 
 def desired_routes(nd: Northd, ctx: FlowCtx) -> list[Key]:

@@ -321,3 +321,19 @@ def test_every_dynamic_routing_option(parity_run):
                                       ("lr1", "lr1-a", "172.16.2.0/24", "10.1.0.9")))
     assert_parity(r)
     assert r.tables["Learned_Route"].ref_count == 3, r.report()
+
+
+def test_host_routes_of_a_distributed_router_with_nat_and_load_balancers(parity_run):
+    """``connected-as-host`` on a distributed router's inner port (its own NAT addresses and VIPs:
+    25.03 announces them, tracked to the port) beside ``nat`` on its gateway port, and a join-switch
+    neighbour taking part itself (static, connected, nat, lb).  (``lb`` and ``connected-as-host`` on
+    one port make 25.03's reference write duplicate rows and fail: not combined here.)"""
+    r = parity_run(nbctl_commands(*nat_lb_nb("nat,lb", None), *[
+        ["set", "logical_router_port", "lrp-dr-sw1", 'options:dynamic-routing-redistribute="nat,connected-as-host"'],
+        ["set", "logical_router", "lr-guest0", "options:dynamic-routing=true"],
+        ["set", "logical_router_port", "lrp-guest0-join", 'options:dynamic-routing-redistribute="nat,lb,static,connected"'],
+        ["lr-route-add", "lr-guest0", "0.0.0.0/0", "10.42.0.1"],
+        ["lr-route-add", "lr-guest0", "10.60.0.0/16", "10.51.0.9"],
+    ]))
+    assert_parity(r)
+    assert r.tables["Advertised_Route"].ref_count > 30, r.report()
