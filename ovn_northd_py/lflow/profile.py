@@ -513,9 +513,9 @@ OVN_25_03 = FlowProfile(
     chassis_features_listed=("mac_binding_timestamp",),
 )
 
-# OVN 26.03, a draft: its stage table as Debian sid's ovn-northd 26.03 writes it (tests/parity/
+# OVN 26.03 (served): its stage table as Debian sid's ovn-northd 26.03 writes it (tests/parity/
 # test_releases.py checks it against that reference's output); its behaviours are 25.03's plus
-# those 26.03 adds (ported so far).  Like 25.03's, served only with OVN_NORTHD_PY_DRAFT_PROFILES=1.
+# those 26.03 adds (the differences still open: tests/parity/known_draft_differences.txt).
 OVN_26_03 = FlowProfile(
     "26.03",
     {
@@ -645,7 +645,6 @@ OVN_26_03 = FlowProfile(
         "ecmp_discard_drops_group",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
-    draft=True,
 )
 
 DEFAULT_PROFILE = OVN_23_03
