@@ -611,9 +611,9 @@ OVN_26_03 = FlowProfile(
         # port ((ct.new || ct.est)), replies recognised by ct_mark.ecmp_reply_port alone, symmetric
         # members marking reg9[10] for lr_in_ecmp_stateful_egr.
         "ecmp_symmetric_ct_mark",
-        # lr_in_arp_resolve: no binding of a localport's addresses on a distributed gateway port
-        # with redirect-type=bridged.
-        "bridged_dgp_no_localport_binding",
+        # lr_in_arp_resolve: no binding of a switch port's addresses (a VIF's, a localport's) on a
+        # distributed gateway port with redirect-type=bridged.
+        "bridged_dgp_no_lsp_binding",
         # ---- SB tables (SB schema 21.x) ----
         # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
         # svc_monitor_mac Address_Set.
@@ -645,6 +645,10 @@ OVN_26_03 = FlowProfile(
         "ecmp_discard_drops_group",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
+    # (observed: flows of a 23.03 ovn-controller, which announces none of them: 25.03's and
+    # ct-state-save)
+    chassis_features=(*OVN_25_03.chassis_features, "ct_state_save"),
+    chassis_features_listed=OVN_25_03.chassis_features_listed,
 )
 
 DEFAULT_PROFILE = OVN_23_03
