@@ -194,3 +194,44 @@ def test_version_lists_the_profiles():
                       "OVN 26.03 (NB 7.18.0, SB 21.8.0)")
     # Every known release is served: no "known, no profile yet" line.
     assert out[2].startswith("the profile is chosen from the connected NB/SB schema versions")
+
+
+def _sb_global_version(sb: OvsdbServer) -> str:
+    out = subprocess.run(["ovn-sbctl", f"--db={sb.remote}", "--timeout=10", "get", "SB_Global", ".",
+                          "options:northd_internal_version"], capture_output=True, text=True, check=False).stdout
+    return out.strip().strip('"')
+
+
+@pytest.mark.parametrize("online", [False, True], ids=["restarted", "online"])
+def test_databases_upgraded_to_26_03_switch_the_running_daemon_to_26_03(tmp_path, servers_of, online):
+    """An upgrade of the central nodes converts the databases to the next release's schemas (ovn-ctl:
+    ``ovsdb-tool convert`` before the server starts again, or ``ovsdb-client convert`` on a live
+    one): the running daemon notices when it reconnects and serves the new release's profile."""
+    old, new = RELEASES["25.03"], RELEASES["26.03"]
+    nb, sb = servers_of(old)
+    port = free_port()
+    d = OurNorthd(tmp_path, nb.remote, sb.remote, name="ours-upgrade",
+                  extra_args=[f"--metrics-address=127.0.0.1:{port}"]).start()
+    try:
+        nbctl(nb.remote, "ls-add", "sw0", "--", "lsp-add", "sw0", "p1", wait="sb", timeout=30)
+        assert _sb_global_version(sb) == OVN_25_03.northd_internal_version
+        for server, schema in ((nb, new.nb_schema), (sb, new.sb_schema)):
+            if online:
+                subprocess.run(["ovsdb-client", "convert", server.remote, str(schema)], check=True, timeout=30)
+            else:
+                server.stop()
+                subprocess.run(["ovsdb-tool", "convert", str(server.db_path), str(schema)], check=True)
+                server.start()
+        wait_until(lambda: _sb_global_version(sb) == OVN_26_03.northd_internal_version, 30,
+                   "26.03's northd_internal_version in SB_Global")
+        nbctl(nb.remote, "lsp-add", "sw0", "p2", wait="sb", timeout=30)
+        assert d.proc is not None and d.proc.poll() is None
+        switched = [r for r in d.log_records() if r.get("event", "").startswith("the databases are another")]
+        assert [(r["old"], r["new"], r["sb_schema"]) for r in switched] == [("25.03", "26.03", "21.8.0")]
+        flows = _sb_flow_rows(sb)
+        assert {"ls_in_ct_extract", "ls_in_network_function"} <= {dict(f["external_ids"][1])["stage-name"]
+                                                                  for f in flows}
+        assert not flows_not_of_profile(flows, OVN_26_03)
+        assert metric(port, "ovn_northd_py_release_info", '{release="26.03"}') == 1.0
+    finally:
+        d.stop()
