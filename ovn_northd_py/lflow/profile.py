@@ -614,6 +614,9 @@ OVN_26_03 = FlowProfile(
         # lr_in_arp_resolve: no binding of a switch port's addresses (a VIF's, a localport's) on a
         # distributed gateway port with redirect-type=bridged.
         "bridged_dgp_no_lsp_binding",
+        # IPAM visits a switch's ports in the order of a hash map of them by name (northd/ipam.py,
+        # ``port_hash_order``), no longer in NB uuid order.
+        "ipam_port_hash_order",
         # ---- SB tables (SB schema 21.x) ----
         # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
         # svc_monitor_mac Address_Set.
