@@ -617,6 +617,9 @@ OVN_26_03 = FlowProfile(
         # IPAM visits a switch's ports in the order of a hash map of them by name (northd/ipam.py,
         # ``port_hash_order``), no longer in NB uuid order.
         "ipam_port_hash_order",
+        # ls_in_arp_rsp 50: on a switch with an arp_proxy router port, unicast ARP requests to an
+        # answered address's MAC (and NS to the address) go on with ``next;``.
+        "arp_proxy_unicast_next",
         # ---- SB tables (SB schema 21.x) ----
         # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
         # svc_monitor_mac Address_Set.
