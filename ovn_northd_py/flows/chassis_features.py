@@ -146,5 +146,8 @@ def chassis_features(sb: Any, profile: FlowProfile = DEFAULT_PROFILE, latch: Fea
 
 def features_text(f: ChassisFeatures, profile: FlowProfile = DEFAULT_PROFILE) -> str:
     """``debug/chassis-features-list``'s reply, as the C daemon of the profile's release
-    (``name:`` padded to 23 columns, then true/false)."""
-    return "".join(f"{name + ':':<23}{str(getattr(f, name)).lower()}\n" for name in profile.chassis_features_listed)
+    (``name:`` padded to 23 columns, then true/false; behaviour ``chassis_features_list_unpadded``,
+    26.03: ``name: true``, every feature it asks for listed)."""
+    width = 0 if profile.has("chassis_features_list_unpadded") else 23
+    return "".join(f"{name + ':':<{width}}{' ' if not width else ''}{str(getattr(f, name)).lower()}\n"
+                   for name in profile.chassis_features_listed)

@@ -620,6 +620,8 @@ OVN_26_03 = FlowProfile(
         # ls_in_arp_rsp 50: on a switch with an arp_proxy router port, unicast ARP requests to an
         # answered address's MAC (and NS to the address) go on with ``next;``.
         "arp_proxy_unicast_next",
+        # debug/chassis-features-list prints ``name: value`` (no padding to 23 columns).
+        "chassis_features_list_unpadded",
         # ---- SB tables (SB schema 21.x) ----
         # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
         # svc_monitor_mac Address_Set.
@@ -654,7 +656,8 @@ OVN_26_03 = FlowProfile(
     # (observed: flows of a 23.03 ovn-controller, which announces none of them: 25.03's and
     # ct-state-save)
     chassis_features=(*OVN_25_03.chassis_features, "ct_state_save"),
-    chassis_features_listed=OVN_25_03.chassis_features_listed,
+    # (debug/chassis-features-list prints every one of them: observed, unpadded)
+    chassis_features_listed=(*OVN_25_03.chassis_features, "ct_state_save"),
 )
 
 DEFAULT_PROFILE = OVN_23_03
