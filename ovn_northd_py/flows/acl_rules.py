@@ -87,6 +87,7 @@ from .registers import (
     REGBIT_ACL_VERDICT_DROP,
     REGBIT_ACL_VERDICT_REJECT,
     REGBIT_CONNTRACK_COMMIT,
+    REGBIT_NF_ENABLED,
 )
 
 ACL_PRIORITY_OFFSET: Final = 1000
@@ -205,6 +206,7 @@ def sample_label_actions(acl: Any, new: Any, est: Any, obs_stage: int) -> str:
 def acl_eval_flows(
     acl: Any, acl_key: str, stateful: bool, use_ct_inv_match: bool, fair_meters: frozenset[str],
     tiered: bool = False, acl_id: int | None = None, commit_new_in_hint: bool = False,
+    ct_match_v26: bool = False, nf_restore: bool = False,
 ) -> tuple[AclFlow, ...]:
     """Behaviour ``acl_eval_action`` (OVN 25.03): the ACL's flows set a verdict bit (reg8[16] allow,
     reg8[17] drop, reg8[18] reject) in ``ls_*_acl_eval`` and go on; ``ls_*_acl_action`` acts on it
@@ -227,7 +229,11 @@ def acl_eval_flows(
     * tiers (``tiered``: an ACL of the same eval stage has a tier): every match starts with
       ``reg8[30..31] == T && `` (T the ACL's tier, 0 included);
     * behaviour ``acl_hint_commits_new`` (26.03, ``commit_new_in_hint``): the hint of a new
-      connection already set the commit bit, so the allow-new flow (``reg0[7] == 1``) sets none.
+      connection already set the commit bit, so the allow-new flow (``reg0[7] == 1``) sets none;
+    * behaviour ``acl_ct_match_v26`` (26.03, ``ct_match_v26``): the log-related flows match as the
+      switch's own reply / related flows do (replies ``ct.est && !ct.rel && ct.rpl``, related
+      ``!ct.est && ct.rel && !ct.new``, never ``!ct.inv``); with ``network_function``
+      (``nf_restore``) they restore the connection's flag first (``reg8[21] = ct_label.nf; ``).
     """
     ingress = acl.direction == "from-lport"
     stage = EVAL_STAGE[acl_stage(acl)]
@@ -273,13 +279,14 @@ def acl_eval_flows(
     ]
     if log and label and smap_bool(acl.options, "log-related", False):
         reply_stage = LS_OUT_ACL_EVAL if ingress else LS_IN_ACL_EVAL
-        inv = "!ct.inv && " if use_ct_inv_match else ""
+        inv = "!ct.inv && " if use_ct_inv_match and not ct_match_v26 else ""
         related = f"ct_mark.blocked == 0 && ct_label.label == {label}"
-        allow = f"{log}{REGBIT_ACL_VERDICT_ALLOW} = 1; next;"
+        nf = f"{REGBIT_NF_ENABLED} = ct_label.nf; " if nf_restore else ""
+        allow = f"{log}{nf}{REGBIT_ACL_VERDICT_ALLOW} = 1; next;"
+        reply = "ct.est && !ct.rel && ct.rpl" if ct_match_v26 else f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl"
         flows += [
             AclFlow(reply_stage, LOG_RELATED_PRIORITY, f"!ct.est && ct.rel && !ct.new && {inv}{related}", allow),
-            AclFlow(reply_stage, LOG_RELATED_PRIORITY,
-                    f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && {related}", allow),
+            AclFlow(reply_stage, LOG_RELATED_PRIORITY, f"{reply} && {related}", allow),
         ]
     return tuple(flows)
 
@@ -395,7 +402,8 @@ def acl_flows(
     its SB ACL_ID, 25.03)."""
     if profile.has("acl_eval_action"):
         return acl_eval_flows(acl, acl_key, stateful, use_ct_inv_match, fair_meters, tiered, acl_id,
-                              profile.has("acl_hint_commits_new"))
+                              profile.has("acl_hint_commits_new"), profile.has("acl_ct_match_v26"),
+                              profile.has("network_function"))
     ct_block = CT_BLOCK if features.ct_no_masked_label else CT_BLOCK.replace("ct_mark.", "ct_label.")
     ingress = acl.direction == "from-lport"
     stage = acl_stage(acl)

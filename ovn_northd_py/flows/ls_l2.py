@@ -195,16 +195,18 @@ def build_ls_mcast_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
 
 
 def build_lsp_mcast_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
-    """A ``remote`` port of a snooping interconnect switch: its IGMP/MLD go to ovn-controller too."""
+    """A ``remote`` port of a snooping interconnect switch: its IGMP/MLD go to ovn-controller too
+    (26.03, ``igmp_loopback_flag``: unless ovn-controller sent them back, ``&& flags.igmp_loopback == 0``)."""
     if port.sb_type != "remote":
         return
     mc = switch_mcast(port.dp, ctx)
     if not (mc.snoop and mc.interconnect):
         return
     owner = port_owner(port)
+    tail = " && flags.igmp_loopback == 0" if ctx.profile.has("igmp_loopback_flag") else ""
     for proto in ("igmp", "(mldv1 || mldv2)"):
         table.add(
-            port.dp.index, LS_OUT_PRE_LB, 120, f'inport == "{port.name}" && {proto}', "clone { igmp; }; next;",
+            port.dp.index, LS_OUT_PRE_LB, 120, f'inport == "{port.name}" && {proto}{tail}', "clone { igmp; }; next;",
             owner=owner,
         )
 
@@ -237,9 +239,13 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         # too (_MC_flood); a packet sent back here by a network function keeps its outport (100).
         table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD_L2}"; output;', owner=owner)
         table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && arp", f'outport = "{MC_FLOOD}"; output;', owner=owner)
-        # (with a multicast-relay router attached, a copy goes to _MC_mrouter_flood)
-        relay = f'clone {{ outport = "{MC_MROUTER_FLOOD}"; output; }}; ' if switch_mcast(dp, ctx).relay else ""
-        table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && ip", f'{relay}outport = "{MC_FLOOD_L2}"; output;', owner=owner)
+        # (with a multicast-relay router attached, a copy goes to _MC_mrouter_flood; with a port
+        # of options:mcast_flood, one to _MC_static)
+        mc = switch_mcast(dp, ctx)
+        relay = f'clone {{ outport = "{MC_MROUTER_FLOOD}"; output; }}; ' if mc.relay else ""
+        static = f'clone {{ outport = "{MC_STATIC}"; output; }}; ' if mc.static else ""
+        table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && ip", f'{relay}{static}outport = "{MC_FLOOD_L2}"; output;',
+                  owner=owner)
         table.add(i, LS_IN_L2_LKUP, 72, "eth.mcast && (nd_na || nd_rs || nd_ra)", f'outport = "{MC_FLOOD}"; output;',
                   owner=owner)
         table.add(i, LS_IN_L2_LKUP, 100, f"{REGBIT_NF_OUTPORT_SET} == 1", "output;", owner=owner)

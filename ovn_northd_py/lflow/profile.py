@@ -525,9 +525,9 @@ OVN_25_03 = FlowProfile(
     chassis_features_listed=("mac_binding_timestamp",),
 )
 
-# OVN 26.03, a draft: its stage table as Debian sid's ovn-northd 26.03 writes it (tests/parity/
+# OVN 26.03 (served): its stage table as Debian sid's ovn-northd 26.03 writes it (tests/parity/
 # test_releases.py checks it against that reference's output); its behaviours are 25.03's plus
-# those 26.03 adds (ported so far).  Like 25.03's, served only with OVN_NORTHD_PY_DRAFT_PROFILES=1.
+# those 26.03 adds (the differences still open: tests/parity/known_draft_differences.txt).
 OVN_26_03 = FlowProfile(
     "26.03",
     {
@@ -627,9 +627,17 @@ OVN_26_03 = FlowProfile(
         # port ((ct.new || ct.est)), replies recognised by ct_mark.ecmp_reply_port alone, symmetric
         # members marking reg9[10] for lr_in_ecmp_stateful_egr.
         "ecmp_symmetric_ct_mark",
-        # lr_in_arp_resolve: no binding of a localport's addresses on a distributed gateway port
-        # with redirect-type=bridged.
-        "bridged_dgp_no_localport_binding",
+        # lr_in_arp_resolve: no binding of a switch port's addresses (a VIF's, a localport's) on a
+        # distributed gateway port with redirect-type=bridged.
+        "bridged_dgp_no_lsp_binding",
+        # IPAM visits a switch's ports in the order of a hash map of them by name (northd/ipam.py,
+        # ``port_hash_order``), no longer in NB uuid order.
+        "ipam_port_hash_order",
+        # ls_in_arp_rsp 50: on a switch with an arp_proxy router port, unicast ARP requests to an
+        # answered address's MAC (and NS to the address) go on with ``next;``.
+        "arp_proxy_unicast_next",
+        # debug/chassis-features-list prints ``name: value`` (no padding to 23 columns).
+        "chassis_features_list_unpadded",
         # ---- SB tables (SB schema 21.x) ----
         # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
         # svc_monitor_mac Address_Set.
@@ -674,7 +682,11 @@ OVN_26_03 = FlowProfile(
         "evpn",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
-    draft=True,
+    # (observed: flows of a 23.03 ovn-controller, which announces none of them: 25.03's and
+    # ct-state-save)
+    chassis_features=(*OVN_25_03.chassis_features, "ct_state_save"),
+    # (debug/chassis-features-list prints every one of them: observed, unpadded)
+    chassis_features_listed=(*OVN_25_03.chassis_features, "ct_state_save"),
 )
 
 DEFAULT_PROFILE = OVN_23_03

@@ -128,7 +128,7 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
         _add_router_lbs_to_switches(nd)
     # ---- IPAM: dynamic addresses (ipam.py) ----
     if mac_prefix:
-        assign_dynamic_addresses(nd, mac_prefix, w)
+        assign_dynamic_addresses(nd, mac_prefix, w, profile.has("ipam_port_hash_order"))
     return nd
 
 
