@@ -48,10 +48,8 @@ from ..lflow.stages import (
     LS_IN_ACL_EVAL,
     LS_IN_ACL_HINT,
     LS_IN_ACL_SAMPLE,
-    LS_IN_NETWORK_FUNCTION,
     LS_IN_PRE_ACL,
     LS_IN_PRE_LB,
-    LS_IN_PRE_NETWORK_FUNCTION,
     LS_IN_PRE_STATEFUL,
     LS_IN_STATEFUL,
     LS_OUT_ACL,
@@ -59,10 +57,8 @@ from ..lflow.stages import (
     LS_OUT_ACL_EVAL,
     LS_OUT_ACL_HINT,
     LS_OUT_ACL_SAMPLE,
-    LS_OUT_NETWORK_FUNCTION,
     LS_OUT_PRE_ACL,
     LS_OUT_PRE_LB,
-    LS_OUT_PRE_NETWORK_FUNCTION,
     LS_OUT_PRE_STATEFUL,
     LS_OUT_STATEFUL,
     Stage,
@@ -79,6 +75,7 @@ from .dhcp_relay import switch_relays_dhcp
 from .ls_dhcp import dhcp4_config, dhcp6_config
 from .ls_dns import switch_has_dns_records
 from .ls_l2 import peer_router_port
+from .ls_network_function import build_ls_network_function_flows
 from .lsp_addrs import lsp_addresses
 from .owners import dp_owner, port_owner
 from .registers import (
@@ -105,7 +102,6 @@ from .registers import (
     REGBIT_CONNTRACK_DEFRAG,
     REGBIT_CONNTRACK_NAT,
     REGBIT_NF_ENABLED,
-    REGBIT_NF_ORIG_DIR,
 )
 
 NEXT: Final = "next;"
@@ -258,25 +254,6 @@ def build_ls_pre_stateful_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) ->
         table.add(i, stage, 0, "1", NEXT, owner=owner)
     if nf:
         build_ls_network_function_flows(dp, ctx, table)
-
-
-def build_ls_network_function_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
-    """Behaviour ``network_function`` (26.03): ``ls_{in,out}_pre_network_function`` and
-    ``ls_{in,out}_network_function`` on every switch, as written with no Network_Function rows
-    (observed; ``man ovn-northd`` "Pre Network Function", "Network Function"): pre-NF clears the
-    group id of a request that matched an ACL with a network function group (1); NF lets such
-    multicast traffic through (100) and drops the rest, for which no network function is active
-    (1); both fall back to ``next;``."""
-    owner = dp_owner(dp)
-    i = dp.index
-    for pre, stage in ((LS_IN_PRE_NETWORK_FUNCTION, LS_IN_NETWORK_FUNCTION),
-                       (LS_OUT_PRE_NETWORK_FUNCTION, LS_OUT_NETWORK_FUNCTION)):
-        table.add(i, pre, 1, f"{REGBIT_NF_ENABLED} == 1 && {REGBIT_NF_ORIG_DIR} == 1", f"{REG_NF_ID} = 0; next;",
-                  owner=owner)
-        table.add(i, pre, 0, "1", NEXT, owner=owner)
-        table.add(i, stage, 100, f"{REGBIT_NF_ENABLED} == 1 && eth.mcast", NEXT, owner=owner)
-        table.add(i, stage, 1, f"{REGBIT_NF_ENABLED} == 1", DROP, owner=owner)
-        table.add(i, stage, 0, "1", NEXT, owner=owner)
 
 
 def build_ls_acl_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
