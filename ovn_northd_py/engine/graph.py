@@ -53,6 +53,7 @@ from . import (
     feature_fdb,
     feature_lb,
     feature_mirror,
+    feature_network_function,
     feature_qos,
     feature_routes,
     feature_services,
@@ -120,6 +121,12 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
             sync_sb=lb_sb.sync_sb,
             on_northd_sb=lb_sb.on_northd_sb,
             on_sb=lb_sb.on_sb,
+        ),
+        Feature(
+            "network_function",  # (26.03's schema: the tables are absent from older ones)
+            nb_tables=feature_network_function.NF_TABLES,
+            on_nb_flows=feature_network_function.on_nb_flows,
+            on_northd_flows=feature_network_function.on_northd_flows,
         ),
         Feature(
             "qos",
