@@ -1,0 +1,115 @@
+"""OVN 26.03's network functions (behaviour ``network_function``): the ACL flows that mark the
+redirection and the switch flows of :mod:`ovn_northd_py.flows.ls_network_function`.
+
+Expected strings are the reference ovn-northd 26.03.1's (Debian sid), observed on the NBs of
+``tests/parity/test_network_function_2603.py``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from types import SimpleNamespace
+from typing import Any
+
+from test_flows_acl import Nb, _port, _switch, acl
+
+from ovn_northd_py.flows import FlowCtx, build_lflows
+from ovn_northd_py.flows.acl_index import build_acl_index
+from ovn_northd_py.flows.acl_rules import acl_flows
+from ovn_northd_py.flows.ls_network_function import active_nf
+from ovn_northd_py.lflow.profile import OVN_25_03, OVN_26_03
+from ovn_northd_py.lflow.table import FlowTable
+from ovn_northd_py.northd.model import Northd
+
+NF = "reg8[21] = 1; reg8[22] = 1; reg0[22..29] = 3; "
+
+
+def _nf(name: str, nf_id: int, inport: str, outport: str, u: int) -> SimpleNamespace:
+    return SimpleNamespace(uuid=uuid.UUID(int=u), name=name, id=nf_id, inport=SimpleNamespace(name=inport),
+                           outport=SimpleNamespace(name=outport))
+
+
+def _group(gid: int, nfs: list[Any], fallback: str | None = None) -> SimpleNamespace:
+    return SimpleNamespace(uuid=uuid.UUID(int=1000 + gid), name=f"g{gid}", id=gid, network_function=nfs,
+                           fallback=[fallback] if fallback else [])
+
+
+def _acl_eval(a: Any, stateful: bool = True) -> set[tuple[str, int, str, str]]:
+    return {(f.stage.name, f.priority, f.match, f.actions) for f in acl_flows(a, "k", stateful, True, frozenset(),
+                                                                                OVN_26_03)}
+
+
+def test_allow_related_acl_with_a_group_marks_the_redirection() -> None:
+    got = _acl_eval(acl(direction="from-lport", action="allow-related", network_function_group=[_group(3, [])]))
+    assert ("ls_in_acl_eval", 1100, "reg0[7] == 1 && (ip4)", f"reg8[16] = 1; {NF}next;") in got
+    assert ("ls_in_acl_eval", 1100, "reg0[8] == 1 && (ip4)", f"reg8[16] = 1; reg0[1] = 1; {NF}next;") in got
+
+
+def test_allow_acl_with_a_group_on_a_stateless_switch_has_no_eval_flow() -> None:
+    assert _acl_eval(acl(action="allow", network_function_group=[_group(3, [])]), stateful=False) == set()
+
+
+def test_drop_acl_with_a_group_has_no_eval_flow() -> None:
+    assert _acl_eval(acl(action="drop", network_function_group=[_group(3, [])])) == set()
+
+
+def test_allow_stateless_acl_with_a_group_keeps_only_its_pre_acl_flow() -> None:
+    got = _acl_eval(acl(action="allow-stateless", network_function_group=[_group(3, [])]))
+    assert got == {("ls_out_pre_acl", 1100, "ip4", "reg0[16] = 1; next;")}
+
+
+def test_group_ignored_before_26_03() -> None:
+    a = acl(direction="from-lport", action="allow-related", network_function_group=[_group(3, [])])
+    got = {f.actions for f in acl_flows(a, "k", True, True, frozenset(), OVN_25_03)}
+    assert not any("reg8[21]" in x for x in got)
+
+
+def test_active_network_function_is_the_first_in_uuid_order() -> None:
+    a, b = _nf("a", 22, "a1", "a2", 5), _nf("b", 21, "b1", "b2", 9)
+    assert active_nf(_group(1, [b, a])) is a
+    assert active_nf(_group(1, [])) is None
+
+
+def _keys(acls: list[Any], ports: tuple[str, ...] = ("p1", "p2", "n1", "n2")) -> set[tuple[str, int, str, str]]:
+    nd = Northd()
+    sw = _switch(nd, "sw", acls)
+    for p in ports:
+        _port(nd, sw, p)
+    ctx = FlowCtx(nd, profile=OVN_26_03, acl=build_acl_index(nd, Nb(NB_Global={}, Meter={})))
+    table = FlowTable(len(nd.by_index))
+    build_lflows(nd, ctx, table)
+    return {(f.stage.name, f.priority, f.match, f.actions) for f in table.flows()}
+
+
+def test_from_lport_group_redirects_requests_in_ingress_and_replies_in_egress() -> None:
+    g = _group(3, [_nf("nf1", 11, "n1", "n2", 1)])
+    keys = _keys([acl(direction="from-lport", action="allow-related", network_function_group=[g])])
+    assert ("ls_in_pre_network_function", 99, "reg8[21] == 1 && reg8[22] == 1 && reg0[22..29] == 3",
+            "reg0[22..29] = 11; next;") in keys
+    assert ("ls_in_network_function", 99, "reg8[21] == 1 && reg8[22] == 1 && reg0[22..29] == 11",
+            'outport = "n1"; output;') in keys
+    assert ("ls_out_network_function", 99, "reg8[21] == 1 && reg8[22] == 0 && ct_label.nf_id == 11",
+            'outport = "n2"; reg8[23] = 1; next(pipeline=ingress, table=32);') in keys
+    assert not any(k[0] == "ls_out_pre_network_function" and k[1] == 99 for k in keys)
+
+
+def test_network_function_ports_skip_conntrack_and_commit_the_tunnel_interface() -> None:
+    g = _group(3, [_nf("nf1", 11, "n1", "n2", 1)])
+    keys = _keys([acl(direction="to-lport", action="allow-related", network_function_group=[g])])
+    assert ("ls_out_pre_acl", 110, 'inport == "n1"', "next(pipeline=egress, table=14);") in keys
+    assert not any(k[0] == "ls_out_pre_acl" and k[2] == 'inport == "n2"' for k in keys)
+    for p in ("n1", "n2"):
+        assert ("ls_in_network_function", 100, f'inport == "{p}"', "reg5[16..31] = ct_label.tun_if_id; next;") in keys
+        assert ("ls_out_network_function", 100, f'outport == "{p}"', "next;") in keys
+        assert ("ls_out_stateful", 120, f'outport == "{p}" && reg0[13] == 0',
+                "ct_commit { ct_mark.blocked = 0; ct_mark.allow_established = reg0[20]; "
+                "ct_label.acl_id = reg2[16..31]; ct_label.tun_if_id = reg5[16..31]; }; next;") in keys
+
+
+def test_fail_open_group_without_its_ports_on_the_switch_only_clears_the_marks() -> None:
+    g = _group(4, [_nf("nf2", 12, "x1", "x2", 1)], fallback="fail-open")
+    keys = _keys([acl(direction="from-lport", action="allow-related", network_function_group=[g])])
+    assert ("ls_in_pre_network_function", 10, "reg8[21] == 1 && reg8[22] == 1 && reg0[22..29] == 4",
+            "reg8[21] = 0; reg0[22..29] = 0; next;") in keys
+    assert not any(k[0] in ("ls_in_network_function", "ls_out_network_function") and k[1] in (99, 100)
+                   and "reg8[21] == 1 && eth.mcast" != k[2] for k in keys)
