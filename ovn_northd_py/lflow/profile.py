@@ -569,6 +569,10 @@ OVN_26_03 = FlowProfile(
         # ls_*_stateful commits ct_label.nf / nf_id (110 with a network function, 100 without),
         # ls_{in,out}_pre_network_function and ls_{in,out}_network_function flows on every switch.
         "network_function",
+        # Mirrors of type lport: a mp-<switch>-<sink> Port_Binding of type mirror per switch and sink
+        # (northd/build.py make_mirror_ports, in _MC_flood / _MC_flood_l2), ls_in_mirror /
+        # ls_out_mirror flows of the mirrored ports and their Mirror_Rules (flows/ls_mirror.py).
+        "lport_mirror",
         # lr_in_ip_input: TTL-expired packets get ICMP time exceeded per port (30) and per IPv4
         # network of their source (31); the plain drop moves to 29.
         "ttl_exceeded_per_port",

@@ -62,6 +62,10 @@ def desired_groups_of(dp: Datapath, profile: FlowProfile = DEFAULT_PROFILE) -> d
     mrouter: list[str] = []
     static: list[str] = []
     for p in dp.ports:
+        if p.kind == "mirror":  # (26.03's lport mirrors: observed in both flood groups)
+            flood.append(p.name)
+            flood_l2.append(p.name)
+            continue
         if p.kind != "lsp" or not p.enabled:
             continue
         flood.append(p.crp.name if p.crp is not None else p.name)  # (its "lcrp" port instead: 25.03)

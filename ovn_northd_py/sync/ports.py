@@ -160,6 +160,8 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         "requested_chassis": [rc] if rc is not None else [],
         "mirror_rules": pb_mirror_rules(p, mirrors) if mirrors else [],
     }
+    if p.mirror_port is not None:  # (a "mirror" port, 26.03: SB schema 21.x has the column)
+        out["mirror_port"] = [p.mirror_port]
     if p.sb_type == "remote" and profile.has("remote_port_binding"):
         # 25.03 (observed): northd binds a remote port to its requested chassis when that chassis
         # is remote (other_config:is-remote=true), marked options:is-remote-nb-bound=true; else
