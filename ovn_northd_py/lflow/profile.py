@@ -573,6 +573,9 @@ OVN_26_03 = FlowProfile(
         # (northd/build.py make_mirror_ports, in _MC_flood / _MC_flood_l2), ls_in_mirror /
         # ls_out_mirror flows of the mirrored ports and their Mirror_Rules (flows/ls_mirror.py).
         "lport_mirror",
+        # Logical_Router_Policy output_port (NB 7.18): a one-hop reroute leaves through that port
+        # (flows/lr_policy.py); an ECMP reroute with one is left out.
+        "policy_output_port",
         # lr_in_ip_input: TTL-expired packets get ICMP time exceeded per port (30) and per IPv4
         # network of their source (31); the plain drop moves to 29.
         "ttl_exceeded_per_port",
