@@ -11,14 +11,18 @@ and the ACL flows naming a group (:func:`..flows.acl_rules.acl_eval_flows`).
 * northd (:func:`on_northd_flows`): a port of a network function added, changed or deleted (its
   switch decides where the network function is): the same rebuild.
 * The write-back itself is the nb_sync node's (:func:`..sync.network_functions.sync_nf_active`).
-* Health checks (``Network_Function_Health_Check``, SB Service_Monitor rows of type
-  ``network-function``) are not built yet: the active network function is chosen as without them.
+* SB (:func:`on_sb_flows`): Service_Monitor statuses decide which network functions are healthy
+  (``FlowCtx.nf_online``); a change of that set rebuilds the same.  The rows themselves
+  (:func:`..sync.service_monitor.nf_monitors`) are synced with the load balancers' (the lb
+  feature's ``MonitorSync``; this feature's ``on_nb_sb`` asks it to sync again).
 """
 
 from __future__ import annotations
 
 from ..flows.acl_index import acl_nf_group, switch_acl_rows
+from ..flows.lb_health import nf_online_pairs
 from ..ovsdb.connection import RowChange
+from .engine import HandlerResult, handled
 from .features import FlowFeatureCtx
 from .ls_stateful import Work, apply, rebuild_switch
 
@@ -48,6 +52,17 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
         return True  # (our write-back echoing)
     _rebuild(h)
     return True
+
+
+def on_sb_flows(_changes: list[RowChange], h: FlowFeatureCtx) -> HandlerResult:
+    """Service_Monitor rows changed (ovn-controller's ``status``, our own writes): the network
+    functions online may have changed, and with them the groups' active ones."""
+    online = nf_online_pairs(h.sb)
+    if online == h.fctx.nf_online:
+        return handled(False)
+    h.fctx.nf_online = online
+    _rebuild(h)
+    return handled(True)
 
 
 def on_northd_flows(_changes: list[RowChange], h: FlowFeatureCtx) -> bool:

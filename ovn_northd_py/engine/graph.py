@@ -52,6 +52,7 @@ from . import (
     feature_dhcp_relay,
     feature_fdb,
     feature_lb,
+    feature_lsp_health,
     feature_mirror,
     feature_network_function,
     feature_qos,
@@ -125,8 +126,17 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
         Feature(
             "network_function",  # (26.03's schema: the tables are absent from older ones)
             nb_tables=feature_network_function.NF_TABLES,
+            sb_watch=frozenset({"Service_Monitor"}),  # health checks decide the active network function
             on_nb_flows=feature_network_function.on_nb_flows,
             on_northd_flows=feature_network_function.on_northd_flows,
+            on_sb_flows=feature_network_function.on_sb_flows,
+            on_nb_sb=lb_sb.on_nb_resync,  # (their Service_Monitor rows)
+        ),
+        Feature(
+            "lsp_health_check",  # (26.03's schema)
+            nb_tables=frozenset({"Logical_Switch_Port_Health_Check"}),
+            on_nb_flows=feature_lsp_health.on_nb_flows,
+            on_nb_sb=lb_sb.on_nb_resync,  # (their Service_Monitor rows)
         ),
         Feature(
             "qos",

@@ -19,7 +19,7 @@ from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd
 from .acl_index import AclIndex, build_acl_index
 from .chassis_features import ALL_FEATURES, ChassisFeatures, FeatureLatch, chassis_features
-from .lb_health import LbHealth, build_lb_health, svc_monitor_src_ips
+from .lb_health import LbHealth, build_lb_health, nf_online_pairs, svc_monitor_src_ips
 from .lb_index import LbIndex, build_lb_index
 
 T = TypeVar("T")
@@ -75,6 +75,9 @@ class FlowCtx:
     # ``reject``) raises ``empty_lb_backends`` events (:mod:`.ls_lb`, :mod:`.lr_lb`).  Read by the
     # per-load-balancer memo (``ls_lb.switch_lb_specs``): an NB_Global change recomputes.
     controller_event: bool = False
+    # 26.03: (inport, outport) of the network functions whose SB Service_Monitor row is online
+    # (:func:`.lb_health.nf_online_pairs`; the network_function feature keeps it current).
+    nf_online: frozenset[tuple[str, str]] = frozenset()
     # Router ports named by an NB BFD row (:mod:`.lr_bfd`; the BFD feature keeps it current).
     bfd_ports: frozenset[str] = frozenset()
     # What every local chassis supports (SB Chassis other_config, :mod:`.chassis_features`): old
@@ -157,4 +160,5 @@ def flow_ctx_from_nb(
         bfd_ports=bfd_ports_of(nb),
         features=chassis_features(sb, profile, feature_latch),
         warn=warn,
+        nf_online=nf_online_pairs(sb) if sb is not None and profile.has("network_function") else frozenset(),
     )

@@ -9,9 +9,9 @@ Observed on the reference (sid's ovn-northd 26.03.1):
   direction (:attr:`.acl_index.SwitchAcls.nf_groups`): a ``from-lport`` group is redirected in the
   ingress pipeline (request) and its replies in the egress one, a ``to-lport`` group the other way
   round;
-* a group's active network function (NB ``network_function_active``, which northd writes back) is,
-  without health checks, the first of its ``network_function`` set in uuid order
-  (:func:`active_nf`); a group without one redirects nothing;
+* a group's active network function (NB ``network_function_active``, which northd writes back) is
+  the first healthy one of its ``network_function`` set in uuid order (:func:`active_nf`; without a
+  ``health_check`` a network function is healthy); a group without one redirects nothing;
 * a network function is *on* a switch when both its ports are ports of that switch; one that is
   not gets no flow there (the reference logs "Ports not found for network_function N");
 * per group and direction: ``ls_*_pre_network_function`` 99 (request, group id -> active network
@@ -30,6 +30,7 @@ Observed on the reference (sid's ovn-northd 26.03.1):
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from ..lflow.stages import (
@@ -64,11 +65,15 @@ NEXT = "next;"
 REG_TUN_IF_ID = "reg5[16..31]"  # the tunnel interface a redirected packet came in on
 
 
-def active_nf(group: Any) -> Any:
-    """The active Network_Function of ``group`` (without health checks: the first of its set in
-    uuid order), or None for an empty group."""
-    nfs = sorted(group.network_function, key=lambda nf: str(nf.uuid))
-    return nfs[0] if nfs else None
+def active_nf(group: Any, online: Collection[tuple[str, str]] = ()) -> Any:
+    """The active Network_Function of ``group``: the first of its set in uuid order that is healthy
+    (without a ``health_check``, or with its Service_Monitor ``online``: ``online`` holds the
+    (inport, outport) of those), or None (an empty group, or none healthy: observed, a group of
+    network functions with health checks and no status has none)."""
+    for nf in sorted(group.network_function, key=lambda nf: str(nf.uuid)):
+        if opt(getattr(nf, "health_check", None)) is None or nf_ports(nf) in online:
+            return nf
+    return None
 
 
 def nf_ports(nf: Any) -> tuple[str, str] | None:
@@ -109,7 +114,7 @@ def build_ls_network_function_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable
         gmatch = f"{REGBIT_NF_ENABLED} == 1 && {REGBIT_NF_ORIG_DIR} == 1 && {REG_NF_ID} == {int(g.id)}"
         if opt(g.fallback) == "fail-open":
             table.add(i, pre, 10, gmatch, f"{REGBIT_NF_ENABLED} = 0; {REG_NF_ID} = 0; next;", owner=owner)
-        nf = active_nf(g)
+        nf = active_nf(g, ctx.nf_online)
         ports = nf_ports(nf) if nf is not None else None
         if ports is None or not set(ports) <= here:
             if nf is not None:

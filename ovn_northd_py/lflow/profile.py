@@ -576,6 +576,10 @@ OVN_26_03 = FlowProfile(
         # Logical_Router_Policy output_port (NB 7.18): a one-hop reroute leaves through that port
         # (flows/lr_policy.py); an ECMP reroute with one is left out.
         "policy_output_port",
+        # Logical_Switch_Port health_checks (Logical_Switch_Port_Health_Check): Service_Monitor rows
+        # of type logical-switch-port (sync/service_monitor.py), ls_in_arp_rsp 110 for their source
+        # IPs, NB status written back from SB.
+        "lsp_health_checks",
         # lr_in_ip_input: TTL-expired packets get ICMP time exceeded per port (30) and per IPv4
         # network of their source (31); the plain drop moves to 29.
         "ttl_exceeded_per_port",

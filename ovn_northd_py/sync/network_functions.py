@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..flows.lb_health import nf_online_pairs
 from ..flows.ls_network_function import active_nf
 
 
-def sync_nf_active(nb: Any) -> None:
-    """Set every Network_Function_Group's ``network_function_active`` to its active network function."""
+def sync_nf_active(nb: Any, sb: Any) -> None:
+    """Set every Network_Function_Group's ``network_function_active`` to its active network function
+    (health: SB ``sb``'s Service_Monitor rows)."""
+    online = nf_online_pairs(sb)
     for g in nb.rows("Network_Function_Group").values():
-        nf = active_nf(g)
+        nf = active_nf(g, online)
         want = [nf] if nf is not None else []
         have = list(g.network_function_active)
         if [r.uuid for r in have] != [r.uuid for r in want]:

@@ -151,3 +151,50 @@ def test_26_03_network_function_active_written_back_as_reference(monkeypatch, tm
     ref = nb_active(tmp_path / "p" / "ref" / "nb.db")
     assert ref["nfg6"] == [] and len(ref["nfg3"]) == 1, ref
     assert nb_active(tmp_path / "p" / "ours" / "nb.db") == ref
+
+
+def build_health_checked_nb(remote: str) -> None:
+    """A group of two network functions with health checks (NB_Global svc_monitor_ip / _dst /
+    mac_dst set): SB Service_Monitor rows of type network-function; none online, so none active."""
+    nbctl(remote, "ls-add", "sw0", "--", "lsp-add", "sw0", "vm1", "--", "lsp-set-addresses", "vm1", "00:00:00:00:00:01 10.0.0.1",
+          "--", "set", "NB_Global", ".", "options:svc_monitor_mac=0a:00:00:00:00:fe",
+          "options:svc_monitor_mac_dst=0a:00:00:00:00:fd",
+          "options:svc_monitor_ip=169.254.100.1", "options:svc_monitor_ip_dst=169.254.100.2")
+    ops = NbOps()
+    p = nf_ports(ops, "sw0", ("a1", "a2"), ("b1", "b2"))
+    hc = ops.insert("Network_Function_Health_Check", {"name": "hc", "options": ops.map({"interval": "2", "timeout": "1"})})
+    nfa = ops.insert("Network_Function", {"name": "nfa", "id": 1, "inport": p["a1"], "outport": p["a2"], "health_check": hc})
+    nfb = ops.insert("Network_Function", {"name": "nfb", "id": 2, "inport": p["b1"], "outport": p["b2"], "health_check": hc})
+    g = ops.insert("Network_Function_Group", {"name": "g", "id": 5, "mode": "inline", "network_function": ops.set(nfa, nfb)})
+    ops.add_to("Logical_Switch", "sw0", "acls", nf_acl(ops, "from-lport", 1, "ip4", "allow-related", g))
+    ops.transact(remote)
+
+
+def b_online(_nb: str, sb: str) -> None:
+    """ovn-controller's part: the network functions' ports are up, nfb's monitor reports ``online``
+    (on a port that is not up, northd turns ``online`` into ``offline``)."""
+    ops: list[Any] = [{"op": "update", "table": "Port_Binding", "where": [["logical_port", "==", p]], "row": {"up": True}}
+                      for p in ("a1", "a2", "b1", "b2")]
+    ops.append({"op": "update", "table": "Service_Monitor", "where": [["logical_port", "==", "b2"]],
+                "row": {"status": "online"}})
+    subprocess.run(["ovsdb-client", "transact", sb, json.dumps(["OVN_Southbound", *ops])], check=True,
+                   capture_output=True)
+
+
+def test_26_03_network_function_health_checks_equal_reference(monkeypatch, tmp_path) -> None:
+    r = _parity_2603(build_health_checked_nb, monkeypatch, tmp_path)
+    assert r.ok, r.report()
+    assert len(r.ref_dump.rows("Service_Monitor")) == 2
+    assert nb_active(tmp_path / "p" / "ours" / "nb.db") == nb_active(tmp_path / "p" / "ref" / "nb.db") == {"g": []}
+
+
+def test_26_03_online_network_function_becomes_active_as_reference(monkeypatch, tmp_path) -> None:
+    try:
+        chroot_tools("26.03")
+    except ToolsUnavailable as e:
+        pytest.skip(str(e))
+    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    r = run_parity(build_health_checked_nb, release="26.03", from_chroot=True, workdir=tmp_path / "p",
+                   settle_timeout=60, after_settle=b_online)
+    assert r.ok, r.report()
+    assert nb_active(tmp_path / "p" / "ours" / "nb.db") == nb_active(tmp_path / "p" / "ref" / "nb.db") == {"g": ["nfb"]}

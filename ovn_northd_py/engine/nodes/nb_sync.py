@@ -9,6 +9,7 @@ from ...sync.bfd import sync_nb_bfd_status
 from ...sync.globals import hv_cfg, sb_global_row, sync_nb_global
 from ...sync.indexes import PB_BY_NAME
 from ...sync.network_functions import sync_nf_active
+from ...sync.service_monitor import sync_lsp_health_status
 from ..engine import UNCHANGED, UNHANDLED, EngineCtx, HandlerResult, Node
 from .inputs import DbInput, pb_name
 from .northd import NorthdNode
@@ -47,7 +48,9 @@ class NbSyncNode(Node):
         sync_nb_global(ctx.nb_txn, ctx.nb, gopts, sb_cfg, hv)
         sync_nb_bfd_status(ctx.nb, ctx.sb, self.northd.data)  # every incremental handler comes here
         if ctx.profile.has("network_function"):  # (a few rows: a full pass)
-            sync_nf_active(ctx.nb)
+            sync_nf_active(ctx.nb, ctx.sb)
+        if ctx.profile.has("lsp_health_checks"):
+            sync_lsp_health_status(ctx.nb, ctx.sb)
 
     def _sync_port(self, ctx: EngineCtx, name: str) -> None:
         p = self.northd.data.ports.get(name)
@@ -117,7 +120,9 @@ class NbSyncNode(Node):
             if p.kind == "lsp":
                 self._sync_dynamic_addresses(p)
         if ctx.profile.has("network_function"):
-            sync_nf_active(nb)
+            sync_nf_active(nb, sb)
+        if ctx.profile.has("lsp_health_checks"):
+            sync_lsp_health_status(nb, sb)
 
     def _sync_hosting_chassis(self, ctx: EngineCtx, p: Port) -> None:
         """25.03 (lrp_hosting_chassis, man ovn-nb): a distributed gateway port's NB
