@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..flows import build_port_flows
 from ..flows.owners import port_owner
 from ..ovsdb.connection import RowChange
-from .features import FlowFeatureCtx
+from .features import FlowFeatureCtx, SbFeatureCtx
 
 
 def on_nb_flows(_changes: list[RowChange], h: FlowFeatureCtx) -> bool:
@@ -25,3 +25,8 @@ def on_nb_flows(_changes: list[RowChange], h: FlowFeatureCtx) -> bool:
             h.table.remove_owner(port_owner(p))
             build_port_flows(p, h.fctx, h.table)
     return True
+
+
+def monitors_synced_by_lb(_h: SbFeatureCtx) -> None:
+    """``sync_sb`` of the features whose Service_Monitor rows the lb feature's full sync writes (a
+    recompute syncs the table there once); declared so that their ``on_nb_sb`` is called."""

@@ -131,12 +131,14 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
             on_northd_flows=feature_network_function.on_northd_flows,
             on_sb_flows=feature_network_function.on_sb_flows,
             on_nb_sb=lb_sb.on_nb_resync,  # (their Service_Monitor rows)
+            sync_sb=feature_lsp_health.monitors_synced_by_lb,
         ),
         Feature(
             "lsp_health_check",  # (26.03's schema)
             nb_tables=frozenset({"Logical_Switch_Port_Health_Check"}),
             on_nb_flows=feature_lsp_health.on_nb_flows,
             on_nb_sb=lb_sb.on_nb_resync,  # (their Service_Monitor rows)
+            sync_sb=feature_lsp_health.monitors_synced_by_lb,
         ),
         Feature(
             "qos",
