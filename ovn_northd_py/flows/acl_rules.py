@@ -208,7 +208,7 @@ def sample_label_actions(acl: Any, new: Any, est: Any, obs_stage: int) -> str:
 def acl_eval_flows(
     acl: Any, acl_key: str, stateful: bool, use_ct_inv_match: bool, fair_meters: frozenset[str],
     tiered: bool = False, acl_id: int | None = None, commit_new_in_hint: bool = False,
-    nf_group: int | None = None,
+    nf_group: int | None = None, ct_v26: bool = False,
 ) -> tuple[AclFlow, ...]:
     """Behaviour ``acl_eval_action`` (OVN 25.03): the ACL's flows set a verdict bit (reg8[16] allow,
     reg8[17] drop, reg8[18] reject) in ``ls_*_acl_eval`` and go on; ``ls_*_acl_action`` acts on it
@@ -226,7 +226,9 @@ def acl_eval_flows(
     * a stateless ACL (a switch that is not stateful, ``pass``, ``allow-stateless``) and drop /
       reject load the registers of ``sample_new`` only; the established-session flow of an allow
       ACL commits (``reg0[1] = 1``) only with a label or a ``sample_est``;
-    * log-related flows (65533) set the allow bit;
+    * log-related flows (65533) set the allow bit; with ``ct_v26`` (26.03) they restore the network
+      function bit first (``reg8[21] = ct_label.nf; ``) and match as the switch's conntrack flows
+      (replies ``ct.est && !ct.rel && ct.rpl``, no ``!ct.inv``);
     * ``pass`` sets no verdict (no hints even on a stateful switch);
     * tiers (``tiered``: an ACL of the same eval stage has a tier): every match starts with
       ``reg8[30..31] == T && `` (T the ACL's tier, 0 included);
@@ -294,10 +296,15 @@ def acl_eval_flows(
         inv = "!ct.inv && " if use_ct_inv_match else ""
         related = f"ct_mark.blocked == 0 && ct_label.label == {label}"
         allow = f"{log}{REGBIT_ACL_VERDICT_ALLOW} = 1; next;"
+        if ct_v26:  # 26.03 (acl_ct_match_v26, network_function): as the switch's conntrack flows
+            allow = f"{log}{REGBIT_NF_ENABLED} = ct_label.nf; {REGBIT_ACL_VERDICT_ALLOW} = 1; next;"
+            rel_m, rpl_m = f"!ct.est && ct.rel && !ct.new && {related}", f"ct.est && !ct.rel && ct.rpl && {related}"
+        else:
+            rel_m = f"!ct.est && ct.rel && !ct.new && {inv}{related}"
+            rpl_m = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && {related}"
         flows += [
-            AclFlow(reply_stage, LOG_RELATED_PRIORITY, f"!ct.est && ct.rel && !ct.new && {inv}{related}", allow),
-            AclFlow(reply_stage, LOG_RELATED_PRIORITY,
-                    f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && {related}", allow),
+            AclFlow(reply_stage, LOG_RELATED_PRIORITY, rel_m, allow),
+            AclFlow(reply_stage, LOG_RELATED_PRIORITY, rpl_m, allow),
         ]
     return tuple(flows)
 
@@ -415,7 +422,8 @@ def acl_flows(
         nf_group = acl_nf_group(acl) if profile.has("network_function") else None
         return acl_eval_flows(acl, acl_key, stateful, use_ct_inv_match, fair_meters, tiered, acl_id,
                               profile.has("acl_hint_commits_new"),
-                              None if nf_group is None else int(nf_group.id))
+                              None if nf_group is None else int(nf_group.id),
+                              profile.has("acl_ct_match_v26") and profile.has("network_function"))
     ct_block = CT_BLOCK if features.ct_no_masked_label else CT_BLOCK.replace("ct_mark.", "ct_label.")
     ingress = acl.direction == "from-lport"
     stage = acl_stage(acl)

@@ -113,3 +113,14 @@ def test_fail_open_group_without_its_ports_on_the_switch_only_clears_the_marks()
             "reg8[21] = 0; reg0[22..29] = 0; next;") in keys
     assert not any(k[0] in ("ls_in_network_function", "ls_out_network_function") and k[1] in (99, 100)
                    and k[2] != "reg8[21] == 1 && eth.mcast" for k in keys)
+
+
+def test_log_related_flows_restore_the_network_function_bit() -> None:
+    a = acl(direction="from-lport", action="allow-related", label=42, log=True, name=["rel"], severity=["info"],
+            options={"log-related": "true"})
+    got = _acl_eval(a)
+    log = 'log(name="rel", severity=info, verdict=allow); '
+    assert ("ls_out_acl_eval", 65533, "ct.est && !ct.rel && ct.rpl && ct_mark.blocked == 0 && ct_label.label == 42",
+            f"{log}reg8[21] = ct_label.nf; reg8[16] = 1; next;") in got
+    assert ("ls_out_acl_eval", 65533, "!ct.est && ct.rel && !ct.new && ct_mark.blocked == 0 && ct_label.label == 42",
+            f"{log}reg8[21] = ct_label.nf; reg8[16] = 1; next;") in got
