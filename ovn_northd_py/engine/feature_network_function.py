@@ -8,8 +8,9 @@ and the ACL flows naming a group (:func:`..flows.acl_rules.acl_eval_flows`).
   members, their ports and ``fallback`` are read there).  Network functions are few: no finer
   bookkeeping.  Which groups a switch's ACLs name is a switch fact, kept by the ACL feature
   (:mod:`.ls_stateful`).
-* northd (:func:`on_northd_flows`): a port of a network function added, changed or deleted (its
-  switch decides where the network function is): the same rebuild.
+* northd (:func:`on_northd_flows`): a port of a network function (or a child port of one) added,
+  changed or deleted, or any port deleted from a switch whose ACLs name a group (its switch
+  decides where the network function is): the same rebuild.
 * The write-back itself is the nb_sync node's (:func:`..sync.network_functions.sync_nf_active`).
 * SB (:func:`on_sb_flows`): Service_Monitor statuses decide which network functions are healthy
   (``FlowCtx.nf_online``); a change of that set rebuilds the same.  The rows themselves
@@ -75,6 +76,9 @@ def on_northd_flows(_changes: list[RowChange], h: FlowFeatureCtx) -> bool:
     for nf in h.nb.rows("Network_Function").values():
         for col in (nf.inport, nf.outport):
             names.update(str(p.name) for p in (col if isinstance(col, list) else [col]))
-    if t.ports_changed & names or set(t.ports_deleted) & names:
+    facts = h.fctx.acl.acl_facts
+    children = {n for n in t.ports_changed if (p := h.nd.ports.get(n)) is not None and p.parent_port in names}
+    gone_here = any((f := facts.get(d)) is not None and f.nf_groups for d in t.ports_deleted.values())
+    if t.ports_changed & names or set(t.ports_deleted) & names or children or gone_here:
         _rebuild(h)
     return True

@@ -12,8 +12,9 @@ Observed on the reference (sid's ovn-northd 26.03.1):
 * a group's active network function (NB ``network_function_active``, which northd writes back) is
   the first healthy one of its ``network_function`` set in uuid order (:func:`active_nf`; without a
   ``health_check`` a network function is healthy); a group without one redirects nothing;
-* a network function is *on* a switch when both its ports are ports of that switch; one that is
-  not gets no flow there (the reference logs "Ports not found for network_function N");
+* a network function is *on* a switch when both its ports are ports of that switch, or else both
+  have a child port (``parent_name``) there, which then stand for them (``man ovn-northd``); one
+  that is not gets no flow there (the reference logs "Ports not found for network_function N");
 * per group and direction: ``ls_*_pre_network_function`` 99 (request, group id -> active network
   function id) when the active network function is on the switch, and 10 (``reg8[21] = 0;``,
   fail-open) for a group with ``fallback=fail-open``;
@@ -103,6 +104,10 @@ def build_ls_network_function_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable
         return
     rows = {str(g.uuid): g for a in switch_acl_rows(dp, ctx).values() if (g := acl_nf_group(a)) is not None}
     here = {p.name for p in dp.ports}
+    children: dict[str, str] = {}  # parent port name -> its first child port on this switch
+    for q in sorted(dp.ports, key=lambda q: q.name):
+        if q.kind == "lsp" and q.parent_port:
+            children.setdefault(q.parent_port, q.name)
     request: dict[bool, set[tuple[int, str, str]]] = {True: set(), False: set()}  # ingress? -> NFs
     reply: dict[bool, set[tuple[int, str, str]]] = {True: set(), False: set()}
     for direction, key in groups:
@@ -116,6 +121,8 @@ def build_ls_network_function_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable
             table.add(i, pre, 10, gmatch, f"{REGBIT_NF_ENABLED} = 0; {REG_NF_ID} = 0; next;", owner=owner)
         nf = active_nf(g, ctx.nf_online)
         ports = nf_ports(nf) if nf is not None else None
+        if ports is not None and not set(ports) <= here:  # their child ports here, if any
+            ports = (children.get(ports[0], ""), children.get(ports[1], ""))
         if ports is None or not set(ports) <= here:
             if nf is not None:
                 ctx.warn("nf_ports_not_found", "Network_Function", nf.uuid,
@@ -138,18 +145,18 @@ def build_ls_network_function_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable
                 nf_port_names.update((inport, outport))
     inports = {p for nfs in (*request.values(), *reply.values()) for _id, p, _o in nfs}
     skip = ctx.profile.table_id(LS_OUT_CHECK_PORT_SEC)
-    for p in sorted(inports):
-        table.add(i, LS_OUT_PRE_ACL, 110, f'inport == "{p}"', f"next(pipeline=egress, table={skip});", owner=owner)
+    for name in sorted(inports):
+        table.add(i, LS_OUT_PRE_ACL, 110, f'inport == "{name}"', f"next(pipeline=egress, table={skip});", owner=owner)
     blocked = ctx.features.ct("blocked")
     base = f"{blocked} = 0; ct_mark.allow_established = {REGBIT_ACL_PERSIST_ID}; ct_label.acl_id = {REG_ACL_ID}; "
     obs = (f"ct_mark.obs_stage = {REG_OBS_STAGE}; ct_mark.obs_collector_id = {REG_OBS_COLLECTOR_ID_EST}; "
            f"ct_label.obs_point_id = {REG_OBS_POINT_ID_EST}; ")
     tun = f"ct_label.tun_if_id = {REG_TUN_IF_ID}; "
-    for p in sorted(nf_port_names):
-        table.add(i, LS_IN_NETWORK_FUNCTION, 100, f'inport == "{p}"', f"{REG_TUN_IF_ID} = ct_label.tun_if_id; next;",
-                  owner=owner)
-        table.add(i, LS_OUT_NETWORK_FUNCTION, 100, f'outport == "{p}"', NEXT, owner=owner)
+    for name in sorted(nf_port_names):
+        table.add(i, LS_IN_NETWORK_FUNCTION, 100, f'inport == "{name}"',
+                  f"{REG_TUN_IF_ID} = ct_label.tun_if_id; next;", owner=owner)
+        table.add(i, LS_OUT_NETWORK_FUNCTION, 100, f'outport == "{name}"', NEXT, owner=owner)
         for bit, extra in ((0, ""), (1, obs)):
-            table.add(i, LS_OUT_STATEFUL, 120, f'outport == "{p}" && {REGBIT_ACL_LABEL} == {bit}',
+            table.add(i, LS_OUT_STATEFUL, 120, f'outport == "{name}" && {REGBIT_ACL_LABEL} == {bit}',
                       f"ct_commit {{ {base}{extra}{tun}}}; next;", owner=owner)
 

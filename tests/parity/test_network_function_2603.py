@@ -111,6 +111,23 @@ def build_stateless_nb(remote: str) -> None:
     ops.transact(remote)
 
 
+def build_child_ports_nb(remote: str) -> None:
+    """A network function on sw0 whose ports have child ports (``parent_name``) on sw1, where an
+    ACL names its group: the child ports stand for its ports there."""
+    nbctl(remote, "ls-add", "sw0", "--", "ls-add", "sw1", "--", "lsp-add", "sw1", "vm1",
+          "--", "lsp-set-addresses", "vm1", "00:00:00:00:00:01 10.0.0.1")
+    ops = NbOps()
+    p = nf_ports(ops, "sw0", ("a1", "a2"))
+    for c, parent, tag in (("c1", "a1", 10), ("c2", "a2", 20)):
+        ops.add_to("Logical_Switch", "sw1", "ports", ops.insert("Logical_Switch_Port", {
+            "name": c, "parent_name": parent, "tag_request": tag, "options": ops.map({"is-nf": "true"})}))
+    nf = ops.insert("Network_Function", {"name": "nfa", "id": 1, "inport": p["a1"], "outport": p["a2"]})
+    g = ops.insert("Network_Function_Group", {"name": "g", "id": 5, "mode": "inline", "network_function": ops.set(nf)})
+    for sw in ("sw0", "sw1"):
+        ops.add_to("Logical_Switch", sw, "acls", nf_acl(ops, "to-lport", 1, "ip4", "allow-related", g))
+    ops.transact(remote)
+
+
 def nb_active(db: Path) -> dict[str, list[str]]:
     """Network_Function_Group name -> names of its network_function_active, from an NB file."""
     q = ["OVN_Northbound",
@@ -135,6 +152,11 @@ def test_26_03_network_functions_equal_reference(monkeypatch, tmp_path) -> None:
 
 def test_26_03_network_function_corners_equal_reference(monkeypatch, tmp_path) -> None:
     r = _parity_2603(build_corners_nb, monkeypatch, tmp_path)
+    assert r.ok, r.report()
+
+
+def test_26_03_network_function_child_ports_equal_reference(monkeypatch, tmp_path) -> None:
+    r = _parity_2603(build_child_ports_nb, monkeypatch, tmp_path)
     assert r.ok, r.report()
 
 
