@@ -193,11 +193,11 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
         ),
         Feature(
             "mirror",
-            nb_tables=frozenset({"Mirror"}),
+            nb_tables=frozenset({"Mirror", "Mirror_Rule"}),  # (Mirror_Rule: 26.03's schema)
             nb_columns={"Logical_Switch_Port": frozenset({"mirror_rules"})},
             sb_tables=frozenset({"Mirror"}),
             sb_indexes={MIRROR_BY_NAME: ("Mirror", mirror_key)},
-            on_nb_flows=no_flows,  # (ovn-controller reads the SB rows; no logical flow in 23.03)
+            on_nb_flows=feature_mirror.on_nb_flows,  # (no logical flow before 26.03's lport mirrors)
             on_nb_sb=mirrors.on_nb_sb,
             sync_sb=mirrors.sync_sb,
             sync_sb_first=True,  # Port_Binding.mirror_rules names the rows

@@ -267,17 +267,23 @@ def _touches_dgp_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
 _WRITTEN_BACK = frozenset({"up", "dynamic_addresses", "tag"})
 
 
+_MIRROR_FLOW_ONLY = frozenset({"mirror_rules", "filter", "index", "external_ids"})
+
+
 def _touches_lport_mirrors(nd: Northd, nb: Any, changes: list[RowChange], b: _Batch) -> bool:
     """Behaviour ``lport_mirror``: may the changes add or remove a mirror port
     (:func:`.build.make_mirror_ports`) or change the Mirror_Rules its flows read?  Then recompute (the
     declared fallback of lport mirrors).  Conservative, and nothing to check while NB has no lport
-    mirror and the model no mirror port: a Mirror or Mirror_Rule change, a switch port's
-    ``mirror_rules`` changed, a switch port added or removed that is a mirror's sink or has an lport
-    mirror."""
+    mirror and the model no mirror port: a Mirror's ``type`` or ``sink`` (or name) changed, a switch
+    port's ``mirror_rules`` changed, a switch port added or removed that is a mirror's sink or has an
+    lport mirror."""
     sinks = {str(m.sink) for m in nb.rows("Mirror").values() if m.type == "lport"}
     if not sinks and not any(p.kind == "mirror" for p in nd.ports.values()):
         return False
-    if any(c.table in ("Mirror", "Mirror_Rule") for c in changes):
+    # A new mirror is attached to no port yet; a deleted one attached somewhere changes that port's
+    # mirror_rules (a weak reference) too; rules, filters and indexes change flows only (the mirror
+    # feature's handler).
+    if any(c.table == "Mirror" and c.event == "update" and not c.columns <= _MIRROR_FLOW_ONLY for c in changes):
         return True
     if any("mirror_rules" in cols for cols in b.lsp_updates.values()):
         return True
