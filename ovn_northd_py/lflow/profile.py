@@ -580,6 +580,13 @@ OVN_26_03 = FlowProfile(
         # of type logical-switch-port (sync/service_monitor.py), ls_in_arp_rsp 110 for their source
         # IPs, NB status written back from SB.
         "lsp_health_checks",
+        # A switch port with options:receive_multicast=false is in none of its switch's multicast
+        # groups (_MC_flood, _MC_flood_l2, _MC_unknown...: sync/mcast.py).
+        "lsp_receive_multicast",
+        # A router-type switch port with nat-addresses=router and
+        # options:exclude-router-ips-from-garp=true: no nat_addresses entry for its router port's
+        # own addresses (sync/ports.py).
+        "exclude_router_ips_from_garp",
         # lr_in_ip_input: TTL-expired packets get ICMP time exceeded per port (30) and per IPv4
         # network of their source (31); the plain drop moves to 29.
         "ttl_exceeded_per_port",

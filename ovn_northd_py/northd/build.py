@@ -667,6 +667,7 @@ def _set_nat_addresses(p: Port) -> None:
         except AddressError:
             ipv4 = []
         out.append(" ".join([mac, *ipv4]) + suffix)
+    p.garp_entry = out[-1] if garp else None
     p.nat_addresses = out
 
 

@@ -67,6 +67,7 @@ class Port:
     has_unknown: bool = False
     is_router_lsp: bool = False
     dynamic_addresses: str | None = None  # IPAM's "MAC [IPV4] [IPV6]" for a port asking for "dynamic"
+    garp_entry: str | None = None  # the nat_addresses entry of the router port's own addresses
     mirror_port: str | None = None  # a "mirror" port: its sink, the switch port the mirror sends to
 
     def __repr__(self) -> str:

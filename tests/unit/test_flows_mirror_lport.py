@@ -78,3 +78,11 @@ def test_from_lport_filter_mirrors_ingress_only() -> None:
     nd, _sw = _net([_mirror("m1", "from-lport", "mon")])
     stages = {k[0] for k in _keys(nd) if k[0].endswith("_mirror")}
     assert stages == {"ls_in_mirror"}
+
+
+def test_port_not_receiving_multicast_is_in_no_group() -> None:
+    nd, sw = _net([])
+    nd.ports["vm1"].nb.options = {"receive_multicast": "false", "mcast_flood": "true"}
+    groups = desired_groups_of(sw, OVN_26_03)
+    assert all("vm1" not in ports for _key, ports in groups.values()), groups
+    assert "vm1" in desired_groups_of(sw)[(sw.key, MC_FLOOD)][1]  # (before 26.03: ignored)
