@@ -514,6 +514,10 @@ def _flows_for(
     return flows
 
 
+CT_TRANSLATION_TAGS: Final = (("acl_ct_translation", "true"),)
+EVAL_STAGES: Final = frozenset({LS_IN_ACL_EVAL, LS_IN_ACL_AFTER_LB_EVAL, LS_OUT_ACL_EVAL})
+
+
 def build_acl_flows(
     acl: Any, dp: Datapath, ctx: FlowCtx, table: FlowTable, tiers: Mapping[Stage, int] | None = None
 ) -> None:
@@ -530,10 +534,15 @@ def build_acl_flows(
     # 25.03 (acl_eval_action): the reject itself is in ls_*_acl_action, with the switch's meter.
     reject = acl.action == "reject" and not ctx.profile.has("acl_eval_action")
     reject_meter = copp_meter(dp, ctx, "reject") if reject else None
-    for f in _flows_for(acl, key, switch_acls(dp, ctx), ctx, tiered):
+    facts = switch_acls(dp, ctx)
+    # 26.03 (acl_ct_translation, observed): the eval flows of a stateful switch's ACLs that use the
+    # conntrack hints are tagged (not those of allow-stateless / pass ACLs, nor log-related ones).
+    tags = (CT_TRANSLATION_TAGS if ctx.acl_ct_translation and facts.stateful
+            and acl.action not in ("allow-stateless", "pass") else ())
+    for f in _flows_for(acl, key, facts, ctx, tiered):
         meter = reject_meter if f.stage is not LS_IN_PRE_ACL and f.stage is not LS_OUT_PRE_ACL else None
         table.add(dp.index, f.stage, f.priority, f.match, f.actions, hint=h if f.hinted else None,
-                  controller_meter=meter, owner=owner)
+                  controller_meter=meter, owner=owner, tags=tags if f.stage in EVAL_STAGES and f.priority != LOG_RELATED_PRIORITY else ())
     ctx.acl.mark_built(key, dp.key)
 
 

@@ -78,6 +78,11 @@ class FlowCtx:
     # 26.03: (inport, outport) of the network functions whose SB Service_Monitor row is online
     # (:func:`.lb_health.nf_online_pairs`; the network_function feature keeps it current).
     nf_online: frozenset[tuple[str, str]] = frozenset()
+    # 26.03 (behaviour ``acl_ct_translation``): NB_Global options:acl_ct_translation=true: the ACL
+    # flows of stateful switches are tagged ``acl_ct_translation=true`` (ovn-controller matches
+    # their L4 fields on conntrack state) and multicast is not kept out of their pre-ACL stages.
+    # (An NB_Global option change recomputes.)
+    acl_ct_translation: bool = False
     # Router ports named by an NB BFD row (:mod:`.lr_bfd`; the BFD feature keeps it current).
     bfd_ports: frozenset[str] = frozenset()
     # What every local chassis supports (SB Chassis other_config, :mod:`.chassis_features`): old
@@ -140,7 +145,9 @@ def flow_ctx_from_nb(
     default_acl_drop = False
     ignore_lsp_down = True
     controller_event = False
+    ct_translation = False
     for row in nb.rows("NB_Global").values():
+        ct_translation = profile.has("acl_ct_translation") and _truthy(row.options.get("acl_ct_translation", "false"))
         controller_event = _truthy(row.options.get("controller_event", "false"))
         default_acl_drop = _truthy(row.options.get("default_acl_drop", "false"))
         ignore_lsp_down = row.options.get("ignore_lsp_down", "true").lower() != "false"
@@ -161,4 +168,5 @@ def flow_ctx_from_nb(
         features=chassis_features(sb, profile, feature_latch),
         warn=warn,
         nf_online=nf_online_pairs(sb) if sb is not None and profile.has("network_function") else frozenset(),
+        acl_ct_translation=ct_translation,
     )

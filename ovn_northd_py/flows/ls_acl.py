@@ -193,7 +193,8 @@ def build_ls_pre_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     if ctx.profile.has("pmtud_tunnel_rx"):
         table.add(i, LS_IN_PRE_ACL, SKIP_PRIORITY, PMTUD_TUNNEL_RX, NEXT, owner=owner)
     for stage in (LS_IN_PRE_ACL, LS_OUT_PRE_ACL):
-        table.add(i, stage, SKIP_PRIORITY, "eth.mcast", NEXT, owner=owner)
+        if not ctx.acl_ct_translation:  # (26.03, observed: multicast is not kept out of conntrack then)
+            table.add(i, stage, SKIP_PRIORITY, "eth.mcast", NEXT, owner=owner)
         table.add(i, stage, SKIP_PRIORITY, ND_MLD_DHCP6, NEXT, owner=owner)
         table.add(i, stage, 100, "ip", f"{REGBIT_CONNTRACK_DEFRAG} = 1; next;", owner=owner)
 

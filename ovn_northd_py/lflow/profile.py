@@ -587,6 +587,9 @@ OVN_26_03 = FlowProfile(
         # options:exclude-router-ips-from-garp=true: no nat_addresses entry for its router port's
         # own addresses (sync/ports.py).
         "exclude_router_ips_from_garp",
+        # NB_Global options:acl_ct_translation=true: stateful switches' ACL eval flows tagged
+        # acl_ct_translation=true, no eth.mcast pre-ACL flows (FlowCtx.acl_ct_translation).
+        "acl_ct_translation",
         # lr_in_ip_input: TTL-expired packets get ICMP time exceeded per port (30) and per IPv4
         # network of their source (31); the plain drop moves to 29.
         "ttl_exceeded_per_port",

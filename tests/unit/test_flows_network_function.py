@@ -124,3 +124,26 @@ def test_log_related_flows_restore_the_network_function_bit() -> None:
             f"{log}reg8[21] = ct_label.nf; reg8[16] = 1; next;") in got
     assert ("ls_out_acl_eval", 65533, "!ct.est && ct.rel && !ct.new && ct_mark.blocked == 0 && ct_label.label == 42",
             f"{log}reg8[21] = ct_label.nf; reg8[16] = 1; next;") in got
+
+
+def _tagged_keys(acls: list[Any], translation: bool) -> dict[tuple[str, int, str], tuple[tuple[str, str], ...]]:
+    nd = Northd()
+    sw = _switch(nd, "sw", acls)
+    _port(nd, sw, "p1")
+    ctx = FlowCtx(nd, profile=OVN_26_03, acl=build_acl_index(nd, Nb(NB_Global={}, Meter={})),
+                  acl_ct_translation=translation)
+    table = FlowTable(len(nd.by_index))
+    build_lflows(nd, ctx, table)
+    return {(f.stage.name, f.priority, f.match): f.tags for f in table.flows()}
+
+
+def test_acl_ct_translation_tags_the_hinted_acl_flows_only() -> None:
+    acls = [acl(direction="from-lport", action="allow-related", match="tcp"),
+            acl(direction="from-lport", action="allow-stateless", match="udp", uuid=uuid.UUID(int=99), priority=5)]
+    got = _tagged_keys(acls, True)
+    assert got[("ls_in_acl_eval", 1100, "reg0[7] == 1 && (tcp)")] == (("acl_ct_translation", "true"),)
+    assert got[("ls_in_acl_eval", 1005, "(udp)")] == ()
+    assert ("ls_in_pre_acl", 110, "eth.mcast") not in got
+    off = _tagged_keys(acls, False)
+    assert off[("ls_in_acl_eval", 1100, "reg0[7] == 1 && (tcp)")] == ()
+    assert ("ls_in_pre_acl", 110, "eth.mcast") in off
