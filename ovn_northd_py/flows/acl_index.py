@@ -218,6 +218,14 @@ class SwitchAcls:
         return self.has_stateful_acl or self.has_lb_vip
 
 
+def stateless_acl_with_lb(dp: Datapath, ctx: FlowCtx) -> bool:
+    """Behaviour ``stateless_acl_with_lb`` (26.03): the switch's
+    ``other_config:enable-stateless-acl-with-lb=true`` (``man ovn-nb``: stateless ACLs work with
+    load balancers, ``ct.inv`` packets not dropped)."""
+    return ctx.profile.has("stateless_acl_with_lb") and smap_bool(
+        dp.nb.other_config, "enable-stateless-acl-with-lb", False)
+
+
 def switch_acl_rows(dp: Datapath, ctx: FlowCtx) -> dict[str, Any]:
     """acl uuid -> row of every ACL applied to switch ``dp`` (its own, then its port groups')."""
     out: dict[str, Any] = {str(a.uuid): a for a in dp.nb.acls}

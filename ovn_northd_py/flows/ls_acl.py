@@ -67,7 +67,7 @@ from ..lflow.table import MAX_PRIORITY, FlowTable
 from ..northd.addresses import AddressError, EthAddr, format_ipv6
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
-from .acl_index import smap_bool, switch_acls
+from .acl_index import smap_bool, stateless_acl_with_lb, switch_acls
 from .acl_rules import reject_action, switch_acl_tiers
 from .context import FlowCtx, hint
 from .copp import copp_meter
@@ -215,6 +215,9 @@ def build_ls_pre_lb_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         table.add(i, stage, 0, "1", NEXT, owner=owner)
         if facts.has_lb_vip:
             table.add(i, stage, 100, "ip", f"{REGBIT_CONNTRACK_NAT} = 1; next;", owner=owner)
+    if facts.has_lb_vip and stateless_acl_with_lb(dp, ctx):  # (observed) stateless traffic to conntrack
+        table.add(i, LS_OUT_PRE_LB, 115, f"{REGBIT_ACL_STATELESS} == 1", f"{REGBIT_CONNTRACK_NAT} = 1; next;",
+                  owner=owner)
     out_actions = NEXT if facts.has_stateful_acl else "ct_clear; next;"
     if out_actions != NEXT and ctx.profile.has("pkt_sampled_flag"):  # 26.03: the sampling flag is reset too
         out_actions = "flags.pkt_sampled = 0; " + out_actions
@@ -243,6 +246,8 @@ def build_ls_pre_stateful_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) ->
         unlabelled = f"ct_commit {{ {blocked} = 0; }}; next;"
         labelled = f"ct_commit {{ {blocked} = 0; ct_label.label = {REG_ACL_LABEL}; }}; next;"
     nf = ctx.profile.has("network_function")
+    if switch_acls(dp, ctx).has_lb_vip and stateless_acl_with_lb(dp, ctx):  # (observed) not committed
+        table.add(i, LS_OUT_STATEFUL, 110, f"{REGBIT_ACL_STATELESS} == 1 && ct.new", NEXT, owner=owner)
     for stage in (LS_IN_STATEFUL, LS_OUT_STATEFUL):
         for bit, actions in ((0, unlabelled), (1, labelled)):
             match = f"{commit} && {REGBIT_ACL_LABEL} == {bit}"
@@ -373,7 +378,9 @@ def build_ls_acl_eval_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) 
         return
     _add_acl_hints(i, table, owner, ctx)
     inv = "!ct.inv && " if ctx.acl.use_ct_inv_match else ""
-    blocked = "ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)" if inv else "(ct.est && ct.rpl && ct_mark.blocked == 1)"
+    # (enable-stateless-acl-with-lb: ct.inv packets are not dropped, observed)
+    blocked = ("ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)" if inv and not stateless_acl_with_lb(dp, ctx)
+               else "(ct.est && ct.rpl && ct_mark.blocked == 1)")
     reply = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && ct_mark.blocked == 0"
     related = f"!ct.est && ct.rel && !ct.new && {inv}ct_mark.blocked == 0"
     if ctx.profile.has("acl_ct_match_v26"):  # 26.03: replies without !ct.new / !ct.inv, related without !ct.inv

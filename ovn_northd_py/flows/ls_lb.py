@@ -64,7 +64,7 @@ from ..lflow.stages import (
 from ..lflow.table import FlowTable
 from ..northd.lb_vips import Endpoint, is_template_lb, lb_protocol, parse_vip
 from ..northd.model import Datapath, Northd
-from .acl_index import ls_has_lb_vips
+from .acl_index import ls_has_lb_vips, stateless_acl_with_lb
 from .acl_rules import reject_reentry_stage
 from .context import FlowCtx, hint
 from .copp import copp_meter
@@ -360,6 +360,23 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
     return ctx.cached("ls_lb_flows", str(lb.uuid), compute)
 
 
+def stateless_lb_specs(lb: Any, ctx: FlowCtx) -> list[FlowSpec]:
+    """Behaviour ``stateless_acl_with_lb`` (26.03, observed): on a switch with
+    ``other_config:enable-stateless-acl-with-lb=true`` every packet to a VIP goes to conntrack
+    (``ls_in_pre_stateful`` 105, ``P && IP.dst == VIP``, VIPs with a port only) and one to a VIP
+    (and port) is load-balanced without the conntrack hint (150)."""
+    v2 = ctx.profile.has("lb_vip_regs_v2")
+    ct_lb = ctx.features.ct_lb
+    proto = lb_protocol(lb)
+    out: list[FlowSpec] = []
+    for v in cached_vips(lb, ctx):
+        fam, _ = _regs(v)
+        if v.vip.port is not None:  # (observed: none for a VIP without a port)
+            out.append((LS_IN_PRE_STATEFUL, 105, f"{proto} && {fam}.dst == {v.vip.ip}", f"{ct_lb};", None))
+        out.append((LS_IN_PRE_STATEFUL, 150, _vip_match(v, proto), f"{_load_vip(v, v2)}{ct_lb};", None))
+    return out
+
+
 def build_lb_flows_on_switches(dps: list[Datapath], lb: Any, ctx: FlowCtx | None, table: FlowTable) -> None:
     """The flows of load balancer ``lb`` on switches ``dps`` (owner ``("lb", lb uuid)``), each flow
     added once over all of them."""
@@ -367,6 +384,10 @@ def build_lb_flows_on_switches(dps: list[Datapath], lb: Any, ctx: FlowCtx | None
         return
     owner, h = switch_lb_owner(str(lb.uuid)), hint(str(lb.uuid))
     indices = [dp.index for dp in dps]
+    slb = [dp.index for dp in dps if ctx is not None and stateless_acl_with_lb(dp, ctx)]
+    if slb and ctx is not None:
+        for stage, prio, match, actions, _copp in stateless_lb_specs(lb, ctx):
+            table.add_many(slb, stage, prio, match, actions, hint=h, owner=owner)
     for stage, prio, match, actions, copp in switch_lb_specs(lb, ctx):
         if copp is not None and ctx is not None:
             by_meter: dict[str | None, list[int]] = {}

@@ -590,6 +590,10 @@ OVN_26_03 = FlowProfile(
         # NB_Global options:acl_ct_translation=true: stateful switches' ACL eval flows tagged
         # acl_ct_translation=true, no eth.mcast pre-ACL flows (FlowCtx.acl_ct_translation).
         "acl_ct_translation",
+        # Logical_Switch other_config:enable-stateless-acl-with-lb=true: VIP traffic to conntrack in
+        # ls_in_pre_stateful (105, 150), stateless traffic through it on the way out (ls_out_pre_lb
+        # 115, ls_out_stateful 110), ct.inv not dropped (flows/ls_acl.py, ls_lb.py).
+        "stateless_acl_with_lb",
         # lr_in_ip_input: TTL-expired packets get ICMP time exceeded per port (30) and per IPv4
         # network of their source (31); the plain drop moves to 29.
         "ttl_exceeded_per_port",

@@ -1,4 +1,5 @@
-"""26.03's NB_Global ``options:acl_ct_translation=true`` under ``--check-incremental=1`` (NB 7.18 / SB
+"""26.03's NB_Global ``options:acl_ct_translation=true`` (and a switch's
+``other_config:enable-stateless-acl-with-lb=true``) under ``--check-incremental=1`` (NB 7.18 / SB
 21.8 servers, the 26.03 draft profile): ACLs come, change and go and switches become stateful or
 stateless with the option on; each change equal to a full recompute without recomputing the lflow
 node (the option itself is an NB_Global option: a change of it recomputes), the tags in SB."""
@@ -27,7 +28,8 @@ def test_acl_ct_translation_changes_incremental_equals_recompute(tmp_path: Path,
     try:
         r = nb.remote
         nbctl(r, "ls-add", "sw0", "--", "lsp-add", "sw0", "vm1", "--", "ls-add", "sw1", "--", "lsp-add", "sw1", "vm2",
-              "--", "set", "NB_Global", ".", "options:acl_ct_translation=true")
+              "--", "set", "NB_Global", ".", "options:acl_ct_translation=true",
+              "--", "set", "logical_switch", "sw1", "other_config:enable-stateless-acl-with-lb=true")
         port = free_port()
         d = OurNorthd(tmp_path, r, sb.remote,
                       extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{port}"]).start()
@@ -40,6 +42,11 @@ def test_acl_ct_translation_changes_incremental_equals_recompute(tmp_path: Path,
             ["acl-add", "sw1", "to-lport", "13", "ip4", "drop"],
             ["lb-add", "lb0", "30.0.0.1:80", "10.0.0.1:8080", "tcp", "--", "ls-lb-add", "sw1", "lb0"],
             ["acl-del", "sw0", "from-lport", "11", "udp"],  # stateless again
+            # sw1 has enable-stateless-acl-with-lb: load balancers and stateless ACLs come and go
+            ["acl-add", "sw1", "from-lport", "14", "tcp", "allow-stateless"],
+            ["lb-add", "lb1", "30.0.0.2:443", "10.0.0.2:8443", "tcp", "--", "ls-lb-add", "sw1", "lb1"],
+            ["ls-lb-del", "sw1", "lb0"],
+            ["ls-lb-del", "sw1", "lb1"],
         ]
         counts = []
         for i, step in enumerate(steps):

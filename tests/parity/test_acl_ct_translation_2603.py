@@ -2,7 +2,8 @@
 ``options:acl_ct_translation=true``: the eval flows of stateful switches' ACLs that use the
 conntrack hints carry the Logical_Flow tag ``acl_ct_translation=true`` (not allow-stateless ones,
 nor log-related ones, nor any on a stateless switch), and stateful switches no longer keep multicast
-out of their pre-ACL stages.  Skipped without the sid chroot."""
+out of their pre-ACL stages; and switches' ``other_config:enable-stateless-acl-with-lb=true``.
+Skipped without the sid chroot."""
 
 from __future__ import annotations
 
@@ -38,3 +39,24 @@ def test_26_03_acl_ct_translation_equals_reference(monkeypatch, tmp_path) -> Non
     tagged = [row for row in r.ref_dump.rows("Logical_Flow").values()
               if row["tags"].as_dict().get("acl_ct_translation") == "true"]
     assert len(tagged) > 10
+
+
+def build_stateless_acl_with_lb_nb(remote: str) -> None:
+    """Switches with ``other_config:enable-stateless-acl-with-lb=true``: with load balancers (a VIP
+    with a port, one without) and a stateless ACL, without any, with a stateful ACL only; and a
+    switch with a load balancer and no option."""
+    nbctl(remote, "ls-add", "sw1", "--", "lsp-add", "sw1", "vm2",
+          "--", "lb-add", "lb0", "30.0.0.1:80", "10.0.0.1:8080", "tcp", "--", "ls-lb-add", "sw1", "lb0",
+          "--", "lb-add", "lb1", "30.0.0.2", "10.0.0.2", "--", "ls-lb-add", "sw1", "lb1",
+          "--", "acl-add", "sw1", "from-lport", "100", "tcp", "allow-stateless",
+          "--", "set", "logical_switch", "sw1", "other_config:enable-stateless-acl-with-lb=true",
+          "--", "ls-add", "sw3", "--", "lsp-add", "sw3", "vm3",
+          "--", "set", "logical_switch", "sw3", "other_config:enable-stateless-acl-with-lb=true",
+          "--", "ls-add", "sw4", "--", "lsp-add", "sw4", "vm4", "--", "acl-add", "sw4", "to-lport", "1", "ip4", "allow-related",
+          "--", "set", "logical_switch", "sw4", "other_config:enable-stateless-acl-with-lb=true",
+          "--", "ls-add", "sw5", "--", "lsp-add", "sw5", "vm5", "--", "ls-lb-add", "sw5", "lb0")
+
+
+def test_26_03_stateless_acl_with_lb_equals_reference(monkeypatch, tmp_path) -> None:
+    r = _parity_2603(build_stateless_acl_with_lb_nb, monkeypatch, tmp_path)
+    assert r.ok, r.report()

@@ -147,3 +147,17 @@ def test_acl_ct_translation_tags_the_hinted_acl_flows_only() -> None:
     off = _tagged_keys(acls, False)
     assert off[("ls_in_acl_eval", 1100, "reg0[7] == 1 && (tcp)")] == ()
     assert ("ls_in_pre_acl", 110, "eth.mcast") in off
+
+
+def test_stateless_acl_with_lb_sends_vip_traffic_to_conntrack() -> None:
+    from ovn_northd_py.flows.ls_lb import stateless_lb_specs
+
+    lb = SimpleNamespace(uuid=uuid.UUID(int=7), name="lb", vips={"30.0.0.1:80": "10.0.0.1:8080", "30.0.0.2": "10.0.0.2"},
+                         protocol=["tcp"], options={}, selection_fields=[], health_check=[], ip_port_mappings={},
+                         external_ids={})
+    specs = {(st.name, p, m, a) for st, p, m, a, _ in stateless_lb_specs(lb, FlowCtx(Northd(), profile=OVN_26_03))}
+    assert specs == {
+        ("ls_in_pre_stateful", 105, "tcp && ip4.dst == 30.0.0.1", "ct_lb_mark;"),
+        ("ls_in_pre_stateful", 150, "ip4.dst == 30.0.0.1 && tcp.dst == 80", "reg4 = 30.0.0.1; reg2[0..15] = 80; ct_lb_mark;"),
+        ("ls_in_pre_stateful", 150, "ip4.dst == 30.0.0.2", "reg4 = 30.0.0.2; ct_lb_mark;"),
+    }
