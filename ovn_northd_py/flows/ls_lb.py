@@ -64,7 +64,7 @@ from ..lflow.stages import (
 from ..lflow.table import FlowTable
 from ..northd.lb_vips import Endpoint, is_template_lb, lb_protocol, parse_vip
 from ..northd.model import Datapath, Northd
-from .acl_index import ls_has_lb_vips, stateless_acl_with_lb
+from .acl_index import ls_has_lb_vips, smap_bool, stateless_acl_with_lb
 from .acl_rules import reject_reentry_stage
 from .context import FlowCtx, hint
 from .copp import copp_meter
@@ -261,13 +261,29 @@ def event_action(lb: Any, v: Vip, proto: str) -> str:
             f'load_balancer = "{lb.uuid}");')
 
 
+def lb_backends(lb: Any, v: Vip, profile: FlowProfile, ct_lb: str) -> tuple[str, str]:
+    """The conntrack action and ``backends=`` text of VIP ``v``'s flows.  Behaviour
+    ``lb_distributed`` (26.03, observed): a load balancer with ``options:distributed=true`` uses
+    ``ct_lb_mark_local`` and names each backend's logical port (``ip_port_mappings``):
+    ``"PORT":IP:PORT``, a backend without a mapping left out."""
+    if not (profile.has("lb_distributed") and smap_bool(lb.options, "distributed", False)):
+        return ct_lb, ",".join(b.text() for b in v.backends)
+    mappings = lb.ip_port_mappings
+    out = []
+    for b in v.backends:
+        m = mappings.get(b.mapping_key())
+        if m:
+            out.append(f'"{str(m).split(":")[0]}":{b.text()}')
+    return f"{ct_lb}_local", ",".join(out)
+
+
 def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile, ct_lb: str = "ct_lb_mark") -> str:
     if not v.backends:
         if _rejects(lb):
             qos_mark = profile.table_id(reject_reentry_stage(profile))  # ls_out_qos(_mark)
             return f"reg0 = 0; reject {{ outport <-> inport; next(pipeline=egress,table={qos_mark});}};"
         return "drop;"
-    backends = ",".join(b.text() for b in v.backends)
+    ct_lb, backends = lb_backends(lb, v, profile, ct_lb)
     if profile.has("lb_vip_regs_v2"):
         return f"{_load_vip(v, True)}{ct_lb}(backends={backends}{hash_fields(lb)});"
     return f"{REGBIT_CONNTRACK_COMMIT} = 0; {ct_lb}(backends={backends}{hash_fields(lb)});"

@@ -594,6 +594,9 @@ OVN_26_03 = FlowProfile(
         # ls_in_pre_stateful (105, 150), stateless traffic through it on the way out (ls_out_pre_lb
         # 115, ls_out_stateful 110), ct.inv not dropped (flows/ls_acl.py, ls_lb.py).
         "stateless_acl_with_lb",
+        # Load_Balancer options:distributed=true: ct_lb_mark_local with the backends' logical ports
+        # (ip_port_mappings) in the switch and router VIP flows (flows/ls_lb.py lb_backends).
+        "lb_distributed",
         # lr_in_ip_input: TTL-expired packets get ICMP time exceeded per port (30) and per IPv4
         # network of their source (31); the plain drop moves to 29.
         "ttl_exceeded_per_port",

@@ -1,5 +1,5 @@
 """26.03's NB_Global ``options:acl_ct_translation=true`` (and a switch's
-``other_config:enable-stateless-acl-with-lb=true``) under ``--check-incremental=1`` (NB 7.18 / SB
+``other_config:enable-stateless-acl-with-lb=true``, load balancers' ``options:distributed``) under ``--check-incremental=1`` (NB 7.18 / SB
 21.8 servers, the 26.03 draft profile): ACLs come, change and go and switches become stateful or
 stateless with the option on; each change equal to a full recompute without recomputing the lflow
 node (the option itself is an NB_Global option: a change of it recomputes), the tags in SB."""
@@ -47,6 +47,11 @@ def test_acl_ct_translation_changes_incremental_equals_recompute(tmp_path: Path,
             ["lb-add", "lb1", "30.0.0.2:443", "10.0.0.2:8443", "tcp", "--", "ls-lb-add", "sw1", "lb1"],
             ["ls-lb-del", "sw1", "lb0"],
             ["ls-lb-del", "sw1", "lb1"],
+            # distributed load balancers (options:distributed, ip_port_mappings)
+            ["set", "load_balancer", "lb1", "options:distributed=true", "ip_port_mappings:10.0.0.2=vm2",
+             "--", "ls-lb-add", "sw0", "lb1"],
+            ["set", "load_balancer", "lb1", "ip_port_mappings:10.0.0.2=vm1"],
+            ["remove", "load_balancer", "lb1", "options", "distributed"],
         ]
         counts = []
         for i, step in enumerate(steps):

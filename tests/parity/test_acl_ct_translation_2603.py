@@ -2,8 +2,8 @@
 ``options:acl_ct_translation=true``: the eval flows of stateful switches' ACLs that use the
 conntrack hints carry the Logical_Flow tag ``acl_ct_translation=true`` (not allow-stateless ones,
 nor log-related ones, nor any on a stateless switch), and stateful switches no longer keep multicast
-out of their pre-ACL stages; and switches' ``other_config:enable-stateless-acl-with-lb=true``.
-Skipped without the sid chroot."""
+out of their pre-ACL stages; switches' ``other_config:enable-stateless-acl-with-lb=true``; load
+balancers' ``options:distributed=true``.  Skipped without the sid chroot."""
 
 from __future__ import annotations
 
@@ -60,3 +60,25 @@ def build_stateless_acl_with_lb_nb(remote: str) -> None:
 def test_26_03_stateless_acl_with_lb_equals_reference(monkeypatch, tmp_path) -> None:
     r = _parity_2603(build_stateless_acl_with_lb_nb, monkeypatch, tmp_path)
     assert r.ok, r.report()
+
+
+def build_distributed_lb_nb(remote: str) -> None:
+    """Load balancers with ``options:distributed=true`` on a switch and a router: the backends'
+    logical ports from ``ip_port_mappings`` (with or without a source IP; one unmapped)."""
+    nbctl(remote, "ls-add", "sw0", "--", "lsp-add", "sw0", "vm1", "--", "lsp-set-addresses", "vm1", "00:00:00:00:00:01 10.0.0.1",
+          "--", "lsp-add", "sw0", "vm2", "--", "lsp-set-addresses", "vm2", "00:00:00:00:00:02 10.0.0.2",
+          "--", "lr-add", "lr0", "--", "lrp-add", "lr0", "lrp0", "00:00:00:00:01:01", "10.0.0.254/24",
+          "--", "lsp-add", "sw0", "sw0-lr0", "--", "lsp-set-type", "sw0-lr0", "router",
+          "--", "lsp-set-addresses", "sw0-lr0", "router", "--", "lsp-set-options", "sw0-lr0", "router-port=lrp0",
+          "--", "lb-add", "lb0", "30.0.0.1:80", "10.0.0.1:8080,10.0.0.2:8080", "tcp",
+          "--", "ls-lb-add", "sw0", "lb0", "--", "lr-lb-add", "lr0", "lb0",
+          "--", "set", "load_balancer", "lb0", "options:distributed=true",
+          "ip_port_mappings:10.0.0.1=vm1", "ip_port_mappings:10.0.0.2=vm2",
+          "--", "lb-add", "lb1", "30.0.0.2:443", "10.0.0.1:8443,10.0.0.9:8443", "tcp", "--", "ls-lb-add", "sw0", "lb1",
+          "--", "set", "load_balancer", "lb1", "options:distributed=true", "ip_port_mappings:10.0.0.1=vm1:10.0.0.250")
+
+
+def test_26_03_distributed_load_balancers_equal_reference(monkeypatch, tmp_path) -> None:
+    r = _parity_2603(build_distributed_lb_nb, monkeypatch, tmp_path)
+    assert r.ok, r.report()
+    assert any("ct_lb_mark_local" in str(row["actions"]) for row in r.ref_dump.rows("Logical_Flow").values())

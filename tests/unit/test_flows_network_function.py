@@ -161,3 +161,14 @@ def test_stateless_acl_with_lb_sends_vip_traffic_to_conntrack() -> None:
         ("ls_in_pre_stateful", 150, "ip4.dst == 30.0.0.1 && tcp.dst == 80", "reg4 = 30.0.0.1; reg2[0..15] = 80; ct_lb_mark;"),
         ("ls_in_pre_stateful", 150, "ip4.dst == 30.0.0.2", "reg4 = 30.0.0.2; ct_lb_mark;"),
     }
+
+
+def test_distributed_load_balancer_names_the_backends_ports() -> None:
+    from ovn_northd_py.flows.ls_lb import switch_lb_specs
+
+    lb = SimpleNamespace(uuid=uuid.UUID(int=8), name="lb", vips={"30.0.0.1:80": "10.0.0.1:8080,10.0.0.9:8080"},
+                         protocol=["tcp"], options={"distributed": "true"}, selection_fields=[], health_check=[],
+                         ip_port_mappings={"10.0.0.1": "vm1:10.0.0.250"}, external_ids={})
+    actions = {a for st, _p, _m, a, _c in switch_lb_specs(lb, FlowCtx(Northd(), profile=OVN_26_03))
+               if st.name == "ls_in_lb"}
+    assert actions == {'reg4 = 30.0.0.1; reg2[0..15] = 80; ct_lb_mark_local(backends="vm1":10.0.0.1:8080);'}
