@@ -58,6 +58,8 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
 def on_sb_flows(_changes: list[RowChange], h: FlowFeatureCtx) -> HandlerResult:
     """Service_Monitor rows changed (ovn-controller's ``status``, our own writes): the network
     functions online may have changed, and with them the groups' active ones."""
+    if not h.fctx.profile.has("network_function"):
+        return handled(False)  # (no network function before 26.03)
     online = nf_online_pairs(h.sb)
     if online == h.fctx.nf_online:
         return handled(False)
