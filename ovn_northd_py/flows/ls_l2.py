@@ -208,9 +208,11 @@ def build_lsp_mcast_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     if not (mc.snoop and mc.interconnect):
         return
     owner = port_owner(port)
+    # (26.03, igmp_loopback_flag: not the reports ovn-controller sent back, observed)
+    tail = " && flags.igmp_loopback == 0" if ctx.profile.has("igmp_loopback_flag") else ""
     for proto in ("igmp", "(mldv1 || mldv2)"):
         table.add(
-            port.dp.index, LS_OUT_PRE_LB, 120, f'inport == "{port.name}" && {proto}', "clone { igmp; }; next;",
+            port.dp.index, LS_OUT_PRE_LB, 120, f'inport == "{port.name}" && {proto}{tail}', "clone { igmp; }; next;",
             owner=owner,
         )
 
@@ -243,8 +245,13 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         # too (_MC_flood); a packet sent back here by a network function keeps its outport (100).
         table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD_L2}"; output;', owner=owner)
         table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && arp", f'outport = "{MC_FLOOD}"; output;', owner=owner)
-        # (with a multicast-relay router attached, a copy goes to _MC_mrouter_flood)
-        relay = f'clone {{ outport = "{MC_MROUTER_FLOOD}"; output; }}; ' if switch_mcast(dp, ctx).relay else ""
+        # (with a multicast-relay router attached, a copy goes to _MC_mrouter_flood; with ports of
+        # options:mcast_flood, one to _MC_static: observed)
+        mc = switch_mcast(dp, ctx)
+        relay = f'clone {{ outport = "{MC_MROUTER_FLOOD}"; output; }}; ' if mc.relay else ""
+        if mc.static:
+            relay += f'clone {{ outport = "{MC_STATIC}"; output; }}; '
+
         table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && ip", f'{relay}outport = "{MC_FLOOD_L2}"; output;', owner=owner)
         table.add(i, LS_IN_L2_LKUP, 72, "eth.mcast && (nd_na || nd_rs || nd_ra)", f'outport = "{MC_FLOOD}"; output;',
                   owner=owner)

@@ -86,3 +86,14 @@ def test_port_not_receiving_multicast_is_in_no_group() -> None:
     groups = desired_groups_of(sw, OVN_26_03)
     assert all("vm1" not in ports for _key, ports in groups.values()), groups
     assert "vm1" in desired_groups_of(sw)[(sw.key, MC_FLOOD)][1]  # (before 26.03: ignored)
+
+
+def test_26_03_ip_multicast_also_cloned_to_the_static_group() -> None:
+    from ovn_northd_py.flows.ls_l2 import build_ls_l2_flows
+
+    nd, sw = _net([])
+    nd.ports["vm1"].nb.options = {"mcast_flood": "true"}
+    table = FlowTable(len(nd.by_index))
+    build_ls_l2_flows(sw, FlowCtx(nd, profile=OVN_26_03), table)
+    keys = {(f.priority, f.match, f.actions) for f in table.flows()}
+    assert (71, "eth.mcast && ip", 'clone { outport = "_MC_static"; output; }; outport = "_MC_flood_l2"; output;') in keys
