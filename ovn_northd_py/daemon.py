@@ -68,7 +68,8 @@ SB_TABLES: dict[str, Any] = {**dict.fromkeys((
     "FDB": ("dp_key", "port_key", "timestamp"), "MAC_Binding": ("datapath", "timestamp", "ip"),
     # Tables and columns of newer releases (ACL_ID, ECMP_Nexthop: 25.03 on): DbConnection registers
     # only what the connected schema has.
-    "ACL_ID": None, "ECMP_Nexthop": None}
+    "ACL_ID": None, "ECMP_Nexthop": None, "Advertised_Route": None, "Learned_Route": None,
+    "Advertised_MAC_Binding": None}
 
 Txn = ovs.db.idl.Transaction
 

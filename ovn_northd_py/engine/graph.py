@@ -50,6 +50,7 @@ from . import (
     feature_acl,
     feature_bfd,
     feature_dhcp_relay,
+    feature_dynamic_routing,
     feature_fdb,
     feature_lb,
     feature_lsp_health,
@@ -156,6 +157,18 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
             sync_sb=feature_routes.sync_ecmp_nexthops,
             on_northd_sb=feature_routes.on_ecmp_nexthop_changes,
             on_sb=feature_routes.on_ecmp_nexthop_changes,
+        ),
+        Feature(
+            "dynamic_routing",  # (25.03's SB schema on: Advertised_Route, Learned_Route)
+            nb_tables=frozenset(),
+            sb_tables=frozenset({"Advertised_Route", "Advertised_MAC_Binding"}),  # (26.03: the latter)
+            sb_watch=frozenset({"Learned_Route"}),  # ovn-controller's learned routes: routing flows
+            follows=("routes", "lb_nat"),  # static routes, NAT and load balancers are advertised
+            on_sb_flows=feature_dynamic_routing.on_learned_routes,
+            on_nb_sb=feature_dynamic_routing.on_advertised_route_changes,
+            sync_sb=feature_dynamic_routing.sync_advertised_routes,
+            on_northd_sb=feature_dynamic_routing.on_advertised_route_changes,
+            on_sb=feature_dynamic_routing.on_advertised_route_changes,
         ),
         Feature(
             "dhcp",

@@ -57,6 +57,12 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   installed).  The BFD feature (:mod:`ovn_northd_py.engine.feature_bfd`) rebuilds the ports that
   join or leave ``ctx.bfd_ports``, their routers' route flows and those of the routers whose
   routes name a changed BFD row;
+* learned routes (25.03 on, :mod:`.dynamic_routing`): a router's route flows also read its SB
+  Learned_Route rows (``ctx.learned_routes``, owner ``("route", Learned_Route uuid, router key)``,
+  built with the static routes); the ``dynamic_routing`` feature
+  (:mod:`ovn_northd_py.engine.feature_dynamic_routing`) rebuilds the routes of the routers whose
+  learned routes changed; an EVPN switch's (26.03, :mod:`.ls_evpn`) lookup and conntrack-skip
+  flows read its ``other_config`` (a change recomputes) and its stateful ACLs (the switch facts);
 * the router pipeline (:mod:`.lr_pipeline`): a switch port owns the
   ``lr_in_arp_resolve`` bindings of its addresses on the routers attached to its
   switch (a router-type port: those of the other attached router ports); a router

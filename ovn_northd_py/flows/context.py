@@ -19,6 +19,7 @@ from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd
 from .acl_index import AclIndex, build_acl_index
 from .chassis_features import ALL_FEATURES, ChassisFeatures, FeatureLatch, chassis_features
+from .dynamic_routing import LearnedRoute, read_learned_routes
 from .lb_health import LbHealth, build_lb_health, nf_online_pairs, svc_monitor_src_ips
 from .lb_index import LbIndex, build_lb_index
 
@@ -83,6 +84,9 @@ class FlowCtx:
     # their L4 fields on conntrack state) and multicast is not kept out of their pre-ACL stages.
     # (An NB_Global option change recomputes.)
     acl_ct_translation: bool = False
+    # Router key -> its SB Learned_Route rows (:mod:`.dynamic_routing`; the dynamic-routing feature
+    # keeps it current).
+    learned_routes: dict[str, tuple[LearnedRoute, ...]] = field(default_factory=dict)
     # Router ports named by an NB BFD row (:mod:`.lr_bfd`; the BFD feature keeps it current).
     bfd_ports: frozenset[str] = frozenset()
     # What every local chassis supports (SB Chassis other_config, :mod:`.chassis_features`): old
@@ -165,6 +169,7 @@ def flow_ctx_from_nb(
         svc_monitor_ips=svc_monitor_src_ips(nb),
         health=build_lb_health(nb, sb, pb_index),
         bfd_ports=bfd_ports_of(nb),
+        learned_routes=read_learned_routes(sb, nd) if profile.has("dynamic_routing") else {},
         features=chassis_features(sb, profile, feature_latch),
         warn=warn,
         nf_online=nf_online_pairs(sb) if sb is not None and profile.has("network_function") else frozenset(),

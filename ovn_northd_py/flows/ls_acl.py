@@ -74,6 +74,7 @@ from .copp import copp_meter
 from .dhcp_relay import switch_relays_dhcp
 from .ls_dhcp import dhcp4_config, dhcp6_config
 from .ls_dns import switch_has_dns_records
+from .ls_evpn import build_evpn_skip_flows
 from .ls_l2 import peer_router_port
 from .ls_network_function import build_ls_network_function_flows
 from .lsp_addrs import lsp_addresses
@@ -186,6 +187,7 @@ def build_ls_pre_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
         table.add(i, stage, 0, "1", NEXT, owner=owner)
     if not switch_acls(dp, ctx).has_stateful_acl:
         return
+    build_evpn_skip_flows(dp, ctx, table, (LS_IN_PRE_ACL, LS_OUT_PRE_ACL), NEXT)  # (26.03's EVPN switches)
     ports = conntrack_skip_ports(dp, True)
     if ctx.profile.has("router_port_acl"):
         ports = [p for p in ports if not _router_port_acl(p)]
@@ -221,6 +223,7 @@ def build_ls_pre_lb_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     out_actions = NEXT if facts.has_stateful_acl else "ct_clear; next;"
     if out_actions != NEXT and ctx.profile.has("pkt_sampled_flag"):  # 26.03: the sampling flag is reset too
         out_actions = "flags.pkt_sampled = 0; " + out_actions
+    build_evpn_skip_flows(dp, ctx, table, (LS_IN_PRE_LB, LS_OUT_PRE_LB), out_actions)  # (26.03's EVPN switches)
     ports = conntrack_skip_ports(dp, not facts.has_lb_vip)
     _skip_ports(dp, table, ports, (LS_IN_PRE_LB, LS_OUT_PRE_LB), out_actions)
 

@@ -66,6 +66,7 @@ from ..ovsdb.columns import opt
 from .acl_index import smap_bool
 from .context import FlowCtx, hint
 from .copp import copp_meter
+from .ls_evpn import build_ls_evpn_flows, evpn_vni
 from .owners import dp_owner, port_owner
 from .registers import FLAGBIT_NOT_VXLAN, REGBIT_NF_OUTPORT_SET
 from .router_addrs import lrp_networks, reachable_vips, router_addrs
@@ -263,7 +264,10 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         table.add(i, LS_IN_L2_LKUP, 72, "eth.mcast && (arp.op == 1 || nd_ns)", f'outport = "{MC_FLOOD_L2}"; output;',
                   owner=owner)
     unknown = f'outport = "{MC_UNKNOWN}"; output;' if switch_has_unknown(dp, ctx) else "drop;"
-    table.add(i, LS_IN_L2_UNKNOWN, 50, 'outport == "none"', unknown, owner=owner)
+    if evpn_vni(dp, ctx) is not None:
+        build_ls_evpn_flows(dp, ctx, table, unknown)  # (26.03's EVPN switches: their own lookup)
+    else:
+        table.add(i, LS_IN_L2_UNKNOWN, 50, 'outport == "none"', unknown, owner=owner)
     build_ls_mcast_flows(dp, ctx, table)
 
 

@@ -321,6 +321,18 @@ OVN_25_03 = FlowProfile(
         "route_priority_x8",
         # Source-IP static routes of the main table match ``reg7 == 0 && ...`` too.
         "src_route_reg7",
+        # Dynamic routing (options:dynamic-routing): SB Advertised_Route rows
+        # (sync/advertised_routes.py), SB Learned_Route rows as lr_in_ip_routing routes at priority
+        # 8*plen + 2 (flows/dynamic_routing.py), Port_Binding options:dynamic-routing* of gateway
+        # router ports (northd/build.py).
+        "dynamic_routing",
+        # Advertised_Route (25.03, not 26.03): connected-as-host also announces the NAT external
+        # addresses and load-balancer VIPs of the routers on the port's switch and of its own
+        # router; of a router with a port peered
+        # directly with another router, the ports after it (hash order of the names) announce no
+        # neighbour's NAT / load balancers.
+        "dynamic_routing_host_nat",
+        "dynamic_routing_peer_hides_switch_neighbours",
         # lr_in_dnat's established / related flows of a router with load balancers add
         # ``!ct.rpl``.
         "lb_ct_not_rpl",
@@ -553,6 +565,10 @@ OVN_26_03 = FlowProfile(
         "no_lb_unsnat_bypass",
         # lr_in_arp_request goes on to lr_in_ecmp_stateful_egr (arp_request_then_next).
         "arp_request_then_output",
+        # Dynamic routing: no NAT addresses among the host routes, every neighbour's NAT rules and
+        # load balancers announced.
+        "dynamic_routing_host_nat",
+        "dynamic_routing_peer_hides_switch_neighbours",
     }) | frozenset({
         # The load balancers match a new connection's protocol and destination port on
         # reg1[16..23] / reg1[0..15], which ls_in_ct_extract / lr_in_ct_extract (100, on switches
@@ -671,6 +687,19 @@ OVN_26_03 = FlowProfile(
         # lr_in_ip_routing_ecmp: an ECMP group with a discard route drops on every member (25.03's
         # reference exits on such a group).
         "ecmp_discard_drops_group",
+        # Dynamic routing: a learned route whose next hop is in none of its port's networks goes
+        # out of that port from its first address of the next hop's family (as a static route with
+        # an output port); the Learned_Route rows of a router without options:dynamic-routing are
+        # deleted (and give no flow).
+        "learned_route_any_nexthop",
+        "learned_route_cleanup",
+        # Dynamic routing's Datapath_Binding external_ids (vrf id, prefix next hops; an EVPN
+        # switch's VNI and settings) and Port_Binding options:dynamic-routing-no-learning /
+        # -redistribute-local-only (sync/dynamic_routing_ids.py).
+        "dynamic_routing_dp_ids",
+        # EVPN switches (other_config:dynamic-routing-vni): from_evpn_vtep / to_evpn_vtep and
+        # remote FDB flows (flows/ls_evpn.py), SB Advertised_MAC_Binding (sync/evpn.py).
+        "evpn",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
     draft=True,

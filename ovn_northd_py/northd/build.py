@@ -712,7 +712,10 @@ def update_lrp_in_place(p: Port) -> set[str]:
     if crp is not None:
         before = (dict(crp.options), list(crp.mac), dict(crp.external_ids))
         _derive_crp(p, crp)
-        if (crp.options, crp.mac, crp.external_ids) != before:
+        # (A dynamic-routing router's chassisredirect port takes options from the router port's:
+        # sync/dynamic_routing_ids.py.)
+        if (crp.options, crp.mac, crp.external_ids) != before or \
+                str(p.dp.nb.options.get("dynamic-routing", "")).lower() == "true":
             changed.add(crp.name)
     return changed
 

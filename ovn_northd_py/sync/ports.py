@@ -10,6 +10,7 @@ from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.addresses import AddressError, parse_ip_cidr, parse_lrp_networks
 from ..northd.model import Northd, Port
 from ..ovsdb.columns import opt
+from .dynamic_routing_ids import dynamic_routing_pb_options
 from .rows import SyncStats, norm, sync_table
 
 
@@ -124,6 +125,10 @@ def pb_options(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, str
     if (p.is_router_lsp and profile.has("pb_router_port_acl") and p.peer is not None and p.peer.crp is not None
             and p.nb.options.get("enable_router_port_acl", "").lower() == "true"):
         return {**p.options, "enable_router_port_acl": "true"}
+    if p.kind in ("lrp", "crp"):
+        dr = dynamic_routing_pb_options(p, profile)  # (25.03 on: options:dynamic-routing routers)
+        if dr:
+            return {**p.options, **dr}
     return p.options
 
 
