@@ -116,6 +116,7 @@ from .ls_fdb import build_lsp_fdb_flows
 from .ls_fwd_group import build_ls_fwd_group_flows
 from .ls_l2 import build_ls_l2_flows, build_lsp_l2_flows
 from .ls_lb import build_all_switch_lb_flows, build_ls_hairpin_flows, build_ls_lb_frag_flows
+from .ls_mirror import build_lsp_mirror_flows, build_mirror_port_flows
 from .ls_port_security import (
     build_lcrp_flows,
     build_ls_ext_arp_flows,
@@ -153,6 +154,7 @@ SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (
     build_lsp_external_port_flows,
     *LSP_ROUTER_BUILDERS,
     build_lsp_nat_add_route_flows,
+    build_lsp_mirror_flows,
 )
 
 ROUTER_PORT_BUILDERS: tuple[PortBuilder, ...] = (build_lrp_default_flows, *LR_PORT_BUILDERS)
@@ -191,6 +193,9 @@ def build_port_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         return
     if port.kind == "lcrp":  # a switch port's chassisredirect port: its own few flows
         build_lcrp_flows(port, ctx, table)
+        return
+    if port.kind == "mirror":  # an lport mirror's port (26.03): one flow
+        build_mirror_port_flows(port, ctx, table)
         return
     for build in SWITCH_PORT_BUILDERS if port.dp.is_switch else ROUTER_PORT_BUILDERS:
         build(port, ctx, table)

@@ -75,6 +75,11 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         _virtual_port_flows(port, table)
     for src_ip, lb_key in ctx.svc_monitor_ips.get(port.name, ()):
         _svc_monitor_flow(port, src_ip, lb_key, ctx.svc_monitor_mac, table)
+    if ctx.profile.has("lsp_health_checks"):
+        # 26.03: the switch answers for the source IPs of its ports' health checks too (observed:
+        # the same 110 flows as for load balancers' health checks).
+        for src_ip in sorted({str(hc.src_ip) for hc in getattr(port.nb, "health_checks", ())}):
+            _svc_monitor_flow(port, src_ip, port.nb_key, ctx.svc_monitor_mac, table)
     if not _answers_for(port, ctx):
         return
     na = "nd_na_router" if port.is_router_lsp else "nd_na"

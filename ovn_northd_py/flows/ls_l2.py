@@ -148,9 +148,16 @@ def in_mc_mrouter_flood(port: Port) -> bool:
     return smap_bool(port.nb.options, "mcast_flood_reports", False) or relay_router_port(port)
 
 
-def _switch_mcast(dp: Datapath) -> SwitchMcast:
+def receives_multicast(port: Port, profile: FlowProfile = DEFAULT_PROFILE) -> bool:
+    """False for a switch port with ``options:receive_multicast=false`` (26.03, behaviour
+    ``lsp_receive_multicast``): it is in none of its switch's multicast groups (:mod:`..sync.mcast`)."""
+    return not (profile.has("lsp_receive_multicast")
+                and str(port.nb.options.get("receive_multicast", "")).lower() == "false")
+
+
+def _switch_mcast(dp: Datapath, profile: FlowProfile = DEFAULT_PROFILE) -> SwitchMcast:
     cfg = dp.nb.other_config
-    lsps = [p for p in dp.ports if p.kind == "lsp"]
+    lsps = [p for p in dp.ports if p.kind == "lsp" and receives_multicast(p, profile)]
     return SwitchMcast(
         snoop=smap_bool(cfg, "mcast_snoop", False),
         flood_unregistered=smap_bool(cfg, "mcast_flood_unregistered", False),
@@ -161,7 +168,7 @@ def _switch_mcast(dp: Datapath) -> SwitchMcast:
 
 
 def switch_mcast(dp: Datapath, ctx: FlowCtx) -> SwitchMcast:
-    return ctx.cached("switch_mcast", dp.key, lambda: _switch_mcast(dp))
+    return ctx.cached("switch_mcast", dp.key, lambda: _switch_mcast(dp, ctx.profile))
 
 
 def unregistered_mcast_action(mc: SwitchMcast) -> str:
@@ -203,6 +210,7 @@ def build_lsp_mcast_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     if not (mc.snoop and mc.interconnect):
         return
     owner = port_owner(port)
+    # (26.03, igmp_loopback_flag: not the reports ovn-controller sent back, observed)
     tail = " && flags.igmp_loopback == 0" if ctx.profile.has("igmp_loopback_flag") else ""
     for proto in ("igmp", "(mldv1 || mldv2)"):
         table.add(

@@ -585,6 +585,34 @@ OVN_26_03 = FlowProfile(
         # ls_*_stateful commits ct_label.nf / nf_id (110 with a network function, 100 without),
         # ls_{in,out}_pre_network_function and ls_{in,out}_network_function flows on every switch.
         "network_function",
+        # Mirrors of type lport: a mp-<switch>-<sink> Port_Binding of type mirror per switch and sink
+        # (northd/build.py make_mirror_ports, in _MC_flood / _MC_flood_l2), ls_in_mirror /
+        # ls_out_mirror flows of the mirrored ports and their Mirror_Rules (flows/ls_mirror.py).
+        "lport_mirror",
+        # Logical_Router_Policy output_port (NB 7.18): a one-hop reroute leaves through that port
+        # (flows/lr_policy.py); an ECMP reroute with one is left out.
+        "policy_output_port",
+        # Logical_Switch_Port health_checks (Logical_Switch_Port_Health_Check): Service_Monitor rows
+        # of type logical-switch-port (sync/service_monitor.py), ls_in_arp_rsp 110 for their source
+        # IPs, NB status written back from SB.
+        "lsp_health_checks",
+        # A switch port with options:receive_multicast=false is in none of its switch's multicast
+        # groups (_MC_flood, _MC_flood_l2, _MC_unknown...: sync/mcast.py).
+        "lsp_receive_multicast",
+        # A router-type switch port with nat-addresses=router and
+        # options:exclude-router-ips-from-garp=true: no nat_addresses entry for its router port's
+        # own addresses (sync/ports.py).
+        "exclude_router_ips_from_garp",
+        # NB_Global options:acl_ct_translation=true: stateful switches' ACL eval flows tagged
+        # acl_ct_translation=true, no eth.mcast pre-ACL flows (FlowCtx.acl_ct_translation).
+        "acl_ct_translation",
+        # Logical_Switch other_config:enable-stateless-acl-with-lb=true: VIP traffic to conntrack in
+        # ls_in_pre_stateful (105, 150), stateless traffic through it on the way out (ls_out_pre_lb
+        # 115, ls_out_stateful 110), ct.inv not dropped (flows/ls_acl.py, ls_lb.py).
+        "stateless_acl_with_lb",
+        # Load_Balancer options:distributed=true: ct_lb_mark_local with the backends' logical ports
+        # (ip_port_mappings) in the switch and router VIP flows (flows/ls_lb.py lb_backends).
+        "lb_distributed",
         # lr_in_ip_input: TTL-expired packets get ICMP time exceeded per port (30) and per IPv4
         # network of their source (31); the plain drop moves to 29.
         "ttl_exceeded_per_port",
