@@ -87,9 +87,8 @@ router's key: ``ctx.forget(router.key)``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from ipaddress import IPv4Network, IPv6Address, IPv6Network, ip_network
+from ipaddress import IPv6Address
 from typing import Any
 
 from ..lflow.stages import (
@@ -123,6 +122,7 @@ from ..northd.addresses import (
 )
 from ..northd.lb_vips import is_template_lb, parse_vip
 from ..northd.model import Datapath, Port
+from ..northd.nat_rules import logical_ip, nat_rejection, rejects, valid_nats
 from ..northd.ovs_order import sset_order
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
@@ -305,40 +305,6 @@ def nat_and_lb_owners(router: Datapath) -> list[NatOwner | RouterLbOwner]:
     return owners
 
 
-_V4_LOGICAL = re.compile(r"\s*(\d+)\.(\d+)\.(\d+)\.(\d+)(?:/(.*))?")
-
-
-def _v4_plen(mask: str | None) -> int | None:
-    """The prefix length of an IPv4 logical IP's mask (none: 32; ``/N`` or a dotted CIDR mask)."""
-    if mask is None:
-        return 32
-    if mask.isdigit():
-        return int(mask) if int(mask) <= 32 else None
-    try:
-        return IPv4Network(f"0.0.0.0/{mask}").prefixlen
-    except ValueError:
-        return None
-
-
-def _logical(text: str) -> tuple[str, int] | None:
-    """The logical IP/network as the reference writes it -- the NB text verbatim (``10.0.0.12/32``,
-    `` 10.0.0.012``, ``10.0.0.0/255.255.255.0``: observed) -- and its prefix length; None when it
-    does not parse (leading blanks and leading zeros are accepted, trailing blanks are not)."""
-    m = _V4_LOGICAL.fullmatch(text)
-    if m is not None:
-        if any(int(b) > 255 for b in m.groups()[:4]):
-            return None
-        plen = _v4_plen(m.group(5))
-        return (text, plen) if plen is not None else None
-    if ":" not in text or text != text.rstrip():
-        return None
-    try:
-        net: IPv4Network | IPv6Network = ip_network(text.strip(), strict=False)
-    except ValueError:
-        return None
-    return (text, net.prefixlen) if net.version == 6 else None
-
-
 @dataclass(frozen=True, slots=True)
 class NatOpts:
     """The per-rule options that shape a NAT rule's flows (``man ovn-nb`` NAT table).
@@ -378,8 +344,11 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     """The flows of one NAT rule on ``router`` (see the module doc): the ARP / ND replies for its
     external IP, then -- for a rule that applies -- its distributed gateway port's flows, its SNAT
     and its DNAT flows."""
+    if rejects(ctx.profile) and (why := nat_rejection(nat)) is not None:
+        ctx.warn("nat_bad_rule", "NAT", nat.uuid, why, router=router.name)
+        return  # 25.03 (northd/nat_rules.py): not even the ARP / ND replies
     parsed = parse_nat_external_ip(nat.external_ip)
-    logical = _logical(nat.logical_ip)
+    logical = logical_ip(nat.logical_ip)
     add = _NatAdd(table, router.index, nat_owner(str(nat.uuid), router.key), hint(str(nat.uuid)))
     if parsed is None and nat.type in SNAT_TYPES | DNAT_TYPES:
         head = parse_nat_external_ip(nat.external_ip, arp=True)
@@ -917,11 +886,11 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
     if dgp_nets is None:
         return
     by_mac: dict[str, list[str]] = {}
-    for nat in sorted(router.nb.nat, key=lambda n: str(n.uuid)):
+    for nat in sorted(valid_nats(router.nb.nat, ctx.profile), key=lambda n: str(n.uuid)):
         if nat.type not in DNAT_TYPES or not smap_bool(nat.options, "add_route", False):
             continue
         ext = parse_ip_strict(nat.external_ip.strip())
-        if ext is None or ext.version != 4 or _logical(nat.logical_ip) is None or _bad_distributed(nat):
+        if ext is None or ext.version != 4 or logical_ip(nat.logical_ip) is None or _bad_distributed(nat):
             continue  # observed: nor for a distributed rule with a malformed external MAC
         if not _routes_on(router, ctx, nat, dgp):
             continue

@@ -23,6 +23,7 @@ from ..northd.addresses import (
 )
 from ..northd.lb_vips import is_template_lb, parse_vip_address
 from ..northd.model import Datapath, Port
+from ..northd.nat_rules import valid_nats
 from ..ovsdb import fastrow
 from ..ovsdb.columns import opt
 from .context import FlowCtx
@@ -80,12 +81,12 @@ def _by_uuid(rows: Any) -> list[Any]:
     return sorted(rows, key=lambda r: str(r.uuid))
 
 
-def _compute(router: Datapath) -> RouterAddrs:
+def _compute(router: Datapath, profile: Any) -> RouterAddrs:
     nat_ips: list[str] = []
     snat_ips: list[str] = []
     nat_macs: list[str] = []
     distributed: list[tuple[str, str]] = []
-    for nat in _by_uuid(router.nb.nat):
+    for nat in _by_uuid(valid_nats(router.nb.nat, profile)):  # (25.03: without rejected rules)
         ext = parse_nat_external_ip(nat.external_ip, arp=True)
         ext_ip = ext[0] if ext is not None else None  # None: its IP and MAC are neither announced nor flooded
         if nat.type in DNAT_TYPES and ext is not None:
@@ -125,7 +126,7 @@ def _compute(router: Datapath) -> RouterAddrs:
 
 
 def router_addrs(router: Datapath, ctx: FlowCtx) -> RouterAddrs:
-    return ctx.cached("router_addrs", router.key, lambda: _compute(router))
+    return ctx.cached("router_addrs", router.key, lambda: _compute(router, ctx.profile))
 
 
 def lrp_networks(lrp: Port) -> LrpNetworks | None:

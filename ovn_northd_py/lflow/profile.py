@@ -484,6 +484,10 @@ OVN_25_03 = FlowProfile(
         # A NAT external_ip of an address followed by junk ("1.2.3.4.5"): ARP for the address, the
         # rule's other flows with the text as written (23.03: ARP only).
         "nat_external_ip_text",
+        # A NAT rule with a malformed external_mac, a dnat / dnat_and_snat rule whose logical_ip is
+        # not one address, or a snat rule whose logical_ip does not parse is rejected as a whole
+        # (no flows, not even ARP; no flooding, no nat-addresses): northd/nat_rules.py.
+        "nat_rejects_invalid",
         # SB DNS rows: the NB row's uuid, options:ovn-owned, no external_ids:dns_id (sync/dns.py).
         "dns_nb_uuid",
         # Logical_Switch_Port options force_fdb_lookup, pkt_clone_type=mc_unknown,

@@ -29,6 +29,7 @@ from .idpool import IdPool
 from .ipam import assign_dynamic_addresses
 from .lb_vips import is_template_lb, parse_vip
 from .model import LR, LS, Datapath, HaChassis, HaGroup, Northd, Port
+from .nat_rules import NAT_REJECTS_INVALID, nat_rejection
 from .ovs_order import hmap_order, ovs_hash_string, sset_order
 from .tnlkeys import (
     DP_KEY_MAX_GENEVE,
@@ -111,7 +112,7 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     them (``northd/tnlkeys.py``)."""
     vxlan_option = profile.has("nb_vxlan_mode_option")
     w = warn.warn
-    nd = Northd()
+    nd = Northd(rejects_bad_nat=profile.has(NAT_REJECTS_INVALID))
     vx = keys.vxlan = vxlan_mode(sb, nb if vxlan_option else None)
     max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
@@ -141,7 +142,7 @@ def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, 
     for row in sorted(nb.rows("Logical_Router").values(), key=_uuid):
         if opt(row.enabled) is False:
             continue  # a disabled router has no datapath (and so no ports), as in the reference
-        dps.append(Datapath(_uuid(row), LR, row.name, row))
+        dps.append(Datapath(_uuid(row), LR, row.name, row, rejects_bad_nat=nd.rejects_bad_nat))
 
     sb_dp_keys: dict[str, int] = {}
     for sbrow in sb.rows("Datapath_Binding").values():
@@ -627,6 +628,7 @@ def _set_nat_addresses(p: Port) -> None:
         if gw_router or dgps:
             central: list[str] = []
             own_ips = {n.split("/")[0] for n in peer.nb.networks}
+            # (observed: every NB rule, also those 25.03 rejects elsewhere: nat_rules.py)
             for nat in sorted(router.nb.nat, key=_uuid):
                 if ":" in nat.external_ip:
                     continue  # GARPs are IPv4 only
@@ -815,7 +817,14 @@ def _always_redirect(p: Port) -> bool:
     peer = p.peer
     if peer is not None and peer.kind == "lsp" and any(q.kind == "lsp" and q.sb_type == "vtep" for q in peer.dp.ports):
         return False
-    return not any(_is_distributed_nat(nat) for nat in p.dp.nb.nat)
+    return not any(_is_distributed_nat(nat) for nat in _nats(p.dp))
+
+
+def _nats(router: Datapath) -> list[Any]:
+    """The router's NAT rules, without those its release rejects (``nat_rejects_invalid``)."""
+    if not router.rejects_bad_nat:
+        return list(router.nb.nat)
+    return [n for n in router.nb.nat if nat_rejection(n) is None]
 
 
 def _derive_crp(p: Port, crp: Port) -> None:

@@ -610,7 +610,7 @@ def _new_datapaths(nd: Northd, nb: Any, created: dict[str, str]) -> dict[str, Da
         else:
             if opt(row.enabled) is False or row.options.get("requested-tnl-key"):
                 return None
-            out[key] = Datapath(key, LR, row.name, row)
+            out[key] = Datapath(key, LR, row.name, row, rejects_bad_nat=nd.rejects_bad_nat)
     return out
 
 

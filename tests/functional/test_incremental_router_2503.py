@@ -219,3 +219,41 @@ def test_ecmp_nexthop_rows_follow_routes_and_are_repaired(env2503):
         assert not env.sb_select("ECMP_Nexthop")
         assert _recomputes(port) == before
         assert not mismatches(d)
+
+
+def test_nat_rules_25_03_rejects_follow_their_changes_incrementally(env2503):
+    # 25.03 (behaviour nat_rejects_invalid) drops a rule with a malformed external MAC, or a DNAT
+    # rule to a network, as a whole: its ARP reply goes, its DGP gets always-redirect back.
+    env = env2503
+    _routers(env)
+    _setup(env, [["lsp-add", "pub", "pub-d1"], ["lsp-set-type", "pub-d1", "router"],
+                 ["lsp-set-addresses", "pub-d1", "router"], ["lsp-set-options", "pub-d1", "router-port=d1-pub"],
+                 ["lsp-add", "int", "vm"], ["lsp-set-addresses", "vm", "0a:00:00:00:00:01 10.2.0.11"]])
+
+    def arp_for_rule() -> bool:
+        return any("arp.tpa == 172.16.0.100" in f for f in env.flows("lr_in_ip_input"))
+
+    def always_redirect() -> str:
+        return sbctl(env.sb.remote, "--bare", "--columns=options", "find", "Port_Binding",
+                     "logical_port=cr-d1-pub")
+
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        run_batch(env, [["--id=@n", "create", "NAT", "type=dnat_and_snat", "external_ip=172.16.0.100",
+                         "logical_ip=10.2.0.11", "logical_port=vm", 'external_mac="0a:00:00:00:00:aa"',
+                         "external_ids:tag=n"], ["add", "logical_router", "d1", "nat", "@n"]])
+        assert arp_for_rule() and "always-redirect" not in always_redirect()
+        env.nbctl("set", "NAT", _nat_uuid(env), 'external_mac="bad-mac"', wait="sb")
+        assert not arp_for_rule() and "always-redirect=true" in always_redirect()
+        env.nbctl("set", "NAT", _nat_uuid(env), 'external_mac="0a:00:00:00:00:aa"', wait="sb")
+        assert arp_for_rule() and "always-redirect" not in always_redirect()
+        env.nbctl("set", "NAT", _nat_uuid(env), "logical_ip=10.2.0.0/24", wait="sb")
+        assert not arp_for_rule()
+        env.nbctl("set", "NAT", _nat_uuid(env), "logical_ip=10.2.0.11", wait="sb")
+        assert arp_for_rule()
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+def _nat_uuid(env: Env2503) -> str:
+    return env.nbctl("--bare", "--columns=_uuid", "find", "NAT", "external_ids:tag=n").strip()
