@@ -307,8 +307,9 @@ OVN_25_03 = FlowProfile(
         # lr_in_learn_neighbor: the priority-100 "no need to learn" flow (reg9[2] == 1, or
         # ``reg9[2] == 1 || reg9[3] == 0``) refreshes the MAC cache entry (``mac_cache_use; next;``).
         "mac_cache_use",
-        # lr_in_ip_input: no per-IPv6-address ``handle_dhcpv6_reply`` flows (100).
-        "no_lr_dhcpv6_reply",
+        # lr_in_ip_input: per-IPv6-address ``handle_dhcpv6_reply`` flows (100) only on router ports
+        # with options:prefix_delegation=true (any case; peered or not), 23.03: on every port.
+        "dhcpv6_reply_prefix_delegation",
         # Routing sets reg9[9] (1: IPv4 next hop in reg0, the port's address in reg5 instead of
         # reg1; 0: IPv6 in xxreg0/xxreg1); lr_in_arp_resolve / lr_in_arp_request test reg9[9]
         # instead of ip4 / ip6.
@@ -501,6 +502,12 @@ OVN_25_03 = FlowProfile(
         "symmetric_route_group",
         # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
         "mac_binding_age_cidrs",
+        # ... and the router's Datapath_Binding external_ids carry the option as written
+        # (northd/build.py DP_MAC_BINDING_AGE).
+        "dp_mac_binding_age",
+        # Port_Binding ipv6_ra_prefixes lists a router port's NB ipv6_prefix too, with
+        # options:prefix=true (northd/build.py RA_PD_PREFIXES).
+        "ra_pd_prefixes",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).
         "fdb_aging",
         # ---- chassis features (flows/chassis_features.py) ----

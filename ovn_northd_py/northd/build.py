@@ -112,7 +112,7 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     them (``northd/tnlkeys.py``)."""
     vxlan_option = profile.has("nb_vxlan_mode_option")
     w = warn.warn
-    nd = Northd(rejects_bad_nat=profile.has(NAT_REJECTS_INVALID))
+    nd = Northd(behaviours=profile.behaviours)
     vx = keys.vxlan = vxlan_mode(sb, nb if vxlan_option else None)
     max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
@@ -138,11 +138,11 @@ def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, 
     earlier run gave it, else a fresh one); a datapath left without a key is not registered."""
     dps: list[Datapath] = []
     for row in sorted(nb.rows("Logical_Switch").values(), key=_uuid):
-        dps.append(Datapath(_uuid(row), LS, row.name, row))
+        dps.append(Datapath(_uuid(row), LS, row.name, row, behaviours=nd.behaviours))
     for row in sorted(nb.rows("Logical_Router").values(), key=_uuid):
         if opt(row.enabled) is False:
             continue  # a disabled router has no datapath (and so no ports), as in the reference
-        dps.append(Datapath(_uuid(row), LR, row.name, row, rejects_bad_nat=nd.rejects_bad_nat))
+        dps.append(Datapath(_uuid(row), LR, row.name, row, behaviours=nd.behaviours))
 
     sb_dp_keys: dict[str, int] = {}
     for sbrow in sb.rows("Datapath_Binding").values():
@@ -321,6 +321,9 @@ def _dp_external_ids(dp: Datapath) -> dict[str, str]:
             ids["name2"] = n2
         if str(nb.options.get("always_learn_from_arp_request", "")).lower() == "false":
             ids["always_learn_from_arp_request"] = "false"  # observed: only an explicit false
+        age = nb.options.get("mac_binding_age_threshold")
+        if age is not None and DP_MAC_BINDING_AGE in dp.behaviours:
+            ids["mac_binding_age_threshold"] = age  # observed on 25.03: the option as written
         z = nb.options.get("snat-ct-zone")
         if z is not None:
             with contextlib.suppress(ValueError):
@@ -803,7 +806,10 @@ def _set_ra_options(p: Port) -> None:
     for key in ("rdnss", "dnssl", "route_info"):
         if key in cfg:
             o[f"ipv6_ra_{key}"] = cfg[key]
-    o["ipv6_ra_prefixes"] = " ".join(f"{n.network_s}/{n.plen}" for n in nets.ipv6[:-1])
+    prefixes = [f"{n.network_s}/{n.plen}" for n in nets.ipv6[:-1]]
+    if RA_PD_PREFIXES in p.dp.behaviours and str(p.nb.options.get("prefix", "")).lower() == "true":
+        prefixes += sorted(str(x) for x in p.nb.ipv6_prefix)  # 25.03: the delegated prefixes too
+    o["ipv6_ra_prefixes"] = " ".join(prefixes)
     o["ipv6_ra_src_eth"] = nets.ea_s
     o["ipv6_ra_src_addr"] = nets.lla.addr_s
 
@@ -822,7 +828,7 @@ def _always_redirect(p: Port) -> bool:
 
 def _nats(router: Datapath) -> list[Any]:
     """The router's NAT rules, without those its release rejects (``nat_rejects_invalid``)."""
-    if not router.rejects_bad_nat:
+    if NAT_REJECTS_INVALID not in router.behaviours:
         return list(router.nb.nat)
     return [n for n in router.nb.nat if nat_rejection(n) is None]
 
@@ -871,6 +877,14 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     nd.ports[name] = crp
     p.dp.ports.append(crp)
 
+
+# Behaviour of 25.03 (lflow/profile.py): a router's Datapath_Binding external_ids carry its
+# options:mac_binding_age_threshold.
+DP_MAC_BINDING_AGE = "dp_mac_binding_age"
+
+# Behaviour of 25.03 (lflow/profile.py): a router port's Port_Binding ipv6_ra_prefixes also lists
+# its NB ipv6_prefix (the prefixes delegated to it) when it has options:prefix=true.
+RA_PD_PREFIXES = "ra_pd_prefixes"
 
 # Behaviour of 25.03 (lflow/profile.py): a switch port peering a centralized gateway port gets a
 # chassisredirect port of its own.

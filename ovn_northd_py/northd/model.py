@@ -27,9 +27,9 @@ class Datapath:
     # A switch's load balancers taken from the routers it is attached to (NB_Global
     # options:install_ls_lb_from_router=true; none otherwise): NB Load_Balancer rows.
     lbs_from_routers: list[Any] = field(default_factory=list)
-    # A router of a release that rejects invalid NAT rules as a whole (behaviour
-    # ``nat_rejects_invalid``: northd/nat_rules.py); what the model derives from NAT skips them.
-    rejects_bad_nat: bool = False
+    # The behaviours of the release's profile (``FlowProfile.behaviours``) the model reads where it
+    # has only the datapath at hand (e.g. ``nat_rejects_invalid``: northd/nat_rules.py).
+    behaviours: frozenset[str] = frozenset()
 
     @property
     def is_switch(self) -> bool:
@@ -94,7 +94,7 @@ class Northd:
     ha_groups: dict[str, HaGroup] = field(default_factory=dict)  # by SB group name
     by_index: list[Datapath] = field(default_factory=list)
     name_winners: dict[str, tuple[str, str]] = field(default_factory=dict)  # port -> (dp key, row uuid)
-    rejects_bad_nat: bool = False  # the release's behaviour ``nat_rejects_invalid`` (new routers take it)
+    behaviours: frozenset[str] = frozenset()  # the release profile's (new datapaths take them)
 
     def switches(self) -> list[Datapath]:
         return [d for d in self.by_index if d.kind == LS]

@@ -257,3 +257,34 @@ def test_nat_rules_25_03_rejects_follow_their_changes_incrementally(env2503):
 
 def _nat_uuid(env: Env2503) -> str:
     return env.nbctl("--bare", "--columns=_uuid", "find", "NAT", "external_ids:tag=n").strip()
+
+
+def test_prefix_delegation_port_changes_are_incremental(env2503):
+    # 25.03: handle_dhcpv6_reply flows only on a port with options:prefix_delegation=true; the
+    # delegated prefixes (ipv6_prefix) join ipv6_ra_prefixes with options:prefix=true.  (On a
+    # router without a DGP: a DGP's router ports recompute under 25.03, centralized_dgp_peer.)
+    env = env2503
+    _routers(env)
+    _setup(env, [["lsp-add", "int", "int-g1"], ["lsp-set-type", "int-g1", "router"],
+                 ["lsp-set-addresses", "int-g1", "router"], ["lsp-set-options", "int-g1", "router-port=g1-int"],
+                 ["set", "logical_router_port", "g1-int", 'networks="10.1.0.1/24","fd02::1/64"',
+                  "ipv6_ra_configs:address_mode=slaac", "ipv6_ra_configs:send_periodic=true"]])
+
+    def dhcpv6_replies() -> int:
+        return sum("handle_dhcpv6_reply" in f for f in env.flows("lr_in_ip_input"))
+
+    def ra_prefixes() -> str:
+        return sbctl(env.sb.remote, "get", "Port_Binding", "g1-int", "options:ipv6_ra_prefixes").strip('"\n')
+
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        assert dhcpv6_replies() == 0
+        env.nbctl("set", "logical_router_port", "g1-int", "options:prefix_delegation=true", wait="sb")
+        assert dhcpv6_replies() == 2  # fd02::1 and the link-local address
+        env.nbctl("set", "logical_router_port", "g1-int", "options:prefix=true", 'ipv6_prefix="fd99::/64"',
+                  wait="sb")
+        assert ra_prefixes() == "fd02::/64 fd99::/64"
+        env.nbctl("remove", "logical_router_port", "g1-int", "options", "prefix_delegation", "prefix", wait="sb")
+        assert dhcpv6_replies() == 0 and ra_prefixes() == "fd02::/64"
+        assert _recomputes(port) == before
+        assert not mismatches(d)
