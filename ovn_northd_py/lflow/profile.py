@@ -508,6 +508,9 @@ OVN_25_03 = FlowProfile(
         # Port_Binding ipv6_ra_prefixes lists a router port's NB ipv6_prefix too, with
         # options:prefix=true (northd/build.py RA_PD_PREFIXES).
         "ra_pd_prefixes",
+        # A router's _rtr_lb_<key>_ip6 address set takes its template load balancers' VIPs, IPv4
+        # ones too (flows/router_addrs.router_lb_vip_sets).
+        "rtr_lb_template_vips_ip6",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).
         "fdb_aging",
         # ---- chassis features (flows/chassis_features.py) ----
