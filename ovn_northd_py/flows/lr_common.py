@@ -158,7 +158,7 @@ def _compute_router(router: Datapath, profile: Any) -> RouterInfo:
     nb = router.nb
     options = nb.options
     snat: set[IPAddress] = set()
-    for nat in valid_nats(nb.nat, profile):
+    for nat in valid_nats(router, profile):
         if nat.type == "snat":
             with contextlib.suppress(AddressError):
                 snat.add(parse_ip(nat.external_ip))

@@ -118,7 +118,7 @@ def ext_arp_allowed(port: Port, ctx: FlowCtx) -> list[tuple[int, str]]:
         out.append((75, f'{REGBIT_EXT_ARP} == 1 && is_chassis_resident("{resident}")'))
     if not router_info(rp.dp, ctx).dgps:
         return out
-    for nat in valid_nats(rp.dp.nb.nat, ctx.profile):
+    for nat in valid_nats(rp.dp, ctx.profile):
         lport, mac = opt(nat.logical_port), opt(nat.external_mac)
         ext = str(nat.external_ip).strip()
         if nat.type != "dnat_and_snat" or not lport or not mac or ":" in ext:

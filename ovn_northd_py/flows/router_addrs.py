@@ -86,7 +86,7 @@ def _compute(router: Datapath, profile: Any) -> RouterAddrs:
     snat_ips: list[str] = []
     nat_macs: list[str] = []
     distributed: list[tuple[str, str]] = []
-    for nat in _by_uuid(valid_nats(router.nb.nat, profile)):  # (25.03: without rejected rules)
+    for nat in _by_uuid(valid_nats(router, profile)):  # (25.03: without rejected rules)
         ext = parse_nat_external_ip(nat.external_ip, arp=True)
         ext_ip = ext[0] if ext is not None else None  # None: its IP and MAC are neither announced nor flooded
         if nat.type in DNAT_TYPES and ext is not None:

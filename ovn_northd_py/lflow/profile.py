@@ -511,6 +511,14 @@ OVN_25_03 = FlowProfile(
         # A router's _rtr_lb_<key>_ip6 address set takes its template load balancers' VIPs, IPv4
         # ones too (flows/router_addrs.router_lb_vip_sets).
         "rtr_lb_template_vips_ip6",
+        # NAT / load-balancer add_route from any router, not only a DGP: a gateway router's routes
+        # and bindings, another router's bindings (lr_nat.build_lsp_nat_add_route_flows).
+        "add_route_any_router",
+        # ... and the first of several DGPs routes only the rules applied on it (lr_nat._routes_on).
+        "add_route_rule_dgp",
+        # A gateway router's port with gateway chassis names no chassis-redirect-port
+        # (northd/build.py NO_IGNORED_GW_CRP).
+        "no_ignored_gw_crp",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).
         "fdb_aging",
         # ---- chassis features (flows/chassis_features.py) ----

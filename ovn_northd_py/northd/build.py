@@ -706,7 +706,7 @@ def update_lrp_in_place(p: Port) -> set[str]:
     if p.peer is not None:
         _set_ra_options(p)
     crp = p.crp
-    if crp is not None or _ignored_gateway(p):
+    if crp is not None or (_ignored_gateway(p) and NO_IGNORED_GW_CRP not in p.dp.behaviours):
         if p.peer is not None:
             p.options["chassis-redirect-port"] = "cr-" + p.name
         else:
@@ -830,7 +830,7 @@ def _nats(router: Datapath) -> list[Any]:
     """The router's NAT rules, without those its release rejects (``nat_rejects_invalid``)."""
     if NAT_REJECTS_INVALID not in router.behaviours:
         return list(router.nb.nat)
-    return [n for n in router.nb.nat if nat_rejection(n) is None]
+    return [n for n in router.nb.nat if nat_rejection(n, router) is None]
 
 
 def _derive_crp(p: Port, crp: Port) -> None:
@@ -860,7 +860,7 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     if p.sb_type == "l3gateway":
         w("lrp_gateway_on_gateway_router", "Logical_Router_Port", lrp.uuid,
           "gateway chassis on a port of a gateway router is ignored", name=p.name)
-        if p.peer is not None:
+        if p.peer is not None and NO_IGNORED_GW_CRP not in p.dp.behaviours:
             p.options["chassis-redirect-port"] = "cr-" + p.name
         return
     name = "cr-" + p.name
@@ -881,6 +881,10 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
 # Behaviour of 25.03 (lflow/profile.py): a router's Datapath_Binding external_ids carry its
 # options:mac_binding_age_threshold.
 DP_MAC_BINDING_AGE = "dp_mac_binding_age"
+
+# Behaviour of 25.03 (lflow/profile.py): the port of a gateway router with gateway chassis / an HA
+# chassis group names no chassisredirect port in its Port_Binding (23.03: it does, when peered).
+NO_IGNORED_GW_CRP = "no_ignored_gw_crp"
 
 # Behaviour of 25.03 (lflow/profile.py): a router port's Port_Binding ipv6_ra_prefixes also lists
 # its NB ipv6_prefix (the prefixes delegated to it) when it has options:prefix=true.

@@ -251,6 +251,12 @@ def test_nat_rules_25_03_rejects_follow_their_changes_incrementally(env2503):
         assert not arp_for_rule()
         env.nbctl("set", "NAT", _nat_uuid(env), "logical_ip=10.2.0.11", wait="sb")
         assert arp_for_rule()
+        # A gateway_port that is not a DGP of the router: rejected too.
+        env.nbctl("--id=@p", "get", "logical_router_port", "d1-int", "--", "set", "NAT", _nat_uuid(env),
+                  "gateway_port=@p", wait="sb")
+        assert not arp_for_rule()
+        env.nbctl("clear", "NAT", _nat_uuid(env), "gateway_port", wait="sb")
+        assert arp_for_rule()
         assert _recomputes(port) == before
         assert not mismatches(d)
 
