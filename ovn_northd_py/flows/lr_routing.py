@@ -78,8 +78,10 @@ from ..northd.addresses import (
     parse_lrp_networks,
     solicited_node,
 )
+from ..northd.build import idl_row_order
 from ..northd.mcast_keys import MC_STATIC
 from ..northd.model import Datapath, Port
+from ..northd.ovs_order import calc_mask, hmap_order
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .copp import copp_meter
@@ -136,6 +138,11 @@ class Route:
         return isinstance(self.prefix, Ipv6Net)
 
     @property
+    def nh_v6(self) -> bool:
+        """Is the next hop IPv6 (an IPv4 prefix via an IPv6 next hop: ``route_v4_via_v6``)?"""
+        return isinstance(self.nexthop, IPv6Address) if self.nexthop is not None else self.v6
+
+    @property
     def group_key(self) -> tuple[int, bool, bool, int, int]:
         return (self.table_id, self.src, self.v6, int(self.prefix.addr), self.prefix.plen)
 
@@ -153,7 +160,7 @@ class Route:
 
     def next_hop_actions(self, ctx: FlowCtx, ecmp: bool = False) -> str:
         assert self.port is not None
-        nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if self.v6 else (REG_NEXT_HOP_IPV4, src_ipv4_reg(ctx))
+        nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if self.nh_v6 else (REG_NEXT_HOP_IPV4, src_ipv4_reg(ctx))
         if self.to_dst:
             # Observed: an ECMP member without next hop writes it empty (``reg0 = ;``).
             nh = "" if ecmp else "ip6.dst" if self.v6 else "ip4.dst"
@@ -203,13 +210,15 @@ def _prefix(text: str) -> Ipv4Net | Ipv6Net | None:
     return Ipv6Net(net.network, net.plen)
 
 
-def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, int]) -> Route | None:
+def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, int],
+                   warn: bool = True) -> Route | None:
     uuid = str(row.uuid)
     prefix = _prefix(str(row.ip_prefix))
     if prefix is None:
         # Like the reference ("bad 'ip_prefix' ... in static route"): no flow, one warning.
-        ctx.warn("route_bad_prefix", "Logical_Router_Static_Route", row.uuid, f"bad ip_prefix {row.ip_prefix!r}",
-                 router=router.name)
+        if warn:
+            ctx.warn("route_bad_prefix", "Logical_Router_Static_Route", row.uuid,
+                     f"bad ip_prefix {row.ip_prefix!r}", router=router.name)
         return None
     table_id = tables.get(str(row.route_table), 0)
     src = opt(row.policy) == "src-ip"
@@ -239,7 +248,11 @@ def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, i
         return Route(uuid, table_id, src, prefix, None, port, first[0].addr_s, nets.ea_s,
                      smap_bool(row.options, "ecmp_symmetric_reply", False), to_dst=True)
     nexthop = parse_ip_strict(nexthop_s)
-    if nexthop is None or isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net):
+    if nexthop is None:
+        return None
+    # 25.03 (behaviour "route_v4_via_v6", observed): an IPv4 prefix may take an IPv6 next hop.
+    v4_via_v6 = ctx.profile.has("route_v4_via_v6") and isinstance(nexthop, IPv6Address)
+    if isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net) and not v4_via_v6:
         return None
     symmetric = smap_bool(row.options, "ecmp_symmetric_reply", False)
     if out_name:
@@ -362,6 +375,8 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
         if route is None or route_bfd_down(row):
             continue
         routes.append(route)
+    if ctx.profile.has("ecmp_route_chain_order") and len(routes) > 1:
+        routes = _chain_order(router, ctx, routes)
     # 25.03 (behaviour "symmetric_route_group"): a symmetric-reply route is an ECMP group even alone.
     single_groups = ctx.profile.has("symmetric_route_group")
     grouped: set[int] = set()
@@ -393,7 +408,7 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
             match = f"{REG_ECMP_GROUP_ID} == {gid} && {REG_ECMP_MEMBER_ID} == {mid}"
             commit = f"{REGBIT_ECMP_COMMIT} = 1; " if mark and route.symmetric else ""
             actions = "drop;" if drop_all else \
-                f"{route.next_hop_actions(ctx, ecmp=True)} {nexthop_family(ctx, route.v6)}{commit}next;"
+                f"{route.next_hop_actions(ctx, ecmp=True)} {nexthop_family(ctx, route.nh_v6)}{commit}next;"
             table.add(
                 i,
                 LR_IN_IP_ROUTING_ECMP,
@@ -405,6 +420,69 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
             )
         if router_info(router, ctx).is_gateway and any(m.symmetric for m in members):
             _add_symmetric_reply(i, rkey, members, table, ctx)
+
+
+def _chain_order(router: Datapath, ctx: FlowCtx, routes: list[Route]) -> list[Route]:
+    """Behaviour ``ecmp_route_chain_order`` (25.03, observed): the order in which the router's
+    valid static routes (given in uuid order) are walked to form ECMP groups and number them and
+    their members.
+
+    As observed (the numbering is the same for one NB file, and follows the uuids): the routes of
+    every router sit in one OVS hash map, each router's under one hash, so in one bucket list.
+    The routers are taken in the order of an OVS hash map of their uuids' first 32 bits (filled
+    in NB row order: :func:`..northd.build.idl_row_order`); of each, its valid static routes in
+    uuid order, then one connected route per network of its ports (link-local ones included).
+    Each goes onto the head of its list, and every list is reversed whenever the map grows (the
+    count ``n`` reaching ``n / 2 > mask``, mask then :func:`..northd.ovs_order.calc_mask` of
+    ``n``); the walk takes the router's list from its head.  E.g. four routes of one prefix on a
+    router with one port of one network, alone in the NB: members D, C, A, B of uuid order A-D.
+    Incremental: :func:`chain_order_dependents` are rebuilt when any router's routes or ports
+    change."""
+    before = _routes_before(router, ctx)
+    mask = 0
+    for n in range(1, before + 1):
+        if n // 2 > mask and calc_mask(n) > mask:
+            mask = calc_mask(n)
+    chain: list[Route | None] = []
+    for n, route in enumerate([*routes, *([None] * _connected_count(router, ctx))], start=before + 1):
+        chain.insert(0, route)
+        if n // 2 > mask and calc_mask(n) > mask:
+            mask = calc_mask(n)
+            chain.reverse()
+    return [r for r in chain if r is not None]
+
+
+def _connected_count(router: Datapath, ctx: FlowCtx) -> int:
+    """The router's connected routes: one per network of its ports (link-local ones included)."""
+    n = 0
+    for p in router.ports:
+        nets = port_nets(p, ctx) if p.kind == "lrp" else None
+        if nets is not None:
+            n += len(nets.ipv4) + len(nets.ipv6)
+    return n
+
+
+def _routes_before(router: Datapath, ctx: FlowCtx) -> int:
+    """How many routes the reference's map holds before ``router``'s (:func:`_chain_order`)."""
+    routers = {r.key: r for r in ctx.nd.routers()}
+    order = hmap_order((int(k.replace("-", "")[:8], 16), k) for k in idl_row_order(routers))
+    n = 0
+    for k in order:
+        if k == router.key:
+            break
+        other = routers[k]
+        tables = route_table_ids(other, ctx)
+        n += _connected_count(other, ctx) + sum(
+            1 for row in static_routes(other)
+            if not route_bfd_down(row) and _resolve_route(other, ctx, row, tables, warn=False) is not None)
+    return n
+
+
+def chain_order_dependents(nd: Any) -> list[Datapath]:
+    """The routers whose ECMP numbering (:func:`_chain_order`) may depend on the other routers:
+    those with two static routes or more, or one with ``options:ecmp_symmetric_reply``."""
+    return [r for r in nd.routers() if len(r.nb.static_routes) > 1
+            or any(smap_bool(row.options, "ecmp_symmetric_reply", False) for row in r.nb.static_routes)]
 
 
 def _add_symmetric_reply(i: int, rkey: str, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
@@ -510,7 +588,7 @@ def _add_unique_route(i: int, rkey: str, route: Route, table: FlowTable, ctx: Fl
         table.add(i, LR_IN_IP_ROUTING, prio, match, "drop;", hint=h, owner=owner)
         return
     actions = (f"{REG_ECMP_GROUP_ID} = 0; {route.next_hop_actions(ctx)} flags.loopback = 1; "
-               f"{nexthop_family(ctx, route.v6)}next;")
+               f"{nexthop_family(ctx, route.nh_v6)}next;")
     table.add(i, LR_IN_IP_ROUTING, prio, match, "ip.ttl--; " + actions, hint=h, owner=owner)
     if route.port is not None and route.port.name in ctx.bfd_ports:
         table.add(i, LR_IN_IP_ROUTING, prio + 1, match + BFD_MATCH, actions, hint=h, owner=owner)

@@ -519,6 +519,11 @@ OVN_25_03 = FlowProfile(
         # A gateway router's port with gateway chassis names no chassis-redirect-port
         # (northd/build.py NO_IGNORED_GW_CRP).
         "no_ignored_gw_crp",
+        # ECMP group and member ids in the reference's walk of a router's routes, not uuid order
+        # (flows/lr_routing._chain_order).
+        "ecmp_route_chain_order",
+        # A static route of an IPv4 prefix via an IPv6 next hop (xxreg0 / xxreg1, reg9[9] = 0).
+        "route_v4_via_v6",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).
         "fdb_aging",
         # ---- chassis features (flows/chassis_features.py) ----

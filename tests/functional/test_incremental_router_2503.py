@@ -294,3 +294,24 @@ def test_prefix_delegation_port_changes_are_incremental(env2503):
         assert dhcpv6_replies() == 0 and ra_prefixes() == "fd02::/64"
         assert _recomputes(port) == before
         assert not mismatches(d)
+
+
+def test_ecmp_numbering_follows_other_routers_incrementally(env2503):
+    # 25.03 (ecmp_route_chain_order): a router's ECMP group / member ids count the routes of the
+    # routers before it, so route and port changes of one router renumber the others' groups.
+    env = env2503
+    _routers(env)
+    _setup(env, [["lr-add", "r3"], ["lrp-add", "r3", "r3-a", "02:00:00:00:03:01", "10.3.0.1/24"],
+                 *[["--ecmp", "lr-route-add", r, "172.30.0.0/16", f"{net}.{h}"]
+                   for r, net in (("g1", "10.1.0"), ("r3", "10.3.0")) for h in (11, 12, 13)]])
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        for h in (14, 15, 16):
+            env.nbctl("--ecmp", "lr-route-add", "g1", "172.30.0.0/16", f"10.1.0.{h}", wait="sb")
+            env.nbctl("--ecmp", "lr-route-add", "r3", "172.31.0.0/16", f"10.3.0.{h}", wait="sb")
+        for n in range(2, 5):
+            env.nbctl("lrp-add", "r3", f"r3-p{n}", f"02:00:00:00:03:0{n}", f"10.3.{n}.1/24", wait="sb")
+        env.nbctl("lr-route-del", "g1", "172.30.0.0/16", "10.1.0.11", wait="sb")
+        assert sum("select(" in f for f in env.flows("lr_in_ip_routing")) == 3, env.flows("lr_in_ip_routing")
+        assert _recomputes(port) == before
+        assert not mismatches(d)
