@@ -422,34 +422,54 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
             _add_symmetric_reply(i, rkey, members, table, ctx)
 
 
-def _chain_order(router: Datapath, ctx: FlowCtx, routes: list[Route]) -> list[Route]:
-    """Behaviour ``ecmp_route_chain_order`` (25.03, observed): the order in which the router's
-    valid static routes (given in uuid order) are walked to form ECMP groups and number them and
-    their members.
-
-    As observed (the numbering is the same for one NB file, and follows the uuids): the routes of
-    every router sit in one OVS hash map, each router's under one hash, so in one bucket list.
-    The routers are taken in the order of an OVS hash map of their uuids' first 32 bits (filled
-    in NB row order: :func:`..northd.build.idl_row_order`); of each, its valid static routes in
-    uuid order, then one connected route per network of its ports (link-local ones included).
-    Each goes onto the head of its list, and every list is reversed whenever the map grows (the
-    count ``n`` reaching ``n / 2 > mask``, mask then :func:`..northd.ovs_order.calc_mask` of
-    ``n``); the walk takes the router's list from its head.  E.g. four routes of one prefix on a
-    router with one port of one network, alone in the NB: members D, C, A, B of uuid order A-D.
-    Incremental: :func:`chain_order_dependents` are rebuilt when any router's routes or ports
-    change."""
-    before = _routes_before(router, ctx)
+def chain_walk(items: list[Any], before: int = 0) -> list[Any]:
+    """The walk of one router's list in the reference's hash map of every router's parsed routes
+    (or policies), all of a router's under one hash: ``before`` entries of the routers before it,
+    then ``items`` in turn, each pushed onto the head of the list, the list reversed whenever
+    the map grows (the count ``n`` reaching ``n / 2 > mask``, mask then
+    :func:`..northd.ovs_order.calc_mask` of ``n``); the walk takes the list from its head."""
     mask = 0
     for n in range(1, before + 1):
         if n // 2 > mask and calc_mask(n) > mask:
             mask = calc_mask(n)
-    chain: list[Route | None] = []
-    for n, route in enumerate([*routes, *([None] * _connected_count(router, ctx))], start=before + 1):
-        chain.insert(0, route)
+    chain: list[Any] = []
+    for n, item in enumerate(items, start=before + 1):
+        chain.insert(0, item)
         if n // 2 > mask and calc_mask(n) > mask:
             mask = calc_mask(n)
             chain.reverse()
-    return [r for r in chain if r is not None]
+    return chain
+
+
+def routers_before(router: Datapath, ctx: FlowCtx) -> list[Datapath]:
+    """The routers the reference takes before ``router``: an OVS hash map of their uuids' first
+    32 bits, filled in NB row order (:func:`..northd.build.idl_row_order`)."""
+    routers = {r.key: r for r in ctx.nd.routers()}
+    out: list[Datapath] = []
+    for k in hmap_order((int(k.replace("-", "")[:8], 16), k) for k in idl_row_order(routers)):
+        if k == router.key:
+            break
+        out.append(routers[k])
+    return out
+
+
+def _chain_order(router: Datapath, ctx: FlowCtx, routes: list[Route]) -> list[Route]:
+    """Behaviour ``ecmp_route_chain_order`` (25.03, observed): the order in which the router's
+    valid static routes (given in uuid order) are walked to form ECMP groups and number them and
+    their members: :func:`chain_walk` of its valid static routes in uuid order then one connected
+    route per network of its ports (link-local ones included), after the same of
+    :func:`routers_before` (the numbering is the same for one NB file and follows the uuids).
+    E.g. four routes of one prefix on a router with one port of one network, alone in the NB:
+    members D, C, A, B of uuid order A-D.  Incremental: :func:`chain_order_dependents` are
+    rebuilt when any router's routes or ports change."""
+    before = 0
+    for other in routers_before(router, ctx):
+        tables = route_table_ids(other, ctx)
+        before += _connected_count(other, ctx) + sum(
+            1 for row in static_routes(other)
+            if not route_bfd_down(row) and _resolve_route(other, ctx, row, tables, warn=False) is not None)
+    connected: list[Route | None] = [None] * _connected_count(router, ctx)
+    return [r for r in chain_walk([*routes, *connected], before) if r is not None]
 
 
 def _connected_count(router: Datapath, ctx: FlowCtx) -> int:
@@ -462,27 +482,13 @@ def _connected_count(router: Datapath, ctx: FlowCtx) -> int:
     return n
 
 
-def _routes_before(router: Datapath, ctx: FlowCtx) -> int:
-    """How many routes the reference's map holds before ``router``'s (:func:`_chain_order`)."""
-    routers = {r.key: r for r in ctx.nd.routers()}
-    order = hmap_order((int(k.replace("-", "")[:8], 16), k) for k in idl_row_order(routers))
-    n = 0
-    for k in order:
-        if k == router.key:
-            break
-        other = routers[k]
-        tables = route_table_ids(other, ctx)
-        n += _connected_count(other, ctx) + sum(
-            1 for row in static_routes(other)
-            if not route_bfd_down(row) and _resolve_route(other, ctx, row, tables, warn=False) is not None)
-    return n
-
-
 def chain_order_dependents(nd: Any) -> list[Datapath]:
-    """The routers whose ECMP numbering (:func:`_chain_order`) may depend on the other routers:
-    those with two static routes or more, or one with ``options:ecmp_symmetric_reply``."""
+    """The routers whose ECMP numbering (:func:`_chain_order`, and their policies') may depend on
+    the other routers: those with two static routes or more, one with
+    ``options:ecmp_symmetric_reply``, or a policy with several next hops."""
     return [r for r in nd.routers() if len(r.nb.static_routes) > 1
-            or any(smap_bool(row.options, "ecmp_symmetric_reply", False) for row in r.nb.static_routes)]
+            or any(smap_bool(row.options, "ecmp_symmetric_reply", False) for row in r.nb.static_routes)
+            or any(len(p.nexthops) > 1 for p in r.nb.policies)]
 
 
 def _add_symmetric_reply(i: int, rkey: str, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:

@@ -524,6 +524,9 @@ OVN_25_03 = FlowProfile(
         "ecmp_route_chain_order",
         # A static route of an IPv4 prefix via an IPv6 next hop (xxreg0 / xxreg1, reg9[9] = 0).
         "route_v4_via_v6",
+        # Policy ECMP group ids in the same walk (flows/lr_policy._chain_gids); an ECMP reroute's
+        # next hops that do not parse or that no port reaches are left out (one left: member 1).
+        "policy_ecmp_chain_order",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).
         "fdb_aging",
         # ---- chassis features (flows/chassis_features.py) ----
