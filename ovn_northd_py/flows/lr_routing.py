@@ -458,8 +458,8 @@ def _chain_order(router: Datapath, ctx: FlowCtx, routes: list[Route]) -> list[Ro
     valid static routes (given in uuid order) are walked to form ECMP groups and number them and
     their members: :func:`chain_walk` of its valid static routes in uuid order then one connected
     route per network of its ports (link-local ones included), after the same of
-    :func:`routers_before` (the numbering is the same for one NB file and follows the uuids).
-    E.g. four routes of one prefix on a router with one port of one network, alone in the NB:
+    :func:`routers_before` (with one router, the numbering is the same for one NB file and follows
+    the uuids; with several, the reference's own numbering varies from run to run).  E.g. four routes of one prefix on a router with one port of one network, alone in the NB:
     members D, C, A, B of uuid order A-D.  Incremental: :func:`chain_order_dependents` are
     rebuilt when any router's routes or ports change."""
     before = 0
