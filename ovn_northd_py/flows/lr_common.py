@@ -36,6 +36,7 @@ from ..northd.addresses import (
     parse_lrp_networks,
 )
 from ..northd.model import Datapath, Port
+from ..northd.nat_rules import valid_nats
 from ..northd.ovs_order import ovs_hash_string
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
@@ -154,11 +155,11 @@ def lrp_nets(port: Port) -> LrpNetworks | None:
         return None
 
 
-def _compute_router(router: Datapath) -> RouterInfo:
+def _compute_router(router: Datapath, profile: Any) -> RouterInfo:
     nb = router.nb
     options = nb.options
     snat: set[IPAddress] = set()
-    for nat in nb.nat:
+    for nat in valid_nats(router, profile):
         if nat.type == "snat":
             with contextlib.suppress(AddressError):
                 snat.add(parse_ip(nat.external_ip))
@@ -185,7 +186,7 @@ def _compute_router(router: Datapath) -> RouterInfo:
 
 
 def router_info(router: Datapath, ctx: FlowCtx) -> RouterInfo:
-    return ctx.cached(LR_INFO, router.key, lambda: _compute_router(router))
+    return ctx.cached(LR_INFO, router.key, lambda: _compute_router(router, ctx.profile))
 
 
 LR_INFO = "lr_info"

@@ -78,8 +78,10 @@ from ..northd.addresses import (
     parse_lrp_networks,
     solicited_node,
 )
+from ..northd.build import idl_row_order
 from ..northd.mcast_keys import MC_STATIC
 from ..northd.model import Datapath, Port
+from ..northd.ovs_order import calc_mask, hmap_order
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .copp import copp_meter
@@ -213,13 +215,15 @@ def _prefix(text: str) -> Ipv4Net | Ipv6Net | None:
     return Ipv6Net(net.network, net.plen)
 
 
-def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, int]) -> Route | None:
+def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, int],
+                   warn: bool = True) -> Route | None:
     uuid = str(row.uuid)
     prefix = _prefix(str(row.ip_prefix))
     if prefix is None:
         # Like the reference ("bad 'ip_prefix' ... in static route"): no flow, one warning.
-        ctx.warn("route_bad_prefix", "Logical_Router_Static_Route", row.uuid, f"bad ip_prefix {row.ip_prefix!r}",
-                 router=router.name)
+        if warn:
+            ctx.warn("route_bad_prefix", "Logical_Router_Static_Route", row.uuid,
+                     f"bad ip_prefix {row.ip_prefix!r}", router=router.name)
         return None
     table_id = tables.get(str(row.route_table), 0)
     src = opt(row.policy) == "src-ip"
@@ -249,7 +253,11 @@ def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, i
         return Route(uuid, table_id, src, prefix, None, port, first[0].addr_s, nets.ea_s,
                      smap_bool(row.options, "ecmp_symmetric_reply", False), to_dst=True)
     nexthop = parse_ip_strict(nexthop_s)
-    if nexthop is None or isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net):
+    if nexthop is None:
+        return None
+    # 25.03 (behaviour "route_v4_via_v6", observed): an IPv4 prefix may take an IPv6 next hop.
+    v4_via_v6 = ctx.profile.has("route_v4_via_v6") and isinstance(nexthop, IPv6Address)
+    if isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net) and not v4_via_v6:
         return None
     symmetric = smap_bool(row.options, "ecmp_symmetric_reply", False)
     if out_name:
@@ -411,6 +419,8 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
         if route is None or route_bfd_down(row):
             continue
         routes.append(route)
+    if ctx.profile.has("ecmp_route_chain_order") and len(routes) > 1:
+        routes = _chain_order(router, ctx, routes)
     routes += learned  # (after the static routes: their ECMP groups are numbered after)
     # 25.03 (behaviour "symmetric_route_group"): a symmetric-reply route is an ECMP group even alone.
     single_groups = ctx.profile.has("symmetric_route_group")
@@ -455,6 +465,75 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
             )
         if router_info(router, ctx).is_gateway and any(m.symmetric for m in members):
             _add_symmetric_reply(i, rkey, members, table, ctx)
+
+
+def chain_walk(items: list[Any], before: int = 0) -> list[Any]:
+    """The walk of one router's list in the reference's hash map of every router's parsed routes
+    (or policies), all of a router's under one hash: ``before`` entries of the routers before it,
+    then ``items`` in turn, each pushed onto the head of the list, the list reversed whenever
+    the map grows (the count ``n`` reaching ``n / 2 > mask``, mask then
+    :func:`..northd.ovs_order.calc_mask` of ``n``); the walk takes the list from its head."""
+    mask = 0
+    for n in range(1, before + 1):
+        if n // 2 > mask and calc_mask(n) > mask:
+            mask = calc_mask(n)
+    chain: list[Any] = []
+    for n, item in enumerate(items, start=before + 1):
+        chain.insert(0, item)
+        if n // 2 > mask and calc_mask(n) > mask:
+            mask = calc_mask(n)
+            chain.reverse()
+    return chain
+
+
+def routers_before(router: Datapath, ctx: FlowCtx) -> list[Datapath]:
+    """The routers the reference takes before ``router``: an OVS hash map of their uuids' first
+    32 bits, filled in NB row order (:func:`..northd.build.idl_row_order`)."""
+    routers = {r.key: r for r in ctx.nd.routers()}
+    out: list[Datapath] = []
+    for k in hmap_order((int(k.replace("-", "")[:8], 16), k) for k in idl_row_order(routers)):
+        if k == router.key:
+            break
+        out.append(routers[k])
+    return out
+
+
+def _chain_order(router: Datapath, ctx: FlowCtx, routes: list[Route]) -> list[Route]:
+    """Behaviour ``ecmp_route_chain_order`` (25.03, observed): the order in which the router's
+    valid static routes (given in uuid order) are walked to form ECMP groups and number them and
+    their members: :func:`chain_walk` of its valid static routes in uuid order then one connected
+    route per network of its ports (link-local ones included), after the same of
+    :func:`routers_before` (with one router, the numbering is the same for one NB file and follows
+    the uuids; with several, the reference's own numbering varies from run to run).  E.g. four routes of one prefix on a router with one port of one network, alone in the NB:
+    members D, C, A, B of uuid order A-D.  Incremental: :func:`chain_order_dependents` are
+    rebuilt when any router's routes or ports change."""
+    before = 0
+    for other in routers_before(router, ctx):
+        tables = route_table_ids(other, ctx)
+        before += _connected_count(other, ctx) + sum(
+            1 for row in static_routes(other)
+            if not route_bfd_down(row) and _resolve_route(other, ctx, row, tables, warn=False) is not None)
+    connected: list[Route | None] = [None] * _connected_count(router, ctx)
+    return [r for r in chain_walk([*routes, *connected], before) if r is not None]
+
+
+def _connected_count(router: Datapath, ctx: FlowCtx) -> int:
+    """The router's connected routes: one per network of its ports (link-local ones included)."""
+    n = 0
+    for p in router.ports:
+        nets = port_nets(p, ctx) if p.kind == "lrp" else None
+        if nets is not None:
+            n += len(nets.ipv4) + len(nets.ipv6)
+    return n
+
+
+def chain_order_dependents(nd: Any) -> list[Datapath]:
+    """The routers whose ECMP numbering (:func:`_chain_order`, and their policies') may depend on
+    the other routers: those with two static routes or more, one with
+    ``options:ecmp_symmetric_reply``, or a policy with several next hops."""
+    return [r for r in nd.routers() if len(r.nb.static_routes) > 1
+            or any(smap_bool(row.options, "ecmp_symmetric_reply", False) for row in r.nb.static_routes)
+            or any(len(p.nexthops) > 1 for p in r.nb.policies)]
 
 
 def _add_symmetric_reply(i: int, rkey: str, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:

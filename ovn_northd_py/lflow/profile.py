@@ -307,8 +307,9 @@ OVN_25_03 = FlowProfile(
         # lr_in_learn_neighbor: the priority-100 "no need to learn" flow (reg9[2] == 1, or
         # ``reg9[2] == 1 || reg9[3] == 0``) refreshes the MAC cache entry (``mac_cache_use; next;``).
         "mac_cache_use",
-        # lr_in_ip_input: no per-IPv6-address ``handle_dhcpv6_reply`` flows (100).
-        "no_lr_dhcpv6_reply",
+        # lr_in_ip_input: per-IPv6-address ``handle_dhcpv6_reply`` flows (100) only on router ports
+        # with options:prefix_delegation=true (any case; peered or not), 23.03: on every port.
+        "dhcpv6_reply_prefix_delegation",
         # Routing sets reg9[9] (1: IPv4 next hop in reg0, the port's address in reg5 instead of
         # reg1; 0: IPv6 in xxreg0/xxreg1); lr_in_arp_resolve / lr_in_arp_request test reg9[9]
         # instead of ip4 / ip6.
@@ -496,6 +497,10 @@ OVN_25_03 = FlowProfile(
         # A NAT external_ip of an address followed by junk ("1.2.3.4.5"): ARP for the address, the
         # rule's other flows with the text as written (23.03: ARP only).
         "nat_external_ip_text",
+        # A NAT rule with a malformed external_mac, a dnat / dnat_and_snat rule whose logical_ip is
+        # not one address, or a snat rule whose logical_ip does not parse is rejected as a whole
+        # (no flows, not even ARP; no flooding, no nat-addresses): northd/nat_rules.py.
+        "nat_rejects_invalid",
         # SB DNS rows: the NB row's uuid, options:ovn-owned, no external_ids:dns_id (sync/dns.py).
         "dns_nb_uuid",
         # Logical_Switch_Port options force_fdb_lookup, pkt_clone_type=mc_unknown,
@@ -509,6 +514,31 @@ OVN_25_03 = FlowProfile(
         "symmetric_route_group",
         # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
         "mac_binding_age_cidrs",
+        # ... and the router's Datapath_Binding external_ids carry the option as written
+        # (northd/build.py DP_MAC_BINDING_AGE).
+        "dp_mac_binding_age",
+        # Port_Binding ipv6_ra_prefixes lists a router port's NB ipv6_prefix too, with
+        # options:prefix=true (northd/build.py RA_PD_PREFIXES).
+        "ra_pd_prefixes",
+        # A router's _rtr_lb_<key>_ip6 address set takes its template load balancers' VIPs, IPv4
+        # ones too (flows/router_addrs.router_lb_vip_sets).
+        "rtr_lb_template_vips_ip6",
+        # NAT / load-balancer add_route from any router, not only a DGP: a gateway router's routes
+        # and bindings, another router's bindings (lr_nat.build_lsp_nat_add_route_flows).
+        "add_route_any_router",
+        # ... and the first of several DGPs routes only the rules applied on it (lr_nat._routes_on).
+        "add_route_rule_dgp",
+        # A gateway router's port with gateway chassis names no chassis-redirect-port
+        # (northd/build.py NO_IGNORED_GW_CRP).
+        "no_ignored_gw_crp",
+        # ECMP group and member ids in the reference's walk of a router's routes, not uuid order
+        # (flows/lr_routing._chain_order).
+        "ecmp_route_chain_order",
+        # A static route of an IPv4 prefix via an IPv6 next hop (xxreg0 / xxreg1, reg9[9] = 0).
+        "route_v4_via_v6",
+        # Policy ECMP group ids in the same walk (flows/lr_policy._chain_gids); an ECMP reroute's
+        # next hops that do not parse or that no port reaches are left out (one left: member 1).
+        "policy_ecmp_chain_order",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).
         "fdb_aging",
         # ---- chassis features (flows/chassis_features.py) ----

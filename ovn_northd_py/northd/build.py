@@ -29,6 +29,7 @@ from .idpool import IdPool
 from .ipam import assign_dynamic_addresses
 from .lb_vips import is_template_lb, parse_vip
 from .model import LR, LS, Datapath, HaChassis, HaGroup, Northd, Port
+from .nat_rules import NAT_REJECTS_INVALID, nat_rejection
 from .ovs_order import hmap_order, ovs_hash_string, sset_order
 from .tnlkeys import (
     DP_KEY_MAX_GENEVE,
@@ -111,7 +112,7 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     them (``northd/tnlkeys.py``)."""
     vxlan_option = profile.has("nb_vxlan_mode_option")
     w = warn.warn
-    nd = Northd()
+    nd = Northd(behaviours=profile.behaviours)
     vx = keys.vxlan = vxlan_mode(sb, nb if vxlan_option else None)
     max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
@@ -139,11 +140,11 @@ def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, 
     earlier run gave it, else a fresh one); a datapath left without a key is not registered."""
     dps: list[Datapath] = []
     for row in sorted(nb.rows("Logical_Switch").values(), key=_uuid):
-        dps.append(Datapath(_uuid(row), LS, row.name, row))
+        dps.append(Datapath(_uuid(row), LS, row.name, row, behaviours=nd.behaviours))
     for row in sorted(nb.rows("Logical_Router").values(), key=_uuid):
         if opt(row.enabled) is False:
             continue  # a disabled router has no datapath (and so no ports), as in the reference
-        dps.append(Datapath(_uuid(row), LR, row.name, row))
+        dps.append(Datapath(_uuid(row), LR, row.name, row, behaviours=nd.behaviours))
 
     sb_dp_keys: dict[str, int] = {}
     for sbrow in sb.rows("Datapath_Binding").values():
@@ -322,6 +323,9 @@ def _dp_external_ids(dp: Datapath) -> dict[str, str]:
             ids["name2"] = n2
         if str(nb.options.get("always_learn_from_arp_request", "")).lower() == "false":
             ids["always_learn_from_arp_request"] = "false"  # observed: only an explicit false
+        age = nb.options.get("mac_binding_age_threshold")
+        if age is not None and DP_MAC_BINDING_AGE in dp.behaviours:
+            ids["mac_binding_age_threshold"] = age  # observed on 25.03: the option as written
         z = nb.options.get("snat-ct-zone")
         if z is not None:
             with contextlib.suppress(ValueError):
@@ -629,6 +633,7 @@ def _set_nat_addresses(p: Port) -> None:
         if gw_router or dgps:
             central: list[str] = []
             own_ips = {n.split("/")[0] for n in peer.nb.networks}
+            # (observed: every NB rule, also those 25.03 rejects elsewhere: nat_rules.py)
             for nat in sorted(router.nb.nat, key=_uuid):
                 if ":" in nat.external_ip:
                     continue  # GARPs are IPv4 only
@@ -704,7 +709,7 @@ def update_lrp_in_place(p: Port) -> set[str]:
     if p.peer is not None:
         _set_ra_options(p)
     crp = p.crp
-    if crp is not None or _ignored_gateway(p):
+    if crp is not None or (_ignored_gateway(p) and NO_IGNORED_GW_CRP not in p.dp.behaviours):
         if p.peer is not None:
             p.options["chassis-redirect-port"] = "cr-" + p.name
         else:
@@ -807,7 +812,10 @@ def _set_ra_options(p: Port) -> None:
     for key in ("rdnss", "dnssl", "route_info"):
         if key in cfg:
             o[f"ipv6_ra_{key}"] = cfg[key]
-    o["ipv6_ra_prefixes"] = " ".join(f"{n.network_s}/{n.plen}" for n in nets.ipv6[:-1])
+    prefixes = [f"{n.network_s}/{n.plen}" for n in nets.ipv6[:-1]]
+    if RA_PD_PREFIXES in p.dp.behaviours and str(p.nb.options.get("prefix", "")).lower() == "true":
+        prefixes += sorted(str(x) for x in p.nb.ipv6_prefix)  # 25.03: the delegated prefixes too
+    o["ipv6_ra_prefixes"] = " ".join(prefixes)
     o["ipv6_ra_src_eth"] = nets.ea_s
     o["ipv6_ra_src_addr"] = nets.lla.addr_s
 
@@ -821,7 +829,14 @@ def _always_redirect(p: Port) -> bool:
     peer = p.peer
     if peer is not None and peer.kind == "lsp" and any(q.kind == "lsp" and q.sb_type == "vtep" for q in peer.dp.ports):
         return False
-    return not any(_is_distributed_nat(nat) for nat in p.dp.nb.nat)
+    return not any(_is_distributed_nat(nat) for nat in _nats(p.dp))
+
+
+def _nats(router: Datapath) -> list[Any]:
+    """The router's NAT rules, without those its release rejects (``nat_rejects_invalid``)."""
+    if NAT_REJECTS_INVALID not in router.behaviours:
+        return list(router.nb.nat)
+    return [n for n in router.nb.nat if nat_rejection(n, router) is None]
 
 
 def _derive_crp(p: Port, crp: Port) -> None:
@@ -851,7 +866,7 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     if p.sb_type == "l3gateway":
         w("lrp_gateway_on_gateway_router", "Logical_Router_Port", lrp.uuid,
           "gateway chassis on a port of a gateway router is ignored", name=p.name)
-        if p.peer is not None:
+        if p.peer is not None and NO_IGNORED_GW_CRP not in p.dp.behaviours:
             p.options["chassis-redirect-port"] = "cr-" + p.name
         return
     name = "cr-" + p.name
@@ -868,6 +883,18 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     nd.ports[name] = crp
     p.dp.ports.append(crp)
 
+
+# Behaviour of 25.03 (lflow/profile.py): a router's Datapath_Binding external_ids carry its
+# options:mac_binding_age_threshold.
+DP_MAC_BINDING_AGE = "dp_mac_binding_age"
+
+# Behaviour of 25.03 (lflow/profile.py): the port of a gateway router with gateway chassis / an HA
+# chassis group names no chassisredirect port in its Port_Binding (23.03: it does, when peered).
+NO_IGNORED_GW_CRP = "no_ignored_gw_crp"
+
+# Behaviour of 25.03 (lflow/profile.py): a router port's Port_Binding ipv6_ra_prefixes also lists
+# its NB ipv6_prefix (the prefixes delegated to it) when it has options:prefix=true.
+RA_PD_PREFIXES = "ra_pd_prefixes"
 
 # Behaviour of 25.03 (lflow/profile.py): a switch port peering a centralized gateway port gets a
 # chassisredirect port of its own.

@@ -643,11 +643,11 @@ def _new_datapaths(nd: Northd, nb: Any, created: dict[str, str]) -> dict[str, Da
         if table == "Logical_Switch":
             if row.other_config.get("requested-tnl-key"):
                 return None
-            out[key] = Datapath(key, LS, row.name, row)
+            out[key] = Datapath(key, LS, row.name, row, behaviours=nd.behaviours)
         else:
             if opt(row.enabled) is False or row.options.get("requested-tnl-key"):
                 return None
-            out[key] = Datapath(key, LR, row.name, row)
+            out[key] = Datapath(key, LR, row.name, row, behaviours=nd.behaviours)
     return out
 
 

@@ -27,6 +27,9 @@ class Datapath:
     # A switch's load balancers taken from the routers it is attached to (NB_Global
     # options:install_ls_lb_from_router=true; none otherwise): NB Load_Balancer rows.
     lbs_from_routers: list[Any] = field(default_factory=list)
+    # The behaviours of the release's profile (``FlowProfile.behaviours``) the model reads where it
+    # has only the datapath at hand (e.g. ``nat_rejects_invalid``: northd/nat_rules.py).
+    behaviours: frozenset[str] = frozenset()
 
     @property
     def is_switch(self) -> bool:
@@ -94,6 +97,7 @@ class Northd:
     ha_groups: dict[str, HaGroup] = field(default_factory=dict)  # by SB group name
     by_index: list[Datapath] = field(default_factory=list)
     name_winners: dict[str, tuple[str, str]] = field(default_factory=dict)  # port -> (dp key, row uuid)
+    behaviours: frozenset[str] = frozenset()  # the release profile's (new datapaths take them)
 
     def switches(self) -> list[Datapath]:
         return [d for d in self.by_index if d.kind == LS]

@@ -237,6 +237,7 @@ def test_renaming_an_address_set_used_by_a_nat_rule_rebuilds_its_router(lb_env):
     assert not mismatches(d)
 
 
+@pytest.mark.releases("23.03", "25.03")
 def test_random_event_and_template_changes_incremental_equals_recompute(lb_env):
     """Controller events (options:event, empty VIPs, Copp event-elb on ls1 / lrgw1) and template load
     balancers (^VAR VIPs, address families, template on and off) attached to switches and routers,
