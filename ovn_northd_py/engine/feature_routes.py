@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from ..flows.lr_pipeline import build_lr_route_and_policy_flows, route_and_policy_owners
+from ..flows.lr_routing import chain_order_dependents
 from ..flows.owners import policy_owner, route_owner
 from ..ovsdb.connection import RowChange
 from ..sync.ecmp_nexthop import sync_sb_ecmp_nexthops
@@ -53,6 +54,9 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
             uuids = {str(r.uuid) for r in dp.nb.static_routes} | {str(p.uuid) for p in dp.nb.policies}
             if uuids & changed_rows:
                 routers.add(dp.key)
+    if routers and fctx.profile.has("ecmp_route_chain_order"):
+        # 25.03: a router's ECMP numbering counts the routes of the routers before it.
+        routers |= {r.key for r in chain_order_dependents(nd)}
     for owner in stale:
         table.remove_owner(owner)
     # A deleted row left the lists of the routers that had it in the same transaction (strong
@@ -66,7 +70,7 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
         router = nd.datapaths.get(key)
         if router is None:
             continue  # a disabled or deleted router: nothing of it is built
-        for owner in route_and_policy_owners(router):
+        for owner in route_and_policy_owners(router, fctx):
             table.remove_owner(owner)
         fctx.forget(key)
         build_lr_route_and_policy_flows(router, fctx, table)

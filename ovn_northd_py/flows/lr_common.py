@@ -36,6 +36,7 @@ from ..northd.addresses import (
     parse_lrp_networks,
 )
 from ..northd.model import Datapath, Port
+from ..northd.nat_rules import valid_nats
 from ..northd.ovs_order import ovs_hash_string
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
@@ -76,10 +77,11 @@ def nexthop_family_match(ctx: FlowCtx, v6: bool) -> str:
 
 def route_priority(ctx: FlowCtx, plen: int, kind: str) -> int:
     """A route's priority in ``lr_in_ip_routing``: ``kind`` is ``src`` (source-IP static route),
-    ``static`` (destination static route) or ``connected``.  23.03: 3*plen + 0/1/2; with the
-    ``route_priority_x8`` behaviour (25.03): 8*plen + 0/4/6."""
+    ``static`` (destination static route), ``learned`` (SB Learned_Route, 25.03 on) or
+    ``connected``.  23.03: 3*plen + 0/1/2; with the ``route_priority_x8`` behaviour (25.03):
+    8*plen + 0/4/2/6."""
     if ctx.profile.has("route_priority_x8"):
-        return plen * 8 + {"src": 0, "static": 4, "connected": 6}[kind]
+        return plen * 8 + {"src": 0, "static": 4, "learned": 2, "connected": 6}[kind]
     return plen * 3 + {"src": 0, "static": 1, "connected": 2}[kind]
 
 
@@ -153,11 +155,11 @@ def lrp_nets(port: Port) -> LrpNetworks | None:
         return None
 
 
-def _compute_router(router: Datapath) -> RouterInfo:
+def _compute_router(router: Datapath, profile: Any) -> RouterInfo:
     nb = router.nb
     options = nb.options
     snat: set[IPAddress] = set()
-    for nat in nb.nat:
+    for nat in valid_nats(router, profile):
         if nat.type == "snat":
             with contextlib.suppress(AddressError):
                 snat.add(parse_ip(nat.external_ip))
@@ -184,7 +186,7 @@ def _compute_router(router: Datapath) -> RouterInfo:
 
 
 def router_info(router: Datapath, ctx: FlowCtx) -> RouterInfo:
-    return ctx.cached(LR_INFO, router.key, lambda: _compute_router(router))
+    return ctx.cached(LR_INFO, router.key, lambda: _compute_router(router, ctx.profile))
 
 
 LR_INFO = "lr_info"

@@ -17,7 +17,8 @@ BFD flows of 110 are :mod:`.lr_bfd`)
 
 * 100: packets from P's own addresses or subnet broadcasts (one set per port)
   unless looped back (``reg9[0]``); per IPv6 address, DHCPv6 replies
-  (``handle_dhcpv6_reply``, no stage-hint);
+  (``handle_dhcpv6_reply``, no stage-hint; 25.03, observed: only on a port with
+  ``options:prefix_delegation=true``, any case);
 * 90: ICMP echo requests to P's addresses (one flow per family, a set when
   several); ARP requests ``inport == P && arp.tpa == A && arp.spa == S/L``
   (``is_chassis_resident`` as :func:`.lr_common.arp_resident_port`); neighbour
@@ -61,6 +62,7 @@ from .lr_common import (
     port_nets,
     router_info,
     router_nat_owned,
+    smap_bool,
 )
 from .lr_lb import force_snat_router_ip
 from .owners import dp_owner, port_owner
@@ -151,7 +153,8 @@ def build_lrp_ip_input_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
     if nets.ipv4:
         own = ", ".join(x for n in nets.ipv4 for x in (n.addr_s, n.bcast_s))
         add(100, f"ip4.src == {{{own}}} && {REGBIT_EGRESS_LOOPBACK} == 0", "drop;")
-    for a in () if ctx.profile.has("no_lr_dhcpv6_reply") else v6:
+    pd_only = ctx.profile.has("dhcpv6_reply_prefix_delegation")
+    for a in () if pd_only and not smap_bool(port.nb.options, "prefix_delegation", False) else v6:
         add(
             100,
             f"ip6.dst == {a} && udp.src == 547 && udp.dst == 546",

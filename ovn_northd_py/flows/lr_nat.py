@@ -87,9 +87,8 @@ router's key: ``ctx.forget(router.key)``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from ipaddress import IPv4Network, IPv6Address, IPv6Network, ip_network
+from ipaddress import IPv6Address
 from typing import Any
 
 from ..lflow.stages import (
@@ -121,8 +120,10 @@ from ..northd.addresses import (
     parse_nat_external_ip,
     solicited_node,
 )
+from ..northd.build import CENTRALIZED_DGP_PEER
 from ..northd.lb_vips import is_template_lb, parse_vip
 from ..northd.model import Datapath, Port
+from ..northd.nat_rules import logical_ip, nat_rejection, rejects, valid_nats
 from ..northd.ovs_order import sset_order
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
@@ -305,40 +306,6 @@ def nat_and_lb_owners(router: Datapath) -> list[NatOwner | RouterLbOwner]:
     return owners
 
 
-_V4_LOGICAL = re.compile(r"\s*(\d+)\.(\d+)\.(\d+)\.(\d+)(?:/(.*))?")
-
-
-def _v4_plen(mask: str | None) -> int | None:
-    """The prefix length of an IPv4 logical IP's mask (none: 32; ``/N`` or a dotted CIDR mask)."""
-    if mask is None:
-        return 32
-    if mask.isdigit():
-        return int(mask) if int(mask) <= 32 else None
-    try:
-        return IPv4Network(f"0.0.0.0/{mask}").prefixlen
-    except ValueError:
-        return None
-
-
-def _logical(text: str) -> tuple[str, int] | None:
-    """The logical IP/network as the reference writes it -- the NB text verbatim (``10.0.0.12/32``,
-    `` 10.0.0.012``, ``10.0.0.0/255.255.255.0``: observed) -- and its prefix length; None when it
-    does not parse (leading blanks and leading zeros are accepted, trailing blanks are not)."""
-    m = _V4_LOGICAL.fullmatch(text)
-    if m is not None:
-        if any(int(b) > 255 for b in m.groups()[:4]):
-            return None
-        plen = _v4_plen(m.group(5))
-        return (text, plen) if plen is not None else None
-    if ":" not in text or text != text.rstrip():
-        return None
-    try:
-        net: IPv4Network | IPv6Network = ip_network(text.strip(), strict=False)
-    except ValueError:
-        return None
-    return (text, net.prefixlen) if net.version == 6 else None
-
-
 @dataclass(frozen=True, slots=True)
 class NatOpts:
     """The per-rule options that shape a NAT rule's flows (``man ovn-nb`` NAT table).
@@ -378,8 +345,11 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
     """The flows of one NAT rule on ``router`` (see the module doc): the ARP / ND replies for its
     external IP, then -- for a rule that applies -- its distributed gateway port's flows, its SNAT
     and its DNAT flows."""
+    if rejects(ctx.profile) and (why := nat_rejection(nat, router)) is not None:
+        ctx.warn("nat_bad_rule", "NAT", nat.uuid, why, router=router.name)
+        return  # 25.03 (northd/nat_rules.py): not even the ARP / ND replies
     parsed = parse_nat_external_ip(nat.external_ip)
-    logical = _logical(nat.logical_ip)
+    logical = logical_ip(nat.logical_ip)
     add = _NatAdd(table, router.index, nat_owner(str(nat.uuid), router.key), hint(str(nat.uuid)))
     if parsed is None and nat.type in SNAT_TYPES | DNAT_TYPES:
         head = parse_nat_external_ip(nat.external_ip, arp=True)
@@ -417,7 +387,7 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
         ctx.warn("nat_bad_rule", "NAT", nat.uuid, f"bad logical_ip {nat.logical_ip!r} for {nat.type}",
                  router=router.name)
         return
-    dmac = _distributed_mac(nat) if gw.dgp is not None else None
+    dmac = _distributed_mac(nat) if gw.dgp is not None and not centralized_dgp(gw.dgp, ctx) else None
     mac = dmac.norm if dmac is not None else None
     xmatch, xprio = _extra_match(nat, ctx)
     r = _NatRule(nat, o, ext, ext_ip.version == 4, log_ip, plen, gw, dmac, mac,
@@ -516,7 +486,7 @@ def _build_nat_arp_flows(router: Datapath, nat: Any, ctx: FlowCtx, ext_ip: IPAdd
         sn = format_ipv6(solicited_node(IPv6Address(ext_ip)))
         resolve, resolve_reply = f"ip6.dst == {{{ext}, {sn}}} && nd_ns && nd.target == {ext}", NAT_NA_REPLY
     add(LR_IN_IP_INPUT, 90, resolve, resolve_reply)
-    if arp_gw is not None and arp_dgp is not None:
+    if arp_gw is not None and arp_dgp is not None and not centralized_dgp(arp_dgp, ctx):
         inp = f'inport == "{arp_dgp.name}"'
         arp_res = f' && is_chassis_resident("{opt(nat.logical_port)}")' if arp_mac else arp_gw.resident()
         add(LR_IN_IP_INPUT, 91, f"{inp} && {resolve}", "drop;")
@@ -735,6 +705,19 @@ def _nat_mac(nat: Any) -> NatMac | None:
     return NatMac(str(mac), format_mac(value))
 
 
+def centralized_dgp(dgp: Port, ctx: FlowCtx) -> bool:
+    """Behaviour ``centralized_dgp_peer`` (25.03, observed): is ``dgp`` a distributed gateway port
+    whose peer switch port got a chassisredirect port of its own (its switch has no localnet port:
+    :func:`..northd.build.centralized_dgp_peer`)?  Its NAT is then centralized: the rules'
+    ``external_mac`` / ``logical_port`` are not used (no distributed floating IP: everything on the
+    gateway chassis), and their external IPs get no per-port ARP / ND flows (91 / 92), only the
+    router-wide replies (90)."""
+    if not ctx.profile.has(CENTRALIZED_DGP_PEER):
+        return False
+    q = dgp.peer
+    return q is not None and q.kind == "lsp" and q.crp is not None
+
+
 def _distributed_mac(nat: Any) -> NatMac | None:
     """The external MAC of a distributed ``dnat_and_snat`` rule (with a valid MAC and a logical port)."""
     return _nat_mac(nat) if nat.type == "dnat_and_snat" else None
@@ -893,9 +876,11 @@ def _routes_on(router: Datapath, ctx: FlowCtx, nat: Any, dgp: Port) -> bool:
     """Are NAT rule ``nat``'s add_route flows on the switch of DGP ``dgp`` (observed)?  The router's
     first DGP (the one :func:`nat_gateway` picks; the only one) takes every rule, whatever its
     ``gateway_port``; another DGP the rules whose ``gateway_port`` names it and, without
-    ``gateway_port``, those whose external IP is in one of its networks."""
+    ``gateway_port``, those whose external IP is in one of its networks.  Behaviour
+    ``add_route_rule_dgp`` (25.03): the first of several DGPs is not special, it takes its own
+    rules only."""
     dgps = router_info(router, ctx).dgps
-    if dgp is dgps[0]:
+    if dgp is dgps[0] and (len(dgps) == 1 or not ctx.profile.has("add_route_rule_dgp")):
         return True
     named = opt(nat.gateway_port)
     if named is not None:
@@ -905,27 +890,36 @@ def _routes_on(router: Datapath, ctx: FlowCtx, nat: Any, dgp: Port) -> bool:
 
 def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """The ``add_route`` flows of the NAT rules applied on the distributed gateway port peering with
-    router-type switch port ``port``, on the other routers attached to its switch (module doc)."""
+    router-type switch port ``port``, on the other routers attached to its switch (module doc).
+
+    Behaviour ``add_route_any_router`` (25.03, observed): the router port peering ``port`` need not
+    be a DGP: on a gateway router the routes and bindings are those of a DGP (its own MAC; every
+    rule); on any other router only the bindings are written (no routes)."""
     dgp = port.peer
     if not port.is_router_lsp or dgp is None or dgp.kind != "lrp":
         return
     router = dgp.dp
     lbs = router_lbs(router)
-    if opt(router.nb.enabled) is False or dgp not in router_info(router, ctx).dgps or not (router.nb.nat or lbs):
+    if opt(router.nb.enabled) is False or not (router.nb.nat or lbs):
         return
+    info = router_info(router, ctx)
+    is_dgp = dgp in info.dgps
+    if not is_dgp and not ctx.profile.has("add_route_any_router"):
+        return
+    routes = is_dgp or info.is_gateway
     dgp_nets = port_nets(dgp, ctx)
     if dgp_nets is None:
         return
     by_mac: dict[str, list[str]] = {}
-    for nat in sorted(router.nb.nat, key=lambda n: str(n.uuid)):
+    for nat in sorted(valid_nats(router, ctx.profile), key=lambda n: str(n.uuid)):
         if nat.type not in DNAT_TYPES or not smap_bool(nat.options, "add_route", False):
             continue
         ext = parse_ip_strict(nat.external_ip.strip())
-        if ext is None or ext.version != 4 or _logical(nat.logical_ip) is None or _bad_distributed(nat):
+        if ext is None or ext.version != 4 or logical_ip(nat.logical_ip) is None or _bad_distributed(nat):
             continue  # observed: nor for a distributed rule with a malformed external MAC
-        if not _routes_on(router, ctx, nat, dgp):
+        if is_dgp and not _routes_on(router, ctx, nat, dgp):
             continue
-        dmac = _distributed_mac(nat)
+        dmac = _distributed_mac(nat) if is_dgp else None  # (observed: centralized or not)
         by_mac.setdefault(dmac.raw if dmac else dgp_nets.ea_s, []).append(fmt_ip(ext))
     vips = _add_route_vips(lbs)
     if vips:
@@ -947,7 +941,7 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
         tail = (f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV4} = ip4.dst; {src_ipv4_reg(ctx)} = {nets.ipv4[0].addr_s}; "
                 f'eth.src = {nets.ea_s}; outport = "{p.name}"; flags.loopback = 1; {nexthop_family(ctx, False)}next;')
         prio = route_priority(ctx, 32, "connected")
-        for ips in by_mac.values():
+        for ips in by_mac.values() if routes else ():
             for ip in ips:
                 table.add(i, LR_IN_IP_ROUTING, prio, f"ip4.dst == {ip}/32", f"ip.ttl--; {tail}", owner=owner)
         info = router_info(p.dp, ctx)

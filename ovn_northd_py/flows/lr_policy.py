@@ -15,6 +15,9 @@ becomes one flow at its own priority with its match copied verbatim:
   flow per next hop (sorted as strings, member ids from 1) until one is not
   reachable; only when all are, the policy's flow selects a member
   (``reg8[0..15] = G; reg8[16..31] = select(1, ..., n);``);
+* ``output_port`` (26.03, behaviour ``policy_output_port``) of a one-hop reroute: that port, from
+  its address in the next hop's network, else its first of the family (:func:`_output_port_hop`);
+  an ECMP reroute with one is left out, warned (as the reference), taking no group id;
 * ``options:pkt_mark=M`` (a positive 32-bit integer) prefixes ``pkt.mark = M;`` to
   the actions of allow and reroute policies (to the member flows for ECMP).
 
@@ -42,7 +45,16 @@ from ..northd.addresses import IPAddress
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
-from .lr_common import find_lrp_for_ip, fmt_ip, nexthop_family, parse_ip_strict, port_nets, src_ipv4_reg
+from .lr_common import (
+    find_lrp_for_ip,
+    fmt_ip,
+    network_addr_for,
+    nexthop_family,
+    parse_ip_strict,
+    port_nets,
+    src_ipv4_reg,
+)
+from .lr_routing import chain_walk, routers_before
 from .owners import policy_owner
 from .registers import (
     REG_ECMP_GROUP_ID,
@@ -82,6 +94,23 @@ def _next_hop(router: Datapath, ctx: FlowCtx, ip: IPAddress) -> str | None:
     return _hop_actions(ip, port, addr, nets.ea_s, ctx)
 
 
+def _output_port_hop(ctx: FlowCtx, ip: IPAddress, name: str) -> str | None:
+    """Behaviour ``policy_output_port`` (26.03): a reroute policy's ``output_port`` is the port,
+    from its address in the next hop's network, else its first address of that family (none: no
+    flow).  (Observed: the port may be another router's; its own networks are read.)"""
+    port = ctx.nd.ports.get(name)
+    nets = port_nets(port, ctx) if port is not None and port.kind == "lrp" else None
+    if port is None or nets is None:
+        return None
+    addr = network_addr_for(nets, ip)
+    if addr is None:
+        fam = nets.ipv6 if isinstance(ip, IPv6Address) else nets.ipv4
+        if not fam:
+            return None
+        addr = fam[0].addr_s
+    return _hop_actions(ip, port, addr, nets.ea_s, ctx)
+
+
 def _hop_actions(ip: IPAddress, port: Port, addr: str, mac: str, ctx: FlowCtx) -> str:
     v6 = isinstance(ip, IPv6Address)
     nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if v6 else (REG_NEXT_HOP_IPV4, src_ipv4_reg(ctx))
@@ -107,6 +136,8 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
     i = router.index
     gid = 0
     rows = sorted(router.nb.policies, key=lambda r: str(r.uuid))
+    v2503 = ctx.profile.has("policy_ecmp_chain_order")
+    gids = _chain_gids(router, ctx, rows) if v2503 else {}
     chains = policy_chain_ids(rows) if ctx.profile.has("policy_chains") else {}
     prefixed = bool(chains)
     for row in rows:
@@ -136,9 +167,17 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
             )
         elif row.action == "reroute":
             hops = _nexthops(row)
+            out = opt(getattr(row, "output_port", None)) if ctx.profile.has("policy_output_port") else None
+            if out is not None and len(hops) > 1:
+                ctx.warn("policy_output_port_ecmp", "Logical_Router_Policy", row.uuid,
+                         "output_port only supported on non-ECMP reroute policies", router=router.name)
+                continue
             if len(hops) == 1:
                 ip = parse_ip_strict(hops[0])
-                hop = _next_hop(router, ctx, ip) if ip is not None else None
+                if out is not None:
+                    hop = _output_port_hop(ctx, ip, str(out.name)) if ip is not None else None
+                else:
+                    hop = _next_hop(router, ctx, ip) if ip is not None else None
                 if hop is not None:
                     fam = nexthop_family(ctx, isinstance(ip, IPv6Address))
                     actions = f"{_pkt_mark(row)}{hop} flags.loopback = 1; {REG_ECMP_GROUP_ID} = 0; {fam}next;"
@@ -146,15 +185,53 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
             elif len(hops) > 1:
                 gid += 1
                 # Observed: the ECMP reroute's flow keeps the policy's match without its chain.
-                _add_ecmp_policy(router, ctx, table, row, hops, gid, str(row.match))
+                _add_ecmp_policy(router, ctx, table, row, hops, gids.get(uuid, gid), str(row.match), v2503)
+
+
+def _inserted(router: Datapath, ctx: FlowCtx, row: Any) -> bool:
+    """Is the policy in the reference's parsed-policy map (observed on 25.03): all but a reroute
+    to one next hop that does not parse or that no router port reaches (26.03, behaviour
+    ``policy_output_port``: its ``output_port`` does; an ECMP reroute with one is left out)."""
+    hops = _nexthops(row)
+    if row.action != "reroute":
+        return True
+    out = opt(getattr(row, "output_port", None)) if ctx.profile.has("policy_output_port") else None
+    if len(hops) != 1:
+        return out is None or len(hops) < 2
+    ip = parse_ip_strict(hops[0])
+    if ip is None:
+        return False
+    if out is not None:
+        return _output_port_hop(ctx, ip, str(out.name)) is not None
+    return _next_hop(router, ctx, ip) is not None
+
+
+def _chain_gids(router: Datapath, ctx: FlowCtx, rows: list[Any]) -> dict[str, int]:
+    """Behaviour ``policy_ecmp_chain_order`` (25.03, observed): the ECMP group ids of the
+    router's reroute policies with several next hops, numbered in the reference's walk of its
+    parsed policies -- the same list order as its routes (:func:`.lr_routing.chain_walk`): the
+    :func:`_inserted` policies of the routers before it, then its own in uuid order, each pushed
+    onto the list's head, the list reversed at each growth of the map."""
+    before = sum(sum(1 for r in other.nb.policies if _inserted(other, ctx, r))
+                 for other in routers_before(router, ctx))
+    order = chain_walk([r for r in rows if _inserted(router, ctx, r)], before)
+    multi = [r for r in order if r.action == "reroute" and len(_nexthops(r)) > 1]
+    return {str(r.uuid): n for n, r in enumerate(multi, start=1)}
 
 
 def _add_ecmp_policy(
-    router: Datapath, ctx: FlowCtx, table: FlowTable, row: Any, hops: list[str], gid: int, policy_match: str
+    router: Datapath, ctx: FlowCtx, table: FlowTable, row: Any, hops: list[str], gid: int, policy_match: str,
+    v2503: bool = False,
 ) -> None:
     ips = [parse_ip_strict(h) for h in hops]
     valid = [ip for ip in ips if ip is not None]
-    if len(valid) != len(ips) or len({isinstance(ip, IPv6Address) for ip in valid}) != 1:
+    if v2503:
+        # 25.03 (observed): the next hops that parse and that a router port reaches; none, or of
+        # both families: no flow.
+        valid = [ip for ip in valid if _next_hop(router, ctx, ip) is not None]
+        if not valid or len({isinstance(ip, IPv6Address) for ip in valid}) != 1:
+            return
+    elif len(valid) != len(ips) or len({isinstance(ip, IPv6Address) for ip in valid}) != 1:
         return
     uuid = str(row.uuid)
     owner = policy_owner(uuid, router.key)
@@ -176,4 +253,6 @@ def _add_ecmp_policy(
         )
     ids = ", ".join(str(m) for m in range(1, len(valid) + 1))
     actions = f"{REG_ECMP_GROUP_ID} = {gid}; {REG_ECMP_MEMBER_ID} = select({ids});"
+    if v2503 and len(valid) == 1:
+        actions = f"{REG_ECMP_GROUP_ID} = {gid}; {REG_ECMP_MEMBER_ID} = 1; next;"
     table.add(router.index, LR_IN_POLICY, int(row.priority), policy_match, actions, hint=h, owner=owner)

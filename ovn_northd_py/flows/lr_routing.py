@@ -78,8 +78,10 @@ from ..northd.addresses import (
     parse_lrp_networks,
     solicited_node,
 )
+from ..northd.build import idl_row_order
 from ..northd.mcast_keys import MC_STATIC
 from ..northd.model import Datapath, Port
+from ..northd.ovs_order import calc_mask, hmap_order
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .copp import copp_meter
@@ -130,17 +132,27 @@ class Route:
     mac: str
     symmetric: bool = False  # options:ecmp_symmetric_reply
     to_dst: bool = False  # an empty nexthop with an output port: the next hop is the destination
+    learned: bool = False  # an SB Learned_Route (flows/dynamic_routing.py; uuid: the SB row's)
 
     @property
     def v6(self) -> bool:
         return isinstance(self.prefix, Ipv6Net)
 
     @property
-    def group_key(self) -> tuple[int, bool, bool, int, int]:
-        return (self.table_id, self.src, self.v6, int(self.prefix.addr), self.prefix.plen)
+    def nh_v6(self) -> bool:
+        """The next hop's family (a learned route's may differ from its prefix's)."""
+        return isinstance(self.nexthop, IPv6Address) if self.nexthop is not None else self.v6
+
+    @property
+    def group_key(self) -> tuple[int, bool, bool, int, int, bool]:
+        return (self.table_id, self.src, self.v6, int(self.prefix.addr), self.prefix.plen, self.learned)
+
+    @property
+    def hint(self) -> str | None:
+        return None if self.learned else hint(self.uuid)
 
     def priority(self, ctx: FlowCtx) -> int:
-        return route_priority(ctx, self.prefix.plen, "src" if self.src else "static")
+        return route_priority(ctx, self.prefix.plen, "learned" if self.learned else "src" if self.src else "static")
 
     def match(self, ctx: FlowCtx) -> str:
         fam = "ip6" if self.v6 else "ip4"
@@ -153,7 +165,7 @@ class Route:
 
     def next_hop_actions(self, ctx: FlowCtx, ecmp: bool = False) -> str:
         assert self.port is not None
-        nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if self.v6 else (REG_NEXT_HOP_IPV4, src_ipv4_reg(ctx))
+        nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if self.nh_v6 else (REG_NEXT_HOP_IPV4, src_ipv4_reg(ctx))
         if self.to_dst:
             # Observed: an ECMP member without next hop writes it empty (``reg0 = ;``).
             nh = "" if ecmp else "ip6.dst" if self.v6 else "ip4.dst"
@@ -203,13 +215,15 @@ def _prefix(text: str) -> Ipv4Net | Ipv6Net | None:
     return Ipv6Net(net.network, net.plen)
 
 
-def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, int]) -> Route | None:
+def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, int],
+                   warn: bool = True) -> Route | None:
     uuid = str(row.uuid)
     prefix = _prefix(str(row.ip_prefix))
     if prefix is None:
         # Like the reference ("bad 'ip_prefix' ... in static route"): no flow, one warning.
-        ctx.warn("route_bad_prefix", "Logical_Router_Static_Route", row.uuid, f"bad ip_prefix {row.ip_prefix!r}",
-                 router=router.name)
+        if warn:
+            ctx.warn("route_bad_prefix", "Logical_Router_Static_Route", row.uuid,
+                     f"bad ip_prefix {row.ip_prefix!r}", router=router.name)
         return None
     table_id = tables.get(str(row.route_table), 0)
     src = opt(row.policy) == "src-ip"
@@ -239,7 +253,11 @@ def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, i
         return Route(uuid, table_id, src, prefix, None, port, first[0].addr_s, nets.ea_s,
                      smap_bool(row.options, "ecmp_symmetric_reply", False), to_dst=True)
     nexthop = parse_ip_strict(nexthop_s)
-    if nexthop is None or isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net):
+    if nexthop is None:
+        return None
+    # 25.03 (behaviour "route_v4_via_v6", observed): an IPv4 prefix may take an IPv6 next hop.
+    v4_via_v6 = ctx.profile.has("route_v4_via_v6") and isinstance(nexthop, IPv6Address)
+    if isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net) and not v4_via_v6:
         return None
     symmetric = smap_bool(row.options, "ecmp_symmetric_reply", False)
     if out_name:
@@ -267,6 +285,12 @@ def route_resolves(router: Datapath, ctx: FlowCtx, row: Any) -> bool:
     return _resolve_route(router, ctx, row, route_table_ids(router, ctx)) is not None
 
 
+def resolved_static_routes(router: Datapath, ctx: FlowCtx) -> list[Route]:
+    """The router's static routes that get flows (BFD aside), in route order."""
+    tables = route_table_ids(router, ctx)
+    return [r for row in static_routes(router) if (r := _resolve_route(router, ctx, row, tables)) is not None]
+
+
 def symmetric_nexthops(router: Datapath, ctx: FlowCtx) -> list[tuple[Port, str]]:
     """(out port, next hop) of the router's static routes with ``options:ecmp_symmetric_reply``
     that get flows (a next-hop address reached through a router port; BFD aside)."""
@@ -276,6 +300,38 @@ def symmetric_nexthops(router: Datapath, ctx: FlowCtx) -> list[tuple[Port, str]]
         route = _resolve_route(router, ctx, row, tables)
         if route is not None and route.symmetric and route.port is not None and route.nexthop is not None:
             out.append((route.port, fmt_ip(route.nexthop)))
+    return out
+
+
+def learned_routes(router: Datapath, ctx: FlowCtx) -> list[Route]:
+    """The router's SB Learned_Route rows that resolve (:mod:`.dynamic_routing`): a valid prefix
+    and next hop, the port they were learned on a port of the router with a network holding the
+    next hop (behaviour ``learned_route_any_nexthop``, 26.03: or any address of the next hop's
+    family; ``learned_route_cleanup``, 26.03: none on a router without dynamic routing)."""
+    rows = ctx.learned_routes.get(router.key, ())
+    if not rows:
+        return []
+    if ctx.profile.has("learned_route_cleanup") and \
+            str(router.nb.options.get("dynamic-routing", "")).lower() != "true":
+        return []
+    any_nexthop = ctx.profile.has("learned_route_any_nexthop")
+    info = router_info(router, ctx)
+    ports = {p.name: p for p in router.ports if p.kind == "lrp"}
+    out: list[Route] = []
+    for lr in rows:
+        prefix = _prefix(lr.ip_prefix)
+        nexthop = parse_ip_strict(lr.nexthop)
+        port = ports.get(lr.port)
+        nets = info.nets.get(lr.port) if port is not None else None
+        if prefix is None or nexthop is None or port is None or nets is None:
+            continue
+        addr = network_addr_for(nets, nexthop)
+        if addr is None and any_nexthop:
+            family = nets.ipv6 if isinstance(nexthop, IPv6Address) else nets.ipv4
+            addr = family[0].addr_s if family else None
+        if addr is None:
+            continue
+        out.append(Route(lr.uuid, 0, False, prefix, nexthop, port, addr, nets.ea_s, learned=True))
     return out
 
 
@@ -349,11 +405,12 @@ def static_routes(router: Datapath) -> list[Any]:
 def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """The flows of the router's static routes, each owned by ``("route", uuid, router key)``."""
     rows = static_routes(router)
-    if not rows:
+    learned = learned_routes(router, ctx)
+    if not rows and not learned:
         return
     i, rkey = router.index, router.key
     tables = route_table_ids(router, ctx)
-    groups: dict[tuple[int, bool, bool, int, int], list[Route]] = {}
+    groups: dict[tuple[int, bool, bool, int, int, bool], list[Route]] = {}
     order: list[list[Route]] = []  # groups in order of creation (second member)
     routes: list[Route] = []
     for row in rows:
@@ -362,6 +419,9 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
         if route is None or route_bfd_down(row):
             continue
         routes.append(route)
+    if ctx.profile.has("ecmp_route_chain_order") and len(routes) > 1:
+        routes = _chain_order(router, ctx, routes)
+    routes += learned  # (after the static routes: their ECMP groups are numbered after)
     # 25.03 (behaviour "symmetric_route_group"): a symmetric-reply route is an ECMP group even alone.
     single_groups = ctx.profile.has("symmetric_route_group")
     grouped: set[int] = set()
@@ -393,18 +453,87 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
             match = f"{REG_ECMP_GROUP_ID} == {gid} && {REG_ECMP_MEMBER_ID} == {mid}"
             commit = f"{REGBIT_ECMP_COMMIT} = 1; " if mark and route.symmetric else ""
             actions = "drop;" if drop_all else \
-                f"{route.next_hop_actions(ctx, ecmp=True)} {nexthop_family(ctx, route.v6)}{commit}next;"
+                f"{route.next_hop_actions(ctx, ecmp=True)} {nexthop_family(ctx, route.nh_v6)}{commit}next;"
             table.add(
                 i,
                 LR_IN_IP_ROUTING_ECMP,
                 100,
                 match,
                 actions,
-                hint=hint(route.uuid),
+                hint=route.hint,
                 owner=route_owner(route.uuid, rkey),
             )
         if router_info(router, ctx).is_gateway and any(m.symmetric for m in members):
             _add_symmetric_reply(i, rkey, members, table, ctx)
+
+
+def chain_walk(items: list[Any], before: int = 0) -> list[Any]:
+    """The walk of one router's list in the reference's hash map of every router's parsed routes
+    (or policies), all of a router's under one hash: ``before`` entries of the routers before it,
+    then ``items`` in turn, each pushed onto the head of the list, the list reversed whenever
+    the map grows (the count ``n`` reaching ``n / 2 > mask``, mask then
+    :func:`..northd.ovs_order.calc_mask` of ``n``); the walk takes the list from its head."""
+    mask = 0
+    for n in range(1, before + 1):
+        if n // 2 > mask and calc_mask(n) > mask:
+            mask = calc_mask(n)
+    chain: list[Any] = []
+    for n, item in enumerate(items, start=before + 1):
+        chain.insert(0, item)
+        if n // 2 > mask and calc_mask(n) > mask:
+            mask = calc_mask(n)
+            chain.reverse()
+    return chain
+
+
+def routers_before(router: Datapath, ctx: FlowCtx) -> list[Datapath]:
+    """The routers the reference takes before ``router``: an OVS hash map of their uuids' first
+    32 bits, filled in NB row order (:func:`..northd.build.idl_row_order`)."""
+    routers = {r.key: r for r in ctx.nd.routers()}
+    out: list[Datapath] = []
+    for k in hmap_order((int(k.replace("-", "")[:8], 16), k) for k in idl_row_order(routers)):
+        if k == router.key:
+            break
+        out.append(routers[k])
+    return out
+
+
+def _chain_order(router: Datapath, ctx: FlowCtx, routes: list[Route]) -> list[Route]:
+    """Behaviour ``ecmp_route_chain_order`` (25.03, observed): the order in which the router's
+    valid static routes (given in uuid order) are walked to form ECMP groups and number them and
+    their members: :func:`chain_walk` of its valid static routes in uuid order then one connected
+    route per network of its ports (link-local ones included), after the same of
+    :func:`routers_before` (with one router, the numbering is the same for one NB file and follows
+    the uuids; with several, the reference's own numbering varies from run to run).  E.g. four routes of one prefix on a router with one port of one network, alone in the NB:
+    members D, C, A, B of uuid order A-D.  Incremental: :func:`chain_order_dependents` are
+    rebuilt when any router's routes or ports change."""
+    before = 0
+    for other in routers_before(router, ctx):
+        tables = route_table_ids(other, ctx)
+        before += _connected_count(other, ctx) + sum(
+            1 for row in static_routes(other)
+            if not route_bfd_down(row) and _resolve_route(other, ctx, row, tables, warn=False) is not None)
+    connected: list[Route | None] = [None] * _connected_count(router, ctx)
+    return [r for r in chain_walk([*routes, *connected], before) if r is not None]
+
+
+def _connected_count(router: Datapath, ctx: FlowCtx) -> int:
+    """The router's connected routes: one per network of its ports (link-local ones included)."""
+    n = 0
+    for p in router.ports:
+        nets = port_nets(p, ctx) if p.kind == "lrp" else None
+        if nets is not None:
+            n += len(nets.ipv4) + len(nets.ipv6)
+    return n
+
+
+def chain_order_dependents(nd: Any) -> list[Datapath]:
+    """The routers whose ECMP numbering (:func:`_chain_order`, and their policies') may depend on
+    the other routers: those with two static routes or more, one with
+    ``options:ecmp_symmetric_reply``, or a policy with several next hops."""
+    return [r for r in nd.routers() if len(r.nb.static_routes) > 1
+            or any(smap_bool(row.options, "ecmp_symmetric_reply", False) for row in r.nb.static_routes)
+            or any(len(p.nexthops) > 1 for p in r.nb.policies)]
 
 
 def _add_symmetric_reply(i: int, rkey: str, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:
@@ -504,13 +633,13 @@ def _add_symmetric_reply_plain(i: int, rkey: str, members: list[Route], table: F
                   f"pop({REG_ECMP_ETH_FULL}); next;", hint=h, owner=owner)
 
 def _add_unique_route(i: int, rkey: str, route: Route, table: FlowTable, ctx: FlowCtx) -> None:
-    h, owner = hint(route.uuid), route_owner(route.uuid, rkey)
+    h, owner = route.hint, route_owner(route.uuid, rkey)
     prio, match = route.priority(ctx), route.match(ctx)
     if route.nexthop is None and not route.to_dst:
         table.add(i, LR_IN_IP_ROUTING, prio, match, "drop;", hint=h, owner=owner)
         return
     actions = (f"{REG_ECMP_GROUP_ID} = 0; {route.next_hop_actions(ctx)} flags.loopback = 1; "
-               f"{nexthop_family(ctx, route.v6)}next;")
+               f"{nexthop_family(ctx, route.nh_v6)}next;")
     table.add(i, LR_IN_IP_ROUTING, prio, match, "ip.ttl--; " + actions, hint=h, owner=owner)
     if route.port is not None and route.port.name in ctx.bfd_ports:
         table.add(i, LR_IN_IP_ROUTING, prio + 1, match + BFD_MATCH, actions, hint=h, owner=owner)

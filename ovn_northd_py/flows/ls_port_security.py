@@ -42,6 +42,7 @@ from ..lflow.table import FlowTable
 from ..northd.addresses import AddressError, extract_lport_addresses, parse_mac
 from ..northd.build import QOS_QUEUES, first_localnet
 from ..northd.model import Datapath, Port
+from ..northd.nat_rules import valid_nats
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .lr_common import router_info
@@ -117,7 +118,7 @@ def ext_arp_allowed(port: Port, ctx: FlowCtx) -> list[tuple[int, str]]:
         out.append((75, f'{REGBIT_EXT_ARP} == 1 && is_chassis_resident("{resident}")'))
     if not router_info(rp.dp, ctx).dgps:
         return out
-    for nat in rp.dp.nb.nat:
+    for nat in valid_nats(rp.dp, ctx.profile):
         lport, mac = opt(nat.logical_port), opt(nat.external_mac)
         ext = str(nat.external_ip).strip()
         if nat.type != "dnat_and_snat" or not lport or not mac or ":" in ext:

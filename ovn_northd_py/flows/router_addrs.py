@@ -23,6 +23,7 @@ from ..northd.addresses import (
 )
 from ..northd.lb_vips import is_template_lb, parse_vip_address
 from ..northd.model import Datapath, Port
+from ..northd.nat_rules import valid_nats
 from ..ovsdb import fastrow
 from ..ovsdb.columns import opt
 from .context import FlowCtx
@@ -80,12 +81,12 @@ def _by_uuid(rows: Any) -> list[Any]:
     return sorted(rows, key=lambda r: str(r.uuid))
 
 
-def _compute(router: Datapath) -> RouterAddrs:
+def _compute(router: Datapath, profile: Any) -> RouterAddrs:
     nat_ips: list[str] = []
     snat_ips: list[str] = []
     nat_macs: list[str] = []
     distributed: list[tuple[str, str]] = []
-    for nat in _by_uuid(router.nb.nat):
+    for nat in _by_uuid(valid_nats(router, profile)):  # (25.03: without rejected rules)
         ext = parse_nat_external_ip(nat.external_ip, arp=True)
         ext_ip = ext[0] if ext is not None else None  # None: its IP and MAC are neither announced nor flooded
         if nat.type in DNAT_TYPES and ext is not None:
@@ -125,7 +126,7 @@ def _compute(router: Datapath) -> RouterAddrs:
 
 
 def router_addrs(router: Datapath, ctx: FlowCtx) -> RouterAddrs:
-    return ctx.cached("router_addrs", router.key, lambda: _compute(router))
+    return ctx.cached("router_addrs", router.key, lambda: _compute(router, ctx.profile))
 
 
 def lrp_networks(lrp: Port) -> LrpNetworks | None:
@@ -156,7 +157,12 @@ def router_lb_vip_sets(router: Datapath) -> dict[str, list[str]]:
     the router answers ARP / neighbour solicitations for them (:mod:`.lr_ip_input`).  Observed: a
     load balancer's ``options:neighbor_responder=all`` puts all its VIPs in, whatever the
     networks, ``none`` none of them (any other value: ``reachable``, the default).
+
+    Behaviour ``rtr_lb_template_vips_ip6`` (25.03, observed; read from the router's
+    ``Datapath.behaviours``): the VIPs of a template load balancer (literal ones, with
+    ``neighbor_responder=all``) go into the ``_ip6`` set whatever their family (IPv4 text in it).
     """
+    template_v6 = RTR_LB_TEMPLATE_VIPS_IP6 in router.behaviours
     lbs = list(router.nb.load_balancer)
     for group in router.nb.load_balancer_group:
         lbs += list(group.load_balancer)
@@ -164,6 +170,7 @@ def router_lb_vip_sets(router: Datapath) -> dict[str, list[str]]:
         return {}
     vips: dict[IPAddress, None] = {}
     anywhere: set[IPAddress] = set()  # the VIPs of load balancers with neighbor_responder=all
+    in_v6: set[IPAddress] = set()  # IPv4 VIPs written in the _ip6 set (rtr_lb_template_vips_ip6)
     for lb in lbs:
         # Observed: a template load balancer's (literal) VIPs only with ``neighbor_responder=all``.
         template, mode, addrs = lb_vip_addrs(lb)
@@ -173,11 +180,13 @@ def router_lb_vip_sets(router: Datapath) -> dict[str, list[str]]:
             vips[addr] = None
             if mode == "all":
                 anywhere.add(addr)
+            if template and template_v6:
+                in_v6.add(addr)
     nets = [n for n in (lrp_networks(p) for p in router.ports if p.kind == "lrp") if n is not None]
-    v4 = sorted({format_ip(v) for v in vips if isinstance(v, IPv4Address)
+    v4 = sorted({format_ip(v) for v in vips if isinstance(v, IPv4Address) and v not in in_v6
                  and (v in anywhere or any(n.contains(v) for ns in nets for n in ns.ipv4))})
-    v6 = sorted({format_ip(v) for v in vips if isinstance(v, IPv6Address)
-                 and (v in anywhere or any(n.contains(v) for ns in nets for n in ns.ipv6))})
+    v6 = sorted({format_ip(v) for v in vips if v in in_v6 or (isinstance(v, IPv6Address)
+                 and (v in anywhere or any(n.contains(v) for ns in nets for n in ns.ipv6)))})
     out: dict[str, list[str]] = {}
     if v4:
         out[f"_rtr_lb_{router.tunnel_key}_ip4"] = v4
@@ -192,3 +201,4 @@ def router_lb_vip_set_names(router: Datapath, ctx: FlowCtx) -> frozenset[str]:
 
 
 RTR_LB_SETS = "rtr_lb_sets"
+RTR_LB_TEMPLATE_VIPS_IP6 = "rtr_lb_template_vips_ip6"

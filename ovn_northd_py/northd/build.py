@@ -29,6 +29,7 @@ from .idpool import IdPool
 from .ipam import assign_dynamic_addresses
 from .lb_vips import is_template_lb, parse_vip
 from .model import LR, LS, Datapath, HaChassis, HaGroup, Northd, Port
+from .nat_rules import NAT_REJECTS_INVALID, nat_rejection
 from .ovs_order import hmap_order, ovs_hash_string, sset_order
 from .tnlkeys import (
     DP_KEY_MAX_GENEVE,
@@ -109,7 +110,7 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     them (``northd/tnlkeys.py``)."""
     vxlan_option = profile.has("nb_vxlan_mode_option")
     w = warn.warn
-    nd = Northd()
+    nd = Northd(behaviours=profile.behaviours)
     vx = keys.vxlan = vxlan_mode(sb, nb if vxlan_option else None)
     max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
@@ -118,6 +119,8 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     if profile.has(CENTRALIZED_DGP_PEER):
         for router in nd.routers():
             make_switch_crp(router, nd, w)
+    if profile.has(LPORT_MIRROR):
+        make_mirror_ports(nd)
     _assign_port_keys(nd, sb, keys, max_port, w)
     if profile.has(QOS_QUEUES):
         assign_qos_queues(nd, sb)
@@ -126,7 +129,7 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
         _add_router_lbs_to_switches(nd)
     # ---- IPAM: dynamic addresses (ipam.py) ----
     if mac_prefix:
-        assign_dynamic_addresses(nd, mac_prefix, w)
+        assign_dynamic_addresses(nd, mac_prefix, w, profile.has("ipam_port_hash_order"))
     return nd
 
 
@@ -135,11 +138,11 @@ def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, 
     earlier run gave it, else a fresh one); a datapath left without a key is not registered."""
     dps: list[Datapath] = []
     for row in sorted(nb.rows("Logical_Switch").values(), key=_uuid):
-        dps.append(Datapath(_uuid(row), LS, row.name, row))
+        dps.append(Datapath(_uuid(row), LS, row.name, row, behaviours=nd.behaviours))
     for row in sorted(nb.rows("Logical_Router").values(), key=_uuid):
         if opt(row.enabled) is False:
             continue  # a disabled router has no datapath (and so no ports), as in the reference
-        dps.append(Datapath(_uuid(row), LR, row.name, row))
+        dps.append(Datapath(_uuid(row), LR, row.name, row, behaviours=nd.behaviours))
 
     sb_dp_keys: dict[str, int] = {}
     for sbrow in sb.rows("Datapath_Binding").values():
@@ -316,6 +319,9 @@ def _dp_external_ids(dp: Datapath) -> dict[str, str]:
             ids["name2"] = n2
         if str(nb.options.get("always_learn_from_arp_request", "")).lower() == "false":
             ids["always_learn_from_arp_request"] = "false"  # observed: only an explicit false
+        age = nb.options.get("mac_binding_age_threshold")
+        if age is not None and DP_MAC_BINDING_AGE in dp.behaviours:
+            ids["mac_binding_age_threshold"] = age  # observed on 25.03: the option as written
         z = nb.options.get("snat-ct-zone")
         if z is not None:
             with contextlib.suppress(ValueError):
@@ -623,6 +629,7 @@ def _set_nat_addresses(p: Port) -> None:
         if gw_router or dgps:
             central: list[str] = []
             own_ips = {n.split("/")[0] for n in peer.nb.networks}
+            # (observed: every NB rule, also those 25.03 rejects elsewhere: nat_rules.py)
             for nat in sorted(router.nb.nat, key=_uuid):
                 if ":" in nat.external_ip:
                     continue  # GARPs are IPv4 only
@@ -661,6 +668,7 @@ def _set_nat_addresses(p: Port) -> None:
         except AddressError:
             ipv4 = []
         out.append(" ".join([mac, *ipv4]) + suffix)
+    p.garp_entry = out[-1] if garp else None
     p.nat_addresses = out
 
 
@@ -697,7 +705,7 @@ def update_lrp_in_place(p: Port) -> set[str]:
     if p.peer is not None:
         _set_ra_options(p)
     crp = p.crp
-    if crp is not None or _ignored_gateway(p):
+    if crp is not None or (_ignored_gateway(p) and NO_IGNORED_GW_CRP not in p.dp.behaviours):
         if p.peer is not None:
             p.options["chassis-redirect-port"] = "cr-" + p.name
         else:
@@ -705,7 +713,10 @@ def update_lrp_in_place(p: Port) -> set[str]:
     if crp is not None:
         before = (dict(crp.options), list(crp.mac), dict(crp.external_ids))
         _derive_crp(p, crp)
-        if (crp.options, crp.mac, crp.external_ids) != before:
+        # (A dynamic-routing router's chassisredirect port takes options from the router port's:
+        # sync/dynamic_routing_ids.py.)
+        if (crp.options, crp.mac, crp.external_ids) != before or \
+                str(p.dp.nb.options.get("dynamic-routing", "")).lower() == "true":
             changed.add(crp.name)
     return changed
 
@@ -797,7 +808,10 @@ def _set_ra_options(p: Port) -> None:
     for key in ("rdnss", "dnssl", "route_info"):
         if key in cfg:
             o[f"ipv6_ra_{key}"] = cfg[key]
-    o["ipv6_ra_prefixes"] = " ".join(f"{n.network_s}/{n.plen}" for n in nets.ipv6[:-1])
+    prefixes = [f"{n.network_s}/{n.plen}" for n in nets.ipv6[:-1]]
+    if RA_PD_PREFIXES in p.dp.behaviours and str(p.nb.options.get("prefix", "")).lower() == "true":
+        prefixes += sorted(str(x) for x in p.nb.ipv6_prefix)  # 25.03: the delegated prefixes too
+    o["ipv6_ra_prefixes"] = " ".join(prefixes)
     o["ipv6_ra_src_eth"] = nets.ea_s
     o["ipv6_ra_src_addr"] = nets.lla.addr_s
 
@@ -811,7 +825,14 @@ def _always_redirect(p: Port) -> bool:
     peer = p.peer
     if peer is not None and peer.kind == "lsp" and any(q.kind == "lsp" and q.sb_type == "vtep" for q in peer.dp.ports):
         return False
-    return not any(_is_distributed_nat(nat) for nat in p.dp.nb.nat)
+    return not any(_is_distributed_nat(nat) for nat in _nats(p.dp))
+
+
+def _nats(router: Datapath) -> list[Any]:
+    """The router's NAT rules, without those its release rejects (``nat_rejects_invalid``)."""
+    if NAT_REJECTS_INVALID not in router.behaviours:
+        return list(router.nb.nat)
+    return [n for n in router.nb.nat if nat_rejection(n, router) is None]
 
 
 def _derive_crp(p: Port, crp: Port) -> None:
@@ -841,7 +862,7 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     if p.sb_type == "l3gateway":
         w("lrp_gateway_on_gateway_router", "Logical_Router_Port", lrp.uuid,
           "gateway chassis on a port of a gateway router is ignored", name=p.name)
-        if p.peer is not None:
+        if p.peer is not None and NO_IGNORED_GW_CRP not in p.dp.behaviours:
             p.options["chassis-redirect-port"] = "cr-" + p.name
         return
     name = "cr-" + p.name
@@ -858,6 +879,18 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
     nd.ports[name] = crp
     p.dp.ports.append(crp)
 
+
+# Behaviour of 25.03 (lflow/profile.py): a router's Datapath_Binding external_ids carry its
+# options:mac_binding_age_threshold.
+DP_MAC_BINDING_AGE = "dp_mac_binding_age"
+
+# Behaviour of 25.03 (lflow/profile.py): the port of a gateway router with gateway chassis / an HA
+# chassis group names no chassisredirect port in its Port_Binding (23.03: it does, when peered).
+NO_IGNORED_GW_CRP = "no_ignored_gw_crp"
+
+# Behaviour of 25.03 (lflow/profile.py): a router port's Port_Binding ipv6_ra_prefixes also lists
+# its NB ipv6_prefix (the prefixes delegated to it) when it has options:prefix=true.
+RA_PD_PREFIXES = "ra_pd_prefixes"
 
 # Behaviour of 25.03 (lflow/profile.py): a switch port peering a centralized gateway port gets a
 # chassisredirect port of its own.
@@ -902,6 +935,54 @@ def make_switch_crp(router: Datapath, nd: Northd, w: Any) -> Port | None:
     nd.ports[name] = crp
     q.dp.ports.append(crp)
     return crp
+
+
+LPORT_MIRROR = "lport_mirror"
+
+
+def lport_mirrors(lsp: Any) -> list[Any]:
+    """The NB Mirror rows of type ``lport`` a switch port's ``mirror_rules`` names, by name."""
+    return sorted((m for m in getattr(lsp, "mirror_rules", ()) if m.type == "lport"), key=lambda m: str(m.name))
+
+
+def mirror_port_name(dp: Datapath, sink: str) -> str:
+    return f"mp-{dp.name}-{sink}"
+
+
+class MirrorPortNb:
+    """The ``nb`` of a mirror port: no NB row of its own, so the columns of an empty switch port
+    (``uuid``: its sink's, for warnings and ``explain``), so that code reading ports' NB columns
+    sees nothing to act on."""
+
+    def __init__(self, uuid: Any, name: str) -> None:
+        self.uuid = uuid
+        self.name = name
+        self.type = "mirror"
+        self.options: dict[str, str] = {}
+        self.external_ids: dict[str, str] = {}
+
+    def __getattr__(self, column: str) -> list[Any]:
+        return []  # every other (optional or set) column: empty
+
+
+def make_mirror_ports(nd: Northd) -> None:
+    """Behaviour ``lport_mirror`` (26.03): a switch port with a Mirror of type ``lport`` gets, on its
+    switch, a port ``mp-<switch>-<sink>`` of SB type ``mirror`` (``mirror_port``: the sink), one per
+    switch and sink (observed on sid's reference: the sink is a switch port of any switch; a
+    mirror whose sink names no switch port has none)."""
+    for dp in nd.switches():
+        for p in list(dp.ports):
+            if p.kind != "lsp":
+                continue
+            for m in lport_mirrors(p.nb):
+                sink = nd.ports.get(str(m.sink))
+                name = mirror_port_name(dp, str(m.sink))
+                if sink is None or sink.kind != "lsp" or name in nd.ports:
+                    continue
+                mp = Port(name, "mirror", dp, MirrorPortNb(sink.nb.uuid, name), sink.nb_key, sb_type="mirror",
+                          mirror_port=sink.name)
+                nd.ports[name] = mp
+                dp.ports.append(mp)
 
 
 def install_ls_lb_from_router(nb: Any) -> bool:

@@ -27,6 +27,9 @@ class Datapath:
     # A switch's load balancers taken from the routers it is attached to (NB_Global
     # options:install_ls_lb_from_router=true; none otherwise): NB Load_Balancer rows.
     lbs_from_routers: list[Any] = field(default_factory=list)
+    # The behaviours of the release's profile (``FlowProfile.behaviours``) the model reads where it
+    # has only the datapath at hand (e.g. ``nat_rejects_invalid``: northd/nat_rules.py).
+    behaviours: frozenset[str] = frozenset()
 
     @property
     def is_switch(self) -> bool:
@@ -44,7 +47,8 @@ class Datapath:
 class Port:
     name: str  # logical_port in SB
     # "lsp", "lrp", "crp" (a chassisredirect port derived from a gateway LRP) or "lcrp" (one derived
-    # from the switch port peering a centralized gateway LRP: northd/build.py make_switch_crp)
+    # from the switch port peering a centralized gateway LRP: northd/build.py make_switch_crp) or
+    # "mirror" (26.03: the ``mp-<switch>-<sink>`` port of an lport mirror, make_mirror_ports)
     kind: str
     dp: Datapath
     nb: Any  # NB IDL row (for "crp": the LRP row)
@@ -66,6 +70,8 @@ class Port:
     has_unknown: bool = False
     is_router_lsp: bool = False
     dynamic_addresses: str | None = None  # IPAM's "MAC [IPV4] [IPV6]" for a port asking for "dynamic"
+    garp_entry: str | None = None  # the nat_addresses entry of the router port's own addresses
+    mirror_port: str | None = None  # a "mirror" port: its sink, the switch port the mirror sends to
 
     def __repr__(self) -> str:
         return f"Port({self.kind}:{self.name})"
@@ -94,6 +100,7 @@ class Northd:
     # bit is never given to another datapath until the next full build).
     slots: list[Datapath | None] = field(default_factory=list)
     name_winners: dict[str, tuple[str, str]] = field(default_factory=dict)  # port -> (dp key, row uuid)
+    behaviours: frozenset[str] = frozenset()  # the release profile's (new datapaths take them)
 
     def add_datapath(self, dp: Datapath) -> None:
         """Register ``dp`` under the next datapath-group bit."""

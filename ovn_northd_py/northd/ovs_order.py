@@ -56,6 +56,11 @@ def ovs_hash_string(s: str, basis: int = 0) -> int:
     return ovs_hash_bytes(s.encode(), basis)
 
 
+def calc_mask(capacity: int) -> int:
+    """An OVS hmap's bucket mask for ``capacity`` nodes."""
+    return _calc_mask(capacity)
+
+
 def _calc_mask(capacity: int) -> int:
     mask = capacity // 2
     for shift in (1, 2, 4, 8, 16, 32):

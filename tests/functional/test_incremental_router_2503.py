@@ -14,7 +14,9 @@ import pytest
 from ovn_northd_py.devtools import nb_json
 from ovn_northd_py.devtools.servers import OvsdbServer, nbctl, sbctl
 from ovn_northd_py.devtools.testing import checked_daemon, mismatches, node_runs, run_batch
-from ovn_northd_py.release import RELEASES
+
+# 26.03 runs wherever 25.03 does (the same features, its own profile).
+pytestmark = pytest.mark.releases("25.03", "26.03")
 
 
 class Env2503:
@@ -46,9 +48,9 @@ class Env2503:
 
 
 @pytest.fixture
-def env2503(tmp_path: Path, monkeypatch) -> Iterator[Env2503]:
+def env2503(tmp_path: Path, monkeypatch, ovn_release) -> Iterator[Env2503]:
     monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
-    rel = RELEASES["25.03"]
+    rel = ovn_release
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
     try:
@@ -217,5 +219,101 @@ def test_ecmp_nexthop_rows_follow_routes_and_are_repaired(env2503):
         assert len(env.sb_select("ECMP_Nexthop")) == 2
         run_batch(env, [["lr-route-del", "g1", "172.19.0.0/16"]])
         assert not env.sb_select("ECMP_Nexthop")
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+def test_nat_rules_25_03_rejects_follow_their_changes_incrementally(env2503):
+    # 25.03 (behaviour nat_rejects_invalid) drops a rule with a malformed external MAC, or a DNAT
+    # rule to a network, as a whole: its ARP reply goes, its DGP gets always-redirect back.
+    env = env2503
+    _routers(env)
+    _setup(env, [["lsp-add", "pub", "pub-d1"], ["lsp-set-type", "pub-d1", "router"],
+                 ["lsp-set-addresses", "pub-d1", "router"], ["lsp-set-options", "pub-d1", "router-port=d1-pub"],
+                 ["lsp-add", "int", "vm"], ["lsp-set-addresses", "vm", "0a:00:00:00:00:01 10.2.0.11"]])
+
+    def arp_for_rule() -> bool:
+        return any("arp.tpa == 172.16.0.100" in f for f in env.flows("lr_in_ip_input"))
+
+    def always_redirect() -> str:
+        return sbctl(env.sb.remote, "--bare", "--columns=options", "find", "Port_Binding",
+                     "logical_port=cr-d1-pub")
+
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        run_batch(env, [["--id=@n", "create", "NAT", "type=dnat_and_snat", "external_ip=172.16.0.100",
+                         "logical_ip=10.2.0.11", "logical_port=vm", 'external_mac="0a:00:00:00:00:aa"',
+                         "external_ids:tag=n"], ["add", "logical_router", "d1", "nat", "@n"]])
+        assert arp_for_rule() and "always-redirect" not in always_redirect()
+        env.nbctl("set", "NAT", _nat_uuid(env), 'external_mac="bad-mac"', wait="sb")
+        assert not arp_for_rule() and "always-redirect=true" in always_redirect()
+        env.nbctl("set", "NAT", _nat_uuid(env), 'external_mac="0a:00:00:00:00:aa"', wait="sb")
+        assert arp_for_rule() and "always-redirect" not in always_redirect()
+        env.nbctl("set", "NAT", _nat_uuid(env), "logical_ip=10.2.0.0/24", wait="sb")
+        assert not arp_for_rule()
+        env.nbctl("set", "NAT", _nat_uuid(env), "logical_ip=10.2.0.11", wait="sb")
+        assert arp_for_rule()
+        # A gateway_port that is not a DGP of the router: rejected too.
+        env.nbctl("--id=@p", "get", "logical_router_port", "d1-int", "--", "set", "NAT", _nat_uuid(env),
+                  "gateway_port=@p", wait="sb")
+        assert not arp_for_rule()
+        env.nbctl("clear", "NAT", _nat_uuid(env), "gateway_port", wait="sb")
+        assert arp_for_rule()
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+def _nat_uuid(env: Env2503) -> str:
+    return env.nbctl("--bare", "--columns=_uuid", "find", "NAT", "external_ids:tag=n").strip()
+
+
+def test_prefix_delegation_port_changes_are_incremental(env2503):
+    # 25.03: handle_dhcpv6_reply flows only on a port with options:prefix_delegation=true; the
+    # delegated prefixes (ipv6_prefix) join ipv6_ra_prefixes with options:prefix=true.  (On a
+    # router without a DGP: a DGP's router ports recompute under 25.03, centralized_dgp_peer.)
+    env = env2503
+    _routers(env)
+    _setup(env, [["lsp-add", "int", "int-g1"], ["lsp-set-type", "int-g1", "router"],
+                 ["lsp-set-addresses", "int-g1", "router"], ["lsp-set-options", "int-g1", "router-port=g1-int"],
+                 ["set", "logical_router_port", "g1-int", 'networks="10.1.0.1/24","fd02::1/64"',
+                  "ipv6_ra_configs:address_mode=slaac", "ipv6_ra_configs:send_periodic=true"]])
+
+    def dhcpv6_replies() -> int:
+        return sum("handle_dhcpv6_reply" in f for f in env.flows("lr_in_ip_input"))
+
+    def ra_prefixes() -> str:
+        return sbctl(env.sb.remote, "get", "Port_Binding", "g1-int", "options:ipv6_ra_prefixes").strip('"\n')
+
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        assert dhcpv6_replies() == 0
+        env.nbctl("set", "logical_router_port", "g1-int", "options:prefix_delegation=true", wait="sb")
+        assert dhcpv6_replies() == 2  # fd02::1 and the link-local address
+        env.nbctl("set", "logical_router_port", "g1-int", "options:prefix=true", 'ipv6_prefix="fd99::/64"',
+                  wait="sb")
+        assert ra_prefixes() == "fd02::/64 fd99::/64"
+        env.nbctl("remove", "logical_router_port", "g1-int", "options", "prefix_delegation", "prefix", wait="sb")
+        assert dhcpv6_replies() == 0 and ra_prefixes() == "fd02::/64"
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+def test_ecmp_numbering_follows_other_routers_incrementally(env2503):
+    # 25.03 (ecmp_route_chain_order): a router's ECMP group / member ids count the routes of the
+    # routers before it, so route and port changes of one router renumber the others' groups.
+    env = env2503
+    _routers(env)
+    _setup(env, [["lr-add", "r3"], ["lrp-add", "r3", "r3-a", "02:00:00:00:03:01", "10.3.0.1/24"],
+                 *[["--ecmp", "lr-route-add", r, "172.30.0.0/16", f"{net}.{h}"]
+                   for r, net in (("g1", "10.1.0"), ("r3", "10.3.0")) for h in (11, 12, 13)]])
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        for h in (14, 15, 16):
+            env.nbctl("--ecmp", "lr-route-add", "g1", "172.30.0.0/16", f"10.1.0.{h}", wait="sb")
+            env.nbctl("--ecmp", "lr-route-add", "r3", "172.31.0.0/16", f"10.3.0.{h}", wait="sb")
+        for n in range(2, 5):
+            env.nbctl("lrp-add", "r3", f"r3-p{n}", f"02:00:00:00:03:0{n}", f"10.3.{n}.1/24", wait="sb")
+        env.nbctl("lr-route-del", "g1", "172.30.0.0/16", "10.1.0.11", wait="sb")
+        assert sum("select(" in f for f in env.flows("lr_in_ip_routing")) == 3, env.flows("lr_in_ip_routing")
         assert _recomputes(port) == before
         assert not mismatches(d)

@@ -9,7 +9,12 @@ from __future__ import annotations
 from ...flows import build_datapath_flows, build_lflows, build_port_flows, port_reads_switch
 from ...flows.chassis_features import FeatureLatch
 from ...flows.context import FlowCtx, flow_ctx_from_nb
-from ...flows.lr_pipeline import attached_router_ports
+from ...flows.lr_pipeline import (
+    attached_router_ports,
+    build_lr_route_and_policy_flows,
+    route_and_policy_owners,
+)
+from ...flows.lr_routing import chain_order_dependents
 from ...flows.owners import OWNER_DP, OWNER_PORT, new_flow_table
 from ...ovsdb.connection import RowChange
 from ...sync.indexes import PB_BY_NAME
@@ -150,6 +155,15 @@ class LflowNode(Node):
                 rebuild_ports |= {p.name for p in sw.ports}
         for router in routers:
             rebuild_router_scope(router, fctx, table, set())
+        if fctx.profile.has("ecmp_route_chain_order") and (routers or t.dps_changed):
+            # 25.03: a router's ECMP numbering counts the routes (connected ones too) of the
+            # routers before it (flows/lr_routing._chain_order).
+            done = {r.key for r in routers}
+            for other in chain_order_dependents(nd):
+                if other.key not in done:
+                    for owner in route_and_policy_owners(other):
+                        table.remove_owner(owner)
+                    build_lr_route_and_policy_flows(other, fctx, table)
         for name in rebuild_ports:
             table.remove_owner((OWNER_PORT, name))
             p = nd.ports.get(name)
