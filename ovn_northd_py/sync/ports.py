@@ -177,9 +177,12 @@ def _is_remote(chassis: Any) -> bool:
 
 def unbind_from_remote(row: Any, want: dict[str, Any] | None, profile: FlowProfile = DEFAULT_PROFILE) -> None:
     """``remote_port_binding``: a port that is not (or no longer) remote loses a remote chassis
-    binding (only northd binds there)."""
-    if (want is not None and "chassis" not in want and row is not None and profile.has("remote_port_binding")
-            and row.chassis and _is_remote(row.chassis[0])):
+    binding (only northd binds there).  (A binding this run's transaction inserted has no
+    ``chassis`` yet: a run that writes bindings incrementally and then syncs them all reads it.)"""
+    if want is None or "chassis" in want or row is None or not profile.has("remote_port_binding"):
+        return
+    bound = getattr(row, "chassis", None)
+    if bound and _is_remote(bound[0]):
         want["chassis"] = []
 
 

@@ -97,3 +97,22 @@ def test_qos_queues_follow_ports_and_localnet_network(draft) -> None:
     n("lsp-set-options", "v2")
     assert queues() == {"ln": ("2", "q")}
     assert mismatches(d) == []
+
+
+
+def test_router_port_added_while_its_switch_is_written_runs_without_engine_failure(draft) -> None:
+    """A run that writes a new port's binding incrementally (on_northd) and then falls back to a
+    full SB sync (here: the SB update of the switch the previous run inserted comes in the same
+    run) reads the binding it has just inserted, which has no ``chassis`` column yet (25.03's
+    unbinding of ports bound to a remote chassis looks at it).  The run must not fail: a failed
+    run is retried a second later, and ovn-northd.at's "LR ct-commit-all" dumps the flows before
+    that.  (Timing: each switch and its router port are added without waiting, ten times.)"""
+    nb, sb, d = draft
+    nbctl(nb.remote, "lr-add", "r", wait="sb")
+    for i in range(10):
+        nbctl(nb.remote, "ls-add", f"pub{i}")
+        nbctl(nb.remote, "lrp-add", "r", f"r-pub{i}", f"00:00:00:00:ff:{i:02x}", f"172.168.{i}.10/24")
+    nbctl(nb.remote, "sync", wait="sb")
+    assert {f"r-pub{i}" for i in range(10)} <= _bindings(sb).keys()
+    assert [r for r in d.log_records() if r.get("event") == "engine run failed; will recompute"] == []
+    assert mismatches(d) == []
