@@ -130,6 +130,28 @@ def test_policy_chain_changes_are_incremental(env2503):
         assert not mismatches(d)
 
 
+def test_policy_jumping_to_a_chain_no_policy_is_in_is_warned_once_and_builds_no_flow(env2503):
+    """A ``jump`` to a chain no policy of the router is in builds nothing and is warned once,
+    naming the policy, in the reference's words (``Logical router: R, policy action 'jump' follows
+    to non-existent chain C``, which ovn-northd.at's "Router policies - chains" greps in the log)."""
+    env = env2503
+    _routers(env)
+    with checked_daemon(env) as (_, d, _port):
+        _policy(env, "d1", "nochain", 112, "ip4.src == 10.0.0.0/24")
+        env.json(nb_json.update("Logical_Router_Policy", {"action": "jump", "jump_chain": "nochain"},
+                                ids=("tag", "nochain")))
+        _policy(env, "d1", "in-c1", 50, "tcp")
+        env.json(nb_json.update("Logical_Router_Policy", {"chain": "c1"}, ids=("tag", "in-c1")))
+        uuid = env.nbctl("--bare", "--columns=_uuid", "find", "Logical_Router_Policy", "priority=112").strip()
+        got = [(r["table"], r["row"], r["reason"]) for r in d.log_records() if r.get("event") == "policy_jump_no_chain"]
+        assert got == [("Logical_Router_Policy", uuid,
+                        "Logical router: d1, policy action 'jump' follows to non-existent chain nochain")]
+        flows = env.flows("lr_in_policy")
+        assert not any(f.startswith("112 ") for f in flows) and any("reg9[16..31] == 1 && (tcp)" in f for f in flows)
+        assert not mismatches(d)
+
+
+
 def test_dhcp_relay_changes_are_incremental(env2503):
     env = env2503
     _setup(env, [
