@@ -155,7 +155,11 @@ run_side() {  # SIDE
           s|^at_top_build_prefix=.*|at_top_build_prefix='$OVN_DIR/'|" "$run/atconfig"
   t0=$(date +%s)
   echo "running ${#ARGS[@]} test selection(s) with $label ..." >&2
-  ( cd "$OVN_DIR" && "$TESTSUITE" -C "$run" AUTOTEST_PATH="$path" -j"$JOBS" "${ARGS[@]}" ) \
+  # OVN's `make check` exports ovs_srcdir / ovs_builddir to the testsuite: the tests that start
+  # simulated hypervisors (sim_add: ovsdb-tool create ... $ovs_srcdir/vswitchd/vswitch.ovsschema)
+  # need them.
+  ( cd "$OVN_DIR" && ovs_srcdir=$OVS_DIR ovs_builddir=$OVS_DIR \
+      "$TESTSUITE" -C "$run" AUTOTEST_PATH="$path" -j"$JOBS" "${ARGS[@]}" ) \
     >"$OUT/$side.out" 2>&1 || true
   [ -f "$run/testsuite.log" ] && cp "$run/testsuite.log" "$OUT/$side-testsuite.log"
   [ -d "$run/testsuite.dir" ] && mv "$run/testsuite.dir" "$OUT/$side.dir"
