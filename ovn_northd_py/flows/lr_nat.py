@@ -27,7 +27,10 @@ chassis directly).  With D's ``options:gateway_mtu`` (a read of D's options) tha
 checks the packet length (``gateway_mtu_bypass``: a 55 copy without the check) and too-big
 packets to E get an ICMP error from M and E (``lr_in_ip_input`` 160).  When any port of the
 router has ``options:redirect-type=bridged`` (a read of the router's ports), traffic from L out
-of D on P's chassis resolves its next hop dynamically (``lr_in_arp_resolve`` 90).  Such a rule with
+of D on P's chassis resolves its next hop dynamically (``lr_in_arp_resolve`` 90).  25.03
+(``centralized_dgp_peer``): when D's peer switch port has a chassisredirect port of its own (no
+localnet port there), such a rule is centralized like the others, and every rule of D answers ARP
+/ ND with the 90 flow only (no D-specific 91 / 92 ones) (observed).  Such a rule with
 a malformed M gets its ARP flows only on D; a gateway router ignores M (valid or not: observed).
 
 Rule options (:class:`NatOpts`, observed): ``options:stateless`` on a ``dnat_and_snat`` rule
@@ -417,7 +420,7 @@ def build_nat_rule_flows(router: Datapath, nat: Any, ctx: FlowCtx, table: FlowTa
         ctx.warn("nat_bad_rule", "NAT", nat.uuid, f"bad logical_ip {nat.logical_ip!r} for {nat.type}",
                  router=router.name)
         return
-    dmac = _distributed_mac(nat) if gw.dgp is not None else None
+    dmac = _distributed_mac(nat) if gw.dgp is not None and not _centralized(gw.dgp) else None
     mac = dmac.norm if dmac is not None else None
     xmatch, xprio = _extra_match(nat, ctx)
     r = _NatRule(nat, o, ext, ext_ip.version == 4, log_ip, plen, gw, dmac, mac,
@@ -516,7 +519,7 @@ def _build_nat_arp_flows(router: Datapath, nat: Any, ctx: FlowCtx, ext_ip: IPAdd
         sn = format_ipv6(solicited_node(IPv6Address(ext_ip)))
         resolve, resolve_reply = f"ip6.dst == {{{ext}, {sn}}} && nd_ns && nd.target == {ext}", NAT_NA_REPLY
     add(LR_IN_IP_INPUT, 90, resolve, resolve_reply)
-    if arp_gw is not None and arp_dgp is not None:
+    if arp_gw is not None and arp_dgp is not None and not _centralized(arp_dgp):
         inp = f'inport == "{arp_dgp.name}"'
         arp_res = f' && is_chassis_resident("{opt(nat.logical_port)}")' if arp_mac else arp_gw.resident()
         add(LR_IN_IP_INPUT, 91, f"{inp} && {resolve}", "drop;")
@@ -733,6 +736,16 @@ def _nat_mac(nat: Any) -> NatMac | None:
     except AddressError:
         return None
     return NatMac(str(mac), format_mac(value))
+
+
+def _centralized(dgp: Port) -> bool:
+    """A distributed gateway port whose peer switch port has a chassisredirect port of its own
+    (behaviour ``centralized_dgp_peer``, northd/build.py: no localnet port on that switch): its
+    ``dnat_and_snat`` rules with a logical port and external MAC are centralized like the others
+    (observed on 25.03's reference: the cr port's residence and the router port's MAC, no
+    admission flow for the external MAC)."""
+    q = dgp.peer
+    return q is not None and q.kind == "lsp" and q.crp is not None
 
 
 def _distributed_mac(nat: Any) -> NatMac | None:

@@ -116,3 +116,37 @@ def test_router_port_added_while_its_switch_is_written_runs_without_engine_failu
     assert {f"r-pub{i}" for i in range(10)} <= _bindings(sb).keys()
     assert [r for r in d.log_records() if r.get("event") == "engine run failed; will recompute"] == []
     assert mismatches(d) == []
+
+
+def test_floating_ip_follows_the_gateway_switch_localnet_port(draft) -> None:
+    """``centralized_dgp_peer``: a floating IP (dnat_and_snat with logical port and external MAC)
+    of a gateway port whose switch has no localnet port is centralized (no admission flow for its
+    MAC); adding the localnet port makes it distributed again, removing it centralizes it."""
+    nb, sb, d = draft
+
+    def n(*args: str) -> None:
+        nbctl(nb.remote, *args, wait="sb")
+
+    def distributed() -> bool:
+        out = subprocess.run(["ovn-sbctl", f"--db={sb.remote}", "--bare", "--columns=match", "find", "Logical_Flow",
+                              "external_ids:stage-name=lr_in_admission"], check=True, capture_output=True,
+                             text=True).stdout
+        return "30:54:00:00:00:03" in out
+
+    n("ls-add", "pub", "--", "ls-add", "in", "--", "lr-add", "r", "--", "lsp-add", "in", "vm", "--",
+      "lsp-set-addresses", "vm", "00:00:00:00:00:11 10.0.0.3",
+      "--", "lrp-add", "r", "r-pub", "00:00:00:00:00:01", "172.16.0.10/24",
+      "--", "lrp-set-gateway-chassis", "r-pub", "hv1", "10",
+      "--", "lsp-add", "pub", "pub-r", "--", "lsp-set-type", "pub-r", "router", "--", "lsp-set-addresses", "pub-r",
+      "router", "--", "lsp-set-options", "pub-r", "router-port=r-pub",
+      "--", "lrp-add", "r", "r-in", "00:00:00:00:00:02", "10.0.0.1/24",
+      "--", "lsp-add", "in", "in-r", "--", "lsp-set-type", "in-r", "router", "--", "lsp-set-addresses", "in-r",
+      "router", "--", "lsp-set-options", "in-r", "router-port=r-in")
+    n("lr-nat-add", "r", "dnat_and_snat", "172.16.0.110", "10.0.0.3", "vm", "30:54:00:00:00:03")
+    assert not distributed()
+    n("lsp-add", "pub", "ln", "--", "lsp-set-type", "ln", "localnet", "--", "lsp-set-addresses", "ln", "unknown",
+      "--", "lsp-set-options", "ln", "network_name=p")
+    assert distributed()
+    n("lsp-del", "ln")
+    assert not distributed()
+    assert mismatches(d) == []
