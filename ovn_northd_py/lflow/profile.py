@@ -344,6 +344,8 @@ OVN_25_03 = FlowProfile(
         "sb_rows_nb_uuid",
         # Port_Binding.chassis of a remote port: its requested chassis when that one is remote.
         "remote_port_binding",
+        # HA_Chassis_Group.ref_chassis also counts the ports' Port_Binding.additional_chassis.
+        "ref_chassis_additional",
         # NB_Global options:vxlan_mode=false: no VXLAN mode (tunnel key ranges) whatever the chassis.
         "nb_vxlan_mode_option",
         # NB Logical_Router_Port status:hosting-chassis: where the port's chassisredirect port is bound.

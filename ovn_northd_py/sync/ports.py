@@ -235,10 +235,11 @@ def _router_groups(nd: Northd) -> dict[str, str]:
     return {k: find(k) for k in list(parent)}
 
 
-def desired_ref_chassis(sb: Any, nd: Northd) -> dict[str, dict[str, Any]]:
+def desired_ref_chassis(sb: Any, nd: Northd, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, dict[str, Any]]:
     """SB HA_Chassis_Group name -> the chassis its ``ref_chassis`` lists (by uuid: row), as the
     reference computes it: for a gateway port's group of more than one chassis, the chassis
-    where a switch port is bound (Port_Binding.chassis) whose switch is attached to a router of
+    where a switch port is bound (Port_Binding.chassis; behaviour ``ref_chassis_additional``,
+    observed on 25.03: its ``additional_chassis`` too) whose switch is attached to a router of
     the gateway port's router group.  Every other group: none."""
     multi = {n for n, g in nd.ha_groups.items() if len(g.chassis) > 1}
     out: dict[str, dict[str, Any]] = {}
@@ -252,8 +253,12 @@ def desired_ref_chassis(sb: Any, nd: Northd) -> dict[str, dict[str, Any]]:
                 names_of.setdefault(group_of[router.key], set()).add(p.ha_group)
     if not names_of:
         return out
+    additional = profile.has("ref_chassis_additional")
     for pb in sb.rows("Port_Binding").values():
-        if not pb.chassis:
+        bound = list(getattr(pb, "chassis", None) or [])[:1]  # (a binding inserted by this run: none)
+        if additional:
+            bound += list(getattr(pb, "additional_chassis", None) or [])
+        if not bound:
             continue
         lsp = nd.ports.get(pb.logical_port)
         if lsp is None or lsp.kind != "lsp":
@@ -262,18 +267,19 @@ def desired_ref_chassis(sb: Any, nd: Northd) -> dict[str, dict[str, Any]]:
                          and q.peer is not None and q.peer.kind == "lrp"), None)
         if attached is None:
             continue
-        ch = pb.chassis[0]
         for name in names_of.get(group_of.get(attached.key, ""), ()):
-            out.setdefault(name, {})[str(ch.uuid)] = ch
+            for ch in bound:
+                out.setdefault(name, {})[str(ch.uuid)] = ch
     return out
 
 
-def sync_ref_chassis(sb: Any, nd: Northd, groups: dict[str, Any] | None = None) -> None:
+def sync_ref_chassis(sb: Any, nd: Northd, groups: dict[str, Any] | None = None,
+                     profile: FlowProfile = DEFAULT_PROFILE) -> None:
     """Write every SB HA_Chassis_Group's ``ref_chassis`` (:func:`desired_ref_chassis`); ``groups``:
     name -> row (default: SB's rows)."""
     if groups is None:
         groups = {g.name: g for g in sb.rows("HA_Chassis_Group").values()}
-    want = desired_ref_chassis(sb, nd)
+    want = desired_ref_chassis(sb, nd, profile)
     for name, row in groups.items():
         chassis = want.get(name, {})
         if sorted(str(r.uuid) for r in getattr(row, "ref_chassis", [])) != sorted(chassis):  # (new: unset)

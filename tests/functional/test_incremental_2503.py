@@ -150,3 +150,35 @@ def test_floating_ip_follows_the_gateway_switch_localnet_port(draft) -> None:
     n("lsp-del", "ln")
     assert not distributed()
     assert mismatches(d) == []
+
+
+def test_ha_ref_chassis_follows_a_ports_additional_chassis(draft) -> None:
+    """``ref_chassis_additional``: the gateway port's HA group lists the chassis a port behind it
+    is bound to, its ``additional_chassis`` too; setting and clearing that one is followed."""
+    nb, sb, d = draft
+
+    def sb_(*args: str) -> str:
+        return subprocess.run(["ovn-sbctl", f"--db={sb.remote}", *args], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    def ref_chassis() -> set[str]:
+        nbctl(nb.remote, "sync", wait="sb")
+        return set(sb_("--bare", "--columns=ref_chassis", "list", "HA_Chassis_Group").split())
+
+    for i, name in enumerate(("gw1", "gw2", "comp1", "cadd1")):
+        sb_("chassis-add", name, "geneve", f"127.0.0.{i + 1}")
+    nbctl(nb.remote, "ls-add", "sw0", "--", "lsp-add", "sw0", "sw0-p1", "--", "lr-add", "lr0",
+          "--", "lrp-add", "lr0", "lr0-pub", "00:00:00:00:00:01", "172.16.0.1/24",
+          "--", "lrp-set-gateway-chassis", "lr0-pub", "gw1", "10", "--", "lrp-set-gateway-chassis", "lr0-pub", "gw2",
+          "20", "--", "lrp-add", "lr0", "lr0-sw0", "00:00:00:00:00:02", "10.0.0.1/24", "--", "lsp-add", "sw0",
+          "sw0-lr0", "--", "lsp-set-type", "sw0-lr0", "router", "--", "lsp-set-addresses", "sw0-lr0", "router",
+          "--", "lsp-set-options", "sw0-lr0", "router-port=lr0-sw0", wait="sb")
+    comp = sb_("--bare", "--columns=_uuid", "find", "Chassis", "name=comp1")
+    cadd = sb_("--bare", "--columns=_uuid", "find", "Chassis", "name=cadd1")
+    sb_("lsp-bind", "sw0-p1", "comp1")
+    assert ref_chassis() == {comp}
+    sb_("set", "Port_Binding", "sw0-p1", f"additional_chassis={cadd}")
+    assert ref_chassis() == {comp, cadd}
+    sb_("clear", "Port_Binding", "sw0-p1", "additional_chassis")
+    assert ref_chassis() == {comp}
+    assert mismatches(d) == []

@@ -153,7 +153,7 @@ class SbSyncNode(Node):
             if f.on_northd_sb is not None and not f.on_northd_sb([], hctx):
                 return UNHANDLED
         if t.routers_changed or t.ports_deleted:  # routers (dis)connected: the router groups
-            sync_ref_chassis(ctx.sb, self.northd.data)
+            sync_ref_chassis(ctx.sb, self.northd.data, profile=ctx.profile)
         return UNCHANGED  # (this node keeps no data: it writes the run's SB transaction)
 
     def _feature_ctx(self, ctx: EngineCtx) -> SbFeatureCtx:
@@ -180,7 +180,7 @@ class SbSyncNode(Node):
                 name = row.logical_port if row is not None else self.pb_index.key_of_uuid(c.uuid)
                 if not isinstance(name, str):
                     return UNHANDLED
-                if c.event != "update" or "chassis" in c.columns:
+                if c.event != "update" or c.columns & {"chassis", "additional_chassis"}:
                     ref_chassis = True  # bound elsewhere: the HA groups' ref_chassis
                 # Columns ovn-controller owns change all the time: nothing for us to check.
                 if c.event == "update" and not c.columns & _PB_OWNED:
@@ -199,7 +199,7 @@ class SbSyncNode(Node):
         except _Unhandled:
             return UNHANDLED
         if ref_chassis:
-            sync_ref_chassis(ctx.sb, self.northd.data)
+            sync_ref_chassis(ctx.sb, self.northd.data, profile=ctx.profile)
         hctx = self._feature_ctx(ctx)
         for f in self.features:
             changes = by_feature.get(f.name)
@@ -241,7 +241,7 @@ class SbSyncNode(Node):
         sync_sb_global(txn, sb, nb_global_row(nb), gopts)
         dps = sync_datapaths(txn, sb, nd, stats, ctx.profile)
         groups = sync_ha_groups(txn, sb, nd, stats)
-        sync_ref_chassis(sb, nd, groups)
+        sync_ref_chassis(sb, nd, groups, ctx.profile)
         for f in self.features:  # rows the port bindings name (e.g. mirrors)
             if f.sync_sb is not None and f.sync_sb_first:
                 f.sync_sb(hctx)
