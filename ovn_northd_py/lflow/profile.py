@@ -497,6 +497,9 @@ OVN_25_03 = FlowProfile(
         # A static route with options:ecmp_symmetric_reply is an ECMP group even alone
         # (``reg8[16..31] = 1; next;`` and its lr_in_ip_routing_ecmp member flow).
         "symmetric_route_group",
+        # Logical_Router_Static_Route selection_fields: an ECMP group's select() hashes them
+        # (``select(values=(...); hash_fields="...")``, per-protocol flows for tp_src / tp_dst).
+        "route_selection_fields",
         # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
         "mac_binding_age_cidrs",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).

@@ -152,6 +152,34 @@ def test_policy_jumping_to_a_chain_no_policy_is_in_is_warned_once_and_builds_no_
 
 
 
+def test_route_selection_fields_changes_are_incremental(env2503):
+    """An ECMP group's select() follows its routes' selection_fields (the fields they share)."""
+    env = env2503
+    _routers(env)
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        for k in (1, 2):
+            run_batch(env, [["--id=@r", "create", "Logical_Router_Static_Route", 'ip_prefix="172.30.0.0/16"',
+                             f'nexthop="10.2.0.{10 + k}"', f"external_ids:tag=sel{k}"],
+                            ["add", "logical_router", "d1", "static_routes", "@r"]])
+
+        def selects() -> list[str]:
+            return [f for f in env.flows("lr_in_ip_routing") if "172.30.0.0/16" in f]
+
+        assert any("select(1, 2)" in f for f in selects()), selects()
+        for k in (1, 2):
+            env.json(nb_json.update("Logical_Router_Static_Route", {"selection_fields": ["set", ["ip_src", "tp_dst"]]},
+                                    ids=("tag", f"sel{k}")))
+        flows = selects()
+        assert any('hash_fields="ip_proto,ip_src,tcp_dst"' in f for f in flows) and len(flows) == 4, flows
+        env.json(nb_json.update("Logical_Router_Static_Route", {"selection_fields": ["set", ["ip_dst"]]},
+                                ids=("tag", "sel2")))
+        assert [f for f in selects() if "select(1, 2)" in f] and len(selects()) == 1, selects()
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+
 def test_dhcp_relay_changes_are_incremental(env2503):
     env = env2503
     _setup(env, [
