@@ -84,12 +84,9 @@ EXPECTATIONS = {
             "check up state of switch-switch LSP": "switch-type switch ports peering another switch (options:peer)",
             "implicit unknown addresses on switch-switch LSPs":
                 "switch-type switch ports peering another switch (options:peer)",
-            "check HA_Chassis_Group propagation from NBDB to SBDB":
-                "HA_Chassis_Group.ref_chassis of a gateway port's group as the reference computes it",
             "check VXLAN encap in IC-mode": "the tunnel key range of VXLAN mode with OVN-IC (max key 1023)",
             "ovn -- NAT and Load Balancer flows": "a router NAT corner (dnat_and_snat rules with --add-route)",
             "ovn -- LR NAT flows": "ct_snat_in_czone / flags.loopback NAT flows of a distributed gateway port",
-            "ovn -- static routes flows": "ECMP static routes with selection_fields (select(values=...; hash_fields=...))",
             "ovn -- static routes multiple address families flows": "IPv4 routes over IPv6 next hops and back",
             "Load balancer incremental processing - batched updates":
                 "the stage-hint of a flow two load balancers share (same VIP): ours keeps the one added first, "
@@ -99,9 +96,8 @@ EXPECTATIONS = {
                 "which a recompute may change",
             "check for flow_desc": "Logical_Flow flow_desc (sampling with Sampling_App)",
             "Sampling_App override debug_drop_domain_id": "debug drop sampling (Sampling_App drop)",
-            "NAT on a provider network with no localnet ports": "NAT on a switch without localnet port (lr_in_admission)",
             "Routing protocol control plane redirect": "Logical_Router_Port options:routing-protocol-redirect",
-            "IGMP incremental processing": "SB Multicast_Group rows of IGMP groups learned on several chassis",
+            "IGMP incremental processing": "SB Multicast_Group rows (and flows) of the IGMP groups ovn-controller learns",
             "Transit router - remote ports": "transit routers (remote router ports)",
             "configure LRP peers strange": "router ports peering router ports in unusual ways",
             "LSP using LRP with peer": "a switch port naming a router port that has a peer",
