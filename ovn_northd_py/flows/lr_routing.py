@@ -22,7 +22,8 @@ Observed on the reference (priority-0 fallbacks in :mod:`.defaults`):
   port none of whose networks holds it).  Without ``output_port`` the first port
   (port order) with a network holding the next hop is used; a route whose next hop
   no port reaches, whose ``output_port`` is not a port of the router or whose
-  prefix and next hop differ in family gets no flow.  ``discard`` routes drop; a
+  prefix and next hop differ in family gets no flow (25.03, ``route_mixed_family``: it gets
+  one, with the next hop's registers and ``reg9[9]``; observed).  ``discard`` routes drop; a
   ``discard`` ECMP member with an ``output_port`` (having an address of the prefix's
   family) gets an ``lr_in_ip_routing_ecmp`` flow like the others, with ``reg0 = discard``
   and the port's first address of that family; with ``ecmp_discard_drops_group`` (26.03) a
@@ -136,6 +137,11 @@ class Route:
         return isinstance(self.prefix, Ipv6Net)
 
     @property
+    def nh_v6(self) -> bool:
+        """The next hop's family (25.03's ``route_mixed_family``: may differ from the prefix's)."""
+        return isinstance(self.nexthop, IPv6Address) if self.nexthop is not None else self.v6
+
+    @property
     def group_key(self) -> tuple[int, bool, bool, int, int]:
         return (self.table_id, self.src, self.v6, int(self.prefix.addr), self.prefix.plen)
 
@@ -153,7 +159,7 @@ class Route:
 
     def next_hop_actions(self, ctx: FlowCtx, ecmp: bool = False) -> str:
         assert self.port is not None
-        nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if self.v6 else (REG_NEXT_HOP_IPV4, src_ipv4_reg(ctx))
+        nh_reg, src_reg = (REG_NEXT_HOP_IPV6, REG_SRC_IPV6) if self.nh_v6 else (REG_NEXT_HOP_IPV4, src_ipv4_reg(ctx))
         if self.to_dst:
             # Observed: an ECMP member without next hop writes it empty (``reg0 = ;``).
             nh = "" if ecmp else "ip6.dst" if self.v6 else "ip4.dst"
@@ -239,7 +245,8 @@ def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, i
         return Route(uuid, table_id, src, prefix, None, port, first[0].addr_s, nets.ea_s,
                      smap_bool(row.options, "ecmp_symmetric_reply", False), to_dst=True)
     nexthop = parse_ip_strict(nexthop_s)
-    if nexthop is None or isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net):
+    if nexthop is None or (isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net)
+                           and not ctx.profile.has("route_mixed_family")):
         return None
     symmetric = smap_bool(row.options, "ecmp_symmetric_reply", False)
     if out_name:
@@ -398,7 +405,7 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
             match = f"{REG_ECMP_GROUP_ID} == {gid} && {REG_ECMP_MEMBER_ID} == {mid}"
             commit = f"{REGBIT_ECMP_COMMIT} = 1; " if mark and route.symmetric else ""
             actions = "drop;" if drop_all else \
-                f"{route.next_hop_actions(ctx, ecmp=True)} {nexthop_family(ctx, route.v6)}{commit}next;"
+                f"{route.next_hop_actions(ctx, ecmp=True)} {nexthop_family(ctx, route.nh_v6)}{commit}next;"
             table.add(
                 i,
                 LR_IN_IP_ROUTING_ECMP,
@@ -548,7 +555,7 @@ def _add_unique_route(i: int, rkey: str, route: Route, table: FlowTable, ctx: Fl
         table.add(i, LR_IN_IP_ROUTING, prio, match, "drop;", hint=h, owner=owner)
         return
     actions = (f"{REG_ECMP_GROUP_ID} = 0; {route.next_hop_actions(ctx)} flags.loopback = 1; "
-               f"{nexthop_family(ctx, route.v6)}next;")
+               f"{nexthop_family(ctx, route.nh_v6)}next;")
     table.add(i, LR_IN_IP_ROUTING, prio, match, "ip.ttl--; " + actions, hint=h, owner=owner)
     if route.port is not None and route.port.name in ctx.bfd_ports:
         table.add(i, LR_IN_IP_ROUTING, prio + 1, match + BFD_MATCH, actions, hint=h, owner=owner)

@@ -500,6 +500,9 @@ OVN_25_03 = FlowProfile(
         # Logical_Router_Static_Route selection_fields: an ECMP group's select() hashes them
         # (``select(values=(...); hash_fields="...")``, per-protocol flows for tp_src / tp_dst).
         "route_selection_fields",
+        # A static route's next hop may be of the other family than its prefix (IPv4 routes over
+        # an IPv6 next hop and back): the next hop's registers and reg9[9].
+        "route_mixed_family",
         # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
         "mac_binding_age_cidrs",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).

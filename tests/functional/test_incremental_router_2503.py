@@ -180,6 +180,28 @@ def test_route_selection_fields_changes_are_incremental(env2503):
 
 
 
+def test_route_over_a_next_hop_of_the_other_family_is_incremental(env2503):
+    """An IPv4 route over an IPv6 next hop (``route_mixed_family``), added and removed."""
+    env = env2503
+    _routers(env)
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        env.nbctl("set", "logical_router_port", "g1-int", 'networks="10.1.0.1/24","fd01::1/64"')
+        env.sync()
+        before = _recomputes(port)
+        run_batch(env, [["--id=@r", "create", "Logical_Router_Static_Route", 'ip_prefix="11.0.0.0/24"',
+                         'nexthop="fd01::10"', "external_ids:tag=mixed"],
+                        ["add", "logical_router", "g1", "static_routes", "@r"]])
+        flows = [f for f in env.flows("lr_in_ip_routing") if "11.0.0.0/24" in f]
+        assert len(flows) == 1 and "xxreg0 = fd01::10" in flows[0] and "reg9[9] = 0" in flows[0], flows
+        uuid = env.nbctl("--bare", "--columns=_uuid", "find", "Logical_Router_Static_Route", "external_ids:tag=mixed")
+        env.nbctl("remove", "logical_router", "g1", "static_routes", uuid.strip(), wait="sb")
+        assert not [f for f in env.flows("lr_in_ip_routing") if "11.0.0.0/24" in f]
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+
 def test_dhcp_relay_changes_are_incremental(env2503):
     env = env2503
     _setup(env, [
