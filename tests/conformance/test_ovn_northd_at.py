@@ -87,7 +87,6 @@ EXPECTATIONS = {
             "check VXLAN encap in IC-mode": "the tunnel key range of VXLAN mode with OVN-IC (max key 1023)",
             "ovn -- NAT and Load Balancer flows": "a router NAT corner (dnat_and_snat rules with --add-route)",
             "ovn -- LR NAT flows": "ct_snat_in_czone / flags.loopback NAT flows of a distributed gateway port",
-            "ovn -- static routes multiple address families flows": "IPv4 routes over IPv6 next hops and back",
             "Load balancer incremental processing - batched updates":
                 "the stage-hint of a flow two load balancers share (same VIP): ours keeps the one added first, "
                 "which a recompute may change",
