@@ -503,6 +503,9 @@ OVN_25_03 = FlowProfile(
         # A static route's next hop may be of the other family than its prefix (IPv4 routes over
         # an IPv6 next hop and back): the next hop's registers and reg9[9].
         "route_mixed_family",
+        # Logical_Switch_Port type "switch" (options:peer: another switch's port): a patch port
+        # with an implicit "unknown" address (northd/build.py switch_peer_port), always up.
+        "switch_peer_ports",
         # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
         "mac_binding_age_cidrs",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).

@@ -117,6 +117,10 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
     _build_datapaths(nd, nb, sb, keys, max_dp, w)
     _build_ports(nd, sb, w)
+    if profile.has(SWITCH_PEER_PORTS):
+        for p in nd.ports.values():
+            if p.kind == "lsp" and p.nb.type == "switch":
+                switch_peer_port(p)
     if profile.has(CENTRALIZED_DGP_PEER):
         for router in nd.routers():
             make_switch_crp(router, nd, w)
@@ -433,6 +437,9 @@ def lsp_port(dp: Datapath, lsp: Any, lrps: dict[str, Port], w: Any) -> Port:
                 p.options["l3gateway-chassis"] = peer.options["l3gateway-chassis"]
     else:
         p.sb_type = lsp.type
+        if lsp.type not in LSP_TYPES:
+            w("lsp_unknown_type", "Logical_Switch_Port", lsp.uuid,
+              f"unknown type {lsp.type!r}: bound as a plain port (Port_Binding type \"\")", name=name)
         p.options = dict(lsp.options)
         # Observed: the switch's other_config:vlan-passthru (true, any case) is copied to every
         # non-router port's Port_Binding options.
@@ -865,6 +872,21 @@ def _make_crp(p: Port, nd: Northd, w: Any) -> None:
 
 # Behaviour of 25.03 (lflow/profile.py): a switch port peering a centralized gateway port gets a
 # chassisredirect port of its own.
+# Logical_Switch_Port types (``man ovn-nb``; "switch": 25.03's).
+LSP_TYPES = frozenset({"", "router", "switch", "localnet", "localport", "l2gateway", "vtep", "external", "virtual",
+                       "remote"})
+SWITCH_PEER_PORTS = "switch_peer_ports"
+
+
+def switch_peer_port(p: Port) -> None:
+    """A switch port of type ``switch`` (``man ovn-nb``: a connection to another logical switch,
+    ``options:peer`` naming that switch's port; behaviour ``switch_peer_ports``, 25.03): it always
+    has an implicit ``unknown`` address (so: in ``_MC_unknown``, MAC learning like a VIF with
+    ``unknown``), and its Port_Binding is a ``patch`` port with the NB options (observed)."""
+    p.sb_type = "patch"
+    p.has_unknown = True
+
+
 CENTRALIZED_DGP_PEER = "centralized_dgp_peer"
 
 

@@ -103,7 +103,8 @@ class Tracked:
 
 
 def _is_plain(lsp: Any) -> bool:
-    return lsp.type != "router" and not lsp.ha_chassis_group and not (
+    # (A "switch" port, peering another switch's: 25.03 models it in the recompute, build.py.)
+    return lsp.type not in ("router", "switch") and not lsp.ha_chassis_group and not (
         opt(lsp.parent_name) and opt(lsp.tag_request) is not None and not lsp.tag
     )
 
@@ -423,7 +424,7 @@ def _lsp_updates(nd: Northd, nb: Any, lsp_updates: dict[str, frozenset[str]], ad
                 continue
             return None  # not bound (e.g. it lost a name conflict): recompute
         p = bound
-        if p.nb_key != u or p.kind != "lsp" or p.is_router_lsp:
+        if p.nb_key != u or p.kind != "lsp" or p.is_router_lsp or lsp.type == "switch":
             return None
         if "options" in cols and lsp.options.get("requested-tnl-key") is not None:
             return None

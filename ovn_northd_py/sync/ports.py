@@ -147,7 +147,7 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         "logical_port": p.name,
         "datapath": dps[p.dp.key],
         "tunnel_key": p.tunnel_key,
-        "type": p.sb_type,
+        "type": pb_type(p),
         "options": pb_options(p, profile),
         "mac": pb_mac(p, profile),
         "port_security": p.port_security,
@@ -169,6 +169,16 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         if bound:
             out["options"] = {**out["options"], "is-remote-nb-bound": "true"}
     return out
+
+
+# Port_Binding types northd writes (``man ovn-sb``); a switch port of any other type (``man
+# ovn-nb`` names the known ones) gets the empty type, as observed on 23.03 and 25.03.
+PB_TYPES = frozenset({"", "patch", "l3gateway", "chassisredirect", "localnet", "localport", "l2gateway", "vtep",
+                      "external", "virtual", "remote"})
+
+
+def pb_type(p: Port) -> str:
+    return p.sb_type if p.sb_type in PB_TYPES else ""
 
 
 def _is_remote(chassis: Any) -> bool:

@@ -182,3 +182,32 @@ def test_ha_ref_chassis_follows_a_ports_additional_chassis(draft) -> None:
     sb_("clear", "Port_Binding", "sw0-p1", "additional_chassis")
     assert ref_chassis() == {comp}
     assert mismatches(d) == []
+
+
+def test_switch_peer_ports_are_up_learn_macs_and_flood_unknown(draft) -> None:
+    """``switch_peer_ports``: two switches joined by ``switch`` ports: both ports up, patch
+    bindings, MAC learning and ``_MC_unknown``; back to a plain port, none of that (and a type man
+    ovn-nb does not name is warned once and bound with the empty type)."""
+    nb, sb, d = draft
+
+    def sb_(*args: str) -> str:
+        return subprocess.run(["ovn-sbctl", f"--db={sb.remote}", *args], check=True, capture_output=True,
+                              text=True).stdout
+
+    nbctl(nb.remote, "ls-add", "S1", "--", "ls-add", "S2", "--", "lsp-add", "S1", "S1-vm", "--", "lsp-set-addresses",
+          "S1-vm", "50:54:00:00:00:01", wait="sb")
+    nbctl(nb.remote, "lsp-add", "S1", "S1-S2", "--", "lsp-add", "S2", "S2-S1",
+          "--", "set", "logical_switch_port", "S1-S2", "type=switch", "options:peer=S2-S1",
+          "--", "set", "logical_switch_port", "S2-S1", "type=switch", "options:peer=S1-S2", wait="sb")
+    nbctl(nb.remote, "sync", wait="sb")
+    assert nbctl(nb.remote, "lsp-get-up", "S1-S2").strip() == "up"
+    assert _bindings(sb)["S1-S2"] == {"peer": "S2-S1"}
+    assert 'inport == "S1-S2"' in sb_("--bare", "--columns=match", "find", "Logical_Flow",
+                                      "external_ids:stage-name=ls_in_lookup_fdb")
+    assert "_MC_unknown" in sb_("--bare", "--columns=name", "list", "Multicast_Group")
+    nbctl(nb.remote, "set", "logical_switch_port", "S1-S2", "type=foo", wait="sb")
+    assert 'inport == "S1-S2"' not in sb_("--bare", "--columns=match", "find", "Logical_Flow",
+                                          "external_ids:stage-name=ls_in_lookup_fdb")
+    got = [r for r in d.log_records() if r.get("event") == "lsp_unknown_type"]
+    assert len(got) == 1 and got[0]["table"] == "Logical_Switch_Port"
+    assert mismatches(d) == []
