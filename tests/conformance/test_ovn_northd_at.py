@@ -81,9 +81,6 @@ EXPECTATIONS = {
             "Sampling_App incremental processing": _SHOW_STATS + " (node sampling_app)",
         },
         not_yet={
-            "check up state of switch-switch LSP": "switch-type switch ports peering another switch (options:peer)",
-            "implicit unknown addresses on switch-switch LSPs":
-                "switch-type switch ports peering another switch (options:peer)",
             "check VXLAN encap in IC-mode": "the tunnel key range of VXLAN mode with OVN-IC (max key 1023)",
             "ovn -- NAT and Load Balancer flows": "a router NAT corner (dnat_and_snat rules with --add-route)",
             "ovn -- LR NAT flows": "ct_snat_in_czone / flags.loopback NAT flows of a distributed gateway port",
