@@ -506,6 +506,10 @@ OVN_25_03 = FlowProfile(
         # Logical_Switch_Port type "switch" (options:peer: another switch's port): a patch port
         # with an implicit "unknown" address (northd/build.py switch_peer_port), always up.
         "switch_peer_ports",
+        # Router ports peer each other only when both name the other (one-sided: no peer); a
+        # router-type switch port naming a router port with a router peer of its own is not
+        # connected (warned).
+        "lrp_peer_checks",
         # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
         "mac_binding_age_cidrs",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).

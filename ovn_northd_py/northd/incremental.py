@@ -39,6 +39,7 @@ from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
 from .build import (
     CENTRALIZED_DGP_PEER,
+    LRP_PEER_CHECKS,
     QOS_PARAMS,
     QOS_QUEUES,
     KeyState,
@@ -130,6 +131,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
         return None
     if profile.has(QOS_QUEUES) and _touches_qos(nd, nb, batch):
         return None
+    if profile.has(LRP_PEER_CHECKS) and _touches_peers(nd, nb, batch):
+        return None
     plan = _plan(nd, keys, nb, batch, sb)
     if plan is None:
         return None
@@ -203,6 +206,31 @@ def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
         else:
             return None
     return b
+
+
+def _touches_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
+    """Behaviour ``lrp_peer_checks`` (router ports peer only when both name the other; a switch
+    port naming a router port with a peer of its own stays unconnected): may the batch change who
+    peers with whom?  Then recompute.  Conservative: a router port's ``peer`` changed, or router
+    ports / router-type switch ports come or go while some router port names a peer."""
+    if any("peer" in cols for cols in b.lrp_updates.values()):
+        return True
+    if not (b.router_port_changes or b.switch_changes):
+        return False
+    lrps = nb.rows("Logical_Router_Port")
+    if not any(opt(lrp.peer) for lrp in lrps.values()):
+        return False
+    if b.router_port_changes:
+        return True
+    lss = nb.rows("Logical_Switch")
+    for key in b.switch_changes:
+        row = lss.get(_as_uuid(key, lss))
+        now = {lsp.name for lsp in row.ports if lsp.type == "router"} if row is not None else set()
+        dp = nd.datapaths.get(key)
+        had = {p.name for p in dp.ports if p.kind == "lsp" and p.is_router_lsp} if dp is not None else set()
+        if now != had:
+            return True
+    return False
 
 
 def _has_dgp(rows: Any) -> bool:

@@ -202,6 +202,34 @@ def test_route_over_a_next_hop_of_the_other_family_is_incremental(env2503):
 
 
 
+def test_router_port_peers_follow_both_sides(env2503):
+    """``lrp_peer_checks``: a router port names a peer that does not name it back: no peering
+    (Port_Binding options:peer absent) until it does; a switch port naming a peered router port
+    stays unconnected and is warned."""
+    env = env2503
+    env.nbctl("lr-add", "a", "--", "lr-add", "b", "--", "lrp-add", "a", "a0", "00:00:00:02:ff:01", "10.10.0.1/24",
+              "--", "lrp-add", "b", "b0", "00:00:00:02:ff:02", "10.10.0.2/24")
+    with checked_daemon(env) as (_, d, _port):
+        def peer(name: str) -> str | None:
+            rows = [r for r in env.sb_select("Port_Binding") if r["logical_port"] == name]
+            return dict(rows[0]["options"][1]).get("peer")
+
+        env.nbctl("set", "logical_router_port", "a0", "peer=b0", wait="sb")
+        assert peer("a0") is None and peer("b0") is None
+        env.nbctl("set", "logical_router_port", "b0", "peer=a0", wait="sb")
+        assert peer("a0") == "b0" and peer("b0") == "a0"
+        env.nbctl("ls-add", "ls", "--", "lsp-add", "ls", "ls-b0", "--", "lsp-set-type", "ls-b0", "router", "--",
+                  "lsp-set-options", "ls-b0", "router-port=b0", "--", "lsp-set-addresses", "ls-b0", "router",
+                  wait="sb")
+        assert peer("b0") == "a0"
+        got = [r for r in d.log_records() if r.get("event") == "lsp_router_port_peered"]
+        assert len(got) == 1 and "has its own peer configuration: 'a0'" in got[0]["reason"]
+        env.nbctl("clear", "logical_router_port", "b0", "peer", wait="sb")
+        assert peer("a0") is None and peer("b0") == "ls-b0"
+        assert not mismatches(d)
+
+
+
 def test_dhcp_relay_changes_are_incremental(env2503):
     env = env2503
     _setup(env, [
