@@ -95,8 +95,6 @@ EXPECTATIONS = {
             "Routing protocol control plane redirect": "Logical_Router_Port options:routing-protocol-redirect",
             "IGMP incremental processing": "SB Multicast_Group rows (and flows) of the IGMP groups ovn-controller learns",
             "Transit router - remote ports": "transit routers (remote router ports)",
-            "configure LRP peers strange": "router ports peering router ports in unusual ways",
-            "LSP using LRP with peer": "a switch port naming a router port that has a peer",
             **dict.fromkeys((
                 "dynamic-routing - sync to sb", "dynamic-routing - sync to sb filtering",
                 "dynamic-routing - learning routes from sb", "dynamic-routing - route learning ecmp",
