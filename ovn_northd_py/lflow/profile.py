@@ -510,6 +510,9 @@ OVN_25_03 = FlowProfile(
         # router-type switch port naming a router port with a router peer of its own is not
         # connected (warned).
         "lrp_peer_checks",
+        # Logical_Router_Port options:routing-protocol-redirect / routing-protocols (BGP, BFD):
+        # the peer switch sends that traffic to the named switch port (flows/ls_routing_redirect.py).
+        "routing_protocol_redirect",
         # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
         "mac_binding_age_cidrs",
         # Logical_Switch other_config:fdb_age_threshold ages FDB rows (NB_Global fdb_removal_limit).

@@ -230,6 +230,31 @@ def test_router_port_peers_follow_both_sides(env2503):
 
 
 
+def test_routing_protocol_redirect_follows_options_and_target_port(env2503):
+    """``routing_protocol_redirect``: the flows come with both options, go with the target port,
+    come back with it and go with the options."""
+    env = env2503
+    env.nbctl("lr-add", "lr", "--", "lrp-add", "lr", "lr-ls", "02:ac:10:01:00:01", "172.16.1.1/24",
+              "--", "ls-add", "ls", "--", "lsp-add", "ls", "ls-lr", "--", "lsp-set-type", "ls-lr", "router",
+              "--", "lsp-set-addresses", "ls-lr", "router", "--", "lsp-set-options", "ls-lr", "router-port=lr-ls")
+    with checked_daemon(env) as (_, d, _port):
+        def redirects() -> int:
+            return sum("tcp.dst == 179" in f for f in env.flows("ls_in_l2_lkup"))
+
+        env.nbctl("lsp-add", "ls", "bgp", "--", "lsp-set-addresses", "bgp", "unknown", wait="sb")
+        env.nbctl("set", "logical_router_port", "lr-ls", "options:routing-protocol-redirect=bgp",
+                  "options:routing-protocols=BGP", wait="sb")
+        assert redirects() == 2
+        env.nbctl("lsp-del", "bgp", wait="sb")
+        assert redirects() == 0
+        env.nbctl("lsp-add", "ls", "bgp", wait="sb")
+        assert redirects() == 2
+        env.nbctl("remove", "logical_router_port", "lr-ls", "options", "routing-protocols", wait="sb")
+        assert redirects() == 0
+        assert not mismatches(d)
+
+
+
 def test_dhcp_relay_changes_are_incremental(env2503):
     env = env2503
     _setup(env, [
