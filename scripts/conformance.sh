@@ -4,14 +4,14 @@
 #
 #     bash scripts/conformance.sh RELEASE [SELECT]
 #
-# RELEASE: an OVN release with a tarball in $UPSTREAM (default /work/shared/upstream): 23.03 or
-# 23.03.1 (ovn-23.03.1.tar.xz).  The OVS tarball is the commit OVN's `ovs` submodule pins at that
-# tag, read from the table in $UPSTREAM/README.md.
+# RELEASE: an OVN release with a tarball in $UPSTREAM (default /work/shared/upstream): 23.03 (or
+# 23.03.1: ovn-23.03.1.tar.xz), 25.03, 26.03.  The OVS tarball is the commit OVN's `ovs` submodule
+# pins at that tag, read from the table in $UPSTREAM/README.md.
 #
 # SELECT (default `northd`):
 #   northd        every test of ovn-northd.at once: the "parallelization=no" variant of a test
-#                 that has both (95 tests in 23.03.1, 160 in 25.03.0, whose tests mostly come in
-#                 the "parallelization=yes" variant only)
+#                 that has both (97 tests in 23.03.1, 161 in 25.03.0, whose tests mostly come in
+#                 the "parallelization=yes" variant only, 209 in 26.03.1)
 #   northd-all    every test of ovn-northd.at
 #   anything else autotest's own arguments, e.g. `963 981-989` or `-k 'check from NBDB'`
 #
