@@ -14,8 +14,9 @@ The lists, per release, by title (without the ``-- parallelization=...`` suffix)
 * ``C_INTERNAL``: tests asserting what is internal to the C daemon: its incremental engine's node
   names and ``inc-engine/show-stats`` counts, or the text of its debug logs;
 * ``NOT_YET``: a named feature or behaviour ours does not have yet;
-* ``TIMING``: tests whose outcome depends on how fast the daemon writes (they read SB right after
-  an NB change without ``--wait``): not counted either way.
+* ``FLAKY``: tests whose outcome for ours varies from run to run (one reads SB right after an NB
+  change without ``--wait``; two compare SB before and after a recompute where ours may pick
+  another stage-hint): not counted either way.
 
 A listed test (C_INTERNAL or NOT_YET) that ours passes makes this test fail too: remove it from
 the list.  Time: 25.03 about 10 minutes on our side once built (the build, once per machine in
@@ -45,7 +46,7 @@ class Expectations:
     total: int  # tests run (every test of ovn-northd.at once)
     c_internal: dict[str, str] = field(default_factory=dict)
     not_yet: dict[str, str] = field(default_factory=dict)
-    timing: dict[str, str] = field(default_factory=dict)
+    flaky: dict[str, str] = field(default_factory=dict)
 
     @property
     def known(self) -> dict[str, str]:
@@ -84,12 +85,6 @@ EXPECTATIONS = {
             "check VXLAN encap in IC-mode": "the tunnel key range of VXLAN mode with OVN-IC (max key 1023)",
             "ovn -- NAT and Load Balancer flows": "a router NAT corner (dnat_and_snat rules with --add-route)",
             "ovn -- LR NAT flows": "ct_snat_in_czone / flags.loopback NAT flows of a distributed gateway port",
-            "Load balancer incremental processing - batched updates":
-                "the stage-hint of a flow two load balancers share (same VIP): ours keeps the one added first, "
-                "which a recompute may change",
-            "Load balancer incremental processing for multiple LBs with same VIPs":
-                "the stage-hint of a flow two load balancers share (same VIP): ours keeps the one added first, "
-                "which a recompute may change",
             "check for flow_desc": "Logical_Flow flow_desc (sampling with Sampling_App)",
             "Sampling_App override debug_drop_domain_id": "debug drop sampling (Sampling_App drop)",
             "IGMP incremental processing": "SB Multicast_Group rows (and flows) of the IGMP groups ovn-controller learns",
@@ -102,10 +97,15 @@ EXPECTATIONS = {
                 "dynamic-routing - nat sync to sb IPv6", "dynamic-routing - LB sync to sb IPv4",
                 "dynamic-routing - LB sync to sb IPv6"), "dynamic routing (Advertised_Route / Learned_Route)"),
         },
-        timing={
+        flaky={
             "ovn -- LR ct-commit-all":
                 "dumps the flows right after adding a SNAT rule without --wait: passes when the daemon has written "
                 "them within the few milliseconds before ovn-sbctl reads (ours: most runs)",
+            **dict.fromkeys((
+                "Load balancer incremental processing - batched updates",
+                "Load balancer incremental processing for multiple LBs with same VIPs"),
+                "compares SB before and after a recompute: the stage-hint of a flow two load balancers share (same "
+                "VIP) is the one ours added first, which a recompute may change (passes in some runs)"),
         },
     ),
 }
@@ -142,9 +142,9 @@ def _tarball(release: str) -> bool:
 
 def test_lists_name_each_test_once() -> None:
     for release, e in EXPECTATIONS.items():
-        names = [*e.c_internal, *e.not_yet, *e.timing]
+        names = [*e.c_internal, *e.not_yet, *e.flaky]
         assert len(names) == len(set(names)), release
-        assert all(reason for reason in {**e.known, **e.timing}.values()), release
+        assert all(reason for reason in {**e.known, **e.flaky}.values()), release
 
 
 @pytest.mark.skipif(os.environ.get("OVN_CONFORMANCE") == "0", reason="OVN_CONFORMANCE=0")
@@ -157,8 +157,8 @@ def test_ovn_northd_at(release: str, tmp_path: Path) -> None:
     assert len(ours["passed"]) + len(ours["failed"]) == e.total, f"not the {e.total} tests of ovn-northd.at"
     failed = {_title(t): _number(t) for t in ours["failed"]}
     passed = {_title(t) for t in ours["passed"]}
-    suspects = sorted(n for t, n in failed.items() if t not in e.known and t not in e.timing)
-    if suspects:  # once more (timing), then the C daemon on what still fails
+    suspects = sorted(n for t, n in failed.items() if t not in e.known and t not in e.flaky)
+    if suspects:  # once more (some depend on timing), then the C daemon on what still fails
         again = _run(release, "ours", tmp_path / "again", suspects)
         suspects = sorted(_number(t) for t in again["failed"])
     unexpected: list[str] = []
