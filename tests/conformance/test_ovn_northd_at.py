@@ -19,8 +19,8 @@ The lists, per release, by title (without the ``-- parallelization=...`` suffix)
   another stage-hint): not counted either way.
 
 A listed test (C_INTERNAL or NOT_YET) that ours passes makes this test fail too: remove it from
-the list.  Time: 25.03 about 10 minutes on our side once built (the build, once per machine in
-/var/cache/ovn-northd-py/conformance: about 7 minutes); 23.03 about 6.  ``OVN_CONFORMANCE=0``
+the list.  Time (measured on a loaded machine, once built): 23.03 about 12 minutes, 25.03 about 9
+(the builds, once per machine in /var/cache/ovn-northd-py/conformance: about 3 and 7 minutes).  ``OVN_CONFORMANCE=0``
 skips them; without the tarballs (/work/shared/upstream or $UPSTREAM) they are skipped with that
 reason.
 """
