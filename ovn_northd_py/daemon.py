@@ -68,7 +68,8 @@ SB_TABLES: dict[str, Any] = {**dict.fromkeys((
     "FDB": ("dp_key", "port_key", "timestamp"), "MAC_Binding": ("datapath", "timestamp", "ip"),
     # Tables and columns of newer releases (ACL_ID, ECMP_Nexthop: 25.03 on): DbConnection registers
     # only what the connected schema has.
-    "ACL_ID": None, "ECMP_Nexthop": None}
+    "ACL_ID": None, "ECMP_Nexthop": None, "Advertised_Route": None, "Learned_Route": None,
+    "Advertised_MAC_Binding": None}
 
 Txn = ovs.db.idl.Transaction
 
@@ -161,12 +162,84 @@ class Daemon:
         self.settled = asyncio.Event()
         self.paused = False
         self.loop_hooks: list[Any] = []
+        # The servers' release, asked again after every (re)connection (an upgrade converts the
+        # databases to the next release's schemas): (connects seen, the task asking, its answer).
+        self._release_conns: tuple[int, int] = (0, 0)
+        self._release_check: asyncio.Future[Any] | None = None
+        self._release_change: tuple[Release, dict[str, str]] | None = None
 
     @property
     def flow_cache(self) -> FlowCache:
         return self.writer.cache
 
     # ---- set-up ----
+    async def server_versions(self) -> dict[str, str]:
+        """The NB and SB schema versions the servers report (the first remote of each that answers;
+        {} when none does)."""
+        versions: dict[str, str] = {}
+        for name, remote, path in (("nb", self.opts.nb_remote, NB_SCHEMA), ("sb", self.opts.sb_remote, SB_SCHEMA)):
+            db = json.loads(path.read_text())["name"]
+            for r in remote.split(","):
+                with contextlib.suppress(TimeoutError, OSError, ValueError, ConnectionError):
+                    versions[name] = (await fetch_server_schema(r.strip(), db))["version"]
+                    break
+        return versions if len(versions) == 2 else {}
+
+    def _check_release_after_connect(self) -> None:
+        """After a (re)connection to both databases, ask the servers their schema versions again:
+        databases converted to another release's schemas (an upgrade of the central nodes) switch
+        the daemon to that release's profile (:meth:`_switch_release`)."""
+        assert self.nb is not None and self.sb is not None
+        conns = (self.nb.connects, self.sb.connects)
+        if conns == self._release_conns or not (self.nb.connected and self.sb.connected):
+            return
+        if self._release_check is not None and not self._release_check.done():
+            return
+        self._release_conns = conns
+        self._release_check = asyncio.ensure_future(self._ask_release())
+
+    async def _ask_release(self) -> None:
+        """The servers' release, until it is one we have a profile for: while an upgrade converts
+        NB and SB one after the other (or to a release we cannot serve), the daemon goes on with
+        the profile it has, warns once per answer and asks again every 2 s."""
+        warned: set[str] = set()
+        while not self.stop_event.is_set():
+            versions = await self.server_versions()
+            if not versions:
+                return
+            try:
+                chosen = select_release(versions["nb"], versions["sb"], self.opts.ovn_release)
+            except SchemaMismatch as e:
+                if str(e) not in warned:
+                    warned.add(str(e))
+                    self.log.warning("no profile for the databases' schemas: still serving the previous "
+                                     "release, asking again", release=self.release.name, error=str(e))
+                await asyncio.sleep(2.0)
+                continue
+            if chosen.name != self.release.name:
+                self._release_change = (chosen, versions)
+                self.wake_event.set()
+            return
+
+    def _switch_release(self, release: Release, versions: dict[str, str]) -> None:
+        """Serve ``release`` from now on: new connections with its schemas, a new engine graph and
+        a full recompute, as if the daemon had just started (the SB lock is asked for again)."""
+        assert self.nb is not None and self.sb is not None
+        self.log.warning("the databases are another OVN release's now: switching profile",
+                         old=self.release.name, new=release.name, nb_schema=versions["nb"],
+                         sb_schema=versions["sb"])
+        self.nb.close()
+        self.sb.close()
+        self.metrics.release_info.labels(release=self.release.name).set(0)
+        self.writer = FlowWriter()
+        self.state = LoopState()
+        self.write = WriteState()
+        self.standby = StandbyState()
+        self.aging = Aging()
+        self._release_conns = (0, 0)
+        self.use_release(release, versions)
+        self.connect()
+
     async def check_schemas(self) -> None:
         versions: dict[str, str] = {}
         for name, remote, path in (("nb", self.opts.nb_remote, NB_SCHEMA), ("sb", self.opts.sb_remote, SB_SCHEMA)):
@@ -228,7 +301,11 @@ class Daemon:
             while not self.stop_event.is_set():
                 t0 = time.perf_counter()
                 self.wake_event.clear()
+                if self._release_change is not None:
+                    change, self._release_change = self._release_change, None
+                    self._switch_release(*change)
                 self.step()
+                self._check_release_after_connect()
                 self.metrics.loop_seconds.observe(time.perf_counter() - t0)
                 for hook in self.loop_hooks:
                     hook()
@@ -253,6 +330,8 @@ class Daemon:
                 poller.wake_on(self.wake_event)
                 await poller.block()
         finally:
+            if self._release_check is not None:
+                self._release_check.cancel()
             self.nb.close()
             self.sb.close()
             self.log.info("stopped")

@@ -39,7 +39,7 @@ class Release:
     schema_dir: Path
     # A profile under construction (``FlowProfile.draft``): never served, unless a developer
     # measuring it sets OVN_NORTHD_PY_DRAFT_PROFILES=1 (:func:`select_release`), e.g. to run the
-    # parity harness (26.03 has one while it is ported).
+    # parity harness (26.03 had one while it was ported; none has one today).
     draft_profile: FlowProfile | None = None
 
     @property
@@ -75,7 +75,7 @@ RELEASES: dict[str, Release] = {
     for r in (
         Release("23.03", "bookworm", "7.0.0", "20.27.0", OVN_23_03, SCHEMA_ROOT),
         Release("25.03", "trixie", "7.11.0", "20.41.0", OVN_25_03, SCHEMA_ROOT / "25.03"),
-        Release("26.03", "sid", "7.18.0", "21.8.0", None, SCHEMA_ROOT / "26.03", draft_profile=OVN_26_03),
+        Release("26.03", "sid", "7.18.0", "21.8.0", OVN_26_03, SCHEMA_ROOT / "26.03"),
     )
 }
 DEFAULT_RELEASE = RELEASES["23.03"]

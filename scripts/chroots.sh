@@ -135,8 +135,8 @@ with_host() {
 }
 
 for_tests() {
-  # trixie: the release plumbing tests and the 25.03 dataplane suite; sid: the 26.03 draft profile's
-  # parity tests; bookworm: the 23.03 reference and dataplane suite unless the host's OVN is 23.03.
+  # trixie: the release plumbing tests, the 25.03 parity and dataplane suites; sid: the 26.03
+  # ones; bookworm: the 23.03 reference and dataplane suite unless the host's OVN is 23.03.
   # All with the host packages.
   echo trixie
   echo sid

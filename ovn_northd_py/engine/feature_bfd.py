@@ -73,7 +73,7 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
         dp = nd.datapaths[key]
         if not datapath_enabled(dp):
             continue
-        for owner in route_and_policy_owners(dp):
+        for owner in route_and_policy_owners(dp, fctx):
             table.remove_owner(owner)
         build_lr_route_and_policy_flows(dp, fctx, table)
     return True

@@ -338,7 +338,17 @@ class LbMonitors:
         self.monitors = monitors
 
     def sync_sb(self, h: SbFeatureCtx) -> None:
-        self.monitors.full(h.sb_txn, h.sb, h.nb, h.nd, h.svc_monitor_mac, h.stats, h.profile)
+        macs = h.svc_monitor_macs or []
+        self.monitors.full(h.sb_txn, h.sb, h.nb, h.nd, h.svc_monitor_mac, h.stats, h.profile,
+                           mac_dst=macs[1] if len(macs) > 1 else "")
+
+    def on_nb_resync(self, _changes: list[RowChange], h: SbFeatureCtx) -> bool:
+        """``on_nb_sb`` of other features whose NB rows ask for Service_Monitor rows (26.03: switch
+        ports' and network functions' health checks): the (small) table synced again."""
+        if self.monitors.want is None:
+            return False
+        self.sync_sb(h)
+        return True
 
     def on_nb_sb(self, changes: list[RowChange], h: SbFeatureCtx) -> bool:
         return self.monitors.on_nb(h, h.nd, h.svc_monitor_mac, changes)

@@ -11,6 +11,11 @@ Neither recomputes the northd or lflow node:
 * SB (:func:`on_sb`): changed SB Mirror rows are repaired (Port_Binding.mirror_rules is one of
   the Port_Binding columns sb_sync checks).
 
+Flows (26.03, behaviour ``lport_mirror``: :mod:`..flows.ls_mirror`): a change of Mirror or
+Mirror_Rule rows that adds or removes no mirror port (rules, filters; the others recompute the
+model: ``northd/incremental.py``) rebuilds the flows of the ports with lport mirrors
+(:func:`on_nb_flows`).
+
 The full sync (:meth:`Mirrors.sync_sb`, ``Feature.sync_sb_first``) runs before the port
 bindings, which name the rows, and refreshes the uuid -> name map (kept in the :class:`Mirrors`
 object of the graph).
@@ -20,13 +25,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..flows import build_port_flows
+from ..flows.owners import port_owner
+from ..northd.build import LPORT_MIRROR, lport_mirrors
 from ..ovsdb.connection import RowChange
 from ..sync.indexes import MIRROR_BY_NAME as IDX
 from ..sync.indexes import PB_BY_NAME as PB_INDEX
 from ..sync.mirrors import NB_TABLE, TABLE, mirror_key, sync_sb_mirrors, sync_sb_mirrors_of
 from ..sync.ports import pb_mirror_rules, port_mirror_names, sb_mirror_rows
 from ..sync.rows import update_row
-from .features import SbFeatureCtx
+from .features import FlowFeatureCtx, SbFeatureCtx
+
+
+def on_nb_flows(_changes: list[RowChange], h: FlowFeatureCtx) -> bool:
+    """Mirrors or their rules changed: the mirror flows of every port with an lport mirror (few)."""
+    if not h.fctx.profile.has(LPORT_MIRROR):
+        return True  # (no flow before 26.03)
+    for p in list(h.nd.ports.values()):
+        if p.kind == "lsp" and lport_mirrors(p.nb):
+            h.table.remove_owner(port_owner(p))
+            build_port_flows(p, h.fctx, h.table)
+    return True
 
 
 class Mirrors:

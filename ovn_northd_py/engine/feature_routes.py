@@ -66,7 +66,7 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
         router = nd.datapaths.get(key)
         if router is None:
             continue  # a disabled or deleted router: nothing of it is built
-        for owner in route_and_policy_owners(router):
+        for owner in route_and_policy_owners(router, fctx):
             table.remove_owner(owner)
         fctx.forget(key)
         build_lr_route_and_policy_flows(router, fctx, table)

@@ -43,7 +43,7 @@ def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: FlowTable, extr
     for owner in extra_owners:
         table.remove_owner(owner)
     table.remove_owner(dp_owner(router))
-    for owner in route_and_policy_owners(router):
+    for owner in route_and_policy_owners(router, fctx):
         table.remove_owner(owner)
     for n in router.nb.nat:
         table.remove_owner(nat_owner(str(n.uuid), router.key))

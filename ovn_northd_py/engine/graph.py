@@ -50,9 +50,12 @@ from . import (
     feature_acl,
     feature_bfd,
     feature_dhcp_relay,
+    feature_dynamic_routing,
     feature_fdb,
     feature_lb,
+    feature_lsp_health,
     feature_mirror,
+    feature_network_function,
     feature_qos,
     feature_routes,
     feature_services,
@@ -122,6 +125,23 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
             on_sb=lb_sb.on_sb,
         ),
         Feature(
+            "network_function",  # (26.03's schema: the tables are absent from older ones)
+            nb_tables=feature_network_function.NF_TABLES,
+            sb_watch=frozenset({"Service_Monitor"}),  # health checks decide the active network function
+            on_nb_flows=feature_network_function.on_nb_flows,
+            on_northd_flows=feature_network_function.on_northd_flows,
+            on_sb_flows=feature_network_function.on_sb_flows,
+            on_nb_sb=lb_sb.on_nb_resync,  # (their Service_Monitor rows)
+            sync_sb=feature_lsp_health.monitors_synced_by_lb,
+        ),
+        Feature(
+            "lsp_health_check",  # (26.03's schema)
+            nb_tables=frozenset({"Logical_Switch_Port_Health_Check"}),
+            on_nb_flows=feature_lsp_health.on_nb_flows,
+            on_nb_sb=lb_sb.on_nb_resync,  # (their Service_Monitor rows)
+            sync_sb=feature_lsp_health.monitors_synced_by_lb,
+        ),
+        Feature(
             "qos",
             nb_tables=frozenset({"QoS"}),
             nb_columns={"Logical_Switch": frozenset({"qos_rules"})},
@@ -137,6 +157,18 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
             sync_sb=feature_routes.sync_ecmp_nexthops,
             on_northd_sb=feature_routes.on_ecmp_nexthop_changes,
             on_sb=feature_routes.on_ecmp_nexthop_changes,
+        ),
+        Feature(
+            "dynamic_routing",  # (25.03's SB schema on: Advertised_Route, Learned_Route)
+            nb_tables=frozenset(),
+            sb_tables=frozenset({"Advertised_Route", "Advertised_MAC_Binding"}),  # (26.03: the latter)
+            sb_watch=frozenset({"Learned_Route"}),  # ovn-controller's learned routes: routing flows
+            follows=("routes", "lb_nat"),  # static routes, NAT and load balancers are advertised
+            on_sb_flows=feature_dynamic_routing.on_learned_routes,
+            on_nb_sb=feature_dynamic_routing.on_advertised_route_changes,
+            sync_sb=feature_dynamic_routing.sync_advertised_routes,
+            on_northd_sb=feature_dynamic_routing.on_advertised_route_changes,
+            on_sb=feature_dynamic_routing.on_advertised_route_changes,
         ),
         Feature(
             "dhcp",
@@ -174,11 +206,11 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
         ),
         Feature(
             "mirror",
-            nb_tables=frozenset({"Mirror"}),
+            nb_tables=frozenset({"Mirror", "Mirror_Rule"}),  # (Mirror_Rule: 26.03's schema)
             nb_columns={"Logical_Switch_Port": frozenset({"mirror_rules"})},
             sb_tables=frozenset({"Mirror"}),
             sb_indexes={MIRROR_BY_NAME: ("Mirror", mirror_key)},
-            on_nb_flows=no_flows,  # (ovn-controller reads the SB rows; no logical flow in 23.03)
+            on_nb_flows=feature_mirror.on_nb_flows,  # (no logical flow before 26.03's lport mirrors)
             on_nb_sb=mirrors.on_nb_sb,
             sync_sb=mirrors.sync_sb,
             sync_sb_first=True,  # Port_Binding.mirror_rules names the rows

@@ -57,6 +57,12 @@ Cross-entity inputs (to re-run when they change, for incremental processing):
   installed).  The BFD feature (:mod:`ovn_northd_py.engine.feature_bfd`) rebuilds the ports that
   join or leave ``ctx.bfd_ports``, their routers' route flows and those of the routers whose
   routes name a changed BFD row;
+* learned routes (25.03 on, :mod:`.dynamic_routing`): a router's route flows also read its SB
+  Learned_Route rows (``ctx.learned_routes``, owner ``("route", Learned_Route uuid, router key)``,
+  built with the static routes); the ``dynamic_routing`` feature
+  (:mod:`ovn_northd_py.engine.feature_dynamic_routing`) rebuilds the routes of the routers whose
+  learned routes changed; an EVPN switch's (26.03, :mod:`.ls_evpn`) lookup and conntrack-skip
+  flows read its ``other_config`` (a change recomputes) and its stateful ACLs (the switch facts);
 * the router pipeline (:mod:`.lr_pipeline`): a switch port owns the
   ``lr_in_arp_resolve`` bindings of its addresses on the routers attached to its
   switch (a router-type port: those of the other attached router ports); a router
@@ -110,6 +116,7 @@ from .ls_fdb import build_lsp_fdb_flows
 from .ls_fwd_group import build_ls_fwd_group_flows
 from .ls_l2 import build_ls_l2_flows, build_lsp_l2_flows
 from .ls_lb import build_all_switch_lb_flows, build_ls_hairpin_flows, build_ls_lb_frag_flows
+from .ls_mirror import build_lsp_mirror_flows, build_mirror_port_flows
 from .ls_port_security import (
     build_lcrp_flows,
     build_ls_ext_arp_flows,
@@ -149,6 +156,7 @@ SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (
     *LSP_ROUTER_BUILDERS,
     build_lsp_nat_add_route_flows,
     build_lsp_routing_redirect_flows,
+    build_lsp_mirror_flows,
 )
 
 ROUTER_PORT_BUILDERS: tuple[PortBuilder, ...] = (build_lrp_default_flows, *LR_PORT_BUILDERS)
@@ -187,6 +195,9 @@ def build_port_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
         return
     if port.kind == "lcrp":  # a switch port's chassisredirect port: its own few flows
         build_lcrp_flows(port, ctx, table)
+        return
+    if port.kind == "mirror":  # an lport mirror's port (26.03): one flow
+        build_mirror_port_flows(port, ctx, table)
         return
     for build in SWITCH_PORT_BUILDERS if port.dp.is_switch else ROUTER_PORT_BUILDERS:
         build(port, ctx, table)

@@ -18,7 +18,9 @@ Switch facts (:func:`switch_acls`, memoised under the switch's key until
 * ``has_acls``: an ACL of its own or through a port group;
 * ``has_stateful_acl``: one of those ACLs is ``allow-related`` (``allow`` with a
   label, ``reject``... are not stateful on their own);
-* ``has_lb_vip``: a load balancer with VIPs, directly or through a group.
+* ``has_lb_vip``: a load balancer with VIPs, directly or through a group;
+* ``nf_groups`` (NB 7.18, 26.03): the Network_Function_Groups its ACLs name, with their
+  direction (``from-lport`` or ``to-lport``), whatever the ACL's action.
 
 A switch is *stateful* when it has a stateful ACL or a load balancer VIP: its ACL
 stages then use the conntrack hints (``reg0[7]``..``reg0[10]``).
@@ -207,11 +209,21 @@ class SwitchAcls:
     # The highest ACL ``tier`` (NB 7.11) of the switch's from-lport, from-lport after-LB and
     # to-lport ACLs: a tier changes the matches of every ACL of its stage and the action stage.
     tiers: tuple[int, int, int] = (0, 0, 0)
+    # (direction, Network_Function_Group uuid) of the ACLs naming a group, sorted (26.03).
+    nf_groups: tuple[tuple[str, str], ...] = ()
 
     @property
     def stateful(self) -> bool:
         """ACLs use the conntrack hints: a stateful ACL or a load balancer VIP."""
         return self.has_stateful_acl or self.has_lb_vip
+
+
+def stateless_acl_with_lb(dp: Datapath, ctx: FlowCtx) -> bool:
+    """Behaviour ``stateless_acl_with_lb`` (26.03): the switch's
+    ``other_config:enable-stateless-acl-with-lb=true`` (``man ovn-nb``: stateless ACLs work with
+    load balancers, ``ct.inv`` packets not dropped)."""
+    return ctx.profile.has("stateless_acl_with_lb") and smap_bool(
+        dp.nb.other_config, "enable-stateless-acl-with-lb", False)
 
 
 def switch_acl_rows(dp: Datapath, ctx: FlowCtx) -> dict[str, Any]:
@@ -235,6 +247,20 @@ def _tiers(rows: list[Any]) -> tuple[int, int, int]:
     return (top[0], top[1], top[2])
 
 
+def acl_nf_group(acl: Any) -> Any:
+    """The Network_Function_Group row ACL ``acl`` redirects to (NB 7.18), or None."""
+    return opt(getattr(acl, "network_function_group", None))
+
+
+def _nf_groups(rows: Iterable[Any]) -> tuple[tuple[str, str], ...]:
+    out = set()
+    for a in rows:
+        g = acl_nf_group(a)
+        if g is not None:
+            out.add((str(a.direction), str(g.uuid)))
+    return tuple(sorted(out))
+
+
 def _switch_acls(dp: Datapath, ctx: FlowCtx) -> SwitchAcls:
     rows = switch_acl_rows(dp, ctx)
     return SwitchAcls(
@@ -242,6 +268,7 @@ def _switch_acls(dp: Datapath, ctx: FlowCtx) -> SwitchAcls:
         has_stateful_acl=any(a.action == "allow-related" for a in rows.values()),
         has_lb_vip=ls_has_lb_vips(dp),
         tiers=_tiers(list(rows.values())),
+        nf_groups=_nf_groups(rows.values()) if ctx.profile.has("network_function") else (),
     )
 
 

@@ -62,7 +62,7 @@ from ..lflow.stages import (
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Northd
 from ..ovsdb.columns import opt
-from .acl_index import SwitchAcls, smap_bool, switch_acl_rows, switch_acls
+from .acl_index import SwitchAcls, acl_nf_group, smap_bool, switch_acl_rows, switch_acls
 from .chassis_features import ALL_FEATURES, ChassisFeatures
 from .context import FlowCtx, hint
 from .copp import copp_meter
@@ -71,6 +71,7 @@ from .registers import (
     REG_ACL_ID,
     REG_ACL_LABEL,
     REG_ACL_TIER,
+    REG_NF_ID,
     REG_OBS_COLLECTOR_ID_EST,
     REG_OBS_COLLECTOR_ID_NEW,
     REG_OBS_POINT_ID_EST,
@@ -87,6 +88,8 @@ from .registers import (
     REGBIT_ACL_VERDICT_DROP,
     REGBIT_ACL_VERDICT_REJECT,
     REGBIT_CONNTRACK_COMMIT,
+    REGBIT_NF_ENABLED,
+    REGBIT_NF_ORIG_DIR,
 )
 
 ACL_PRIORITY_OFFSET: Final = 1000
@@ -205,6 +208,7 @@ def sample_label_actions(acl: Any, new: Any, est: Any, obs_stage: int) -> str:
 def acl_eval_flows(
     acl: Any, acl_key: str, stateful: bool, use_ct_inv_match: bool, fair_meters: frozenset[str],
     tiered: bool = False, acl_id: int | None = None, commit_new_in_hint: bool = False,
+    nf_group: int | None = None, ct_v26: bool = False,
 ) -> tuple[AclFlow, ...]:
     """Behaviour ``acl_eval_action`` (OVN 25.03): the ACL's flows set a verdict bit (reg8[16] allow,
     reg8[17] drop, reg8[18] reject) in ``ls_*_acl_eval`` and go on; ``ls_*_acl_action`` acts on it
@@ -222,12 +226,20 @@ def acl_eval_flows(
     * a stateless ACL (a switch that is not stateful, ``pass``, ``allow-stateless``) and drop /
       reject load the registers of ``sample_new`` only; the established-session flow of an allow
       ACL commits (``reg0[1] = 1``) only with a label or a ``sample_est``;
-    * log-related flows (65533) set the allow bit;
+    * log-related flows (65533) set the allow bit; with ``ct_v26`` (26.03) they restore the network
+      function bit first (``reg8[21] = ct_label.nf; ``) and match as the switch's conntrack flows
+      (replies ``ct.est && !ct.rel && ct.rpl``, no ``!ct.inv``);
     * ``pass`` sets no verdict (no hints even on a stateful switch);
     * tiers (``tiered``: an ACL of the same eval stage has a tier): every match starts with
       ``reg8[30..31] == T && `` (T the ACL's tier, 0 included);
     * behaviour ``acl_hint_commits_new`` (26.03, ``commit_new_in_hint``): the hint of a new
-      connection already set the commit bit, so the allow-new flow (``reg0[7] == 1``) sets none.
+      connection already set the commit bit, so the allow-new flow (``reg0[7] == 1``) sets none;
+    * behaviour ``network_function`` (26.03, ``nf_group``: the id of the ACL's
+      Network_Function_Group): an ``allow-related`` ACL, or ``allow`` on a stateful switch, also
+      marks the packet for redirection after the verdict and commit hint (``reg8[21] = 1;
+      reg8[22] = 1; reg0[22..29] = G; ``), its established-session flow committing too
+      (``reg0[1] = 1``); any other ACL with a group has no eval flow at all (the reference logs
+      "ACL action X does not support network-function-group").
     """
     ingress = acl.direction == "from-lport"
     stage = EVAL_STAGE[acl_stage(acl)]
@@ -246,6 +258,12 @@ def acl_eval_flows(
         verdict = ""
     else:
         verdict = f"{REGBIT_ACL_VERDICT_DROP} = 1; "
+    nf_ok = action == "allow-related" or (action == "allow" and stateful)
+    if nf_group is not None and not nf_ok:
+        if stateful and action == "allow-stateless":
+            pre = LS_IN_PRE_ACL if ingress else LS_OUT_PRE_ACL
+            return (AclFlow(pre, prio, acl.match, f"{REGBIT_ACL_STATELESS} = 1; next;"),)
+        return ()
     if not stateful or action in ("pass", "allow-stateless"):
         flow = AclFlow(stage, prio, f"{tier}{m}", f"{log}{verdict}{sample_label_actions(acl, new, None, obs)}next;")
         if stateful and action == "allow-stateless":
@@ -265,21 +283,28 @@ def acl_eval_flows(
     if acl_id is not None and smap_bool(acl.options, "persist-established", False):
         persist = f"{REG_ACL_ID} = {acl_id}; {REGBIT_ACL_PERSIST_ID} = 1; "
     label = acl.label
+    nf = (f"{REGBIT_NF_ENABLED} = 1; {REGBIT_NF_ORIG_DIR} = 1; {REG_NF_ID} = {nf_group}; "
+          if nf_group is not None else "")
     flows = [
         AclFlow(stage, prio, f"{tier}{REGBIT_ACL_HINT_ALLOW_NEW} == 1 && {m}",
-                f"{log}{verdict}{'' if commit_new_in_hint else commit}{persist}{load}next;"),
+                f"{log}{verdict}{'' if commit_new_in_hint else commit}{nf}{persist}{load}next;"),
         AclFlow(stage, prio, f"{tier}{REGBIT_ACL_HINT_ALLOW} == 1 && {m}",
-                f"{log}{verdict}{commit if label or est is not None else ''}{load}next;"),
+                f"{log}{verdict}{commit if label or est is not None or nf else ''}{nf}{load}next;"),
     ]
     if log and label and smap_bool(acl.options, "log-related", False):
         reply_stage = LS_OUT_ACL_EVAL if ingress else LS_IN_ACL_EVAL
         inv = "!ct.inv && " if use_ct_inv_match else ""
         related = f"ct_mark.blocked == 0 && ct_label.label == {label}"
         allow = f"{log}{REGBIT_ACL_VERDICT_ALLOW} = 1; next;"
+        if ct_v26:  # 26.03 (acl_ct_match_v26, network_function): as the switch's conntrack flows
+            allow = f"{log}{REGBIT_NF_ENABLED} = ct_label.nf; {REGBIT_ACL_VERDICT_ALLOW} = 1; next;"
+            rel_m, rpl_m = f"!ct.est && ct.rel && !ct.new && {related}", f"ct.est && !ct.rel && ct.rpl && {related}"
+        else:
+            rel_m = f"!ct.est && ct.rel && !ct.new && {inv}{related}"
+            rpl_m = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && {related}"
         flows += [
-            AclFlow(reply_stage, LOG_RELATED_PRIORITY, f"!ct.est && ct.rel && !ct.new && {inv}{related}", allow),
-            AclFlow(reply_stage, LOG_RELATED_PRIORITY,
-                    f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && {related}", allow),
+            AclFlow(reply_stage, LOG_RELATED_PRIORITY, rel_m, allow),
+            AclFlow(reply_stage, LOG_RELATED_PRIORITY, rpl_m, allow),
         ]
     return tuple(flows)
 
@@ -392,10 +417,13 @@ def acl_flows(
 ) -> tuple[AclFlow, ...]:
     """The flows of ACL ``acl`` on a switch that is (not) ``stateful`` (``features``: what every
     chassis supports, ``ct_label.blocked`` instead of ``ct_mark.blocked`` for old ones; ``acl_id``:
-    its SB ACL_ID, 25.03)."""
+    its SB ACL_ID, 25.03; its network function group's id, 26.03)."""
     if profile.has("acl_eval_action"):
+        nf_group = acl_nf_group(acl) if profile.has("network_function") else None
         return acl_eval_flows(acl, acl_key, stateful, use_ct_inv_match, fair_meters, tiered, acl_id,
-                              profile.has("acl_hint_commits_new"))
+                              profile.has("acl_hint_commits_new"),
+                              None if nf_group is None else int(nf_group.id),
+                              profile.has("acl_ct_match_v26") and profile.has("network_function"))
     ct_block = CT_BLOCK if features.ct_no_masked_label else CT_BLOCK.replace("ct_mark.", "ct_label.")
     ingress = acl.direction == "from-lport"
     stage = acl_stage(acl)
@@ -469,6 +497,10 @@ def _flows_for(
 ) -> tuple[AclFlow, ...]:
     idx = ctx.acl
     stateful = facts.stateful
+    if (ctx.profile.has("network_function") and acl_nf_group(acl) is not None
+            and not (acl.action == "allow-related" or (acl.action == "allow" and stateful))):
+        ctx.warn("acl_nf_unsupported", "ACL", acl.uuid,
+                 f"ACL action {acl.action} does not support network-function-group (ignored)")
     kind = ("acl_flows_stateful" if stateful else "acl_flows") + ("_tiered" if tiered else "")
     flows: tuple[AclFlow, ...] = ctx.cached(
         kind, acl_key,
@@ -480,6 +512,10 @@ def _flows_for(
         flows += ctx.cached(kind, acl_key, lambda: acl_sample_flows(acl, facts.has_stateful_acl, idx.sampling_apps,
                                                                     ctx.features.sample_with_reg, ctx.profile))
     return flows
+
+
+CT_TRANSLATION_TAGS: Final = (("acl_ct_translation", "true"),)
+EVAL_STAGES: Final = frozenset({LS_IN_ACL_EVAL, LS_IN_ACL_AFTER_LB_EVAL, LS_OUT_ACL_EVAL})
 
 
 def build_acl_flows(
@@ -498,10 +534,15 @@ def build_acl_flows(
     # 25.03 (acl_eval_action): the reject itself is in ls_*_acl_action, with the switch's meter.
     reject = acl.action == "reject" and not ctx.profile.has("acl_eval_action")
     reject_meter = copp_meter(dp, ctx, "reject") if reject else None
-    for f in _flows_for(acl, key, switch_acls(dp, ctx), ctx, tiered):
+    facts = switch_acls(dp, ctx)
+    # 26.03 (acl_ct_translation, observed): the eval flows of a stateful switch's ACLs that use the
+    # conntrack hints are tagged (not those of allow-stateless / pass ACLs, nor log-related ones).
+    tags = (CT_TRANSLATION_TAGS if ctx.acl_ct_translation and facts.stateful
+            and acl.action not in ("allow-stateless", "pass") else ())
+    for f in _flows_for(acl, key, facts, ctx, tiered):
         meter = reject_meter if f.stage is not LS_IN_PRE_ACL and f.stage is not LS_OUT_PRE_ACL else None
         table.add(dp.index, f.stage, f.priority, f.match, f.actions, hint=h if f.hinted else None,
-                  controller_meter=meter, owner=owner)
+                  controller_meter=meter, owner=owner, tags=tags if f.stage in EVAL_STAGES and f.priority != LOG_RELATED_PRIORITY else ())
     ctx.acl.mark_built(key, dp.key)
 
 

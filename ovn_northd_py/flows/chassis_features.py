@@ -33,6 +33,13 @@ and ovn-ct-lb-related are no longer asked, their flows are always the new ones: 
   ACLs commit their id (:mod:`.acl_rules`).
 - ``fdb-timestamp`` (``fdb_timestamp``): FDB aging may run.
 
+26.03 asks for 25.03's and (observed with a 23.03 ovn-controller under Debian sid's ovn-northd 26.03):
+
+- ``ct-state-save`` (``ct_state_save``): a gateway port's ``lr_in_chk_pkt_len`` flows save the
+  conntrack state (``reg4[0..7] = ct_state_save();``) which ``lr_in_larger_pkts`` 160 tests
+  (``reg4[5] && reg4[3] && reg4[7]``); without it they go on with ``next;`` and 160 matches
+  ``ct.trk && ct.rpl && ct.dnat`` (as 25.03's).
+
 A feature 25.03 turned off stays off until an existing chassis' ``other_config`` is updated, which
 computes them afresh (behaviour ``chassis_features_latched``, observed: the older chassis deleted,
 ``inc-engine/recompute``, a new chassis announcing the feature change nothing; ``set chassis X
@@ -67,6 +74,8 @@ class ChassisFeatures:
     sample_with_reg: bool = True
     ct_next_zone: bool = True
     ct_label_flush: bool = True
+    # asked by 26.03
+    ct_state_save: bool = True
     # (25.03: ``ct-commit-to-zone`` and ``ct-next-zone`` are both needed by the SNAT-zone tracking
     # of replies on a DGP and by ``options:ct-commit-all`` (:mod:`.lr_nat`); ``ct-commit-nat-v2``
     # by the ct_commit_nat(snat) of ICMP errors (lr_delivery.py).)
@@ -94,7 +103,7 @@ _KEYS: Mapping[str, str] = MappingProxyType({
     "mac_binding_timestamp": "mac-binding-timestamp", "fdb_timestamp": "fdb-timestamp",
     "ls_dpg_column": "ls-dpg-column", "ct_commit_nat_v2": "ct-commit-nat-v2",
     "ct_commit_to_zone": "ct-commit-to-zone", "sample_with_reg": "ovn-sample-with-registers",
-    "ct_next_zone": "ct-next-zone", "ct_label_flush": "ct-label-flush",
+    "ct_next_zone": "ct-next-zone", "ct_label_flush": "ct-label-flush", "ct_state_save": "ct-state-save",
 })
 
 
@@ -137,5 +146,8 @@ def chassis_features(sb: Any, profile: FlowProfile = DEFAULT_PROFILE, latch: Fea
 
 def features_text(f: ChassisFeatures, profile: FlowProfile = DEFAULT_PROFILE) -> str:
     """``debug/chassis-features-list``'s reply, as the C daemon of the profile's release
-    (``name:`` padded to 23 columns, then true/false)."""
-    return "".join(f"{name + ':':<23}{str(getattr(f, name)).lower()}\n" for name in profile.chassis_features_listed)
+    (``name:`` padded to 23 columns, then true/false; behaviour ``chassis_features_list_unpadded``,
+    26.03: ``name: true``, every feature it asks for listed)."""
+    width = 0 if profile.has("chassis_features_list_unpadded") else 23
+    return "".join(f"{name + ':':<{width}}{' ' if not width else ''}{str(getattr(f, name)).lower()}\n"
+                   for name in profile.chassis_features_listed)

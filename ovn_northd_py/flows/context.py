@@ -19,7 +19,8 @@ from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd
 from .acl_index import AclIndex, build_acl_index
 from .chassis_features import ALL_FEATURES, ChassisFeatures, FeatureLatch, chassis_features
-from .lb_health import LbHealth, build_lb_health, svc_monitor_src_ips
+from .dynamic_routing import LearnedRoute, read_learned_routes
+from .lb_health import LbHealth, build_lb_health, nf_online_pairs, svc_monitor_src_ips
 from .lb_index import LbIndex, build_lb_index
 
 T = TypeVar("T")
@@ -75,6 +76,17 @@ class FlowCtx:
     # ``reject``) raises ``empty_lb_backends`` events (:mod:`.ls_lb`, :mod:`.lr_lb`).  Read by the
     # per-load-balancer memo (``ls_lb.switch_lb_specs``): an NB_Global change recomputes.
     controller_event: bool = False
+    # 26.03: (inport, outport) of the network functions whose SB Service_Monitor row is online
+    # (:func:`.lb_health.nf_online_pairs`; the network_function feature keeps it current).
+    nf_online: frozenset[tuple[str, str]] = frozenset()
+    # 26.03 (behaviour ``acl_ct_translation``): NB_Global options:acl_ct_translation=true: the ACL
+    # flows of stateful switches are tagged ``acl_ct_translation=true`` (ovn-controller matches
+    # their L4 fields on conntrack state) and multicast is not kept out of their pre-ACL stages.
+    # (An NB_Global option change recomputes.)
+    acl_ct_translation: bool = False
+    # Router key -> its SB Learned_Route rows (:mod:`.dynamic_routing`; the dynamic-routing feature
+    # keeps it current).
+    learned_routes: dict[str, tuple[LearnedRoute, ...]] = field(default_factory=dict)
     # Router ports named by an NB BFD row (:mod:`.lr_bfd`; the BFD feature keeps it current).
     bfd_ports: frozenset[str] = frozenset()
     # What every local chassis supports (SB Chassis other_config, :mod:`.chassis_features`): old
@@ -137,7 +149,9 @@ def flow_ctx_from_nb(
     default_acl_drop = False
     ignore_lsp_down = True
     controller_event = False
+    ct_translation = False
     for row in nb.rows("NB_Global").values():
+        ct_translation = profile.has("acl_ct_translation") and _truthy(row.options.get("acl_ct_translation", "false"))
         controller_event = _truthy(row.options.get("controller_event", "false"))
         default_acl_drop = _truthy(row.options.get("default_acl_drop", "false"))
         ignore_lsp_down = row.options.get("ignore_lsp_down", "true").lower() != "false"
@@ -155,6 +169,9 @@ def flow_ctx_from_nb(
         svc_monitor_ips=svc_monitor_src_ips(nb),
         health=build_lb_health(nb, sb, pb_index),
         bfd_ports=bfd_ports_of(nb),
+        learned_routes=read_learned_routes(sb, nd) if profile.has("dynamic_routing") else {},
         features=chassis_features(sb, profile, feature_latch),
         warn=warn,
+        nf_online=nf_online_pairs(sb) if sb is not None and profile.has("network_function") else frozenset(),
+        acl_ct_translation=ct_translation,
     )

@@ -91,6 +91,7 @@ from ..lflow.stages import (
 from ..lflow.table import FlowTable
 from ..northd.model import Datapath, Port
 from .context import FlowCtx
+from .ls_evpn import evpn_vni
 from .owners import dp_owner, port_owner
 from .registers import (
     REG_ECMP_GROUP_ID,
@@ -194,8 +195,9 @@ def build_ls_default_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     """The fallback flows of a switch's stages (conntrack/ACL stages: :mod:`.ls_acl`)."""
     owner = dp_owner(dp)
     merged = ctx.profile.has("ls_qos_merged")
+    evpn = evpn_vni(dp, ctx) is not None  # (26.03's EVPN switches: their own lookup, flows/ls_evpn.py)
     for stage, actions in LS_FALLBACKS:
-        if not (merged and stage in QOS_MARK_METER):
+        if not (merged and stage in QOS_MARK_METER) and not (evpn and stage in (LS_IN_L2_LKUP, LS_IN_L2_UNKNOWN)):
             table.add(dp.index, stage, 0, "1", actions, owner=owner)
     extra = (QOS_MERGED if merged else ()) + (EGRESS_FDB if ctx.profile.has("ls_egress_fdb") else ())
     for stage, actions in extra:

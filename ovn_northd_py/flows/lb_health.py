@@ -203,6 +203,17 @@ def sb_down_monitors(sb: Any, pb_up: Callable[[str], bool]) -> set[MonitorKey]:
     return out
 
 
+def nf_online_pairs(sb: Any) -> frozenset[tuple[str, str]]:
+    """(inport, outport) of every SB Service_Monitor row of type ``network-function`` that is online."""
+    out = set()
+    for row in sb.rows("Service_Monitor").values():
+        if getattr(row, "_data", True) is None:  # inserted by the transaction being built
+            continue
+        if list(getattr(row, "type", ())) == ["network-function"] and list(row.status) == ["online"]:
+            out.add((str(row.logical_input_port), str(row.logical_port)))
+    return frozenset(out)
+
+
 def pb_up_reader(sb: Any, index: Any = None) -> Callable[[str], bool]:
     """``name -> Port_Binding.up is true`` (through the ``pb_by_name`` RowIndex when given)."""
     if index is not None:

@@ -165,9 +165,9 @@ def build_lsp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> N
         _virtual_flows(port, routers, ctx, table)
         return
     addresses = lsp_addresses(port)
-    # 26.03 (bridged_dgp_no_localport_binding, observed): a localport's addresses are not bound on
-    # a distributed gateway port with redirect-type=bridged.
-    skip_bridged = port.sb_type == "localport" and ctx.profile.has("bridged_dgp_no_localport_binding")
+    # 26.03 (bridged_dgp_no_lsp_binding, observed): a switch port's addresses (a VIF's, a
+    # localport's) are not bound on a distributed gateway port with redirect-type=bridged.
+    skip_bridged = ctx.profile.has("bridged_dgp_no_lsp_binding")
     for ar in routers:
         if skip_bridged and ar.lrp.crp is not None and _bridged(ar.lrp):
             continue

@@ -76,10 +76,11 @@ def nexthop_family_match(ctx: FlowCtx, v6: bool) -> str:
 
 def route_priority(ctx: FlowCtx, plen: int, kind: str) -> int:
     """A route's priority in ``lr_in_ip_routing``: ``kind`` is ``src`` (source-IP static route),
-    ``static`` (destination static route) or ``connected``.  23.03: 3*plen + 0/1/2; with the
-    ``route_priority_x8`` behaviour (25.03): 8*plen + 0/4/6."""
+    ``static`` (destination static route), ``learned`` (SB Learned_Route, 25.03 on) or
+    ``connected``.  23.03: 3*plen + 0/1/2; with the ``route_priority_x8`` behaviour (25.03):
+    8*plen + 0/4/2/6."""
     if ctx.profile.has("route_priority_x8"):
-        return plen * 8 + {"src": 0, "static": 4, "connected": 6}[kind]
+        return plen * 8 + {"src": 0, "static": 4, "learned": 2, "connected": 6}[kind]
     return plen * 3 + {"src": 0, "static": 1, "connected": 2}[kind]
 
 

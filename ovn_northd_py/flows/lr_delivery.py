@@ -161,8 +161,9 @@ def build_lrp_delivery_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None
         return
     h = lrp_hint(port)
     out = f'outport == "{name}"'
-    # 26.03 (gateway_mtu_ct_state): the conntrack state is saved for lr_in_larger_pkts (reg4[0..7]).
-    ct_state = ctx.profile.has("gateway_mtu_ct_state")
+    # 26.03 (gateway_mtu_ct_state): the conntrack state is saved for lr_in_larger_pkts (reg4[0..7]),
+    # when every chassis has ct-state-save (observed: else 25.03's two flows).
+    ct_state = ctx.profile.has("gateway_mtu_ct_state") and ctx.features.ct_state_save
     go_on = f"{REG_CT_STATE} = ct_state_save(); next;" if ct_state else "next;"
     table.add(
         i, LR_IN_CHK_PKT_LEN, 50, out, f"{REGBIT_PKT_LARGER} = check_pkt_larger({pkt_larger_len(port, mtu, ctx)}); {go_on}",

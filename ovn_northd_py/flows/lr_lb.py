@@ -48,6 +48,7 @@ from collections.abc import Hashable
 from functools import partial
 from typing import Any, Protocol
 
+from ..lflow.profile import DEFAULT_PROFILE
 from ..lflow.stages import (
     LR_IN_DEFRAG,
     LR_IN_DNAT,
@@ -73,6 +74,7 @@ from .ls_lb import (
     ct_extract_port_match,
     event_action,
     event_match,
+    lb_backends,
     load_vip_v2,
     raises_event,
 )
@@ -273,13 +275,14 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
         prio = LB_IP_PRIORITY if vip.port is None else LB_PORT_PRIORITY
         for dgp, res in places:
             if v.backends:
-                backends = ",".join(b.text() for b in v.backends)
+                ct_lb, backends = lb_backends(lb, v, ctx.profile if ctx is not None else DEFAULT_PROFILE,
+                                              features.ct_lb)
                 # 25.03 (lb_vip_regs_v2): an affinity VIP's flow loads the VIP for lr_in_lb_aff_learn.
                 load = load_vip_v2(v.affinity(keep_family=True)) if timeout > 0 and v2 else ""
                 # use_stateless_nat: the destination rewritten to the first backend first.
                 first = f"{fam}.dst = {v.backends[0].ip}; " if stateless else ""
                 add(LR_IN_DNAT, prio, match + res,
-                    f"{first}{prefix}{load}{features.ct_lb}(backends={backends}{hash_fields(lb)}{lb_suffix});")
+                    f"{first}{prefix}{load}{ct_lb}(backends={backends}{hash_fields(lb)}{lb_suffix});")
             elif reject:
                 add(LR_IN_DNAT, prio, match, prefix + REJECT, copp_meter(router, ctx, "reject") if ctx else None)
             else:

@@ -79,9 +79,12 @@ LR_PORT_BUILDERS: tuple[PortBuilder, ...] = (
 LSP_ROUTER_BUILDERS: tuple[PortBuilder, ...] = (build_lsp_arp_resolve_flows,)
 
 
-def route_and_policy_owners(router: Datapath) -> list[Owner]:
-    """The owners of a router's static-route and policy flows."""
+def route_and_policy_owners(router: Datapath, ctx: FlowCtx | None = None) -> list[Owner]:
+    """The owners of a router's static-route, learned-route (SB Learned_Route in ``ctx``,
+    :mod:`.dynamic_routing`; pass the flow context whenever the release has them) and policy flows."""
     owners: list[Owner] = [route_owner(str(r.uuid), router.key) for r in router.nb.static_routes]
+    if ctx is not None:
+        owners += [route_owner(r.uuid, router.key) for r in ctx.learned_routes.get(router.key, ())]
     owners += [policy_owner(str(p.uuid), router.key) for p in router.nb.policies]
     return owners
 

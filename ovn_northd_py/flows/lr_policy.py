@@ -15,6 +15,9 @@ becomes one flow at its own priority with its match copied verbatim:
   flow per next hop (sorted as strings, member ids from 1) until one is not
   reachable; only when all are, the policy's flow selects a member
   (``reg8[0..15] = G; reg8[16..31] = select(1, ..., n);``);
+* ``output_port`` (26.03, behaviour ``policy_output_port``) of a one-hop reroute: that port, from
+  its address in the next hop's network, else its first of the family (:func:`_output_port_hop`);
+  an ECMP reroute with one is left out, warned (as the reference), taking no group id;
 * ``options:pkt_mark=M`` (a positive 32-bit integer) prefixes ``pkt.mark = M;`` to
   the actions of allow and reroute policies (to the member flows for ECMP).
 
@@ -44,7 +47,15 @@ from ..northd.addresses import IPAddress
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
-from .lr_common import find_lrp_for_ip, fmt_ip, nexthop_family, parse_ip_strict, port_nets, src_ipv4_reg
+from .lr_common import (
+    find_lrp_for_ip,
+    fmt_ip,
+    network_addr_for,
+    nexthop_family,
+    parse_ip_strict,
+    port_nets,
+    src_ipv4_reg,
+)
 from .owners import policy_owner
 from .registers import (
     REG_ECMP_GROUP_ID,
@@ -81,6 +92,23 @@ def _next_hop(router: Datapath, ctx: FlowCtx, ip: IPAddress) -> str | None:
     port, addr = found
     nets = port_nets(port, ctx)
     assert nets is not None
+    return _hop_actions(ip, port, addr, nets.ea_s, ctx)
+
+
+def _output_port_hop(ctx: FlowCtx, ip: IPAddress, name: str) -> str | None:
+    """Behaviour ``policy_output_port`` (26.03): a reroute policy's ``output_port`` is the port,
+    from its address in the next hop's network, else its first address of that family (none: no
+    flow).  (Observed: the port may be another router's; its own networks are read.)"""
+    port = ctx.nd.ports.get(name)
+    nets = port_nets(port, ctx) if port is not None and port.kind == "lrp" else None
+    if port is None or nets is None:
+        return None
+    addr = network_addr_for(nets, ip)
+    if addr is None:
+        fam = nets.ipv6 if isinstance(ip, IPv6Address) else nets.ipv4
+        if not fam:
+            return None
+        addr = fam[0].addr_s
     return _hop_actions(ip, port, addr, nets.ea_s, ctx)
 
 
@@ -142,9 +170,17 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
             )
         elif row.action == "reroute":
             hops = _nexthops(row)
+            out = opt(getattr(row, "output_port", None)) if ctx.profile.has("policy_output_port") else None
+            if out is not None and len(hops) > 1:
+                ctx.warn("policy_output_port_ecmp", "Logical_Router_Policy", row.uuid,
+                         "output_port only supported on non-ECMP reroute policies", router=router.name)
+                continue
             if len(hops) == 1:
                 ip = parse_ip_strict(hops[0])
-                hop = _next_hop(router, ctx, ip) if ip is not None else None
+                if out is not None:
+                    hop = _output_port_hop(ctx, ip, str(out.name)) if ip is not None else None
+                else:
+                    hop = _next_hop(router, ctx, ip) if ip is not None else None
                 if hop is not None:
                     fam = nexthop_family(ctx, isinstance(ip, IPv6Address))
                     actions = f"{_pkt_mark(row)}{hop} flags.loopback = 1; {REG_ECMP_GROUP_ID} = 0; {fam}next;"

@@ -131,6 +131,7 @@ class Route:
     mac: str
     symmetric: bool = False  # options:ecmp_symmetric_reply
     to_dst: bool = False  # an empty nexthop with an output port: the next hop is the destination
+    learned: bool = False  # an SB Learned_Route (flows/dynamic_routing.py; uuid: the SB row's)
 
     @property
     def v6(self) -> bool:
@@ -138,15 +139,20 @@ class Route:
 
     @property
     def nh_v6(self) -> bool:
-        """The next hop's family (25.03's ``route_mixed_family``: may differ from the prefix's)."""
+        """The next hop's family (a learned route's, and 25.03's ``route_mixed_family``: may differ
+        from the prefix's)."""
         return isinstance(self.nexthop, IPv6Address) if self.nexthop is not None else self.v6
 
     @property
-    def group_key(self) -> tuple[int, bool, bool, int, int]:
-        return (self.table_id, self.src, self.v6, int(self.prefix.addr), self.prefix.plen)
+    def group_key(self) -> tuple[int, bool, bool, int, int, bool]:
+        return (self.table_id, self.src, self.v6, int(self.prefix.addr), self.prefix.plen, self.learned)
+
+    @property
+    def hint(self) -> str | None:
+        return None if self.learned else hint(self.uuid)
 
     def priority(self, ctx: FlowCtx) -> int:
-        return route_priority(ctx, self.prefix.plen, "src" if self.src else "static")
+        return route_priority(ctx, self.prefix.plen, "learned" if self.learned else "src" if self.src else "static")
 
     def match(self, ctx: FlowCtx) -> str:
         fam = "ip6" if self.v6 else "ip4"
@@ -274,6 +280,12 @@ def route_resolves(router: Datapath, ctx: FlowCtx, row: Any) -> bool:
     return _resolve_route(router, ctx, row, route_table_ids(router, ctx)) is not None
 
 
+def resolved_static_routes(router: Datapath, ctx: FlowCtx) -> list[Route]:
+    """The router's static routes that get flows (BFD aside), in route order."""
+    tables = route_table_ids(router, ctx)
+    return [r for row in static_routes(router) if (r := _resolve_route(router, ctx, row, tables)) is not None]
+
+
 def symmetric_nexthops(router: Datapath, ctx: FlowCtx) -> list[tuple[Port, str]]:
     """(out port, next hop) of the router's static routes with ``options:ecmp_symmetric_reply``
     that get flows (a next-hop address reached through a router port; BFD aside)."""
@@ -283,6 +295,38 @@ def symmetric_nexthops(router: Datapath, ctx: FlowCtx) -> list[tuple[Port, str]]
         route = _resolve_route(router, ctx, row, tables)
         if route is not None and route.symmetric and route.port is not None and route.nexthop is not None:
             out.append((route.port, fmt_ip(route.nexthop)))
+    return out
+
+
+def learned_routes(router: Datapath, ctx: FlowCtx) -> list[Route]:
+    """The router's SB Learned_Route rows that resolve (:mod:`.dynamic_routing`): a valid prefix
+    and next hop, the port they were learned on a port of the router with a network holding the
+    next hop (behaviour ``learned_route_any_nexthop``, 26.03: or any address of the next hop's
+    family; ``learned_route_cleanup``, 26.03: none on a router without dynamic routing)."""
+    rows = ctx.learned_routes.get(router.key, ())
+    if not rows:
+        return []
+    if ctx.profile.has("learned_route_cleanup") and \
+            str(router.nb.options.get("dynamic-routing", "")).lower() != "true":
+        return []
+    any_nexthop = ctx.profile.has("learned_route_any_nexthop")
+    info = router_info(router, ctx)
+    ports = {p.name: p for p in router.ports if p.kind == "lrp"}
+    out: list[Route] = []
+    for lr in rows:
+        prefix = _prefix(lr.ip_prefix)
+        nexthop = parse_ip_strict(lr.nexthop)
+        port = ports.get(lr.port)
+        nets = info.nets.get(lr.port) if port is not None else None
+        if prefix is None or nexthop is None or port is None or nets is None:
+            continue
+        addr = network_addr_for(nets, nexthop)
+        if addr is None and any_nexthop:
+            family = nets.ipv6 if isinstance(nexthop, IPv6Address) else nets.ipv4
+            addr = family[0].addr_s if family else None
+        if addr is None:
+            continue
+        out.append(Route(lr.uuid, 0, False, prefix, nexthop, port, addr, nets.ea_s, learned=True))
     return out
 
 
@@ -356,11 +400,12 @@ def static_routes(router: Datapath) -> list[Any]:
 def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """The flows of the router's static routes, each owned by ``("route", uuid, router key)``."""
     rows = static_routes(router)
-    if not rows:
+    learned = learned_routes(router, ctx)
+    if not rows and not learned:
         return
     i, rkey = router.index, router.key
     tables = route_table_ids(router, ctx)
-    groups: dict[tuple[int, bool, bool, int, int], list[Route]] = {}
+    groups: dict[tuple[int, bool, bool, int, int, bool], list[Route]] = {}
     order: list[list[Route]] = []  # groups in order of creation (second member)
     routes: list[Route] = []
     for row in rows:
@@ -369,6 +414,7 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
         if route is None or route_bfd_down(row):
             continue
         routes.append(route)
+    routes += learned  # (after the static routes: their ECMP groups are numbered after)
     # 25.03 (behaviour "symmetric_route_group"): a symmetric-reply route is an ECMP group even alone.
     single_groups = ctx.profile.has("symmetric_route_group")
     grouped: set[int] = set()
@@ -412,7 +458,7 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
                 100,
                 match,
                 actions,
-                hint=hint(route.uuid),
+                hint=route.hint,
                 owner=route_owner(route.uuid, rkey),
             )
         if router_info(router, ctx).is_gateway and any(m.symmetric for m in members):
@@ -549,7 +595,7 @@ def _add_symmetric_reply_plain(i: int, rkey: str, members: list[Route], table: F
                   f"pop({REG_ECMP_ETH_FULL}); next;", hint=h, owner=owner)
 
 def _add_unique_route(i: int, rkey: str, route: Route, table: FlowTable, ctx: FlowCtx) -> None:
-    h, owner = hint(route.uuid), route_owner(route.uuid, rkey)
+    h, owner = route.hint, route_owner(route.uuid, rkey)
     prio, match = route.priority(ctx), route.match(ctx)
     if route.nexthop is None and not route.to_dst:
         table.add(i, LR_IN_IP_ROUTING, prio, match, "drop;", hint=h, owner=owner)

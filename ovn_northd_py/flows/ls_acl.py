@@ -48,10 +48,8 @@ from ..lflow.stages import (
     LS_IN_ACL_EVAL,
     LS_IN_ACL_HINT,
     LS_IN_ACL_SAMPLE,
-    LS_IN_NETWORK_FUNCTION,
     LS_IN_PRE_ACL,
     LS_IN_PRE_LB,
-    LS_IN_PRE_NETWORK_FUNCTION,
     LS_IN_PRE_STATEFUL,
     LS_IN_STATEFUL,
     LS_OUT_ACL,
@@ -59,10 +57,8 @@ from ..lflow.stages import (
     LS_OUT_ACL_EVAL,
     LS_OUT_ACL_HINT,
     LS_OUT_ACL_SAMPLE,
-    LS_OUT_NETWORK_FUNCTION,
     LS_OUT_PRE_ACL,
     LS_OUT_PRE_LB,
-    LS_OUT_PRE_NETWORK_FUNCTION,
     LS_OUT_PRE_STATEFUL,
     LS_OUT_STATEFUL,
     Stage,
@@ -71,14 +67,16 @@ from ..lflow.table import MAX_PRIORITY, FlowTable
 from ..northd.addresses import AddressError, EthAddr, format_ipv6
 from ..northd.model import Datapath, Port
 from ..ovsdb.columns import opt
-from .acl_index import smap_bool, switch_acls
+from .acl_index import smap_bool, stateless_acl_with_lb, switch_acls
 from .acl_rules import reject_action, switch_acl_tiers
 from .context import FlowCtx, hint
 from .copp import copp_meter
 from .dhcp_relay import switch_relays_dhcp
 from .ls_dhcp import dhcp4_config, dhcp6_config
 from .ls_dns import switch_has_dns_records
+from .ls_evpn import build_evpn_skip_flows
 from .ls_l2 import peer_router_port
+from .ls_network_function import build_ls_network_function_flows
 from .lsp_addrs import lsp_addresses
 from .owners import dp_owner, port_owner
 from .registers import (
@@ -105,7 +103,6 @@ from .registers import (
     REGBIT_CONNTRACK_DEFRAG,
     REGBIT_CONNTRACK_NAT,
     REGBIT_NF_ENABLED,
-    REGBIT_NF_ORIG_DIR,
 )
 
 NEXT: Final = "next;"
@@ -190,6 +187,7 @@ def build_ls_pre_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
         table.add(i, stage, 0, "1", NEXT, owner=owner)
     if not switch_acls(dp, ctx).has_stateful_acl:
         return
+    build_evpn_skip_flows(dp, ctx, table, (LS_IN_PRE_ACL, LS_OUT_PRE_ACL), NEXT)  # (26.03's EVPN switches)
     ports = conntrack_skip_ports(dp, True)
     if ctx.profile.has("router_port_acl"):
         ports = [p for p in ports if not _router_port_acl(p)]
@@ -197,7 +195,8 @@ def build_ls_pre_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     if ctx.profile.has("pmtud_tunnel_rx"):
         table.add(i, LS_IN_PRE_ACL, SKIP_PRIORITY, PMTUD_TUNNEL_RX, NEXT, owner=owner)
     for stage in (LS_IN_PRE_ACL, LS_OUT_PRE_ACL):
-        table.add(i, stage, SKIP_PRIORITY, "eth.mcast", NEXT, owner=owner)
+        if not ctx.acl_ct_translation:  # (26.03, observed: multicast is not kept out of conntrack then)
+            table.add(i, stage, SKIP_PRIORITY, "eth.mcast", NEXT, owner=owner)
         table.add(i, stage, SKIP_PRIORITY, ND_MLD_DHCP6, NEXT, owner=owner)
         table.add(i, stage, 100, "ip", f"{REGBIT_CONNTRACK_DEFRAG} = 1; next;", owner=owner)
 
@@ -218,9 +217,13 @@ def build_ls_pre_lb_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         table.add(i, stage, 0, "1", NEXT, owner=owner)
         if facts.has_lb_vip:
             table.add(i, stage, 100, "ip", f"{REGBIT_CONNTRACK_NAT} = 1; next;", owner=owner)
+    if facts.has_lb_vip and stateless_acl_with_lb(dp, ctx):  # (observed) stateless traffic to conntrack
+        table.add(i, LS_OUT_PRE_LB, 115, f"{REGBIT_ACL_STATELESS} == 1", f"{REGBIT_CONNTRACK_NAT} = 1; next;",
+                  owner=owner)
     out_actions = NEXT if facts.has_stateful_acl else "ct_clear; next;"
     if out_actions != NEXT and ctx.profile.has("pkt_sampled_flag"):  # 26.03: the sampling flag is reset too
         out_actions = "flags.pkt_sampled = 0; " + out_actions
+    build_evpn_skip_flows(dp, ctx, table, (LS_IN_PRE_LB, LS_OUT_PRE_LB), out_actions)  # (26.03's EVPN switches)
     ports = conntrack_skip_ports(dp, not facts.has_lb_vip)
     _skip_ports(dp, table, ports, (LS_IN_PRE_LB, LS_OUT_PRE_LB), out_actions)
 
@@ -246,6 +249,8 @@ def build_ls_pre_stateful_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) ->
         unlabelled = f"ct_commit {{ {blocked} = 0; }}; next;"
         labelled = f"ct_commit {{ {blocked} = 0; ct_label.label = {REG_ACL_LABEL}; }}; next;"
     nf = ctx.profile.has("network_function")
+    if switch_acls(dp, ctx).has_lb_vip and stateless_acl_with_lb(dp, ctx):  # (observed) not committed
+        table.add(i, LS_OUT_STATEFUL, 110, f"{REGBIT_ACL_STATELESS} == 1 && ct.new", NEXT, owner=owner)
     for stage in (LS_IN_STATEFUL, LS_OUT_STATEFUL):
         for bit, actions in ((0, unlabelled), (1, labelled)):
             match = f"{commit} && {REGBIT_ACL_LABEL} == {bit}"
@@ -258,25 +263,6 @@ def build_ls_pre_stateful_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) ->
         table.add(i, stage, 0, "1", NEXT, owner=owner)
     if nf:
         build_ls_network_function_flows(dp, ctx, table)
-
-
-def build_ls_network_function_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
-    """Behaviour ``network_function`` (26.03): ``ls_{in,out}_pre_network_function`` and
-    ``ls_{in,out}_network_function`` on every switch, as written with no Network_Function rows
-    (observed; ``man ovn-northd`` "Pre Network Function", "Network Function"): pre-NF clears the
-    group id of a request that matched an ACL with a network function group (1); NF lets such
-    multicast traffic through (100) and drops the rest, for which no network function is active
-    (1); both fall back to ``next;``."""
-    owner = dp_owner(dp)
-    i = dp.index
-    for pre, stage in ((LS_IN_PRE_NETWORK_FUNCTION, LS_IN_NETWORK_FUNCTION),
-                       (LS_OUT_PRE_NETWORK_FUNCTION, LS_OUT_NETWORK_FUNCTION)):
-        table.add(i, pre, 1, f"{REGBIT_NF_ENABLED} == 1 && {REGBIT_NF_ORIG_DIR} == 1", f"{REG_NF_ID} = 0; next;",
-                  owner=owner)
-        table.add(i, pre, 0, "1", NEXT, owner=owner)
-        table.add(i, stage, 100, f"{REGBIT_NF_ENABLED} == 1 && eth.mcast", NEXT, owner=owner)
-        table.add(i, stage, 1, f"{REGBIT_NF_ENABLED} == 1", DROP, owner=owner)
-        table.add(i, stage, 0, "1", NEXT, owner=owner)
 
 
 def build_ls_acl_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
@@ -395,7 +381,9 @@ def build_ls_acl_eval_stage_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) 
         return
     _add_acl_hints(i, table, owner, ctx)
     inv = "!ct.inv && " if ctx.acl.use_ct_inv_match else ""
-    blocked = "ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)" if inv else "(ct.est && ct.rpl && ct_mark.blocked == 1)"
+    # (enable-stateless-acl-with-lb: ct.inv packets are not dropped, observed)
+    blocked = ("ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)" if inv and not stateless_acl_with_lb(dp, ctx)
+               else "(ct.est && ct.rpl && ct_mark.blocked == 1)")
     reply = f"ct.est && !ct.rel && !ct.new && {inv}ct.rpl && ct_mark.blocked == 0"
     related = f"!ct.est && ct.rel && !ct.new && {inv}ct_mark.blocked == 0"
     if ctx.profile.has("acl_ct_match_v26"):  # 26.03: replies without !ct.new / !ct.inv, related without !ct.inv

@@ -69,12 +69,17 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     owner = port_owner(port)
     h = hint(port.nb_key)
     i = port.dp.index
-    if port.sb_type == "localnet" and not (ctx.profile.has("arp_proxy_v2") and _has_arp_proxy(port.dp)):
+    if port.sb_type == "localnet" and not (ctx.profile.has("arp_proxy_v2") and has_arp_proxy(port.dp, ctx)):
         table.add(i, LS_IN_ARP_RSP, 100, f'inport == "{port.name}"', "next;", hint=h, owner=owner, io_port=port.name)
     elif port.sb_type == "virtual":
         _virtual_port_flows(port, table)
     for src_ip, lb_key in ctx.svc_monitor_ips.get(port.name, ()):
         _svc_monitor_flow(port, src_ip, lb_key, ctx.svc_monitor_mac, table)
+    if ctx.profile.has("lsp_health_checks"):
+        # 26.03: the switch answers for the source IPs of its ports' health checks too (observed:
+        # the same 110 flows as for load balancers' health checks).
+        for src_ip in sorted({str(hc.src_ip) for hc in getattr(port.nb, "health_checks", ())}):
+            _svc_monitor_flow(port, src_ip, port.nb_key, ctx.svc_monitor_mac, table)
     if not _answers_for(port, ctx):
         return
     na = "nd_na_router" if port.is_router_lsp else "nd_na"
@@ -82,12 +87,19 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     # 25.03 answers only broadcast ARP requests and multicast neighbour solicitations.
     bcast_mcast = ctx.profile.has("arp_nd_rsp_bcast_mcast")
     arp_bcast = " && eth.dst == ff:ff:ff:ff:ff:ff" if bcast_mcast else ""
+    # 26.03 (arp_proxy_unicast_next, observed): on a switch whose router ports proxy ARP, unicast
+    # requests for an answered address go on to its owner (50, ``next;``): ARP to its MAC, NS to
+    # the address itself.
+    unicast = ctx.profile.has("arp_proxy_unicast_next") and has_arp_proxy(port.dp, ctx)
     for entry in lsp_addresses(port):
         mac = entry.ea_s
         for net4 in entry.ipv4:
             ip = net4.addr_s
             match = f"arp.tpa == {ip} && arp.op == 1{arp_bcast}"
             table.add(i, LS_IN_ARP_RSP, 50, match, arp_reply_action(mac, ip), hint=h, owner=owner)
+            if unicast:
+                table.add(i, LS_IN_ARP_RSP, 50, f"arp.tpa == {ip} && arp.op == 1 && eth.dst == {mac}", "next;",
+                          hint=h, owner=owner)
             table.add(i, LS_IN_ARP_RSP, 100, f'{match} && inport == "{port.name}"', "next;", hint=h, owner=owner,
                       io_port=port.name)
         for net6 in entry.ipv6:
@@ -95,6 +107,9 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
             match = nd_ns_match(ip, net6.sn_addr_s, bcast_mcast)
             table.add(i, LS_IN_ARP_RSP, 50, match, _nd_na_action(na, mac, ip), hint=h, owner=owner,
                       controller_meter=nd_meter)
+            if unicast:
+                table.add(i, LS_IN_ARP_RSP, 50, f"nd_ns && ip6.dst == {ip} && nd.target == {ip}", "next;",
+                          hint=h, owner=owner)
             table.add(i, LS_IN_ARP_RSP, 100, f'{match} && inport == "{port.name}"', "next;", hint=h, owner=owner,
                       io_port=port.name)
     if port.is_router_lsp:
@@ -234,10 +249,11 @@ def _arp_proxy_flow(port: Port, table: FlowTable) -> None:
     table.add(port.dp.index, LS_IN_ARP_RSP, 50, match, action, hint=hint(port.nb_key), owner=port_owner(port))
 
 
-def _has_arp_proxy(dp: Any) -> bool:
+def has_arp_proxy(dp: Any, ctx: FlowCtx) -> bool:
     """Does a router-type port of the switch set ``options:arp_proxy``?  (25.03, observed: then its
     localnet ports do not skip the ARP responder: the proxy answers the physical network too.)"""
-    return any(p.kind == "lsp" and p.is_router_lsp and p.nb.options.get("arp_proxy") for p in dp.ports)
+    return ctx.cached("has_arp_proxy", dp.key, lambda: any(
+        p.kind == "lsp" and p.is_router_lsp and p.nb.options.get("arp_proxy") for p in dp.ports))
 
 
 def _arp_proxy_flows_v2(port: Port, table: FlowTable) -> None:

@@ -66,6 +66,7 @@ from ..ovsdb.columns import opt
 from .acl_index import smap_bool
 from .context import FlowCtx, hint
 from .copp import copp_meter
+from .ls_evpn import build_ls_evpn_flows, evpn_vni
 from .owners import dp_owner, port_owner
 from .registers import FLAGBIT_NOT_VXLAN, REGBIT_NF_OUTPORT_SET
 from .router_addrs import lrp_networks, reachable_vips, router_addrs
@@ -147,9 +148,16 @@ def in_mc_mrouter_flood(port: Port) -> bool:
     return smap_bool(port.nb.options, "mcast_flood_reports", False) or relay_router_port(port)
 
 
-def _switch_mcast(dp: Datapath) -> SwitchMcast:
+def receives_multicast(port: Port, profile: FlowProfile = DEFAULT_PROFILE) -> bool:
+    """False for a switch port with ``options:receive_multicast=false`` (26.03, behaviour
+    ``lsp_receive_multicast``): it is in none of its switch's multicast groups (:mod:`..sync.mcast`)."""
+    return not (profile.has("lsp_receive_multicast")
+                and str(port.nb.options.get("receive_multicast", "")).lower() == "false")
+
+
+def _switch_mcast(dp: Datapath, profile: FlowProfile = DEFAULT_PROFILE) -> SwitchMcast:
     cfg = dp.nb.other_config
-    lsps = [p for p in dp.ports if p.kind == "lsp"]
+    lsps = [p for p in dp.ports if p.kind == "lsp" and receives_multicast(p, profile)]
     return SwitchMcast(
         snoop=smap_bool(cfg, "mcast_snoop", False),
         flood_unregistered=smap_bool(cfg, "mcast_flood_unregistered", False),
@@ -160,7 +168,7 @@ def _switch_mcast(dp: Datapath) -> SwitchMcast:
 
 
 def switch_mcast(dp: Datapath, ctx: FlowCtx) -> SwitchMcast:
-    return ctx.cached("switch_mcast", dp.key, lambda: _switch_mcast(dp))
+    return ctx.cached("switch_mcast", dp.key, lambda: _switch_mcast(dp, ctx.profile))
 
 
 def unregistered_mcast_action(mc: SwitchMcast) -> str:
@@ -194,16 +202,19 @@ def build_ls_mcast_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
 
 
 def build_lsp_mcast_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
-    """A ``remote`` port of a snooping interconnect switch: its IGMP/MLD go to ovn-controller too."""
+    """A ``remote`` port of a snooping interconnect switch: its IGMP/MLD go to ovn-controller too
+    (26.03, ``igmp_loopback_flag``: unless ovn-controller sent them back, ``&& flags.igmp_loopback == 0``)."""
     if port.sb_type != "remote":
         return
     mc = switch_mcast(port.dp, ctx)
     if not (mc.snoop and mc.interconnect):
         return
     owner = port_owner(port)
+    # (26.03, igmp_loopback_flag: not the reports ovn-controller sent back, observed)
+    tail = " && flags.igmp_loopback == 0" if ctx.profile.has("igmp_loopback_flag") else ""
     for proto in ("igmp", "(mldv1 || mldv2)"):
         table.add(
-            port.dp.index, LS_OUT_PRE_LB, 120, f'inport == "{port.name}" && {proto}', "clone { igmp; }; next;",
+            port.dp.index, LS_OUT_PRE_LB, 120, f'inport == "{port.name}" && {proto}{tail}', "clone { igmp; }; next;",
             owner=owner,
         )
 
@@ -236,9 +247,13 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         # too (_MC_flood); a packet sent back here by a network function keeps its outport (100).
         table.add(i, LS_IN_L2_LKUP, 70, "eth.mcast", f'outport = "{MC_FLOOD_L2}"; output;', owner=owner)
         table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && arp", f'outport = "{MC_FLOOD}"; output;', owner=owner)
-        # (with a multicast-relay router attached, a copy goes to _MC_mrouter_flood)
-        relay = f'clone {{ outport = "{MC_MROUTER_FLOOD}"; output; }}; ' if switch_mcast(dp, ctx).relay else ""
-        table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && ip", f'{relay}outport = "{MC_FLOOD_L2}"; output;', owner=owner)
+        # (with a multicast-relay router attached, a copy goes to _MC_mrouter_flood; with a port
+        # of options:mcast_flood, one to _MC_static)
+        mc = switch_mcast(dp, ctx)
+        relay = f'clone {{ outport = "{MC_MROUTER_FLOOD}"; output; }}; ' if mc.relay else ""
+        static = f'clone {{ outport = "{MC_STATIC}"; output; }}; ' if mc.static else ""
+        table.add(i, LS_IN_L2_LKUP, 71, "eth.mcast && ip", f'{relay}{static}outport = "{MC_FLOOD_L2}"; output;',
+                  owner=owner)
         table.add(i, LS_IN_L2_LKUP, 72, "eth.mcast && (nd_na || nd_rs || nd_ra)", f'outport = "{MC_FLOOD}"; output;',
                   owner=owner)
         table.add(i, LS_IN_L2_LKUP, 100, f"{REGBIT_NF_OUTPORT_SET} == 1", "output;", owner=owner)
@@ -249,7 +264,10 @@ def build_ls_l2_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
         table.add(i, LS_IN_L2_LKUP, 72, "eth.mcast && (arp.op == 1 || nd_ns)", f'outport = "{MC_FLOOD_L2}"; output;',
                   owner=owner)
     unknown = f'outport = "{MC_UNKNOWN}"; output;' if switch_has_unknown(dp, ctx) else "drop;"
-    table.add(i, LS_IN_L2_UNKNOWN, 50, 'outport == "none"', unknown, owner=owner)
+    if evpn_vni(dp, ctx) is not None:
+        build_ls_evpn_flows(dp, ctx, table, unknown)  # (26.03's EVPN switches: their own lookup)
+    else:
+        table.add(i, LS_IN_L2_UNKNOWN, 50, 'outport == "none"', unknown, owner=owner)
     build_ls_mcast_flows(dp, ctx, table)
 
 

@@ -64,7 +64,7 @@ from ..lflow.stages import (
 from ..lflow.table import FlowTable
 from ..northd.lb_vips import Endpoint, is_template_lb, lb_protocol, parse_vip
 from ..northd.model import Datapath, Northd
-from .acl_index import ls_has_lb_vips
+from .acl_index import ls_has_lb_vips, smap_bool, stateless_acl_with_lb
 from .acl_rules import reject_reentry_stage
 from .context import FlowCtx, hint
 from .copp import copp_meter
@@ -261,13 +261,29 @@ def event_action(lb: Any, v: Vip, proto: str) -> str:
             f'load_balancer = "{lb.uuid}");')
 
 
+def lb_backends(lb: Any, v: Vip, profile: FlowProfile, ct_lb: str) -> tuple[str, str]:
+    """The conntrack action and ``backends=`` text of VIP ``v``'s flows.  Behaviour
+    ``lb_distributed`` (26.03, observed): a load balancer with ``options:distributed=true`` uses
+    ``ct_lb_mark_local`` and names each backend's logical port (``ip_port_mappings``):
+    ``"PORT":IP:PORT``, a backend without a mapping left out."""
+    if not (profile.has("lb_distributed") and smap_bool(lb.options, "distributed", False)):
+        return ct_lb, ",".join(b.text() for b in v.backends)
+    mappings = lb.ip_port_mappings
+    out = []
+    for b in v.backends:
+        m = mappings.get(b.mapping_key())
+        if m:
+            out.append(f'"{str(m).split(":")[0]}":{b.text()}')
+    return f"{ct_lb}_local", ",".join(out)
+
+
 def _vip_action(lb: Any, v: Vip, proto: str, profile: FlowProfile, ct_lb: str = "ct_lb_mark") -> str:
     if not v.backends:
         if _rejects(lb):
             qos_mark = profile.table_id(reject_reentry_stage(profile))  # ls_out_qos(_mark)
             return f"reg0 = 0; reject {{ outport <-> inport; next(pipeline=egress,table={qos_mark});}};"
         return "drop;"
-    backends = ",".join(b.text() for b in v.backends)
+    ct_lb, backends = lb_backends(lb, v, profile, ct_lb)
     if profile.has("lb_vip_regs_v2"):
         return f"{_load_vip(v, True)}{ct_lb}(backends={backends}{hash_fields(lb)});"
     return f"{REGBIT_CONNTRACK_COMMIT} = 0; {ct_lb}(backends={backends}{hash_fields(lb)});"
@@ -360,6 +376,23 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
     return ctx.cached("ls_lb_flows", str(lb.uuid), compute)
 
 
+def stateless_lb_specs(lb: Any, ctx: FlowCtx) -> list[FlowSpec]:
+    """Behaviour ``stateless_acl_with_lb`` (26.03, observed): on a switch with
+    ``other_config:enable-stateless-acl-with-lb=true`` every packet to a VIP goes to conntrack
+    (``ls_in_pre_stateful`` 105, ``P && IP.dst == VIP``, VIPs with a port only) and one to a VIP
+    (and port) is load-balanced without the conntrack hint (150)."""
+    v2 = ctx.profile.has("lb_vip_regs_v2")
+    ct_lb = ctx.features.ct_lb
+    proto = lb_protocol(lb)
+    out: list[FlowSpec] = []
+    for v in cached_vips(lb, ctx):
+        fam, _ = _regs(v)
+        if v.vip.port is not None:  # (observed: none for a VIP without a port)
+            out.append((LS_IN_PRE_STATEFUL, 105, f"{proto} && {fam}.dst == {v.vip.ip}", f"{ct_lb};", None))
+        out.append((LS_IN_PRE_STATEFUL, 150, _vip_match(v, proto), f"{_load_vip(v, v2)}{ct_lb};", None))
+    return out
+
+
 def build_lb_flows_on_switches(dps: list[Datapath], lb: Any, ctx: FlowCtx | None, table: FlowTable) -> None:
     """The flows of load balancer ``lb`` on switches ``dps`` (owner ``("lb", lb uuid)``), each flow
     added once over all of them."""
@@ -367,6 +400,10 @@ def build_lb_flows_on_switches(dps: list[Datapath], lb: Any, ctx: FlowCtx | None
         return
     owner, h = switch_lb_owner(str(lb.uuid)), hint(str(lb.uuid))
     indices = [dp.index for dp in dps]
+    slb = [dp.index for dp in dps if ctx is not None and stateless_acl_with_lb(dp, ctx)]
+    if slb and ctx is not None:
+        for stage, prio, match, actions, _copp in stateless_lb_specs(lb, ctx):
+            table.add_many(slb, stage, prio, match, actions, hint=h, owner=owner)
     for stage, prio, match, actions, copp in switch_lb_specs(lb, ctx):
         if copp is not None and ctx is not None:
             by_meter: dict[str | None, list[int]] = {}

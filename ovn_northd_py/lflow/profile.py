@@ -321,6 +321,18 @@ OVN_25_03 = FlowProfile(
         "route_priority_x8",
         # Source-IP static routes of the main table match ``reg7 == 0 && ...`` too.
         "src_route_reg7",
+        # Dynamic routing (options:dynamic-routing): SB Advertised_Route rows
+        # (sync/advertised_routes.py), SB Learned_Route rows as lr_in_ip_routing routes at priority
+        # 8*plen + 2 (flows/dynamic_routing.py), Port_Binding options:dynamic-routing* of gateway
+        # router ports (northd/build.py).
+        "dynamic_routing",
+        # Advertised_Route (25.03, not 26.03): connected-as-host also announces the NAT external
+        # addresses and load-balancer VIPs of the routers on the port's switch and of its own
+        # router; of a router with a port peered
+        # directly with another router, the ports after it (hash order of the names) announce no
+        # neighbour's NAT / load balancers.
+        "dynamic_routing_host_nat",
+        "dynamic_routing_peer_hides_switch_neighbours",
         # lr_in_dnat's established / related flows of a router with load balancers add
         # ``!ct.rpl``.
         "lb_ct_not_rpl",
@@ -531,9 +543,9 @@ OVN_25_03 = FlowProfile(
     chassis_features_listed=("mac_binding_timestamp",),
 )
 
-# OVN 26.03, a draft: its stage table as Debian sid's ovn-northd 26.03 writes it (tests/parity/
+# OVN 26.03 (served): its stage table as Debian sid's ovn-northd 26.03 writes it (tests/parity/
 # test_releases.py checks it against that reference's output); its behaviours are 25.03's plus
-# those 26.03 adds (ported so far).  Like 25.03's, served only with OVN_NORTHD_PY_DRAFT_PROFILES=1.
+# those 26.03 adds (the differences still open: tests/parity/known_draft_differences.txt).
 OVN_26_03 = FlowProfile(
     "26.03",
     {
@@ -571,6 +583,10 @@ OVN_26_03 = FlowProfile(
         "no_lb_unsnat_bypass",
         # lr_in_arp_request goes on to lr_in_ecmp_stateful_egr (arp_request_then_next).
         "arp_request_then_output",
+        # Dynamic routing: no NAT addresses among the host routes, every neighbour's NAT rules and
+        # load balancers announced.
+        "dynamic_routing_host_nat",
+        "dynamic_routing_peer_hides_switch_neighbours",
     }) | frozenset({
         # The load balancers match a new connection's protocol and destination port on
         # reg1[16..23] / reg1[0..15], which ls_in_ct_extract / lr_in_ct_extract (100, on switches
@@ -587,6 +603,34 @@ OVN_26_03 = FlowProfile(
         # ls_*_stateful commits ct_label.nf / nf_id (110 with a network function, 100 without),
         # ls_{in,out}_pre_network_function and ls_{in,out}_network_function flows on every switch.
         "network_function",
+        # Mirrors of type lport: a mp-<switch>-<sink> Port_Binding of type mirror per switch and sink
+        # (northd/build.py make_mirror_ports, in _MC_flood / _MC_flood_l2), ls_in_mirror /
+        # ls_out_mirror flows of the mirrored ports and their Mirror_Rules (flows/ls_mirror.py).
+        "lport_mirror",
+        # Logical_Router_Policy output_port (NB 7.18): a one-hop reroute leaves through that port
+        # (flows/lr_policy.py); an ECMP reroute with one is left out.
+        "policy_output_port",
+        # Logical_Switch_Port health_checks (Logical_Switch_Port_Health_Check): Service_Monitor rows
+        # of type logical-switch-port (sync/service_monitor.py), ls_in_arp_rsp 110 for their source
+        # IPs, NB status written back from SB.
+        "lsp_health_checks",
+        # A switch port with options:receive_multicast=false is in none of its switch's multicast
+        # groups (_MC_flood, _MC_flood_l2, _MC_unknown...: sync/mcast.py).
+        "lsp_receive_multicast",
+        # A router-type switch port with nat-addresses=router and
+        # options:exclude-router-ips-from-garp=true: no nat_addresses entry for its router port's
+        # own addresses (sync/ports.py).
+        "exclude_router_ips_from_garp",
+        # NB_Global options:acl_ct_translation=true: stateful switches' ACL eval flows tagged
+        # acl_ct_translation=true, no eth.mcast pre-ACL flows (FlowCtx.acl_ct_translation).
+        "acl_ct_translation",
+        # Logical_Switch other_config:enable-stateless-acl-with-lb=true: VIP traffic to conntrack in
+        # ls_in_pre_stateful (105, 150), stateless traffic through it on the way out (ls_out_pre_lb
+        # 115, ls_out_stateful 110), ct.inv not dropped (flows/ls_acl.py, ls_lb.py).
+        "stateless_acl_with_lb",
+        # Load_Balancer options:distributed=true: ct_lb_mark_local with the backends' logical ports
+        # (ip_port_mappings) in the switch and router VIP flows (flows/ls_lb.py lb_backends).
+        "lb_distributed",
         # lr_in_ip_input: TTL-expired packets get ICMP time exceeded per port (30) and per IPv4
         # network of their source (31); the plain drop moves to 29.
         "ttl_exceeded_per_port",
@@ -629,9 +673,17 @@ OVN_26_03 = FlowProfile(
         # port ((ct.new || ct.est)), replies recognised by ct_mark.ecmp_reply_port alone, symmetric
         # members marking reg9[10] for lr_in_ecmp_stateful_egr.
         "ecmp_symmetric_ct_mark",
-        # lr_in_arp_resolve: no binding of a localport's addresses on a distributed gateway port
-        # with redirect-type=bridged.
-        "bridged_dgp_no_localport_binding",
+        # lr_in_arp_resolve: no binding of a switch port's addresses (a VIF's, a localport's) on a
+        # distributed gateway port with redirect-type=bridged.
+        "bridged_dgp_no_lsp_binding",
+        # IPAM visits a switch's ports in the order of a hash map of them by name (northd/ipam.py,
+        # ``port_hash_order``), no longer in NB uuid order.
+        "ipam_port_hash_order",
+        # ls_in_arp_rsp 50: on a switch with an arp_proxy router port, unicast ARP requests to an
+        # answered address's MAC (and NS to the address) go on with ``next;``.
+        "arp_proxy_unicast_next",
+        # debug/chassis-features-list prints ``name: value`` (no padding to 23 columns).
+        "chassis_features_list_unpadded",
         # ---- SB tables (SB schema 21.x) ----
         # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
         # svc_monitor_mac Address_Set.
@@ -661,9 +713,26 @@ OVN_26_03 = FlowProfile(
         # lr_in_ip_routing_ecmp: an ECMP group with a discard route drops on every member (25.03's
         # reference exits on such a group).
         "ecmp_discard_drops_group",
+        # Dynamic routing: a learned route whose next hop is in none of its port's networks goes
+        # out of that port from its first address of the next hop's family (as a static route with
+        # an output port); the Learned_Route rows of a router without options:dynamic-routing are
+        # deleted (and give no flow).
+        "learned_route_any_nexthop",
+        "learned_route_cleanup",
+        # Dynamic routing's Datapath_Binding external_ids (vrf id, prefix next hops; an EVPN
+        # switch's VNI and settings) and Port_Binding options:dynamic-routing-no-learning /
+        # -redistribute-local-only (sync/dynamic_routing_ids.py).
+        "dynamic_routing_dp_ids",
+        # EVPN switches (other_config:dynamic-routing-vni): from_evpn_vtep / to_evpn_vtep and
+        # remote FDB flows (flows/ls_evpn.py), SB Advertised_MAC_Binding (sync/evpn.py).
+        "evpn",
     }),
     northd_internal_version="26.03.1-21.8.0-82.14",
-    draft=True,
+    # (observed: flows of a 23.03 ovn-controller, which announces none of them: 25.03's and
+    # ct-state-save)
+    chassis_features=(*OVN_25_03.chassis_features, "ct_state_save"),
+    # (debug/chassis-features-list prints every one of them: observed, unpadded)
+    chassis_features_listed=(*OVN_25_03.chassis_features, "ct_state_save"),
 )
 
 DEFAULT_PROFILE = OVN_23_03

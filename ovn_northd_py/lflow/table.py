@@ -69,6 +69,7 @@ class LFlow:
     io_port: str | None
     hint: str | None
     datapaths: tuple[int, ...]
+    tags: tuple[tuple[str, str], ...] = ()  # Logical_Flow tags besides in_out_port (rare)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +151,7 @@ class FlowTable:
         "_single",
         "_snap",
         "_stages",
+        "_tags",
     )
 
     def __init__(self, capacity: int = 0, group_owner_kinds: frozenset[str] = frozenset()) -> None:
@@ -161,6 +163,7 @@ class FlowTable:
         self._key: list[FlowKey | None] = []
         self._hint: list[str | None] = []
         self._io_port: list[str | None] = []
+        self._tags: dict[int, tuple[tuple[str, str], ...]] = {}  # fid -> extra tags (few flows have any)
         self._single = array("i")  # the datapath when ndp == 1, else -1
         self._row = array("i")  # the bitmap row when ndp >= 2, else -1
         self._ndp = array("i")  # number of datapaths
@@ -204,6 +207,7 @@ class FlowTable:
         """The id for ``key``: a new flow, or a vanished one revived in place."""
         fid = self._index.get(key)
         if fid is not None:  # vanished since the last take_changes: revive in place
+            self._tags.pop(fid, None)
             self._hint[fid] = hint
             self._io_port[fid] = io_port
             return fid
@@ -243,11 +247,12 @@ class FlowTable:
         controller_meter: str | None = None,
         owner: Owner | None = None,
         per_datapath: bool = False,
+        tags: tuple[tuple[str, str], ...] = (),
     ) -> int:
         """Add the flow on datapath ``dp_index``; returns its flow id.
 
-        ``io_port`` and ``hint`` (the stage-hint) are not part of the flow's
-        identity: the first add of a flow sets them.  ``per_datapath``: the reference
+        ``io_port``, ``hint`` (the stage-hint) and ``tags`` (Logical_Flow tags besides
+        ``in_out_port``) are not part of the flow's identity: the first add of a flow sets them.  ``per_datapath``: the reference
         adds this flow datapath by datapath even for an owner of ``group_owner_kinds``
         (the reference is not counted as one of theirs).
         """
@@ -258,6 +263,8 @@ class FlowTable:
         fid = self._index.get(key)
         if fid is None or self._ndp[fid] == 0:
             fid = self._create(key, stage, io_port, hint)
+            if tags:
+                self._tags[fid] = tags
         self._link(fid, dp_index)
         if owner is not None:
             log = self._owners.get(owner)
@@ -515,6 +522,7 @@ class FlowTable:
         self._key[fid] = None
         self._hint[fid] = None
         self._io_port[fid] = None
+        self._tags.pop(fid, None)
         self._reported[fid] = 0
         self._free.append(fid)
 
@@ -594,6 +602,7 @@ class FlowTable:
             io_port=self._io_port[fid],
             hint=self._hint[fid],
             datapaths=tuple(self.datapaths(fid)),
+            tags=self._tags.get(fid, ()),
         )
 
     def flows(self) -> Iterator[LFlow]:

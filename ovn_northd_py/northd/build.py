@@ -126,6 +126,8 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     if profile.has(CENTRALIZED_DGP_PEER):
         for router in nd.routers():
             make_switch_crp(router, nd, w)
+    if profile.has(LPORT_MIRROR):
+        make_mirror_ports(nd)
     _assign_port_keys(nd, sb, keys, max_port, w)
     if profile.has(QOS_QUEUES):
         assign_qos_queues(nd, sb)
@@ -134,7 +136,7 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
         _add_router_lbs_to_switches(nd)
     # ---- IPAM: dynamic addresses (ipam.py) ----
     if mac_prefix:
-        assign_dynamic_addresses(nd, mac_prefix, w)
+        assign_dynamic_addresses(nd, mac_prefix, w, profile.has("ipam_port_hash_order"))
     return nd
 
 
@@ -683,6 +685,7 @@ def _set_nat_addresses(p: Port) -> None:
         except AddressError:
             ipv4 = []
         out.append(" ".join([mac, *ipv4]) + suffix)
+    p.garp_entry = out[-1] if garp else None
     p.nat_addresses = out
 
 
@@ -727,7 +730,10 @@ def update_lrp_in_place(p: Port) -> set[str]:
     if crp is not None:
         before = (dict(crp.options), list(crp.mac), dict(crp.external_ids))
         _derive_crp(p, crp)
-        if (crp.options, crp.mac, crp.external_ids) != before:
+        # (A dynamic-routing router's chassisredirect port takes options from the router port's:
+        # sync/dynamic_routing_ids.py.)
+        if (crp.options, crp.mac, crp.external_ids) != before or \
+                str(p.dp.nb.options.get("dynamic-routing", "")).lower() == "true":
             changed.add(crp.name)
     return changed
 
@@ -958,6 +964,54 @@ def make_switch_crp(router: Datapath, nd: Northd, w: Any) -> Port | None:
     nd.ports[name] = crp
     q.dp.ports.append(crp)
     return crp
+
+
+LPORT_MIRROR = "lport_mirror"
+
+
+def lport_mirrors(lsp: Any) -> list[Any]:
+    """The NB Mirror rows of type ``lport`` a switch port's ``mirror_rules`` names, by name."""
+    return sorted((m for m in getattr(lsp, "mirror_rules", ()) if m.type == "lport"), key=lambda m: str(m.name))
+
+
+def mirror_port_name(dp: Datapath, sink: str) -> str:
+    return f"mp-{dp.name}-{sink}"
+
+
+class MirrorPortNb:
+    """The ``nb`` of a mirror port: no NB row of its own, so the columns of an empty switch port
+    (``uuid``: its sink's, for warnings and ``explain``), so that code reading ports' NB columns
+    sees nothing to act on."""
+
+    def __init__(self, uuid: Any, name: str) -> None:
+        self.uuid = uuid
+        self.name = name
+        self.type = "mirror"
+        self.options: dict[str, str] = {}
+        self.external_ids: dict[str, str] = {}
+
+    def __getattr__(self, column: str) -> list[Any]:
+        return []  # every other (optional or set) column: empty
+
+
+def make_mirror_ports(nd: Northd) -> None:
+    """Behaviour ``lport_mirror`` (26.03): a switch port with a Mirror of type ``lport`` gets, on its
+    switch, a port ``mp-<switch>-<sink>`` of SB type ``mirror`` (``mirror_port``: the sink), one per
+    switch and sink (observed on sid's reference: the sink is a switch port of any switch; a
+    mirror whose sink names no switch port has none)."""
+    for dp in nd.switches():
+        for p in list(dp.ports):
+            if p.kind != "lsp":
+                continue
+            for m in lport_mirrors(p.nb):
+                sink = nd.ports.get(str(m.sink))
+                name = mirror_port_name(dp, str(m.sink))
+                if sink is None or sink.kind != "lsp" or name in nd.ports:
+                    continue
+                mp = Port(name, "mirror", dp, MirrorPortNb(sink.nb.uuid, name), sink.nb_key, sb_type="mirror",
+                          mirror_port=sink.name)
+                nd.ports[name] = mp
+                dp.ports.append(mp)
 
 
 def install_ls_lb_from_router(nb: Any) -> bool:

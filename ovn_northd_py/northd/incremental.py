@@ -39,6 +39,7 @@ from ..ovsdb.connection import RowChange
 from .addresses import AddressError, parse_lrp_networks
 from .build import (
     CENTRALIZED_DGP_PEER,
+    LPORT_MIRROR,
     LRP_PEER_CHECKS,
     QOS_PARAMS,
     QOS_QUEUES,
@@ -47,6 +48,7 @@ from .build import (
     garps_lb_vips,
     has_qos,
     install_ls_lb_from_router,
+    lport_mirrors,
     lsp_port,
     refresh_router_derived,
     resolve_lrp_peer,
@@ -132,6 +134,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     if profile.has(QOS_QUEUES) and _touches_qos(nd, nb, batch):
         return None
     if profile.has(LRP_PEER_CHECKS) and _touches_peers(nd, nb, batch):
+        return None
+    if profile.has(LPORT_MIRROR) and _touches_lport_mirrors(nd, nb, changes, batch):
         return None
     plan = _plan(nd, keys, nb, batch, sb)
     if plan is None:
@@ -290,6 +294,39 @@ def _touches_dgp_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
 # Logical_Switch_Port columns northd itself writes back to NB (nb_sync): an update touching only
 # these changes neither the chassisredirect ports of DGP peers nor the QoS queues.
 _WRITTEN_BACK = frozenset({"up", "dynamic_addresses", "tag"})
+
+
+_MIRROR_FLOW_ONLY = frozenset({"mirror_rules", "filter", "index", "external_ids"})
+
+
+def _touches_lport_mirrors(nd: Northd, nb: Any, changes: list[RowChange], b: _Batch) -> bool:
+    """Behaviour ``lport_mirror``: may the changes add or remove a mirror port
+    (:func:`.build.make_mirror_ports`) or change the Mirror_Rules its flows read?  Then recompute (the
+    declared fallback of lport mirrors).  Conservative, and nothing to check while NB has no lport
+    mirror and the model no mirror port: a Mirror's ``type`` or ``sink`` (or name) changed, a switch
+    port's ``mirror_rules`` changed, a switch port added or removed that is a mirror's sink or has an
+    lport mirror."""
+    sinks = {str(m.sink) for m in nb.rows("Mirror").values() if m.type == "lport"}
+    if not sinks and not any(p.kind == "mirror" for p in nd.ports.values()):
+        return False
+    # A new mirror is attached to no port yet; a deleted one attached somewhere changes that port's
+    # mirror_rules (a weak reference) too; rules, filters and indexes change flows only (the mirror
+    # feature's handler).
+    if any(c.table == "Mirror" and c.event == "update" and not c.columns <= _MIRROR_FLOW_ONLY for c in changes):
+        return True
+    if any("mirror_rules" in cols for cols in b.lsp_updates.values()):
+        return True
+    lss = nb.rows("Logical_Switch")
+    for key in b.switch_changes | set(b.created):
+        row = lss.get(_as_uuid(key, lss))
+        dp = nd.datapaths.get(key)
+        before = {p.name: p for p in dp.ports if p.kind == "lsp"} if dp is not None else {}
+        now = {str(lsp.name): lsp for lsp in row.ports} if row is not None else {}
+        for name in before.keys() ^ now.keys():
+            row_of = now[name] if name in now else before[name].nb
+            if name in sinks or lport_mirrors(row_of):
+                return True
+    return False
 
 
 def _asks_qos(lsp: Any) -> bool:

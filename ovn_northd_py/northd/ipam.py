@@ -74,6 +74,8 @@ from .addresses import (
     parse_lsp_address,
 )
 from .model import Datapath, Northd, Port
+from .ovs_order import hmap_order as hmap_order_of
+from .ovs_order import ovs_hash_string
 
 MAC_SUFFIX_SPACE: Final = 0xFFFFFF  # suffixes 1..0xfffffe; 0 and ffffff are never assigned
 IPAM_KEYS: Final = frozenset({"subnet", "ipv6_prefix", "mac_only"})
@@ -662,10 +664,12 @@ def _switch_warn(key: str, warn: Callable[[str, str, str], None] | None) -> Warn
 # --------------------------------------------------------------------------- the northd model
 
 
-def assign_dynamic_addresses(nd: Northd, mac_prefix: str, warn: Callable[..., None]) -> None:
+def assign_dynamic_addresses(nd: Northd, mac_prefix: str, warn: Callable[..., None],
+                             port_hash_order: bool = False) -> None:
     """Set ``Port.dynamic_addresses`` on every switch port of the model ``nd``.
 
-    ``warn`` is a :class:`~ovn_northd_py.log.WarnOnce` ``warn``.
+    ``warn`` is a :class:`~ovn_northd_py.log.WarnOnce` ``warn``.  ``port_hash_order``: behaviour
+    ``ipam_port_hash_order`` (26.03), the ports of a switch visited in :func:`port_hash_order`.
     """
     switches = nd.switches()
     if not any(switch_has_ipam_keys(dp.nb.other_config) for dp in switches):
@@ -673,7 +677,7 @@ def assign_dynamic_addresses(nd: Northd, mac_prefix: str, warn: Callable[..., No
             for p in dp.ports:
                 p.dynamic_addresses = None
         return
-    inputs = [_switch_input(dp) for dp in switches]
+    inputs = [_switch_input(dp, port_hash_order) for dp in switches]
     lrp_macs = [_lrp_mac(p.nb.mac) for p in nd.ports.values() if p.kind == "lrp"]
     names = {dp.key: dp.nb for dp in switches}
 
@@ -691,9 +695,20 @@ def assign_dynamic_addresses(nd: Northd, mac_prefix: str, warn: Callable[..., No
                 p.dynamic_addresses = got.get(p.name)
 
 
-def _switch_input(dp: Datapath) -> SwitchIpamInput:
+def _switch_input(dp: Datapath, hash_order: bool = False) -> SwitchIpamInput:
     lsps = sorted((p for p in dp.ports if p.kind == "lsp"), key=lambda p: p.nb_key)
+    if hash_order:
+        lsps = port_hash_order(lsps)
     return SwitchIpamInput(dp.key, dict(dp.nb.other_config), tuple(_port_input(p) for p in lsps))
+
+
+def port_hash_order(lsps: Sequence[Port]) -> list[Port]:
+    """Behaviour ``ipam_port_hash_order`` (observed on the 26.03 reference): a switch's ports are
+    visited in the iteration order of an OVS hash map of them keyed by name (OVS ``hash_string``),
+    filled in NB uuid order (:func:`.ovs_order.hmap_order`)."""
+    by_name = {p.name: p for p in lsps}
+    ordered = sorted(lsps, key=lambda p: p.nb_key)
+    return [by_name[n] for n in hmap_order_of((ovs_hash_string(p.name), p.name) for p in ordered)]
 
 
 def _port_input(p: Port) -> PortIpamInput:

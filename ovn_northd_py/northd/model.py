@@ -44,7 +44,8 @@ class Datapath:
 class Port:
     name: str  # logical_port in SB
     # "lsp", "lrp", "crp" (a chassisredirect port derived from a gateway LRP) or "lcrp" (one derived
-    # from the switch port peering a centralized gateway LRP: northd/build.py make_switch_crp)
+    # from the switch port peering a centralized gateway LRP: northd/build.py make_switch_crp) or
+    # "mirror" (26.03: the ``mp-<switch>-<sink>`` port of an lport mirror, make_mirror_ports)
     kind: str
     dp: Datapath
     nb: Any  # NB IDL row (for "crp": the LRP row)
@@ -66,6 +67,8 @@ class Port:
     has_unknown: bool = False
     is_router_lsp: bool = False
     dynamic_addresses: str | None = None  # IPAM's "MAC [IPV4] [IPV6]" for a port asking for "dynamic"
+    garp_entry: str | None = None  # the nat_addresses entry of the router port's own addresses
+    mirror_port: str | None = None  # a "mirror" port: its sink, the switch port the mirror sends to
 
     def __repr__(self) -> str:
         return f"Port({self.kind}:{self.name})"

@@ -16,6 +16,7 @@ from typing import Any
 
 import ovs.db.idl
 import ovs.db.types
+import ovs.jsonrpc
 import ovs.stream
 
 from . import fastrow
@@ -94,6 +95,7 @@ class DbConnection:
     _last_change_seqno: int = field(default=-1, init=False)
     resynced: bool = field(default=True, init=False)
     connects: int = field(default=0, init=False)  # session seqno changes seen (connects and disconnects)
+    _monitor_canceled: bool = field(default=False, init=False)  # the server sent monitor_canceled
 
     def __post_init__(self) -> None:
         helper = ovs.db.idl.SchemaHelper(location=str(self.schema_path))
@@ -121,12 +123,29 @@ class DbConnection:
             self.idl._session.reconnect.set_backoff(1000, 1000)
         if self.lock_name:
             self.idl.set_lock(self.lock_name)
+        session = self.idl._session
+        recv = session.recv
+
+        def recv_noting_cancels() -> Any:
+            msg = recv()
+            if msg is not None and msg.type == ovs.jsonrpc.Message.T_NOTIFY and msg.method == "monitor_canceled":
+                self._monitor_canceled = True
+            return msg
+
+        session.recv = recv_noting_cancels
 
     # --- loop integration ---
     def run(self) -> bool:
         """Process what the server sent.  True if the contents (or lock state) changed."""
         with fastrow.busy():
             self._run_idl()
+        if self._monitor_canceled:
+            # The server dropped our monitors: a live conversion of the database to another
+            # schema (``ovsdb-client convert``, an upgrade).  python-ovs ignores the notification
+            # and would get no more updates: reconnect (the IDL monitors afresh, and the daemon
+            # asks the servers' release again after a reconnection).
+            self._monitor_canceled = False
+            self.idl.force_reconnect()
         seq = self.idl._session.get_seqno()
         if seq != self._last_session_seqno:
             # (Re)connected or disconnected: the IDL will repopulate from scratch.

@@ -9,6 +9,7 @@ from typing import Any
 from ..flows.acl_index import smap_bool
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd
+from .dynamic_routing_ids import dynamic_routing_dp_ids
 from .rows import SyncStats, sync_table
 
 
@@ -43,6 +44,9 @@ def desired_datapaths(nd: Northd, profile: FlowProfile = DEFAULT_PROFILE) -> dic
         if dp.is_router:
             garp = smap_bool(dp.nb.options, "disable_garp_rarp", False)
             ids = {**ids, "disable_garp_rarp": "true" if garp else "false"}
+        dr = dynamic_routing_dp_ids(dp, profile)  # (26.03: dynamic routing and EVPN settings)
+        if dr:
+            ids = {**ids, **dr}
         out[dp.key] = {"external_ids": ids, "tunnel_key": dp.tunnel_key, "nb_uuid": [uuid.UUID(dp.key)],
                        "type": ["logical-router" if dp.is_router else "logical-switch"]}
     return out

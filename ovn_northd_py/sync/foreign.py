@@ -14,7 +14,9 @@ What the reference (ovn-northd 23.03) was observed to delete (tests/functional/t
 * a router or switch deleted: its MAC_Binding rows (``datapath``), its FDB rows (``dp_key``) and
   its IGMP_Group rows (``datapath``, a weak reference, so the server would leave them datapath-less);
 * a router or switch port deleted: the MAC_Binding rows whose ``logical_port`` is that port and
-  the FDB rows with its ``dp_key``/``port_key``.
+  the FDB rows with its ``dp_key``/``port_key``;
+* (25.03 on) a router or router port deleted: the Learned_Route rows (ovn-controller's) that name
+  it (``datapath`` / ``logical_port``, strong references; observed in 25.03's ``ovn-northd.at``).
 
 Besides, a failed transaction whose error is a referential-integrity violation on a row we
 delete is answered (``referrer_cleanup_ops``) with a delete, in the retry, of every row of a table
@@ -39,7 +41,8 @@ OWNED_TABLES = frozenset({
     "SB_Global", "Datapath_Binding", "Port_Binding", "Multicast_Group", "HA_Chassis_Group", "HA_Chassis",
     "IP_Multicast", "Address_Set", "RBAC_Role", "RBAC_Permission", "DHCP_Options", "DHCPv6_Options", "DNS",
     "Port_Group", "Meter", "Meter_Band", "Static_MAC_Binding", "Chassis_Template_Var", "Mirror",
-    "Service_Monitor", "BFD", "Logical_Flow", "Logical_DP_Group", "Load_Balancer",
+    "Service_Monitor", "BFD", "Logical_Flow", "Logical_DP_Group", "Load_Balancer", "ACL_ID", "ECMP_Nexthop",
+    "Advertised_Route", "Advertised_MAC_Binding",
 })
 
 
@@ -111,14 +114,20 @@ def cleanup_ops(txn: Any, sb: Any, nd: Any) -> list[dict[str, Any]]:
     # reuse a key freed in this same run: what ovn-controller wrote with that key belongs to the old one).
     dp_rows = sb.rows("Datapath_Binding")
     kept_dp_keys = {_datum(r, "tunnel_key") for r in dp_rows.values() if r._data is not None}
+    learned = "Learned_Route" in getattr(getattr(sb, "idl", None), "tables", ())
     for row in gone_dps:
         u = str(row.uuid)
         ops += referrer_cleanup_ops("Datapath_Binding", u)  # MAC_Binding.datapath
+        if learned:
+            ops.append({"op": "delete", "table": "Learned_Route", "where": [["datapath", "==", ["uuid", u]]]})
         ops.append({"op": "delete", "table": "IGMP_Group", "where": [["datapath", "==", ["uuid", u]]]})
         key = _datum(row, "tunnel_key")
         if isinstance(key, int) and key not in kept_dp_keys:
             ops.append({"op": "delete", "table": "FDB", "where": [["dp_key", "==", key]]})
     for row in gone_pbs:
+        if learned:
+            ops.append({"op": "delete", "table": "Learned_Route",
+                        "where": [["logical_port", "==", ["uuid", str(row.uuid)]]]})
         name = _datum(row, "logical_port")
         port_key = _datum(row, "tunnel_key")
         dp_uuid = _datum(row, "datapath")

@@ -84,6 +84,8 @@ def desired_flows(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], profile
         if f.hint:
             ext["stage-hint"] = f.hint[:8]
         tags = {"in_out_port": f.io_port} if f.io_port else {}
+        if f.tags:
+            tags = {**tags, **dict(f.tags)}
         key: FKey = (st.name, st.pipeline, tid, f.priority, f.match, f.actions, f.controller_meter or "")
         kind = LB_GROUP_KIND if lb_groups and gid is not None and table.group_owned_only(f.fid) else ""
         want[key] = WantFlow(dps, ext, tags, kind)
@@ -107,6 +109,8 @@ def _want(table: FlowTable, f: LFlow, by_index: list[str | None], lb_groups: boo
     if f.hint:
         ext["stage-hint"] = f.hint[:8]
     tags = {"in_out_port": f.io_port} if f.io_port else {}
+    if f.tags:
+        tags = {**tags, **dict(f.tags)}
     kind = LB_GROUP_KIND if lb_groups and len(dps) > 1 and table.group_owned_only(f.fid) else ""
     return WantFlow(dps, ext, tags, kind)
 

@@ -19,7 +19,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from ..flows.acl_index import smap_bool
-from ..flows.ls_l2 import in_mc_mrouter_flood, in_mc_static, in_mc_unknown
+from ..flows.ls_l2 import in_mc_mrouter_flood, in_mc_static, in_mc_unknown, receives_multicast
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.mcast_keys import (
     MC_FLOOD,
@@ -62,8 +62,14 @@ def desired_groups_of(dp: Datapath, profile: FlowProfile = DEFAULT_PROFILE) -> d
     mrouter: list[str] = []
     static: list[str] = []
     for p in dp.ports:
+        if p.kind == "mirror":  # (26.03's lport mirrors: observed in both flood groups)
+            flood.append(p.name)
+            flood_l2.append(p.name)
+            continue
         if p.kind != "lsp" or not p.enabled:
             continue
+        if not receives_multicast(p, profile):
+            continue  # (26.03: in none of the switch's groups, observed)
         flood.append(p.crp.name if p.crp is not None else p.name)  # (its "lcrp" port instead: 25.03)
         if not p.is_router_lsp:
             flood_l2.append(p.name)

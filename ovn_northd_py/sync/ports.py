@@ -10,6 +10,7 @@ from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.addresses import AddressError, parse_ip_cidr, parse_lrp_networks
 from ..northd.model import Northd, Port
 from ..ovsdb.columns import opt
+from .dynamic_routing_ids import dynamic_routing_pb_options
 from .rows import SyncStats, norm, sync_table
 
 
@@ -124,7 +125,22 @@ def pb_options(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, str
     if (p.is_router_lsp and profile.has("pb_router_port_acl") and p.peer is not None and p.peer.crp is not None
             and p.nb.options.get("enable_router_port_acl", "").lower() == "true"):
         return {**p.options, "enable_router_port_acl": "true"}
+    if p.kind in ("lrp", "crp"):
+        dr = dynamic_routing_pb_options(p, profile)  # (25.03 on: options:dynamic-routing routers)
+        if dr:
+            return {**p.options, **dr}
     return p.options
+
+
+def pb_nat_addresses(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> list[str]:
+    """A Port_Binding's ``nat_addresses``; with ``exclude_router_ips_from_garp`` (26.03, observed) a
+    router-type port with ``nat-addresses=router`` and ``exclude-router-ips-from-garp=true`` has no
+    entry for its router port's own addresses (``man ovn-nb``)."""
+    if (p.garp_entry is not None and profile.has("exclude_router_ips_from_garp")
+            and p.nb.options.get("nat-addresses") == "router"
+            and p.nb.options.get("exclude-router-ips-from-garp", "").lower() == "true"):
+        return [a for a in p.nat_addresses if a != p.garp_entry]
+    return p.nat_addresses
 
 
 def pb_tag(p: Port, profile: FlowProfile = DEFAULT_PROFILE) -> list[int]:
@@ -154,12 +170,14 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         "parent_port": [p.parent_port] if p.parent_port is not None else [],
         "tag": pb_tag(p, profile),
         "external_ids": p.external_ids,
-        "nat_addresses": p.nat_addresses,
+        "nat_addresses": pb_nat_addresses(p, profile),
         "ha_chassis_group": [grp] if grp is not None else [],
         "gateway_chassis": [],
         "requested_chassis": [rc] if rc is not None else [],
         "mirror_rules": pb_mirror_rules(p, mirrors) if mirrors else [],
     }
+    if p.mirror_port is not None:  # (a "mirror" port, 26.03: SB schema 21.x has the column)
+        out["mirror_port"] = [p.mirror_port]
     if p.sb_type == "remote" and profile.has("remote_port_binding"):
         # 25.03 (observed): northd binds a remote port to its requested chassis when that chassis
         # is remote (other_config:is-remote=true), marked options:is-remote-nb-bound=true; else

@@ -17,6 +17,7 @@ from typing import Any
 from ..flows.lb_health import MonitorKey, desired_monitors, lb_monitored, monitor_key, pb_up_reader
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd
+from ..ovsdb.columns import opt
 from .indexes import PB_BY_NAME, SM_BY_KEY
 from .rows import SyncStats, sync_one_row, sync_table
 
@@ -24,11 +25,12 @@ TABLE = "Service_Monitor"
 
 
 def wanted_monitors(
-    nb: Any, nd: Northd, svc_monitor_mac: str, profile: FlowProfile = DEFAULT_PROFILE
+    nb: Any, nd: Northd, svc_monitor_mac: str, profile: FlowProfile = DEFAULT_PROFILE, mac_dst: str = ""
 ) -> tuple[dict[MonitorKey, dict[str, Any]], set[str], set[str]]:
     """Every Service_Monitor row the NB asks for, by key; every port name a health check maps
     (known or not: a port appearing or going away changes the rows); the load balancers with
-    health checks (uuids)."""
+    health checks (uuids).  26.03 also: switch ports' health checks (:func:`lsp_monitors`) and
+    network functions' (:func:`nf_monitors`, ``mac_dst``: the probes' destination MAC)."""
     def is_switch_port(name: str) -> bool:
         p = nd.ports.get(name)
         return p is not None and p.kind == "lsp" and p.enabled  # a disabled port is not monitored
@@ -36,7 +38,66 @@ def wanted_monitors(
     lbs = [lb for lb in nb.rows("Load_Balancer").values() if lb.health_check]
     mapped = {m.key[0] for lb in lbs for m in lb_monitored(lb)}
     typed = profile.has("service_monitor_type")
-    return desired_monitors(lbs, is_switch_port, svc_monitor_mac, typed), mapped, {str(lb.uuid) for lb in lbs}
+    want = desired_monitors(lbs, is_switch_port, svc_monitor_mac, typed)
+    if profile.has("lsp_health_checks"):
+        for k, row in lsp_monitors(nd, svc_monitor_mac).items():
+            want.setdefault(k, row)
+            mapped.add(k[0])
+    if profile.has("network_function"):
+        for k, row in nf_monitors(nb, nd, svc_monitor_mac, mac_dst).items():
+            want.setdefault(k, row)
+            mapped.update((k[0], row["logical_input_port"]))
+    return want, mapped, {str(lb.uuid) for lb in lbs}
+
+
+def lsp_monitors(nd: Northd, svc_monitor_mac: str) -> dict[MonitorKey, dict[str, Any]]:
+    """Behaviour ``lsp_health_checks`` (26.03): a row of type ``logical-switch-port`` per health
+    check of an enabled switch port (``Logical_Switch_Port.health_checks``): its address, port,
+    protocol, source IP and options as NB has them, ``src_mac`` the svc_monitor_mac (observed on
+    sid's reference)."""
+    out: dict[MonitorKey, dict[str, Any]] = {}
+    for p in nd.ports.values():
+        if p.kind != "lsp" or not p.enabled:
+            continue
+        for hc in getattr(p.nb, "health_checks", ()):
+            key: MonitorKey = (p.name, str(hc.address), int(hc.port), str(hc.protocol))
+            out[key] = {"logical_port": p.name, "ip": str(hc.address), "port": int(hc.port),
+                        "protocol": str(hc.protocol), "src_ip": str(hc.src_ip), "src_mac": svc_monitor_mac,
+                        "options": dict(hc.options), "type": ["logical-switch-port"]}
+    return out
+
+
+def nf_monitor_key(nf: Any, nb: Any) -> MonitorKey | None:
+    """The Service_Monitor key of a network function with a health check (None: no row)."""
+    ip_dst = _nb_option(nb, "svc_monitor_ip_dst")
+    out = opt(nf.outport)
+    if opt(nf.health_check) is None or out is None or not ip_dst or not _nb_option(nb, "svc_monitor_ip"):
+        return None
+    return (str(out.name), ip_dst, 0, "icmp")
+
+
+def nf_monitors(nb: Any, nd: Northd, svc_monitor_mac: str, mac_dst: str) -> dict[MonitorKey, dict[str, Any]]:
+    """Behaviour ``network_function`` (26.03): a row of type ``network-function`` per network
+    function with a ``health_check`` whose ports exist: an ICMP probe from NB_Global
+    ``svc_monitor_ip`` to ``svc_monitor_ip_dst`` (MAC ``svc_monitor_mac_dst``) sent into its inport
+    (``logical_input_port``) and expected on its outport (``logical_port``), the health check's
+    options (observed on sid's reference)."""
+    out: dict[MonitorKey, dict[str, Any]] = {}
+    src_ip = _nb_option(nb, "svc_monitor_ip")
+    for nf in nb.rows("Network_Function").values():
+        key = nf_monitor_key(nf, nb)
+        inport = opt(nf.inport)
+        if key is None or inport is None or key[0] not in nd.ports or str(inport.name) not in nd.ports:
+            continue
+        out[key] = {"logical_port": key[0], "ip": key[1], "port": 0, "protocol": "icmp", "src_ip": src_ip,
+                    "src_mac": svc_monitor_mac, "mac": mac_dst, "logical_input_port": str(inport.name),
+                    "options": dict(opt(nf.health_check).options), "type": ["network-function"]}
+    return out
+
+
+def _nb_option(nb: Any, key: str) -> str:
+    g = next(iter(nb.rows("NB_Global").values()), None)
+    return str(g.options.get(key, "")) if g is not None else ""
 
 
 def reset_status(row: Any, port_up: Callable[[str], bool], stats: SyncStats) -> None:
@@ -96,15 +157,18 @@ class MonitorSync:
         self.mapped: set[str] = set()
         self.checked_lbs: set[str] = set()  # load balancers with health checks at the last full sync
         self.profile: FlowProfile = DEFAULT_PROFILE  # the release served (as of the last full sync)
+        self.mac_dst = ""  # svc_monitor_mac_dst (26.03), as of the last full sync that had it
 
     def _port_up(self, sb: Any) -> Callable[[str], bool]:
         return pb_up_reader(sb, self.sb_in.indexes.get(PB_BY_NAME))
 
     def full(self, txn: Any, sb: Any, nb: Any, nd: Northd, svc_monitor_mac: str, stats: SyncStats,
-             profile: FlowProfile | None = None) -> None:
+             profile: FlowProfile | None = None, mac_dst: str | None = None) -> None:
         if profile is not None:
             self.profile = profile
-        self.want, self.mapped, self.checked_lbs = wanted_monitors(nb, nd, svc_monitor_mac, self.profile)
+        if mac_dst is not None:
+            self.mac_dst = mac_dst
+        self.want, self.mapped, self.checked_lbs = wanted_monitors(nb, nd, svc_monitor_mac, self.profile, self.mac_dst)
         sync_service_monitors(txn, sb, self.want, self._port_up(sb), stats)
 
     def on_nb(self, ctx: Any, nd: Northd, svc_monitor_mac: str, changes: list[Any]) -> bool:
@@ -125,7 +189,9 @@ class MonitorSync:
         """Ports that appeared, changed or went away (a mapped one adds or removes rows)."""
         if self.want is None:
             return False
-        if not self.mapped.isdisjoint(names):
+        has_checks = self.profile.has("lsp_health_checks") and any(
+            (p := nd.ports.get(n)) is not None and getattr(p.nb, "health_checks", None) for n in names)
+        if not self.mapped.isdisjoint(names) or has_checks:
             self.full(ctx.sb_txn, ctx.sb, ctx.nb, nd, svc_monitor_mac, ctx.stats)
         return True
 
@@ -155,3 +221,17 @@ class MonitorSync:
         if ports:
             reset_port_statuses(sb, ports, port_up, ctx.stats)
         return True
+
+
+def sync_lsp_health_status(nb: Any, sb: Any) -> None:
+    """Behaviour ``lsp_health_checks`` (26.03): NB ``Logical_Switch_Port_Health_Check.status`` is the
+    ``status`` of its Service_Monitor row (none: empty).  A full pass (few rows)."""
+    status: dict[MonitorKey, list[str]] = {}
+    for row in sb.rows(TABLE).values():
+        if getattr(row, "_data", True) is not None and list(getattr(row, "type", ())) == ["logical-switch-port"]:
+            status[monitor_key(row)] = list(row.status)
+    for lsp in nb.rows("Logical_Switch_Port").values():
+        for hc in lsp.health_checks:
+            want = status.get((str(lsp.name), str(hc.address), int(hc.port), str(hc.protocol)), [])
+            if list(hc.status) != want:
+                hc.status = want

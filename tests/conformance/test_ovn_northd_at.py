@@ -80,6 +80,8 @@ EXPECTATIONS = {
             "Logical router incremental processing for NAT": _SHOW_STATS + " (a northd recompute expected)",
             "NB_Global and SB_Global incremental processing": _SHOW_STATS + " (node global_config)",
             "Sampling_App incremental processing": _SHOW_STATS + " (node sampling_app)",
+            "dynamic-routing incremental processing":
+                _SHOW_STATS + " (nodes routes, advertised_route_sync, learned_route_sync, group_ecmp_route)",
         },
         not_yet={
             "check VXLAN encap in IC-mode": "the tunnel key range of VXLAN mode with OVN-IC (max key 1023)",
@@ -89,18 +91,14 @@ EXPECTATIONS = {
             "Sampling_App override debug_drop_domain_id": "debug drop sampling (Sampling_App drop)",
             "IGMP incremental processing": "SB Multicast_Group rows (and flows) of the IGMP groups ovn-controller learns",
             "Transit router - remote ports": "transit routers (remote router ports)",
-            **dict.fromkeys((
-                "dynamic-routing - sync to sb", "dynamic-routing - sync to sb filtering",
-                "dynamic-routing - learning routes from sb", "dynamic-routing - route learning ecmp",
-                "dynamic-routing - host routes", "dynamic-routing - lrp options",
-                "dynamic-routing incremental processing", "dynamic-routing - nat sync to sb IPv4",
-                "dynamic-routing - nat sync to sb IPv6", "dynamic-routing - LB sync to sb IPv4",
-                "dynamic-routing - LB sync to sb IPv6"), "dynamic routing (Advertised_Route / Learned_Route)"),
         },
         flaky={
             "ovn -- LR ct-commit-all":
                 "dumps the flows right after adding a SNAT rule without --wait: passes when the daemon has written "
                 "them within the few milliseconds before ovn-sbctl reads (ours: most runs)",
+            "dynamic-routing - host routes":
+                "reads Port_Binding uuids right after ovn-nbctl commands that do not wait for the daemon "
+                "(ours: some runs)",
             "RBAC -- Recover builtin role and permissions":
                 "waits for the repair of an RBAC row with checks that fail the test at once when the first try "
                 "comes before the daemon has written it (ours: some runs)",

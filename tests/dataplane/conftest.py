@@ -9,10 +9,10 @@ daemon fails its test, not the rest of the module.
 The northd is ours (``ovn-northd-py``) unless ``--northd=c`` or ``DATAPLANE_NORTHD=c`` selects the
 C reference (``/usr/bin/ovn-northd``): every test must pass with the reference.
 
-``--release 25.03`` (or ``DATAPLANE_RELEASE``) runs everything of that OVN release but our daemon
-from its Debian chroot (``scripts/chroots.sh --with-host trixie``): NB/SB servers, ``ovn-nbctl``,
-the C northd, OVS and ``ovn-controller``; ours serves it with the release's profile (a draft
-profile is switched on for it).  A release we have no profile for (26.03) runs with
+``--release 25.03`` or ``26.03`` (or ``DATAPLANE_RELEASE``) runs everything of that OVN release but
+our daemon from its Debian chroot (``scripts/chroots.sh --with-host trixie`` / ``sid``): NB/SB
+servers, ``ovn-nbctl``, the C northd, OVS and ``ovn-controller``; ours serves it with the release's
+profile (a draft profile is switched on for it).  A release we have no profile for runs with
 ``--northd=c`` only.  ``DATAPLANE_NORTHD_ARGS`` adds options to ours (e.g. ``--check-incremental=1``:
 every incremental run compared with a full recompute; ``test_dp_zz_controller_logs`` then checks
 that no comparison differed).

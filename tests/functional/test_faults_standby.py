@@ -99,7 +99,7 @@ def _tcp_open(port: int) -> bool:
 # --------------------------------------------------------------------------- two instances of ours
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_kill_9_of_the_active_the_standby_takes_over(env: Any, tmp_path: Path) -> None:
     """(Under each release: SB ends equal to what a fresh northd writes for that release's servers.)"""
     build_mixed(env, 4, 3, 2)

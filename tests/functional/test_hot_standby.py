@@ -76,7 +76,7 @@ def _kill9(d: OurNorthd) -> None:
     d.proc = None
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_standby_computes_without_writing_and_takes_over_without_recompute(env: Any, started: list[OurNorthd]) -> None:
     """(Under each release: the standby's model and flow table are of the release's profile, which
     the flows it writes on taking over, without recomputing them, show.)"""

@@ -55,7 +55,7 @@ def test_port_add_and_delete_need_no_recompute(checked):
     assert "new1" not in pbs and "lsp1-1" in pbs
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_check_incremental_compares_with_a_recompute_of_the_served_release(env):
     """The shadow recompute of --check-incremental builds the flows of the release being served:
     with another release's, every check would differ (the served release's flows in SB)."""

@@ -225,7 +225,7 @@ def random_batch(rnd: random.Random, env, m: Model) -> tuple[list[list[str]], in
     return batch, count
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_acl_changes_incremental_equals_recompute(checked):
     """At least 300 ACL / port group / address set changes, each checked against a full recompute,
     none of them recomputing the northd, lflow or sb_sync node."""

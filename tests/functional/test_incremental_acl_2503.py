@@ -22,7 +22,9 @@ import pytest
 from ovn_northd_py.devtools.nb_json import NbOps
 from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl
 from ovn_northd_py.devtools.testing import free_port, metric, mismatches, node_runs, ovsdb_select
-from ovn_northd_py.release import RELEASES
+
+# 26.03 runs wherever 25.03 does (the same features, its own profile).
+pytestmark = pytest.mark.releases("25.03", "26.03")
 
 NODES = ("northd", "lflow", "sb_sync")
 SWITCHES = ("sw0", "sw1", "sw2")  # sw2 has a load balancer (stateful without stateful ACLs)
@@ -66,9 +68,9 @@ def setup(remote: str) -> None:
 
 
 @pytest.fixture
-def net25(tmp_path: Path, monkeypatch) -> Iterator[Net25]:
+def net25(tmp_path: Path, monkeypatch, ovn_release) -> Iterator[Net25]:
     monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
-    rel = RELEASES["25.03"]
+    rel = ovn_release
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
     d: OurNorthd | None = None

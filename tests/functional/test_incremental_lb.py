@@ -187,7 +187,7 @@ def test_lb_and_nat_changes_need_no_recompute(lb_env):
     assert not mismatches(d)
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_random_lb_changes_incremental_equals_recompute(lb_env):
     env, d, port = lb_env
     seed = int(os.environ.get("OVN_TEST_SEED", "20261201"))
@@ -201,7 +201,7 @@ def test_random_lb_changes_incremental_equals_recompute(lb_env):
     assert_sequence_stayed_incremental(d, port, done, before)
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_random_nat_option_changes_incremental_equals_recompute(lb_env):
     """NAT rules with options (stateless, port ranges, address sets, gateway_port on a router with two
     DGPs) come and go: incremental equals recompute, without recomputing northd or lflow."""

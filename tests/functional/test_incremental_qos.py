@@ -60,7 +60,7 @@ def qos_uuid(env, name: str) -> str:
     return env.nbctl("--bare", "--columns=_uuid", "find", "QoS", f"external_ids:name={name}").strip()
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_qos_changes_need_no_recompute(qos_env):
     env, d, port = qos_env
     # 23.03 marks and meters in two stages, 25.03 in one (ls_{in,out}_qos; the meter first, as the

@@ -12,7 +12,7 @@ from ovn_northd_py.devtools.mutate_nb import mutate_checked
 from ovn_northd_py.devtools.testing import checked_daemon, metric, mismatches
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_random_network_mutations_incremental_equals_recompute(env):
     seed = 4
     with checked_daemon(env) as (_, d, port):

@@ -14,7 +14,9 @@ import pytest
 from ovn_northd_py.devtools import nb_json
 from ovn_northd_py.devtools.servers import OvsdbServer, nbctl, sbctl
 from ovn_northd_py.devtools.testing import checked_daemon, mismatches, node_runs, run_batch
-from ovn_northd_py.release import RELEASES
+
+# 26.03 runs wherever 25.03 does (the same features, its own profile).
+pytestmark = pytest.mark.releases("25.03", "26.03")
 
 
 class Env2503:
@@ -46,9 +48,9 @@ class Env2503:
 
 
 @pytest.fixture
-def env2503(tmp_path: Path, monkeypatch) -> Iterator[Env2503]:
+def env2503(tmp_path: Path, monkeypatch, ovn_release) -> Iterator[Env2503]:
     monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
-    rel = RELEASES["25.03"]
+    rel = ovn_release
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
     try:

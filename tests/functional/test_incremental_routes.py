@@ -83,7 +83,7 @@ def test_route_and_policy_changes_need_no_recompute(routed):
     assert not mismatches(d)
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_random_route_changes_incremental_equals_recompute(routed):
     env, d, port = routed
     seed = int(os.environ.get("OVN_TEST_SEED", "20261130"))

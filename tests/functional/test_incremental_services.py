@@ -201,7 +201,7 @@ def test_dhcp_and_dns_changes_recompute_nothing(services):
     assert any("new.org" in r for r in dns), dns
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_random_service_changes_incremental_equals_recompute(services):
     """At least 400 NB changes to DHCP options, DNS records, port addresses, virtual and external ports;
     after every transaction the daemon compares its incremental state with a full recompute."""
@@ -219,7 +219,7 @@ def test_random_service_changes_incremental_equals_recompute(services):
     assert d.proc is not None and d.proc.poll() is None
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_lsp_up_feeds_arp_responder_when_ignore_lsp_down_is_false(services):
     """With ``ignore_lsp_down=false`` a VIF answers ARP only once up: the LSP.up write-back rebuilds it."""
     env, d, port, _rows = services

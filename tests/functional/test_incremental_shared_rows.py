@@ -44,7 +44,7 @@ def _uuids(datum: list) -> set[str]:
     return {datum[1]} if datum[0] == "uuid" else {u for _, u in datum[1]}
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_policy_and_route_on_two_routers_keep_both_routers_flows(routed):
     env, d, _port = routed
     run_batch(env, [["lr-policy-add", "lr1", "150", "ip4.src == 10.99.0.0/16", "drop"],
@@ -62,7 +62,7 @@ def test_policy_and_route_on_two_routers_keep_both_routers_flows(routed):
     assert not mismatches(d)
 
 
-@pytest.mark.releases("23.03", "25.03")
+@pytest.mark.releases("23.03", "25.03", "26.03")
 def test_nat_rule_on_two_routers_keeps_both_routers_flows(routed):
     env, d, _port = routed
     run_batch(env, [["lr-nat-add", "lrgw1", "dnat_and_snat", "172.16.0.240", "10.0.0.240"]])

@@ -12,6 +12,8 @@ check), NAT, and a symmetric ECMP route.
 
 from __future__ import annotations
 
+import pytest
+
 from ovn_northd_py.devtools.servers import nbctl, sbctl
 from ovn_northd_py.parity.harness import assert_parity, nbctl_commands
 
@@ -118,9 +120,9 @@ def chassis_23_03(_nb: str, sb: str) -> None:
     add_chassis(sb, "hv1", *FEATURES_23_03)
 
 
-def test_25_03_chassis_of_23_03_gets_older_flows_and_lb_column(parity_run, monkeypatch) -> None:
-    monkeypatch.setenv("OVN_PARITY_RELEASE", "25.03")
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+@pytest.mark.parametrize("release", ["25.03", "26.03"])
+def test_chassis_of_23_03_gets_older_flows_and_lb_column(parity_run, monkeypatch, release) -> None:
+    monkeypatch.setenv("OVN_PARITY_RELEASE", release)
     r = parity_run(nbctl_commands(*NB_2503), tables=("Logical_Flow", "SB_Global", "Load_Balancer"),
                    after_settle=chassis_23_03)
     assert r.reference.settled and r.ours.settled, r.report()
@@ -140,9 +142,9 @@ def chassis_23_03_then_gone(_nb: str, sb: str) -> None:
     sbctl(sb, "chassis-del", "hv1")
 
 
-def test_25_03_features_stay_off_when_the_older_chassis_goes(parity_run, monkeypatch) -> None:
-    monkeypatch.setenv("OVN_PARITY_RELEASE", "25.03")
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+@pytest.mark.parametrize("release", ["25.03", "26.03"])
+def test_features_stay_off_when_the_older_chassis_goes(parity_run, monkeypatch, release) -> None:
+    monkeypatch.setenv("OVN_PARITY_RELEASE", release)
     r = parity_run(nbctl_commands(*NB_2503), tables=("Logical_Flow", "SB_Global", "Load_Balancer"),
                    after_settle=chassis_23_03_then_gone)
     assert r.reference.settled and r.ours.settled, r.report()
@@ -161,9 +163,9 @@ def chassis_23_03_replaced_then_updated(nb: str, sb: str) -> None:
     sbctl(sb, "set", "chassis", "hv2", "other_config:ovn-cms-options=x")
 
 
-def test_25_03_features_evaluated_afresh_when_a_chassis_other_config_is_updated(parity_run, monkeypatch) -> None:
-    monkeypatch.setenv("OVN_PARITY_RELEASE", "25.03")
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+@pytest.mark.parametrize("release", ["25.03", "26.03"])
+def test_features_evaluated_afresh_when_a_chassis_other_config_is_updated(parity_run, monkeypatch, release) -> None:
+    monkeypatch.setenv("OVN_PARITY_RELEASE", release)
     r = parity_run(nbctl_commands(*NB_2503), tables=("Logical_Flow", "SB_Global", "Load_Balancer"),
                    after_settle=chassis_23_03_replaced_then_updated)
     assert r.reference.settled and r.ours.settled, r.report()

@@ -1,9 +1,8 @@
 """Each release's reference runs from its Debian chroot through the harness (plumbing, not flow parity).
 
-The 25.03 (trixie) chroot is required (``scripts/test.sh`` builds it with ``scripts/chroots.sh``);
-the 23.03 (bookworm) and 26.03 (sid) chroots are used when built, skipped otherwise.  Our daemon
-serves 25.03 (its flows equal the reference's on a small NB) and has no 26.03 profile yet: it must
-refuse those databases, and the harness must say so.
+The 25.03 (trixie) and 26.03 (sid) chroots are required (``scripts/test.sh`` builds them with
+``scripts/chroots.sh``); the 23.03 (bookworm) one is used when built, skipped otherwise.  Our daemon
+serves 25.03 and 26.03 (its flows equal the reference's on a small NB, no developer switch).
 """
 
 from __future__ import annotations
@@ -71,19 +70,23 @@ def test_25_03_reference_from_trixie_chroot_and_ours_serving_it(tmp_path):
     assert _run_dirs(tools.root) == before
 
 
-def test_26_03_reference_from_sid_chroot_and_ours_refusing(tmp_path, monkeypatch):
-    # (Ours refuses a release whose profile is a draft, unless the developer switch is on: off here.)
+def test_26_03_reference_from_sid_chroot_and_ours_serving_it(tmp_path, monkeypatch):
+    # (Served without the developer switch for draft profiles: off here.)
     monkeypatch.delenv(DRAFT_ENV, raising=False)
-    tools = _tools("26.03", required=False)
+    tools = _tools("26.03", required=True)
     assert tools.root is not None
+    version = (tools.root / "ovn-northd-py.version").read_text().strip()
+    assert version.startswith("26.03.")
     result = run_parity(TINY_NB, release="26.03", from_chroot=True, workdir=tmp_path / "p", settle_timeout=60)
     assert result.reference.settled, result.reference.error
-    # Ours has no 26.03 profile: it refused naming the servers' versions, and the harness reports why.
-    assert not result.ours.settled
-    error = result.ours.error or ""
-    assert "rc=2" in error and "7.18.0" in error and "21.8.0" in error, error
-    assert "Reference: ovn-northd 26.03" in result.report()
-    assert not result.ok
+    # The reference wrote 26.03's flows (conntrack extraction, a stage 25.03 did not have).
+    stages = {str(r["external_ids"].as_dict().get("stage-name")) for r in result.ref_dump.rows("Logical_Flow").values()}
+    assert "ls_in_ct_extract" in stages
+    # Ours serves 26.03: the same flows and SB rows.
+    assert result.ours.settled, result.ours.error
+    report = result.report()
+    assert f"Reference: ovn-northd {version} (OVN 26.03" in report
+    assert result.ok, report
 
 
 def test_25_03_stage_table_is_the_references(tmp_path):
@@ -106,7 +109,7 @@ def test_25_03_stage_table_is_the_references(tmp_path):
 def test_26_03_stage_table_is_the_references(tmp_path):
     """Every (stage-name, pipeline, table_id) the 26.03 reference writes is what OVN_26_03 says,
     and the reference writes a flow in every stage of that table (skipped without the sid chroot)."""
-    _tools("26.03", required=False)
+    _tools("26.03", required=True)
     nb = nbctl_commands(*TINY_NB.commands, ["lr-add", "gw0"], ["set", "logical_router", "gw0", "options:chassis=hv1"])
     result = run_parity(nb, release="26.03", from_chroot=True, reference_both=True, workdir=tmp_path / "p",
                         settle_timeout=60)
@@ -119,11 +122,10 @@ def test_26_03_stage_table_is_the_references(tmp_path):
     assert seen == ours
 
 
-def test_26_03_draft_writes_the_references_flows_and_sb_rows(tmp_path, monkeypatch):
-    """The 26.03 draft profile (OVN_NORTHD_PY_DRAFT_PROFILES=1) at parity with sid's ovn-northd on a
-    small network with a gateway router, a load balancer and a stateful ACL (skipped without sid)."""
-    _tools("26.03", required=False)
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+def test_26_03_writes_the_references_flows_and_sb_rows(tmp_path):
+    """The 26.03 profile at parity with sid's ovn-northd on a
+    small network with a gateway router, a load balancer and a stateful ACL."""
+    _tools("26.03", required=True)
     nb = nbctl_commands(
         *TINY_NB.commands,
         ["lr-add", "gw0"], ["set", "logical_router", "gw0", "options:chassis=hv1"],
@@ -149,13 +151,12 @@ def _neutron_small(remote: str) -> None:
 
 
 @pytest.mark.parametrize("source", [_ovnk_small, _neutron_small], ids=["ovnk", "neutron"])
-def test_26_03_draft_flows_are_the_references_on_ovnk_and_neutron_like_networks(tmp_path, monkeypatch, source):
-    """Every logical flow and SB row of the 26.03 draft equals sid's ovn-northd's on small ovn-k-like
+def test_26_03_flows_are_the_references_on_ovnk_and_neutron_like_networks(tmp_path, source):
+    """Every logical flow and SB row of the 26.03 profile equals sid's ovn-northd's on small ovn-k-like
     and Neutron-like networks (load balancers, ACL tiers, gateway routers, distributed gateway ports,
     NAT, localnet ports, gateway MTU; load-balancer flows in datapath groups of their own; skipped
     without the sid chroot)."""
-    _tools("26.03", required=False)
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    _tools("26.03", required=True)
     result = run_parity(source, release="26.03", from_chroot=True, workdir=tmp_path / "p", settle_timeout=60)
     assert result.ours.settled, result.ours.error
     assert result.flows is not None
@@ -166,7 +167,7 @@ def test_26_03_draft_flows_are_the_references_on_ovnk_and_neutron_like_networks(
     assert result.ok, result.report()
 
 
-@pytest.mark.parametrize(("release", "required"), [("25.03", True), ("23.03", False), ("26.03", False)])
+@pytest.mark.parametrize(("release", "required"), [("25.03", True), ("23.03", False), ("26.03", True)])
 def test_parity_cli_self_test_against_each_release_chroot(release, required):
     tools = _tools(release, required)
     version = (tools.root / "ovn-northd-py.version").read_text().strip()
@@ -198,10 +199,9 @@ def _ecmp_with_discard(remote: str) -> None:
     ops.transact(remote)
 
 
-def test_26_03_ecmp_group_with_a_discard_route_drops_on_every_member(tmp_path, monkeypatch):
+def test_26_03_ecmp_group_with_a_discard_route_drops_on_every_member(tmp_path):
     """(25.03's reference exits on such an NB.)"""
-    _tools("26.03", required=False)
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+    _tools("26.03", required=True)
     result = run_parity(_ecmp_with_discard, release="26.03", from_chroot=True, workdir=tmp_path / "p",
                         settle_timeout=60)
     assert result.flows is not None

@@ -102,3 +102,13 @@ def test_log_file_defaults_to_ovs_logdir_as_the_c_daemon(monkeypatch) -> None:
     assert default_log_file() == "/ovs/ovn-northd.log"
     monkeypatch.delenv("OVS_LOGDIR")
     assert default_log_file() == "/ovn/ovn-northd.log"
+
+
+def test_26_03_lists_every_feature_it_asks_for_unpadded() -> None:
+    # Observed: sid's ovn-northd 26.03 with a chassis announcing none of them.
+    from ovn_northd_py.lflow.profile import OVN_26_03
+
+    assert features_text(chassis_features(FakeSb({}), OVN_26_03), OVN_26_03) == (
+        "mac_binding_timestamp: false\nfdb_timestamp: false\nls_dpg_column: false\nct_commit_nat_v2: false\n"
+        "ct_commit_to_zone: false\nsample_with_reg: false\nct_next_zone: false\nct_label_flush: false\n"
+        "ct_state_save: false\n")

@@ -109,7 +109,7 @@ def test_ecmp_groups_number_members_in_route_order_and_skip_unreachable() -> Non
             'reg0 = 10.0.2.12; reg1 = 10.0.2.1; eth.src = 02:00:00:00:01:02; outport = "r1-b"; next;') in ecmp
     assert len(ecmp) == 4
     # Every flow is owned by a route: removing the owners empties the table.
-    for owner in route_and_policy_owners(r):
+    for owner in route_and_policy_owners(r, FlowCtx(nd)):
         table.remove_owner(owner)
     assert len(table) == 0
 

@@ -39,7 +39,7 @@ def test_every_feature_table_is_listed_once() -> None:
     text = dump()
     assert "northd.on_nb" not in text  # (handlers are named by their node class)
     assert "NorthdNode.on_nb" in text
-    for line in ("ACL -> acl", "Service_Monitor -> lb_nat", "Logical_Switch.acls -> acl"):
+    for line in ("ACL -> acl", "Service_Monitor -> lb_nat, network_function (watch)", "Logical_Switch.acls -> acl"):
         assert f"  {line}\n" in text
 
 

@@ -1,5 +1,5 @@
 """Writes back into NB: NB_Global options and cfg counters, Logical_Switch_Port up/tag/dynamic_addresses,
-BFD status (a full pass on every run, nothing without BFD rows: :func:`~ovn_northd_py.sync.bfd.sync_nb_bfd_status`)."""
+Network_Function_Group network_function_active (26.03), BFD status (a full pass on every run, nothing without BFD rows: :func:`~ovn_northd_py.sync.bfd.sync_nb_bfd_status`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from ...ovsdb.connection import DbConnection
 from ...sync.bfd import sync_nb_bfd_status
 from ...sync.globals import hv_cfg, sb_global_row, sync_nb_global
 from ...sync.indexes import PB_BY_NAME
+from ...sync.network_functions import sync_nf_active
+from ...sync.service_monitor import sync_lsp_health_status
 from ..engine import UNCHANGED, UNHANDLED, EngineCtx, HandlerResult, Node
 from .inputs import DbInput, pb_name
 from .northd import NorthdNode
@@ -47,6 +49,10 @@ class NbSyncNode(Node):
         hv = hv_cfg(ctx.sb, sb_cfg) if sb_cfg is not None else None
         sync_nb_global(ctx.nb_txn, ctx.nb, gopts, sb_cfg, hv)
         sync_nb_bfd_status(ctx.nb, ctx.sb, self.northd.data)  # every incremental handler comes here
+        if ctx.profile.has("network_function"):  # (a few rows: a full pass)
+            sync_nf_active(ctx.nb, ctx.sb)
+        if ctx.profile.has("lsp_health_checks"):
+            sync_lsp_health_status(ctx.nb, ctx.sb)
 
     def _sync_port(self, ctx: EngineCtx, name: str) -> None:
         p = self.northd.data.ports.get(name)
@@ -115,6 +121,10 @@ class NbSyncNode(Node):
         for p in self.northd.data.ports.values():
             if p.kind == "lsp":
                 self._sync_dynamic_addresses(p)
+        if ctx.profile.has("network_function"):
+            sync_nf_active(nb, sb)
+        if ctx.profile.has("lsp_health_checks"):
+            sync_lsp_health_status(nb, sb)
 
     def _sync_hosting_chassis(self, ctx: EngineCtx, p: Port) -> None:
         """25.03 (lrp_hosting_chassis, man ovn-nb): a distributed gateway port's NB

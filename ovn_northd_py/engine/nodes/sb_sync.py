@@ -269,6 +269,7 @@ def feature_ctx(nb: DbConnection, sb: DbConnection, northd: NorthdNode, sb_txn: 
 _PB_OWNED = frozenset({
     "logical_port", "datapath", "tunnel_key", "type", "options", "mac", "port_security", "parent_port", "tag",
     "external_ids", "nat_addresses", "ha_chassis_group", "gateway_chassis", "requested_chassis", "mirror_rules",
+    "mirror_port",
 })
 
 
