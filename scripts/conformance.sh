@@ -4,14 +4,14 @@
 #
 #     bash scripts/conformance.sh RELEASE [SELECT]
 #
-# RELEASE: an OVN release with a tarball in $UPSTREAM (default /work/shared/upstream): 23.03 or
-# 23.03.1 (ovn-23.03.1.tar.xz).  The OVS tarball is the commit OVN's `ovs` submodule pins at that
-# tag, read from the table in $UPSTREAM/README.md.
+# RELEASE: an OVN release with a tarball in $UPSTREAM (default /work/shared/upstream): 23.03 (or
+# 23.03.1: ovn-23.03.1.tar.xz), 25.03, 26.03.  The OVS tarball is the commit OVN's `ovs` submodule
+# pins at that tag, read from the table in $UPSTREAM/README.md.
 #
 # SELECT (default `northd`):
 #   northd        every test of ovn-northd.at once: the "parallelization=no" variant of a test
-#                 that has both (95 tests in 23.03.1, 160 in 25.03.0, whose tests mostly come in
-#                 the "parallelization=yes" variant only)
+#                 that has both (97 tests in 23.03.1, 161 in 25.03.0, whose tests mostly come in
+#                 the "parallelization=yes" variant only, 209 in 26.03.1)
 #   northd-all    every test of ovn-northd.at
 #   anything else autotest's own arguments, e.g. `963 981-989` or `-k 'check from NBDB'`
 #
@@ -155,7 +155,11 @@ run_side() {  # SIDE
           s|^at_top_build_prefix=.*|at_top_build_prefix='$OVN_DIR/'|" "$run/atconfig"
   t0=$(date +%s)
   echo "running ${#ARGS[@]} test selection(s) with $label ..." >&2
-  ( cd "$OVN_DIR" && "$TESTSUITE" -C "$run" AUTOTEST_PATH="$path" -j"$JOBS" "${ARGS[@]}" ) \
+  # OVN's `make check` exports ovs_srcdir / ovs_builddir to the testsuite: the tests that start
+  # simulated hypervisors (sim_add: ovsdb-tool create ... $ovs_srcdir/vswitchd/vswitch.ovsschema)
+  # need them.
+  ( cd "$OVN_DIR" && ovs_srcdir=$OVS_DIR ovs_builddir=$OVS_DIR \
+      "$TESTSUITE" -C "$run" AUTOTEST_PATH="$path" -j"$JOBS" "${ARGS[@]}" ) \
     >"$OUT/$side.out" 2>&1 || true
   [ -f "$run/testsuite.log" ] && cp "$run/testsuite.log" "$OUT/$side-testsuite.log"
   [ -d "$run/testsuite.dir" ] && mv "$run/testsuite.dir" "$OUT/$side.dir"

@@ -125,6 +125,7 @@ from .ls_port_security import (
     build_lsp_port_sec_flows,
 )
 from .ls_qos import build_all_qos_flows
+from .ls_routing_redirect import build_lsp_routing_redirect_flows
 from .owners import dp_owner, port_owner
 
 DpBuilder = Callable[[Datapath, FlowCtx, FlowTable], None]
@@ -154,6 +155,7 @@ SWITCH_PORT_BUILDERS: tuple[PortBuilder, ...] = (
     build_lsp_external_port_flows,
     *LSP_ROUTER_BUILDERS,
     build_lsp_nat_add_route_flows,
+    build_lsp_routing_redirect_flows,
     build_lsp_mirror_flows,
 )
 

@@ -27,7 +27,10 @@ chassis directly).  With D's ``options:gateway_mtu`` (a read of D's options) tha
 checks the packet length (``gateway_mtu_bypass``: a 55 copy without the check) and too-big
 packets to E get an ICMP error from M and E (``lr_in_ip_input`` 160).  When any port of the
 router has ``options:redirect-type=bridged`` (a read of the router's ports), traffic from L out
-of D on P's chassis resolves its next hop dynamically (``lr_in_arp_resolve`` 90).  Such a rule with
+of D on P's chassis resolves its next hop dynamically (``lr_in_arp_resolve`` 90).  25.03
+(``centralized_dgp_peer``): when D's peer switch port has a chassisredirect port of its own (no
+localnet port there), such a rule is centralized like the others, and every rule of D answers ARP
+/ ND with the 90 flow only (no D-specific 91 / 92 ones) (observed).  Such a rule with
 a malformed M gets its ARP flows only on D; a gateway router ignores M (valid or not: observed).
 
 Rule options (:class:`NatOpts`, observed): ``options:stateless`` on a ``dnat_and_snat`` rule

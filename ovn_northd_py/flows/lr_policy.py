@@ -26,7 +26,9 @@ Policy chains (25.03, behaviour "policy_chains", observed): a router whose polic
 reference numbers them across routers, in its own router order).  Every policy of such a router
 then matches ``reg9[16..31] == C && (MATCH)`` (C: its chain's number, 0 for the default chain);
 (except ECMP reroutes, whose flow keeps the bare match); ``jump`` to a chain of the router gives ``reg9[16..31]=C; next(pipeline=ingress, table=T);``
-(T: ``lr_in_policy``), to any other chain nothing.  (Not reproduced: when some router has
+(T: ``lr_in_policy``), to any other chain nothing, and a warning naming the policy (the reference's
+log line: ``Logical router: R, policy action 'jump' follows to non-existent chain C``; ours says
+the same as the warning's reason, once).  (Not reproduced: when some router has
 chains, the reference also prefixes the policies of some routers without chains with
 ``reg9[16..31] == 0``, which ones varying from run to run with the same NB.)
 
@@ -153,6 +155,10 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
             if target is not None:
                 actions = f"{REG_POLICY_CHAIN_ID}={target}; next(pipeline=ingress, table={ctx.profile.table_id(LR_IN_POLICY)});"
                 table.add(i, LR_IN_POLICY, priority, match, actions, hint=h, owner=owner)
+            elif ctx.profile.has("policy_chains"):
+                ctx.warn("policy_jump_no_chain", "Logical_Router_Policy", row.uuid,
+                         f"Logical router: {router.name}, policy action 'jump' follows to non-existent chain "
+                         f"{_chain(row, 'jump_chain')}", router=router.name)
         elif row.action == "drop":
             table.add(i, LR_IN_POLICY, priority, match, "drop;", hint=h, owner=owner)
         elif row.action == "allow":

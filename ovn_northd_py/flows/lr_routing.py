@@ -22,7 +22,8 @@ Observed on the reference (priority-0 fallbacks in :mod:`.defaults`):
   port none of whose networks holds it).  Without ``output_port`` the first port
   (port order) with a network holding the next hop is used; a route whose next hop
   no port reaches, whose ``output_port`` is not a port of the router or whose
-  prefix and next hop differ in family gets no flow.  ``discard`` routes drop; a
+  prefix and next hop differ in family gets no flow (25.03, ``route_mixed_family``: it gets
+  one, with the next hop's registers and ``reg9[9]``; observed).  ``discard`` routes drop; a
   ``discard`` ECMP member with an ``output_port`` (having an address of the prefix's
   family) gets an ``lr_in_ip_routing_ecmp`` flow like the others, with ``reg0 = discard``
   and the port's first address of that family; with ``ecmp_discard_drops_group`` (26.03) a
@@ -31,8 +32,8 @@ Observed on the reference (priority-0 fallbacks in :mod:`.defaults`):
 * ECMP: valid routes with the same table, policy and prefix form a group (routes in
   uuid order; group ids from 1 in the order groups get their second member, member
   ids from 1 in route order); the routing flow selects a member
-  (``reg8[16..31] = select(...)``) and ``lr_in_ip_routing_ecmp`` sets the next hop per
-  member (100); non-ECMP traffic passes (150);
+  (``reg8[16..31] = select(...)``; 25.03's ``selection_fields``: :func:`ecmp_selects`) and
+  ``lr_in_ip_routing_ecmp`` sets the next hop per member (100); non-ECMP traffic passes (150);
 * ECMP symmetric reply (``options:ecmp_symmetric_reply`` on a member route of a
   group, gateway routers only): ``lr_in_defrag`` checks the next hop (100, once per
   group) and, per such member's port P (tunnel key K), traffic entering P from the
@@ -140,7 +141,8 @@ class Route:
 
     @property
     def nh_v6(self) -> bool:
-        """The next hop's family (a learned route's may differ from its prefix's)."""
+        """The next hop's family (a learned route's, and 25.03's ``route_mixed_family``: may differ
+        from the prefix's)."""
         return isinstance(self.nexthop, IPv6Address) if self.nexthop is not None else self.v6
 
     @property
@@ -253,11 +255,10 @@ def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, i
         return Route(uuid, table_id, src, prefix, None, port, first[0].addr_s, nets.ea_s,
                      smap_bool(row.options, "ecmp_symmetric_reply", False), to_dst=True)
     nexthop = parse_ip_strict(nexthop_s)
-    if nexthop is None:
-        return None
-    # 25.03 (behaviour "route_v4_via_v6", observed): an IPv4 prefix may take an IPv6 next hop.
-    v4_via_v6 = ctx.profile.has("route_v4_via_v6") and isinstance(nexthop, IPv6Address)
-    if isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net) and not v4_via_v6:
+    # 25.03 (behaviour "route_mixed_family", observed): the next hop may be of the other family
+    # than the prefix (an IPv4 prefix via an IPv6 next hop, and back).
+    if nexthop is None or (isinstance(nexthop, IPv6Address) != isinstance(prefix, Ipv6Net)
+                           and not ctx.profile.has("route_mixed_family")):
         return None
     symmetric = smap_bool(row.options, "ecmp_symmetric_reply", False)
     if out_name:
@@ -438,14 +439,19 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
     # lr_in_ecmp_stateful_egr to commit (reg9[10]; observed on distributed routers too).
     mark = ctx.profile.has("ecmp_symmetric_ct_mark")
     drop_group = ctx.profile.has("ecmp_discard_drops_group")
+    fields_of = {str(r.uuid): selection_fields(r) for r in rows} if ctx.profile.has("route_selection_fields") else {}
     for gid, members in enumerate(order, start=1):
         first = members[0]
+        ids = ", ".join(str(m) for m in range(1, len(members) + 1))
         if len(members) == 1:
-            select = f"{REG_ECMP_MEMBER_ID} = 1; next;"
+            selects = [("", 0, f"{REG_ECMP_MEMBER_ID} = 1; next;")]
         else:
-            select = f"{REG_ECMP_MEMBER_ID} = select({', '.join(str(m) for m in range(1, len(members) + 1))});"
-        actions = f"ip.ttl--; flags.loopback = 1; {REG_ECMP_GROUP_ID} = {gid}; {select}"
-        table.add(i, LR_IN_IP_ROUTING, first.priority(ctx), first.match(ctx), actions, owner=route_owner(first.uuid, rkey))
+            shared = frozenset.intersection(*(fields_of.get(m.uuid, frozenset()) for m in members))
+            selects = [(extra, up, f"{REG_ECMP_MEMBER_ID} = {sel}") for extra, up, sel in ecmp_selects(shared, ids)]
+        for extra, up, select in selects:
+            actions = f"ip.ttl--; flags.loopback = 1; {REG_ECMP_GROUP_ID} = {gid}; {select}"
+            table.add(i, LR_IN_IP_ROUTING, first.priority(ctx) + up, first.match(ctx) + extra, actions,
+                      owner=route_owner(first.uuid, rkey))
         drop_all = drop_group and any(m.nexthop is None for m in members)
         for mid, route in enumerate(members, start=1):
             if route.port is None and not drop_all:
@@ -534,6 +540,39 @@ def chain_order_dependents(nd: Any) -> list[Datapath]:
     return [r for r in nd.routers() if len(r.nb.static_routes) > 1
             or any(smap_bool(row.options, "ecmp_symmetric_reply", False) for row in r.nb.static_routes)
             or any(len(p.nexthops) > 1 for p in r.nb.policies)]
+
+
+_TP_FIELDS = ("tp_dst", "tp_src")
+
+
+def selection_fields(row: Any) -> frozenset[str]:
+    """A static route's ``selection_fields`` (25.03, ``man ovn-nb``)."""
+    return frozenset(str(f) for f in getattr(row, "selection_fields", None) or ())
+
+
+def ecmp_selects(fields: frozenset[str], ids: str) -> list[tuple[str, int, str]]:
+    """The member selection of an ECMP group of several routes: ``(extra match, priority offset,
+    select action)`` per flow; ``fields``: those every route of the group has (observed: the
+    intersection).  Without any, one flow ``select(IDS);`` (OVS' dp_hash); with them (behaviour ``route_selection_fields``, observed on
+    25.03) ``select(values=(IDS); hash_fields="F");`` with the fields sorted.  With ``tp_src`` /
+    ``tp_dst`` (``man ovn-nb``: Layer 4 ports of TCP, UDP and SCTP only; ``ip_proto`` implied) the
+    base flow hashes the other fields and ``ip_proto``, and one flow per protocol P (``&& P``, one
+    priority higher) adds ``P_src`` / ``P_dst``."""
+    if not fields:
+        return [("", 0, f"select({ids});")]
+
+    def sel(names: set[str]) -> str:
+        return f'select(values=({ids}); hash_fields="{",".join(sorted(names))}");'
+
+    tp = [f for f in _TP_FIELDS if f in fields]
+    base = set(fields) - set(_TP_FIELDS)
+    if not tp:
+        return [("", 0, sel(base))]
+    base.add("ip_proto")
+    out = [("", 0, sel(base))]
+    for proto in ("sctp", "tcp", "udp"):
+        out.append((f" && {proto}", 1, sel(base | {f"{proto}_{f[3:]}" for f in tp})))
+    return out
 
 
 def _add_symmetric_reply(i: int, rkey: str, members: list[Route], table: FlowTable, ctx: FlowCtx) -> None:

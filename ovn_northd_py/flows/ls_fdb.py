@@ -5,7 +5,7 @@ A port learns MACs when it is a plain VIF (type ``""``, child ports included), h
 (:func:`~.ls_port_security.has_port_security`: ``"bogus"`` or ``""`` alone do not count).  Observed: the flows are
 added for disabled ports too, and not for localport, vtep, l2gateway, virtual or
 external ports with ``unknown``; a localnet port learns under the same conditions when
-its ``options:localnet_learn_fdb`` is true (any case).
+its ``options:localnet_learn_fdb`` is true (any case); 25.03: a ``switch`` port too.
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ def learns_macs(port: Port) -> bool:
         return False
     if port.sb_type == "localnet":
         return str(port.nb.options.get("localnet_learn_fdb", "")).lower() == "true"
-    return port.sb_type == ""
+    # 25.03 (switch_peer_ports): a port of type "switch" (its Port_Binding a patch port) has an
+    # implicit "unknown" and learns too (man ovn-northd, Lookup MAC learning table).
+    return port.sb_type == "" or (port.nb.type == "switch" and port.sb_type == "patch")
 
 
 def build_lsp_fdb_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

@@ -357,6 +357,8 @@ OVN_25_03 = FlowProfile(
         "sb_rows_nb_uuid",
         # Port_Binding.chassis of a remote port: its requested chassis when that one is remote.
         "remote_port_binding",
+        # HA_Chassis_Group.ref_chassis also counts the ports' Port_Binding.additional_chassis.
+        "ref_chassis_additional",
         # NB_Global options:vxlan_mode=false: no VXLAN mode (tunnel key ranges) whatever the chassis.
         "nb_vxlan_mode_option",
         # NB Logical_Router_Port status:hosting-chassis: where the port's chassisredirect port is bound.
@@ -512,6 +514,22 @@ OVN_25_03 = FlowProfile(
         # A static route with options:ecmp_symmetric_reply is an ECMP group even alone
         # (``reg8[16..31] = 1; next;`` and its lr_in_ip_routing_ecmp member flow).
         "symmetric_route_group",
+        # Logical_Router_Static_Route selection_fields: an ECMP group's select() hashes them
+        # (``select(values=(...); hash_fields="...")``, per-protocol flows for tp_src / tp_dst).
+        "route_selection_fields",
+        # A static route's next hop may be of the other family than its prefix (IPv4 routes over
+        # an IPv6 next hop and back): the next hop's registers and reg9[9].
+        "route_mixed_family",
+        # Logical_Switch_Port type "switch" (options:peer: another switch's port): a patch port
+        # with an implicit "unknown" address (northd/build.py switch_peer_port), always up.
+        "switch_peer_ports",
+        # Router ports peer each other only when both name the other (one-sided: no peer); a
+        # router-type switch port naming a router port with a router peer of its own is not
+        # connected (warned).
+        "lrp_peer_checks",
+        # Logical_Router_Port options:routing-protocol-redirect / routing-protocols (BGP, BFD):
+        # the peer switch sends that traffic to the named switch port (flows/ls_routing_redirect.py).
+        "routing_protocol_redirect",
         # Logical_Router options:mac_binding_age_threshold takes [cidr:]threshold entries.
         "mac_binding_age_cidrs",
         # ... and the router's Datapath_Binding external_ids carry the option as written
@@ -534,8 +552,6 @@ OVN_25_03 = FlowProfile(
         # ECMP group and member ids in the reference's walk of a router's routes, not uuid order
         # (flows/lr_routing._chain_order).
         "ecmp_route_chain_order",
-        # A static route of an IPv4 prefix via an IPv6 next hop (xxreg0 / xxreg1, reg9[9] = 0).
-        "route_v4_via_v6",
         # Policy ECMP group ids in the same walk (flows/lr_policy._chain_gids); an ECMP reroute's
         # next hops that do not parse or that no port reaches are left out (one left: member 1).
         "policy_ecmp_chain_order",

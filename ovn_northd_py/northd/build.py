@@ -115,7 +115,13 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
     _build_datapaths(nd, nb, sb, keys, max_dp, w)
-    _build_ports(nd, sb, w)
+    _build_ports(nd, sb, w, mutual=profile.has(LRP_PEER_CHECKS))
+    if profile.has(LRP_PEER_CHECKS):
+        unlink_conflicting_lsp_peers(nd, w)
+    if profile.has(SWITCH_PEER_PORTS):
+        for p in nd.ports.values():
+            if p.kind == "lsp" and p.nb.type == "switch":
+                switch_peer_port(p)
     if profile.has(CENTRALIZED_DGP_PEER):
         for router in nd.routers():
             make_switch_crp(router, nd, w)
@@ -170,7 +176,7 @@ def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, 
         dp.external_ids = _dp_external_ids(dp)
 
 
-def _build_ports(nd: Northd, sb: Any, w: Any) -> None:
+def _build_ports(nd: Northd, sb: Any, w: Any, mutual: bool = False) -> None:
     """The router and switch ports (name conflicts settled), router-to-router peers, RA options,
     chassisredirect ports and the router-type switch ports' ``nat_addresses``."""
     nd.name_winners = _name_winners(nd, sb)
@@ -194,8 +200,9 @@ def _build_ports(nd: Northd, sb: Any, w: Any) -> None:
             if peer_name:
                 other = nd.ports.get(peer_name)
                 if other is not None and other.kind == "lrp":
-                    p.peer = other
-                    p.options["peer"] = peer_name
+                    if not mutual or opt(other.nb.peer) == p.name:
+                        p.peer = other
+                        p.options["peer"] = peer_name
                 else:
                     w("lrp_missing_peer", "Logical_Router_Port", p.nb.uuid,
                       f"peer {peer_name!r} is not a logical router port", name=p.name)
@@ -425,6 +432,14 @@ def lsp_port(dp: Datapath, lsp: Any, lrps: dict[str, Port], w: Any) -> Port:
         if peer is None:
             w("lsp_missing_router_port", "Logical_Switch_Port", lsp.uuid,
               f"router-port {rp_name!r} does not name a logical router port", name=name)
+        elif opt(peer.nb.peer):
+            # A router port with a router peer of its own keeps it (observed, 23.03 and 25.03);
+            # 23.03 still connects the switch port to it, 25.03 does not (lrp_peer_checks, where
+            # build_northd warns).
+            p.peer = peer
+            if peer.sb_type == "l3gateway":
+                p.sb_type = "l3gateway"
+                p.options["l3gateway-chassis"] = peer.options["l3gateway-chassis"]
         else:
             p.peer = peer
             peer.peer = p
@@ -435,6 +450,9 @@ def lsp_port(dp: Datapath, lsp: Any, lrps: dict[str, Port], w: Any) -> Port:
                 p.options["l3gateway-chassis"] = peer.options["l3gateway-chassis"]
     else:
         p.sb_type = lsp.type
+        if lsp.type not in LSP_TYPES:
+            w("lsp_unknown_type", "Logical_Switch_Port", lsp.uuid,
+              f"unknown type {lsp.type!r}: bound as a plain port (Port_Binding type \"\")", name=name)
         p.options = dict(lsp.options)
         # Observed: the switch's other_config:vlan-passthru (true, any case) is copied to every
         # non-router port's Port_Binding options.
@@ -894,6 +912,40 @@ RA_PD_PREFIXES = "ra_pd_prefixes"
 
 # Behaviour of 25.03 (lflow/profile.py): a switch port peering a centralized gateway port gets a
 # chassisredirect port of its own.
+# Behaviour of 25.03 (lflow/profile.py): router ports peer each other only when both name the
+# other; a switch port naming a router port that has a router peer of its own is not connected.
+LRP_PEER_CHECKS = "lrp_peer_checks"
+
+
+def unlink_conflicting_lsp_peers(nd: Northd, w: Any) -> None:
+    """``lrp_peer_checks``: a router-type switch port whose router port has a router peer of its
+    own stays unconnected, warned (the reference's words, observed: ``Bad configuration: The peer
+    of the switch port 'LSP' (LRP peer: 'LRP') has its own peer configuration: 'PEER'``)."""
+    for p in nd.ports.values():
+        q = p.peer
+        if p.kind == "lsp" and p.is_router_lsp and q is not None and q.kind == "lrp" and q.peer is not p \
+                and opt(q.nb.peer):
+            p.peer = None
+            w("lsp_router_port_peered", "Logical_Switch_Port", p.nb.uuid,
+              f"Bad configuration: The peer of the switch port '{p.name}' (LRP peer: '{q.name}') has its own "
+              f"peer configuration: '{opt(q.nb.peer)}'", name=p.name)
+
+
+# Logical_Switch_Port types (``man ovn-nb``; "switch": 25.03's).
+LSP_TYPES = frozenset({"", "router", "switch", "localnet", "localport", "l2gateway", "vtep", "external", "virtual",
+                       "remote"})
+SWITCH_PEER_PORTS = "switch_peer_ports"
+
+
+def switch_peer_port(p: Port) -> None:
+    """A switch port of type ``switch`` (``man ovn-nb``: a connection to another logical switch,
+    ``options:peer`` naming that switch's port; behaviour ``switch_peer_ports``, 25.03): it always
+    has an implicit ``unknown`` address (so: in ``_MC_unknown``, MAC learning like a VIF with
+    ``unknown``), and its Port_Binding is a ``patch`` port with the NB options (observed)."""
+    p.sb_type = "patch"
+    p.has_unknown = True
+
+
 CENTRALIZED_DGP_PEER = "centralized_dgp_peer"
 
 

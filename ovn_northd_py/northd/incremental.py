@@ -45,6 +45,7 @@ from .addresses import AddressError, parse_lrp_networks
 from .build import (
     CENTRALIZED_DGP_PEER,
     LPORT_MIRROR,
+    LRP_PEER_CHECKS,
     QOS_PARAMS,
     QOS_QUEUES,
     KeyState,
@@ -113,7 +114,8 @@ class Tracked:
 
 
 def _is_plain(lsp: Any) -> bool:
-    return lsp.type != "router" and not lsp.ha_chassis_group and not (
+    # (A "switch" port, peering another switch's: 25.03 models it in the recompute, build.py.)
+    return lsp.type not in ("router", "switch") and not lsp.ha_chassis_group and not (
         opt(lsp.parent_name) and opt(lsp.tag_request) is not None and not lsp.tag
     )
 
@@ -138,6 +140,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     if profile.has(CENTRALIZED_DGP_PEER) and _touches_dgp_peers(nd, nb, batch):
         return None
     if profile.has(QOS_QUEUES) and _touches_qos(nd, nb, batch):
+        return None
+    if profile.has(LRP_PEER_CHECKS) and _touches_peers(nd, nb, batch):
         return None
     if profile.has(LPORT_MIRROR) and _touches_lport_mirrors(nd, nb, changes, batch):
         return None
@@ -218,6 +222,31 @@ def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
         else:
             return None
     return b
+
+
+def _touches_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
+    """Behaviour ``lrp_peer_checks`` (router ports peer only when both name the other; a switch
+    port naming a router port with a peer of its own stays unconnected): may the batch change who
+    peers with whom?  Then recompute.  Conservative: a router port's ``peer`` changed, or router
+    ports / router-type switch ports come or go while some router port names a peer."""
+    if any("peer" in cols for cols in b.lrp_updates.values()):
+        return True
+    if not (b.router_port_changes or b.switch_changes):
+        return False
+    lrps = nb.rows("Logical_Router_Port")
+    if not any(opt(lrp.peer) for lrp in lrps.values()):
+        return False
+    if b.router_port_changes:
+        return True
+    lss = nb.rows("Logical_Switch")
+    for key in b.switch_changes:
+        row = lss.get(_as_uuid(key, lss))
+        now = {lsp.name for lsp in row.ports if lsp.type == "router"} if row is not None else set()
+        dp = nd.datapaths.get(key)
+        had = {p.name for p in dp.ports if p.kind == "lsp" and p.is_router_lsp} if dp is not None else set()
+        if now != had:
+            return True
+    return False
 
 
 def _has_dgp(rows: Any) -> bool:
@@ -571,7 +600,7 @@ def _lsp_updates(nd: Northd, nb: Any, lsp_updates: dict[str, frozenset[str]], ad
                 continue
             return None  # not bound (e.g. it lost a name conflict): recompute
         p = bound
-        if p.nb_key != u or p.kind != "lsp" or p.is_router_lsp:
+        if p.nb_key != u or p.kind != "lsp" or p.is_router_lsp or lsp.type == "switch":
             return None
         if "options" in cols and lsp.options.get("requested-tnl-key") is not None:
             return None

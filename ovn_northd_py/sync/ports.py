@@ -163,7 +163,7 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         "logical_port": p.name,
         "datapath": dps[p.dp.key],
         "tunnel_key": p.tunnel_key,
-        "type": p.sb_type,
+        "type": pb_type(p),
         "options": pb_options(p, profile),
         "mac": pb_mac(p, profile),
         "port_security": p.port_security,
@@ -189,15 +189,28 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
     return out
 
 
+# Port_Binding types northd writes (``man ovn-sb``); a switch port of any other type (``man
+# ovn-nb`` names the known ones) gets the empty type, as observed on 23.03 and 25.03.
+PB_TYPES = frozenset({"", "patch", "l3gateway", "chassisredirect", "localnet", "localport", "l2gateway", "vtep",
+                      "external", "virtual", "remote"})
+
+
+def pb_type(p: Port) -> str:
+    return p.sb_type if p.sb_type in PB_TYPES else ""
+
+
 def _is_remote(chassis: Any) -> bool:
     return str(chassis.other_config.get("is-remote", "false")).lower() == "true"
 
 
 def unbind_from_remote(row: Any, want: dict[str, Any] | None, profile: FlowProfile = DEFAULT_PROFILE) -> None:
     """``remote_port_binding``: a port that is not (or no longer) remote loses a remote chassis
-    binding (only northd binds there)."""
-    if (want is not None and "chassis" not in want and row is not None and profile.has("remote_port_binding")
-            and row.chassis and _is_remote(row.chassis[0])):
+    binding (only northd binds there).  (A binding this run's transaction inserted has no
+    ``chassis`` yet: a run that writes bindings incrementally and then syncs them all reads it.)"""
+    if want is None or "chassis" in want or row is None or not profile.has("remote_port_binding"):
+        return
+    bound = getattr(row, "chassis", None)
+    if bound and _is_remote(bound[0]):
         want["chassis"] = []
 
 
@@ -250,10 +263,11 @@ def _router_groups(nd: Northd) -> dict[str, str]:
     return {k: find(k) for k in list(parent)}
 
 
-def desired_ref_chassis(sb: Any, nd: Northd) -> dict[str, dict[str, Any]]:
+def desired_ref_chassis(sb: Any, nd: Northd, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, dict[str, Any]]:
     """SB HA_Chassis_Group name -> the chassis its ``ref_chassis`` lists (by uuid: row), as the
     reference computes it: for a gateway port's group of more than one chassis, the chassis
-    where a switch port is bound (Port_Binding.chassis) whose switch is attached to a router of
+    where a switch port is bound (Port_Binding.chassis; behaviour ``ref_chassis_additional``,
+    observed on 25.03: its ``additional_chassis`` too) whose switch is attached to a router of
     the gateway port's router group.  Every other group: none."""
     multi = {n for n, g in nd.ha_groups.items() if len(g.chassis) > 1}
     out: dict[str, dict[str, Any]] = {}
@@ -267,8 +281,12 @@ def desired_ref_chassis(sb: Any, nd: Northd) -> dict[str, dict[str, Any]]:
                 names_of.setdefault(group_of[router.key], set()).add(p.ha_group)
     if not names_of:
         return out
+    additional = profile.has("ref_chassis_additional")
     for pb in sb.rows("Port_Binding").values():
-        if not pb.chassis:
+        bound = list(getattr(pb, "chassis", None) or [])[:1]  # (a binding inserted by this run: none)
+        if additional:
+            bound += list(getattr(pb, "additional_chassis", None) or [])
+        if not bound:
             continue
         lsp = nd.ports.get(pb.logical_port)
         if lsp is None or lsp.kind != "lsp":
@@ -277,18 +295,19 @@ def desired_ref_chassis(sb: Any, nd: Northd) -> dict[str, dict[str, Any]]:
                          and q.peer is not None and q.peer.kind == "lrp"), None)
         if attached is None:
             continue
-        ch = pb.chassis[0]
         for name in names_of.get(group_of.get(attached.key, ""), ()):
-            out.setdefault(name, {})[str(ch.uuid)] = ch
+            for ch in bound:
+                out.setdefault(name, {})[str(ch.uuid)] = ch
     return out
 
 
-def sync_ref_chassis(sb: Any, nd: Northd, groups: dict[str, Any] | None = None) -> None:
+def sync_ref_chassis(sb: Any, nd: Northd, groups: dict[str, Any] | None = None,
+                     profile: FlowProfile = DEFAULT_PROFILE) -> None:
     """Write every SB HA_Chassis_Group's ``ref_chassis`` (:func:`desired_ref_chassis`); ``groups``:
     name -> row (default: SB's rows)."""
     if groups is None:
         groups = {g.name: g for g in sb.rows("HA_Chassis_Group").values()}
-    want = desired_ref_chassis(sb, nd)
+    want = desired_ref_chassis(sb, nd, profile)
     for name, row in groups.items():
         chassis = want.get(name, {})
         if sorted(str(r.uuid) for r in getattr(row, "ref_chassis", [])) != sorted(chassis):  # (new: unset)

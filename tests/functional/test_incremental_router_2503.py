@@ -132,6 +132,131 @@ def test_policy_chain_changes_are_incremental(env2503):
         assert not mismatches(d)
 
 
+def test_policy_jumping_to_a_chain_no_policy_is_in_is_warned_once_and_builds_no_flow(env2503):
+    """A ``jump`` to a chain no policy of the router is in builds nothing and is warned once,
+    naming the policy, in the reference's words (``Logical router: R, policy action 'jump' follows
+    to non-existent chain C``, which ovn-northd.at's "Router policies - chains" greps in the log)."""
+    env = env2503
+    _routers(env)
+    with checked_daemon(env) as (_, d, _port):
+        _policy(env, "d1", "nochain", 112, "ip4.src == 10.0.0.0/24")
+        env.json(nb_json.update("Logical_Router_Policy", {"action": "jump", "jump_chain": "nochain"},
+                                ids=("tag", "nochain")))
+        _policy(env, "d1", "in-c1", 50, "tcp")
+        env.json(nb_json.update("Logical_Router_Policy", {"chain": "c1"}, ids=("tag", "in-c1")))
+        uuid = env.nbctl("--bare", "--columns=_uuid", "find", "Logical_Router_Policy", "priority=112").strip()
+        got = [(r["table"], r["row"], r["reason"]) for r in d.log_records() if r.get("event") == "policy_jump_no_chain"]
+        assert got == [("Logical_Router_Policy", uuid,
+                        "Logical router: d1, policy action 'jump' follows to non-existent chain nochain")]
+        flows = env.flows("lr_in_policy")
+        assert not any(f.startswith("112 ") for f in flows) and any("reg9[16..31] == 1 && (tcp)" in f for f in flows)
+        assert not mismatches(d)
+
+
+
+def test_route_selection_fields_changes_are_incremental(env2503):
+    """An ECMP group's select() follows its routes' selection_fields (the fields they share)."""
+    env = env2503
+    _routers(env)
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        for k in (1, 2):
+            run_batch(env, [["--id=@r", "create", "Logical_Router_Static_Route", 'ip_prefix="172.30.0.0/16"',
+                             f'nexthop="10.2.0.{10 + k}"', f"external_ids:tag=sel{k}"],
+                            ["add", "logical_router", "d1", "static_routes", "@r"]])
+
+        def selects() -> list[str]:
+            return [f for f in env.flows("lr_in_ip_routing") if "172.30.0.0/16" in f]
+
+        assert any("select(1, 2)" in f for f in selects()), selects()
+        for k in (1, 2):
+            env.json(nb_json.update("Logical_Router_Static_Route", {"selection_fields": ["set", ["ip_src", "tp_dst"]]},
+                                    ids=("tag", f"sel{k}")))
+        flows = selects()
+        assert any('hash_fields="ip_proto,ip_src,tcp_dst"' in f for f in flows) and len(flows) == 4, flows
+        env.json(nb_json.update("Logical_Router_Static_Route", {"selection_fields": ["set", ["ip_dst"]]},
+                                ids=("tag", "sel2")))
+        assert [f for f in selects() if "select(1, 2)" in f] and len(selects()) == 1, selects()
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+
+def test_route_over_a_next_hop_of_the_other_family_is_incremental(env2503):
+    """An IPv4 route over an IPv6 next hop (``route_mixed_family``), added and removed."""
+    env = env2503
+    _routers(env)
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        env.nbctl("set", "logical_router_port", "g1-int", 'networks="10.1.0.1/24","fd01::1/64"')
+        env.sync()
+        before = _recomputes(port)
+        run_batch(env, [["--id=@r", "create", "Logical_Router_Static_Route", 'ip_prefix="11.0.0.0/24"',
+                         'nexthop="fd01::10"', "external_ids:tag=mixed"],
+                        ["add", "logical_router", "g1", "static_routes", "@r"]])
+        flows = [f for f in env.flows("lr_in_ip_routing") if "11.0.0.0/24" in f]
+        assert len(flows) == 1 and "xxreg0 = fd01::10" in flows[0] and "reg9[9] = 0" in flows[0], flows
+        uuid = env.nbctl("--bare", "--columns=_uuid", "find", "Logical_Router_Static_Route", "external_ids:tag=mixed")
+        env.nbctl("remove", "logical_router", "g1", "static_routes", uuid.strip(), wait="sb")
+        assert not [f for f in env.flows("lr_in_ip_routing") if "11.0.0.0/24" in f]
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
+
+def test_router_port_peers_follow_both_sides(env2503):
+    """``lrp_peer_checks``: a router port names a peer that does not name it back: no peering
+    (Port_Binding options:peer absent) until it does; a switch port naming a peered router port
+    stays unconnected and is warned."""
+    env = env2503
+    env.nbctl("lr-add", "a", "--", "lr-add", "b", "--", "lrp-add", "a", "a0", "00:00:00:02:ff:01", "10.10.0.1/24",
+              "--", "lrp-add", "b", "b0", "00:00:00:02:ff:02", "10.10.0.2/24")
+    with checked_daemon(env) as (_, d, _port):
+        def peer(name: str) -> str | None:
+            rows = [r for r in env.sb_select("Port_Binding") if r["logical_port"] == name]
+            return dict(rows[0]["options"][1]).get("peer")
+
+        env.nbctl("set", "logical_router_port", "a0", "peer=b0", wait="sb")
+        assert peer("a0") is None and peer("b0") is None
+        env.nbctl("set", "logical_router_port", "b0", "peer=a0", wait="sb")
+        assert peer("a0") == "b0" and peer("b0") == "a0"
+        env.nbctl("ls-add", "ls", "--", "lsp-add", "ls", "ls-b0", "--", "lsp-set-type", "ls-b0", "router", "--",
+                  "lsp-set-options", "ls-b0", "router-port=b0", "--", "lsp-set-addresses", "ls-b0", "router",
+                  wait="sb")
+        assert peer("b0") == "a0"
+        got = [r for r in d.log_records() if r.get("event") == "lsp_router_port_peered"]
+        assert len(got) == 1 and "has its own peer configuration: 'a0'" in got[0]["reason"]
+        env.nbctl("clear", "logical_router_port", "b0", "peer", wait="sb")
+        assert peer("a0") is None and peer("b0") == "ls-b0"
+        assert not mismatches(d)
+
+
+
+def test_routing_protocol_redirect_follows_options_and_target_port(env2503):
+    """``routing_protocol_redirect``: the flows come with both options, go with the target port,
+    come back with it and go with the options."""
+    env = env2503
+    env.nbctl("lr-add", "lr", "--", "lrp-add", "lr", "lr-ls", "02:ac:10:01:00:01", "172.16.1.1/24",
+              "--", "ls-add", "ls", "--", "lsp-add", "ls", "ls-lr", "--", "lsp-set-type", "ls-lr", "router",
+              "--", "lsp-set-addresses", "ls-lr", "router", "--", "lsp-set-options", "ls-lr", "router-port=lr-ls")
+    with checked_daemon(env) as (_, d, _port):
+        def redirects() -> int:
+            return sum("tcp.dst == 179" in f for f in env.flows("ls_in_l2_lkup"))
+
+        env.nbctl("lsp-add", "ls", "bgp", "--", "lsp-set-addresses", "bgp", "unknown", wait="sb")
+        env.nbctl("set", "logical_router_port", "lr-ls", "options:routing-protocol-redirect=bgp",
+                  "options:routing-protocols=BGP", wait="sb")
+        assert redirects() == 2
+        env.nbctl("lsp-del", "bgp", wait="sb")
+        assert redirects() == 0
+        env.nbctl("lsp-add", "ls", "bgp", wait="sb")
+        assert redirects() == 2
+        env.nbctl("remove", "logical_router_port", "lr-ls", "options", "routing-protocols", wait="sb")
+        assert redirects() == 0
+        assert not mismatches(d)
+
+
+
 def test_dhcp_relay_changes_are_incremental(env2503):
     env = env2503
     _setup(env, [

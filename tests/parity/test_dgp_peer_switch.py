@@ -107,3 +107,38 @@ def test_switches_send_arp_for_snat_ips_to_the_router(parity_run) -> None:
     assert flows is not None
     l2 = {s.stage: s for s in flows.stages}["ls_in_l2_lkup"]
     assert l2.ok and l2.ref_count > 10, r.report()
+
+
+def build_floating_ip_nb(remote: str) -> None:
+    """Two routers, each with one gateway port and a floating IP (``dnat_and_snat`` with a logical
+    port and an external MAC) beside a plain one and a snat: ``pub1`` has no localnet port (25.03:
+    the switch port gets its chassisredirect port), ``pub2`` has one."""
+    cmds: list[list[str]] = []
+    for i in (1, 2):
+        pub, sw, r = f"pub{i}", f"in{i}", f"r{i}"
+        cmds += [["ls-add", pub], ["ls-add", sw], ["lr-add", r], ["lsp-add", sw, f"vm{i}"],
+                 ["lsp-set-addresses", f"vm{i}", f"00:00:00:00:0{i}:11 10.{i}.0.3"]]
+        cmds += _rport(pub, r, f"{r}-{pub}", f"00:00:00:00:0{i}:01", f"172.16.{i}.10/24")
+        cmds += [["lrp-set-gateway-chassis", f"{r}-{pub}", "hv1", "10"]]
+        cmds += _rport(sw, r, f"{r}-{sw}", f"00:00:00:00:0{i}:02", f"10.{i}.0.1/24")
+        cmds += [["lr-nat-add", r, "dnat_and_snat", f"172.16.{i}.110", f"10.{i}.0.3", f"vm{i}", f"30:54:00:00:0{i}:03"],
+                 ["lr-nat-add", r, "dnat_and_snat", f"172.16.{i}.120", f"10.{i}.0.4"],
+                 ["lr-nat-add", r, "snat", f"172.16.{i}.100", f"10.{i}.0.0/24"]]
+    cmds += _localnet("pub2")
+    _txn(remote, cmds)
+
+
+def test_floating_ips_of_a_gateway_port_whose_switch_has_no_localnet_port(parity_run, parity_profile) -> None:
+    """25.03 (``centralized_dgp_peer``): a floating IP of a gateway port whose switch port has its
+    own chassisredirect port is centralized like the router's other NAT rules (no admission flow
+    for its external MAC, the gateway's residence); with a localnet port it stays distributed."""
+    r = parity_run(build_floating_ip_nb, tables=("Port_Binding", "Logical_Flow"))
+    assert r.reference.settled and r.ours.settled, r.report()
+    flows = r.flows
+    assert flows is not None
+    assert flows.extra == 0 and flows.missing == 0, r.report()
+    assert r.ref_dump is not None
+    admits = [str(f["match"]) for f in r.ref_dump.rows("Logical_Flow").values()
+              if f["external_ids"].as_dict().get("stage-name") == "lr_in_admission" and "30:54" in str(f["match"])]
+    assert any("30:54:00:00:02:03" in m for m in admits)
+    assert any("30:54:00:00:01:03" in m for m in admits) is not parity_profile.has("centralized_dgp_peer")

@@ -3,6 +3,7 @@ Network_Function_Group network_function_active (26.03), BFD status (a full pass 
 
 from __future__ import annotations
 
+from ...lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ...northd.model import Port
 from ...ovsdb.connection import DbConnection
 from ...sync.bfd import sync_nb_bfd_status
@@ -15,11 +16,12 @@ from .inputs import DbInput, pb_name
 from .northd import NorthdNode
 
 
-def lsp_up(lsp_type: str, pb: object | None) -> bool:
-    """Logical_Switch_Port.up as the C daemon writes it: always for router ports; else the port is
-    up when bound (Port_Binding.chassis) and, if its chassis reports ``up`` itself
+def lsp_up(lsp_type: str, pb: object | None, profile: FlowProfile = DEFAULT_PROFILE) -> bool:
+    """Logical_Switch_Port.up as the C daemon writes it: always for router ports (25.03's
+    ``switch_peer_ports``: and ``switch`` ports); else the port is up when bound
+    (Port_Binding.chassis) and, if its chassis reports ``up`` itself
     (``other_config:port-up-notif=true``, every ovn-controller since 21.03), Port_Binding.up."""
-    if lsp_type == "router":
+    if lsp_type == "router" or (lsp_type == "switch" and profile.has("switch_peer_ports")):
         return True
     chassis = getattr(pb, "chassis", None) if pb is not None else None
     if not chassis:
@@ -59,7 +61,7 @@ class NbSyncNode(Node):
         if p is None or p.kind != "lsp":
             return
         pb = self.pb_index.get(ctx.sb, name)
-        want = lsp_up(p.nb.type, pb)
+        want = lsp_up(p.nb.type, pb, ctx.profile)
         if p.nb.up != [want]:
             p.nb.up = [want]
         if p.tag is not None and p.nb.tag != [p.tag]:
@@ -110,7 +112,7 @@ class NbSyncNode(Node):
         hv = hv_cfg(sb, sb_cfg) if sb_cfg is not None else None
         sync_nb_global(txn, nb, gopts, sb_cfg, hv)
         sync_nb_bfd_status(nb, sb, self.northd.data)
-        self._sync_lsp_up(nb, sb)
+        self._sync_lsp_up(nb, sb, ctx.profile)
         self._sync_lsp_tags()
         if ctx.profile.has("lrp_hosting_chassis"):
             for p in self.northd.data.ports.values():
@@ -155,13 +157,13 @@ class NbSyncNode(Node):
                 p.nb.tag = [p.tag]
 
     @staticmethod
-    def _sync_lsp_up(nb: DbConnection, sb: DbConnection) -> None:
+    def _sync_lsp_up(nb: DbConnection, sb: DbConnection, profile: FlowProfile) -> None:
         # Rows inserted by the SB transaction being built are in the IDL already; skip them.
         pbs = {pb.logical_port: pb for pb in sb.rows("Port_Binding").values() if pb._data is not None}
         for lsp in nb.rows("Logical_Switch_Port").values():
             pb = pbs.get(lsp.name)
             if pb is None:
                 continue
-            want = lsp_up(lsp.type, pb)
+            want = lsp_up(lsp.type, pb, profile)
             if lsp.up != [want]:
                 lsp.up = [want]

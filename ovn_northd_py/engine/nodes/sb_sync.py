@@ -221,7 +221,7 @@ class SbSyncNode(Node):
         if t.dps_deleted:
             self._delete_datapaths(ctx, set(t.dps_deleted))
         if t.routers_changed or t.ports_deleted:  # routers (dis)connected: the router groups
-            sync_ref_chassis(ctx.sb, self.northd.data)
+            sync_ref_chassis(ctx.sb, self.northd.data, profile=ctx.profile)
         return UNCHANGED  # (this node keeps no data: it writes the run's SB transaction)
 
     def _own_row_changes(self, ctx: EngineCtx) -> list[tuple[str, Any, Any]] | None:
@@ -286,7 +286,7 @@ class SbSyncNode(Node):
                 name = row.logical_port if row is not None else self.pb_index.key_of_uuid(c.uuid)
                 if not isinstance(name, str):
                     return UNHANDLED
-                if c.event != "update" or "chassis" in c.columns:
+                if c.event != "update" or c.columns & {"chassis", "additional_chassis"}:
                     ref_chassis = True  # bound elsewhere: the HA groups' ref_chassis
                 # Columns ovn-controller owns change all the time: nothing for us to check.
                 if c.event == "update" and not c.columns & _PB_OWNED:
@@ -312,7 +312,7 @@ class SbSyncNode(Node):
                 dp, self.dp_index.get(ctx.sb, dp.key))
             sync_one_row(ctx.sb_txn, table, row, want, ctx.stats)
         if ref_chassis:
-            sync_ref_chassis(ctx.sb, self.northd.data)
+            sync_ref_chassis(ctx.sb, self.northd.data, profile=ctx.profile)
         hctx = self._feature_ctx(ctx)
         for f in self.features:
             changes = by_feature.get(f.name)
@@ -354,7 +354,7 @@ class SbSyncNode(Node):
         sync_sb_global(txn, sb, nb_global_row(nb), gopts)
         dps = sync_datapaths(txn, sb, nd, stats, ctx.profile)
         groups = sync_ha_groups(txn, sb, nd, stats)
-        sync_ref_chassis(sb, nd, groups)
+        sync_ref_chassis(sb, nd, groups, ctx.profile)
         for f in self.features:  # rows the port bindings name (e.g. mirrors)
             if f.sync_sb is not None and f.sync_sb_first:
                 f.sync_sb(hctx)

@@ -1,0 +1,39 @@
+"""Parity for router ports' ``options:routing-protocol-redirect`` / ``routing-protocols`` (25.03,
+behaviour ``routing_protocol_redirect``): BGP / BFD traffic for the router port's addresses goes to
+the named port of its peer switch, ARP replies / neighbour advertisements are cloned to it, and it
+may not send them itself.  Cases: IPv4 and IPv6 networks with both protocols; BGP alone on a
+gateway router; a target that is not on the switch; an unknown protocol only.
+"""
+
+from __future__ import annotations
+
+from ovn_northd_py.parity.harness import assert_parity, nbctl_commands
+
+
+def _router(n: int, nets: list[str], redirect: str, protocols: str, gateway: bool = False) -> list[list[str]]:
+    lr, ls = f"lr{n}", f"ls{n}"
+    out = [["lr-add", lr], ["lrp-add", lr, f"{lr}-{ls}", f"02:ac:10:01:00:0{n}", *nets],
+           ["ls-add", ls], ["lsp-add", ls, f"{ls}-{lr}"], ["lsp-set-type", f"{ls}-{lr}", "router"],
+           ["lsp-set-addresses", f"{ls}-{lr}", "router"], ["lsp-set-options", f"{ls}-{lr}", f"router-port={lr}-{ls}"],
+           ["lsp-add", ls, f"bgp{n}"], ["lsp-set-addresses", f"bgp{n}", "unknown"],
+           ["set", "logical_router_port", f"{lr}-{ls}", f"options:routing-protocol-redirect={redirect}",
+            f'options:routing-protocols="{protocols}"']]
+    if gateway:
+        out.append(["set", "logical_router", lr, "options:chassis=hv1"])
+    return out
+
+
+REDIRECTS = nbctl_commands(
+    *_router(1, ["172.16.1.1/24", "fd01::1/64"], "bgp1", "BGP,BFD"),
+    *_router(2, ["172.16.2.1/24"], "bgp2", "BGP", gateway=True),
+    *_router(3, ["172.16.3.1/24"], "bgp1", "BGP,BFD"),
+    *_router(4, ["172.16.4.1/24"], "bgp4", "OSPF"),
+)
+
+
+def test_routing_protocol_redirect(parity_run, parity_profile) -> None:
+    r = parity_run(REDIRECTS, tables=("Logical_Flow",))
+    assert_parity(r)
+    assert r.ref_dump is not None
+    redirected = [f for f in r.ref_dump.rows("Logical_Flow").values() if "tcp.dst == 179" in str(f["match"])]
+    assert len(redirected) == (3 + 2 if parity_profile.has("routing_protocol_redirect") else 0)  # (LLAs too)
