@@ -607,7 +607,9 @@ def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str,
     direction's ``ct_snat`` skips replies (``(!ct.trk || !ct.rpl)``), and a stateful
     dnat_and_snat rule's reverse direction goes through the DNAT zone the same way
     (``lr_out_post_undnat`` 75 ``ct_next(dnat);``, ``lr_out_snat`` / ``lr_out_post_snat`` at
-    the SNAT priority + 5: ``ct_dnat;`` / ``ct_commit_to_zone(dnat);``)."""
+    the SNAT priority + 5: ``ct_dnat;`` / ``ct_commit_to_zone(dnat);``).  The
+    ``lr_out_post_undnat`` 75 flow carries the rule's allowed_ext_ips (``<fam>.dst == $<set>``)
+    and its ``match`` option (``&& (<match>)``) like the SNAT flow (observed, 26.03)."""
     fam, ext, o, log_ip = r.fam, r.ext, r.o, r.log_ip
     add(LR_IN_UNSNAT, 100, f"{head}{r.in_res}", "next;" if o.stateless else "ct_snat;")
     m = f"ip && {fam}.src == {log_ip} && {r.outp}{r.nat_res}"
@@ -628,7 +630,7 @@ def _build_dgp_snat_flows(r: _NatRule, add: _NatAdd, head: str, snat_allow: str,
             add(LR_OUT_SNAT, base, f"{back}{track}" if reply_tracked else back, "ct_snat;")
             add(LR_OUT_POST_SNAT, base, f"{back} && ct.new", "ct_commit_to_zone(snat);")
         elif reply_tracked and zone_tracking and r.nat.type != "snat":
-            add(LR_OUT_POST_UNDNAT, 75, f"{m}{track}", "ct_next(dnat);")
+            add(LR_OUT_POST_UNDNAT, 75, f"{m}{snat_allow}{x}{track}", "ct_next(dnat);")
             add(LR_OUT_SNAT, base + 5, f"{back}{track}", "ct_dnat;")
             add(LR_OUT_POST_SNAT, base + 5, f"{back} && ct.new", "ct_commit_to_zone(dnat);")
     if o.exempted:
