@@ -4,7 +4,8 @@ Observed on the reference (priority-0 fallbacks in :mod:`.defaults`): every poli
 becomes one flow at its own priority with its match copied verbatim:
 
 * ``allow``: ``reg8[0..15] = 0; next;``; ``drop``: ``drop;``;
-* ``reroute`` to one next hop H (``nexthops``, else the deprecated ``nexthop``):
+* ``reroute`` to one next hop H (``nexthops``, else the deprecated ``nexthop``, which 26.03
+  ignores: behaviour ``policy_nexthop_ignored``):
   ``reg0 = H; reg1 = A; eth.src = E; outport = P; flags.loopback = 1;
   reg8[0..15] = 0; next;`` (``xxreg`` for IPv6) where P is the first router port
   (port order) with a network holding H and A its address there; no flow when no
@@ -76,9 +77,13 @@ def _pkt_mark(row: Any) -> str:
     return f"pkt.mark = {mark}; " if 0 < mark <= 0xFFFFFFFF else ""
 
 
-def _nexthops(row: Any) -> list[str]:
+def _nexthops(row: Any, ctx: FlowCtx) -> list[str]:
+    """The policy's next hops: ``nexthops`` sorted as strings, else the deprecated ``nexthop``
+    -- except with behaviour ``policy_nexthop_ignored`` (26.03, observed; ovn-nb(5): the
+    column "is ignored by northd"): a reroute policy with only ``nexthop`` has no next hop and
+    gets no flow."""
     hops = sorted(str(h) for h in row.nexthops)
-    if not hops:
+    if not hops and not ctx.profile.has("policy_nexthop_ignored"):
         single = opt(row.nexthop)
         if single:
             hops = [str(single)]
@@ -172,7 +177,7 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
                 owner=owner,
             )
         elif row.action == "reroute":
-            hops = _nexthops(row)
+            hops = _nexthops(row, ctx)
             out = opt(getattr(row, "output_port", None)) if ctx.profile.has("policy_output_port") else None
             if out is not None and len(hops) > 1:
                 ctx.warn("policy_output_port_ecmp", "Logical_Router_Policy", row.uuid,
@@ -197,11 +202,14 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
 def _inserted(router: Datapath, ctx: FlowCtx, row: Any) -> bool:
     """Is the policy in the reference's parsed-policy map (observed on 25.03): all but a reroute
     to one next hop that does not parse or that no router port reaches (26.03, behaviour
-    ``policy_output_port``: its ``output_port`` does; an ECMP reroute with one is left out)."""
-    hops = _nexthops(row)
+    ``policy_output_port``: its ``output_port`` does; an ECMP reroute with one is left out; behaviour
+    ``policy_nexthop_ignored``, 26.03: nor a reroute without ``nexthops``)."""
+    hops = _nexthops(row, ctx)
     if row.action != "reroute":
         return True
     out = opt(getattr(row, "output_port", None)) if ctx.profile.has("policy_output_port") else None
+    if not hops and ctx.profile.has("policy_nexthop_ignored"):
+        return False  # (observed, 26.03: a reroute without next hops is not in the map)
     if len(hops) != 1:
         return out is None or len(hops) < 2
     ip = parse_ip_strict(hops[0])
@@ -221,7 +229,7 @@ def _chain_gids(router: Datapath, ctx: FlowCtx, rows: list[Any]) -> dict[str, in
     before = sum(sum(1 for r in other.nb.policies if _inserted(other, ctx, r))
                  for other in routers_before(router, ctx))
     order = chain_walk([r for r in rows if _inserted(router, ctx, r)], before)
-    multi = [r for r in order if r.action == "reroute" and len(_nexthops(r)) > 1]
+    multi = [r for r in order if r.action == "reroute" and len(_nexthops(r, ctx)) > 1]
     return {str(r.uuid): n for n, r in enumerate(multi, start=1)}
 
 

@@ -638,6 +638,9 @@ OVN_26_03 = FlowProfile(
         # Logical_Router_Policy output_port (NB 7.18): a one-hop reroute leaves through that port
         # (flows/lr_policy.py); an ECMP reroute with one is left out.
         "policy_output_port",
+        # Logical_Router_Policy's deprecated ``nexthop`` column is ignored (ovn-nb(5): "ignored by
+        # northd"): a reroute policy with only ``nexthop`` gets no lr_in_policy flow (observed).
+        "policy_nexthop_ignored",
         # Logical_Switch_Port health_checks (Logical_Switch_Port_Health_Check): Service_Monitor rows
         # of type logical-switch-port (sync/service_monitor.py), ls_in_arp_rsp 110 for their source
         # IPs, NB status written back from SB.
