@@ -45,7 +45,7 @@ from ..northd.model import Datapath, Port
 from ..northd.nat_rules import valid_nats
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
-from .lr_common import router_info
+from .lr_common import parse_ip_strict, router_info
 from .ls_l2 import peer_router_port
 from .lsp_addrs import lsp_addresses
 from .owners import dp_owner, port_owner
@@ -107,8 +107,8 @@ def ext_arp_allowed(port: Port, ctx: FlowCtx) -> list[tuple[int, str]]:
     match) pairs that let localnet ARP requests through for router-type switch port ``port``:
     where its gateway is resident (75, :func:`ext_arp_resident`) and, when its router has a
     distributed gateway port (whichever port of it this is), for the external IP of each
-    distributed dnat_and_snat rule of the router (``external_mac`` and ``logical_port``) where that
-    logical port is (85)."""
+    distributed dnat_and_snat rule of the router (``external_mac`` and ``logical_port``, an IPv4
+    external IP that parses) where that logical port is (85)."""
     rp = peer_router_port(port)
     if rp is None:
         return []
@@ -122,6 +122,8 @@ def ext_arp_allowed(port: Port, ctx: FlowCtx) -> list[tuple[int, str]]:
         lport, mac = opt(nat.logical_port), opt(nat.external_mac)
         ext = str(nat.external_ip).strip()
         if nat.type != "dnat_and_snat" or not lport or not mac or ":" in ext:
+            continue
+        if parse_ip_strict(ext) is None:  # (observed: not for an external IP that does not parse)
             continue
         try:
             parse_mac(str(mac).lstrip())
