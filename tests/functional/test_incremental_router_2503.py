@@ -132,6 +132,34 @@ def test_policy_chain_changes_are_incremental(env2503):
         assert not mismatches(d)
 
 
+def test_policy_deprecated_nexthop_and_nexthops_changes_are_incremental(env2503, ovn_release):
+    """A reroute policy with only the deprecated ``nexthop`` column: ignored by 26.03 (behaviour
+    ``policy_nexthop_ignored``: no flow, no place in the ECMP numbering), used by 25.03; then
+    given ``nexthops``, and an ECMP policy numbered after it."""
+    env = env2503
+    _routers(env)
+    ignored = ovn_release.profile.has("policy_nexthop_ignored")
+    with checked_daemon(env) as (_, d, port):
+        before = _recomputes(port)
+        run_batch(env, [["--id=@p", "create", "Logical_Router_Policy", "priority=200", 'match="ip4.src == 10.2.0.9"',
+                         "action=reroute", 'nexthop="10.2.0.5"', "external_ids:tag=old"],
+                        ["add", "logical_router", "d1", "policies", "@p"]])
+        run_batch(env, [["--id=@p", "create", "Logical_Router_Policy", "priority=201", 'match="ip4.src == 10.2.0.8"',
+                         "action=reroute", 'nexthops="10.2.0.6","10.2.0.7"', "external_ids:tag=ecmp"],
+                        ["add", "logical_router", "d1", "policies", "@p"]])
+        flows = env.flows("lr_in_policy")
+        assert any(f.startswith("201 ") and "select(1, 2)" in f for f in flows), flows
+        assert any(f.startswith("200 ") for f in flows) != ignored, flows
+        env.json(nb_json.update("Logical_Router_Policy", {"nexthops": ["set", ["10.2.0.5"]]}, ids=("tag", "old")))
+        flows = env.flows("lr_in_policy")
+        assert any(f.startswith("200 ") and "reg0 = 10.2.0.5;" in f for f in flows), flows
+        env.json(nb_json.update("Logical_Router_Policy", {"nexthops": ["set", []]}, ids=("tag", "old")))
+        flows = env.flows("lr_in_policy")
+        assert any(f.startswith("200 ") for f in flows) != ignored, flows
+        assert _recomputes(port) == before
+        assert not mismatches(d)
+
+
 def test_policy_jumping_to_a_chain_no_policy_is_in_is_warned_once_and_builds_no_flow(env2503):
     """A ``jump`` to a chain no policy of the router is in builds nothing and is warned once,
     naming the policy, in the reference's words (``Logical router: R, policy action 'jump' follows
