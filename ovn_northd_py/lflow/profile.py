@@ -712,6 +712,9 @@ OVN_26_03 = FlowProfile(
         "arp_proxy_unicast_next",
         # debug/chassis-features-list prints ``name: value`` (no padding to 23 columns).
         "chassis_features_list_unpadded",
+        # Ports of type "switch" skip conntrack as router ports do: ls_{in,out}_pre_lb 110 on every
+        # switch, ls_{in,out}_pre_acl 110 with a stateful ACL, ``next;`` both ways (flows/ls_acl.py).
+        "switch_port_skips_conntrack",
         # ---- SB tables (SB schema 21.x) ----
         # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
         # svc_monitor_mac Address_Set.
