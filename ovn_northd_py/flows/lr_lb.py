@@ -33,7 +33,8 @@ Router-wide, gateway routers only (owner ``("dp", key)``, built whether or not t
 balancers): ``options:lb_force_snat_ip=router_ip`` adds, per router port with a peer, its first IPv4
 and first configured IPv6 address A: ``lr_in_unsnat`` 110 ``inport == P && ip4.dst == A`` ->
 ``ct_snat;`` and ``lr_out_snat`` 110 ``flags.force_snat_for_lb == 1 && ip4 && outport == P`` ->
-``ct_snat(A);``.  An explicit ``lb_force_snat_ip`` / ``dnat_force_snat_ip`` address X (first per
+``ct_snat(A);`` (26.03: ``lr_in_unsnat`` 110 for every address of the port,
+:func:`_unsnat_addresses`).  An explicit ``lb_force_snat_ip`` / ``dnat_force_snat_ip`` address X (first per
 family) adds ``lr_in_unsnat`` 110 ``ip4 && ip4.dst == X`` -> ``ct_snat;`` and ``lr_out_snat`` 100
 ``flags.force_snat_for_lb == 1 && ip4`` (``force_snat_for_dnat``) -> ``ct_snat(X);``.
 
@@ -60,7 +61,7 @@ from ..lflow.stages import (
     LR_OUT_UNDNAT,
 )
 from ..lflow.table import FlowTable
-from ..northd.addresses import AddressError, IPAddress, parse_ip
+from ..northd.addresses import AddressError, IPAddress, LrpNetworks, parse_ip
 from ..northd.lb_vips import Endpoint, lb_protocol
 from ..northd.model import Datapath, Port
 from .chassis_features import ALL_FEATURES
@@ -380,6 +381,17 @@ def first_per_family(text: str) -> list[IPAddress]:
     return [out[v] for v in sorted(out)]
 
 
+def _unsnat_addresses(nets: LrpNetworks, firsts: list[tuple[str, str]], ctx: FlowCtx) -> list[tuple[str, str]]:
+    """The addresses of a port whose replies ``lr_in_unsnat`` 110 un-SNATs under
+    ``lb_force_snat_ip=router_ip``: the first IPv4 and first IPv6 one, or, behaviour
+    ``force_snat_router_ip_unsnat_all`` (26.03, observed), every address of the port (each IPv4
+    network's, each IPv6 one's but the link-local, however many: not only the 16 networks
+    ``lr_out_snat`` 110 SNATs to)."""
+    if not ctx.profile.has("force_snat_router_ip_unsnat_all"):
+        return firsts
+    return [("ip4", a.addr_s) for a in nets.ipv4] + [("ip6", a.addr_s) for a in nets.ipv6[:-1]]
+
+
 def build_lr_force_snat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """The router-wide ``lb_force_snat_ip`` / ``dnat_force_snat_ip`` flows of a gateway router."""
     if not router_info(router, ctx).is_gateway:
@@ -397,9 +409,10 @@ def build_lr_force_snat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) 
             # 26.03 (lr_network_id): the first address at 105, then one flow per network the next
             # hop is in (110, flags.network_id == N, from lr_in_network_id).
             per_net = ctx.profile.has("lr_network_id")
-            for fam, addr in firsts:
+            for fam, addr in _unsnat_addresses(nets, firsts, ctx):
                 table.add(i, LR_IN_UNSNAT, 110, f'inport == "{p.name}" && {fam}.dst == {addr}', "ct_snat;",
                           owner=owner)
+            for fam, addr in firsts:
                 table.add(i, LR_OUT_SNAT, 105 if per_net else 110,
                           f'flags.force_snat_for_lb == 1 && {fam} && outport == "{p.name}"',
                           f"ct_snat({addr});", owner=owner)

@@ -679,6 +679,10 @@ OVN_26_03 = FlowProfile(
         # lb_force_snat_ip=router_ip SNATs to that network's address (lr_out_snat 110, first
         # address 105).
         "lr_network_id",
+        # lb_force_snat_ip=router_ip on a gateway router: lr_in_unsnat 110 un-SNATs every address of
+        # a peered port (each IPv4 network's, each non-link-local IPv6 one's), not only its first
+        # per family (flows/lr_lb.py).
+        "force_snat_router_ip_unsnat_all",
         # lr_in_ecmp_stateful_egr: per router port (and chassisredirect port) commit of
         # symmetric-ECMP replies (reg9[10]).
         "lr_ecmp_stateful_egr",
