@@ -54,6 +54,7 @@ from ..lflow.stages import (
     LR_IN_DEFRAG,
     LR_IN_DNAT,
     LR_IN_GW_REDIRECT,
+    LR_IN_IP_INPUT,
     LR_IN_LB_AFF_CHECK,
     LR_IN_LB_AFF_LEARN,
     LR_IN_UNSNAT,
@@ -262,9 +263,15 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
     places = [(d, _resident(d)) for d in dgps] if dgps else [(None, gw.resident())]
     v2 = ctx is not None and ctx.profile.has("lb_vip_regs_v2")
     ct_extract = ctx is not None and ctx.profile.has("ct_extract_lb_match")
+    template_input = ctx is not None and ctx.profile.has("template_vip_ip_input")
     for v in cached_vips(lb, ctx):
         vip, fam = v.vip, _fam(v.vip)
         add(LR_IN_DEFRAG, 100, f"ip && {fam}.dst == {vip.ip}", "ct_dnat;")
+        if template_input and v.template and vip.ip.startswith("^"):
+            # Behaviour template_vip_ip_input (26.03, observed; ovn-northd(8) lr_in_ip_input): a
+            # template VIP (``^VAR``: not a literal address of a template load balancer) goes on
+            # (100), lest it be one of the router's own addresses and dropped.
+            add(LR_IN_IP_INPUT, 100, f"{fam}.dst == {vip.ip}", "next;")
         if raises_event(lb, v, ctx):
             add(LR_IN_DNAT, EVENT_PRIORITY, event_match(v, proto), event_action(lb, v, proto),
                 copp_meter(router, ctx, "event-elb") if ctx else None)

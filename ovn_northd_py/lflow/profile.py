@@ -719,6 +719,14 @@ OVN_26_03 = FlowProfile(
         # Ports of type "switch" skip conntrack as router ports do: ls_{in,out}_pre_lb 110 on every
         # switch, ls_{in,out}_pre_acl 110 with a stateful ACL, ``next;`` both ways (flows/ls_acl.py).
         "switch_port_skips_conntrack",
+        # Template load balancers: backends read one by one (a ``^`` one as written, any other an
+        # explicit address, mixing allowed, a bad one drops the VIP), ct_lb_mark with the NB text as
+        # written, affinity flows keeping explicit backends' ports, SB vips ``[VIP6]`` bracketed
+        # without a port too (northd/lb_vips.py, flows/ls_lb.py).
+        "template_lb_backends_each",
+        # lr_in_ip_input 100 ``ip4.dst == ^VIP`` -> next; for each template VIP of a router's load
+        # balancers (flows/lr_lb.py).
+        "template_vip_ip_input",
         # ---- SB tables (SB schema 21.x) ----
         # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
         # svc_monitor_mac Address_Set.
