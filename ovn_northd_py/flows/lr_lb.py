@@ -33,7 +33,8 @@ Router-wide, gateway routers only (owner ``("dp", key)``, built whether or not t
 balancers): ``options:lb_force_snat_ip=router_ip`` adds, per router port with a peer, its first IPv4
 and first configured IPv6 address A: ``lr_in_unsnat`` 110 ``inport == P && ip4.dst == A`` ->
 ``ct_snat;`` and ``lr_out_snat`` 110 ``flags.force_snat_for_lb == 1 && ip4 && outport == P`` ->
-``ct_snat(A);``.  An explicit ``lb_force_snat_ip`` / ``dnat_force_snat_ip`` address X (first per
+``ct_snat(A);`` (26.03: ``lr_in_unsnat`` 110 for every address of the port,
+:func:`_unsnat_addresses`).  An explicit ``lb_force_snat_ip`` / ``dnat_force_snat_ip`` address X (first per
 family) adds ``lr_in_unsnat`` 110 ``ip4 && ip4.dst == X`` -> ``ct_snat;`` and ``lr_out_snat`` 100
 ``flags.force_snat_for_lb == 1 && ip4`` (``force_snat_for_dnat``) -> ``ct_snat(X);``.
 
@@ -53,6 +54,7 @@ from ..lflow.stages import (
     LR_IN_DEFRAG,
     LR_IN_DNAT,
     LR_IN_GW_REDIRECT,
+    LR_IN_IP_INPUT,
     LR_IN_LB_AFF_CHECK,
     LR_IN_LB_AFF_LEARN,
     LR_IN_UNSNAT,
@@ -60,7 +62,7 @@ from ..lflow.stages import (
     LR_OUT_UNDNAT,
 )
 from ..lflow.table import FlowTable
-from ..northd.addresses import AddressError, IPAddress, parse_ip
+from ..northd.addresses import AddressError, IPAddress, LrpNetworks, parse_ip
 from ..northd.lb_vips import Endpoint, lb_protocol
 from ..northd.model import Datapath, Port
 from .chassis_features import ALL_FEATURES
@@ -261,9 +263,15 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
     places = [(d, _resident(d)) for d in dgps] if dgps else [(None, gw.resident())]
     v2 = ctx is not None and ctx.profile.has("lb_vip_regs_v2")
     ct_extract = ctx is not None and ctx.profile.has("ct_extract_lb_match")
+    template_input = ctx is not None and ctx.profile.has("template_vip_ip_input")
     for v in cached_vips(lb, ctx):
         vip, fam = v.vip, _fam(v.vip)
         add(LR_IN_DEFRAG, 100, f"ip && {fam}.dst == {vip.ip}", "ct_dnat;")
+        if template_input and v.template and vip.ip.startswith("^"):
+            # Behaviour template_vip_ip_input (26.03, observed; ovn-northd(8) lr_in_ip_input): a
+            # template VIP (``^VAR``: not a literal address of a template load balancer) goes on
+            # (100), lest it be one of the router's own addresses and dropped.
+            add(LR_IN_IP_INPUT, 100, f"{fam}.dst == {vip.ip}", "next;")
         if raises_event(lb, v, ctx):
             add(LR_IN_DNAT, EVENT_PRIORITY, event_match(v, proto), event_action(lb, v, proto),
                 copp_meter(router, ctx, "event-elb") if ctx else None)
@@ -380,6 +388,17 @@ def first_per_family(text: str) -> list[IPAddress]:
     return [out[v] for v in sorted(out)]
 
 
+def _unsnat_addresses(nets: LrpNetworks, firsts: list[tuple[str, str]], ctx: FlowCtx) -> list[tuple[str, str]]:
+    """The addresses of a port whose replies ``lr_in_unsnat`` 110 un-SNATs under
+    ``lb_force_snat_ip=router_ip``: the first IPv4 and first IPv6 one, or, behaviour
+    ``force_snat_router_ip_unsnat_all`` (26.03, observed), every address of the port (each IPv4
+    network's, each IPv6 one's but the link-local, however many: not only the 16 networks
+    ``lr_out_snat`` 110 SNATs to)."""
+    if not ctx.profile.has("force_snat_router_ip_unsnat_all"):
+        return firsts
+    return [("ip4", a.addr_s) for a in nets.ipv4] + [("ip6", a.addr_s) for a in nets.ipv6[:-1]]
+
+
 def build_lr_force_snat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     """The router-wide ``lb_force_snat_ip`` / ``dnat_force_snat_ip`` flows of a gateway router."""
     if not router_info(router, ctx).is_gateway:
@@ -397,9 +416,10 @@ def build_lr_force_snat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) 
             # 26.03 (lr_network_id): the first address at 105, then one flow per network the next
             # hop is in (110, flags.network_id == N, from lr_in_network_id).
             per_net = ctx.profile.has("lr_network_id")
-            for fam, addr in firsts:
+            for fam, addr in _unsnat_addresses(nets, firsts, ctx):
                 table.add(i, LR_IN_UNSNAT, 110, f'inport == "{p.name}" && {fam}.dst == {addr}', "ct_snat;",
                           owner=owner)
+            for fam, addr in firsts:
                 table.add(i, LR_OUT_SNAT, 105 if per_net else 110,
                           f'flags.force_snat_for_lb == 1 && {fam} && outport == "{p.name}"',
                           f"ct_snat({addr});", owner=owner)

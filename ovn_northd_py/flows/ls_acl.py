@@ -157,6 +157,17 @@ def conntrack_skip_ports(dp: Datapath, skip_localnet: bool) -> list[Port]:
     ]
 
 
+def switch_peer_skip_ports(dp: Datapath, ctx: FlowCtx) -> list[Port]:
+    """Behaviour ``switch_port_skips_conntrack`` (26.03, observed): every port of type ``switch``
+    (whether or not its ``options:peer`` names an existing port, enabled or not) skips conntrack
+    like a router port, in ``ls_{in,out}_pre_lb`` 110 on every switch (with or without a
+    load-balancer VIP) and in ``ls_{in,out}_pre_acl`` 110 on a switch with a stateful ACL; both
+    directions only go on (``next;``: no ``ct_clear`` on the way out, even without a stateful ACL)."""
+    if not ctx.profile.has("switch_port_skips_conntrack"):
+        return []
+    return [p for p in dp.ports if p.kind == "lsp" and p.nb.type == "switch"]
+
+
 def _skip_ports(
     dp: Datapath, table: FlowTable, ports: list[Port], stages: tuple[Stage, Stage], out_actions: str
 ) -> None:
@@ -191,7 +202,7 @@ def build_ls_pre_acl_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     ports = conntrack_skip_ports(dp, True)
     if ctx.profile.has("router_port_acl"):
         ports = [p for p in ports if not _router_port_acl(p)]
-    _skip_ports(dp, table, ports, (LS_IN_PRE_ACL, LS_OUT_PRE_ACL), NEXT)
+    _skip_ports(dp, table, ports + switch_peer_skip_ports(dp, ctx), (LS_IN_PRE_ACL, LS_OUT_PRE_ACL), NEXT)
     if ctx.profile.has("pmtud_tunnel_rx"):
         table.add(i, LS_IN_PRE_ACL, SKIP_PRIORITY, PMTUD_TUNNEL_RX, NEXT, owner=owner)
     for stage in (LS_IN_PRE_ACL, LS_OUT_PRE_ACL):
@@ -226,6 +237,7 @@ def build_ls_pre_lb_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:
     build_evpn_skip_flows(dp, ctx, table, (LS_IN_PRE_LB, LS_OUT_PRE_LB), out_actions)  # (26.03's EVPN switches)
     ports = conntrack_skip_ports(dp, not facts.has_lb_vip)
     _skip_ports(dp, table, ports, (LS_IN_PRE_LB, LS_OUT_PRE_LB), out_actions)
+    _skip_ports(dp, table, switch_peer_skip_ports(dp, ctx), (LS_IN_PRE_LB, LS_OUT_PRE_LB), NEXT)
 
 
 def build_ls_pre_stateful_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None:

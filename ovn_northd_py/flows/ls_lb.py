@@ -106,6 +106,10 @@ class Vip:
     # Every backend the NB lists for a checked VIP; None: ``backends``.
     all_backends: tuple[Endpoint, ...] | None = None
     template: bool = False  # of a template load balancer
+    # Behaviour ``template_lb_backends_each`` (26.03, observed) on a template load balancer's VIP:
+    # its ct_lb_mark lists the NB backends text as written (``^b1,,^b2``, ``[FD00:0::9]:80``), and
+    # the affinity flows keep the ports of its explicit backends (:meth:`affinity`).
+    as_written: bool = False
 
     @property
     def listed_backends(self) -> tuple[Endpoint, ...]:
@@ -116,11 +120,14 @@ class Vip:
     def affinity(self, keep_family: bool = False) -> Vip:
         """The VIP as the affinity flows write it.  Observed: a template load balancer's are written
         as IPv6 (``ip6``, ``xxreg``, ``[VIP]:PORT``) whatever its address family (``keep_family``:
-        in its own family, 25.03 with ``lb_vip_regs_v2``), with port-less backends."""
+        in its own family, 25.03 with ``lb_vip_regs_v2``), with port-less backends (26.03,
+        ``as_written``: port-less template backends, explicit ones with their port --
+        ``[10.0.0.9]:80`` in an IPv6-written flow)."""
         if not self.template:
             return self
         v = self.vip
-        backends = tuple(Endpoint(b.ip, b.v6 if keep_family else True, None) for b in self.listed_backends)
+        backends = tuple(Endpoint(b.ip, b.v6 if keep_family else True, b.port if self.as_written and not b.raw
+                                  else None) for b in self.listed_backends)
         return Vip(Endpoint(v.ip, v.v6 if keep_family else True, v.port), backends, self.key, None, True)
 
 
@@ -147,15 +154,16 @@ def lb_vips(lb: Any, ctx: FlowCtx | None = None) -> Iterator[Vip]:
         for m in lb_monitored(lb):
             if ok(m):
                 usable.setdefault(m.vip_key, []).append(m.backend)
+    each = template and ctx is not None and ctx.profile.has("template_lb_backends_each")
     for key in sorted(lb.vips):
-        parsed = parse_vip(lb, key)
+        parsed = parse_vip(lb, key, each)
         if isinstance(parsed, str):
             if ctx is not None:
                 ctx.warn("lb_bad_vip", "Load_Balancer", lb.uuid, parsed, name=str(getattr(lb, "name", "")), vip=key)
             continue
         vip, backends = parsed
         if key not in checked:
-            yield Vip(vip, backends, key, None, template)
+            yield Vip(vip, backends, key, None, template, as_written=each)
         elif ctx is not None:
             yield Vip(vip, tuple(usable.get(key, ())), key, backends)
 
@@ -163,8 +171,9 @@ def lb_vips(lb: Any, ctx: FlowCtx | None = None) -> Iterator[Vip]:
 def warn_bad_vips(lb: Any, ctx: FlowCtx) -> None:
     """Warn (once, as :func:`lb_vips` does) about the VIPs of ``lb`` that do not parse, whether or
     not any switch or router uses it (the reference warns about every NB load balancer)."""
+    each = ctx.profile.has("template_lb_backends_each")
     for key in sorted(lb.vips):
-        parsed = parse_vip(lb, key)
+        parsed = parse_vip(lb, key, each)
         if isinstance(parsed, str):
             ctx.warn("lb_bad_vip", "Load_Balancer", lb.uuid, parsed, name=str(getattr(lb, "name", "")), vip=key)
 
@@ -267,6 +276,8 @@ def lb_backends(lb: Any, v: Vip, profile: FlowProfile, ct_lb: str) -> tuple[str,
     ``ct_lb_mark_local`` and names each backend's logical port (``ip_port_mappings``):
     ``"PORT":IP:PORT``, a backend without a mapping left out."""
     if not (profile.has("lb_distributed") and smap_bool(lb.options, "distributed", False)):
+        if v.as_written:
+            return ct_lb, str(lb.vips[v.key])
         return ct_lb, ",".join(b.text() for b in v.backends)
     mappings = lb.ip_port_mappings
     out = []

@@ -682,6 +682,10 @@ OVN_26_03 = FlowProfile(
         # lb_force_snat_ip=router_ip SNATs to that network's address (lr_out_snat 110, first
         # address 105).
         "lr_network_id",
+        # lb_force_snat_ip=router_ip on a gateway router: lr_in_unsnat 110 un-SNATs every address of
+        # a peered port (each IPv4 network's, each non-link-local IPv6 one's), not only its first
+        # per family (flows/lr_lb.py).
+        "force_snat_router_ip_unsnat_all",
         # lr_in_ecmp_stateful_egr: per router port (and chassisredirect port) commit of
         # symmetric-ECMP replies (reg9[10]).
         "lr_ecmp_stateful_egr",
@@ -715,6 +719,17 @@ OVN_26_03 = FlowProfile(
         "arp_proxy_unicast_next",
         # debug/chassis-features-list prints ``name: value`` (no padding to 23 columns).
         "chassis_features_list_unpadded",
+        # Ports of type "switch" skip conntrack as router ports do: ls_{in,out}_pre_lb 110 on every
+        # switch, ls_{in,out}_pre_acl 110 with a stateful ACL, ``next;`` both ways (flows/ls_acl.py).
+        "switch_port_skips_conntrack",
+        # Template load balancers: backends read one by one (a ``^`` one as written, any other an
+        # explicit address, mixing allowed, a bad one drops the VIP), ct_lb_mark with the NB text as
+        # written, affinity flows keeping explicit backends' ports, SB vips ``[VIP6]`` bracketed
+        # without a port too (northd/lb_vips.py, flows/ls_lb.py).
+        "template_lb_backends_each",
+        # lr_in_ip_input 100 ``ip4.dst == ^VIP`` -> next; for each template VIP of a router's load
+        # balancers (flows/lr_lb.py).
+        "template_vip_ip_input",
         # ---- SB tables (SB schema 21.x) ----
         # SB_Global / NB_Global options:svc_monitor_mac_dst (random unless NB sets it), also in the
         # svc_monitor_mac Address_Set.

@@ -592,10 +592,11 @@ def _garp_lb_vips(router: Datapath) -> list[str]:
         lbs.extend(grp.load_balancer)
     v4: list[str] = []
     v6: list[str] = []
+    each = "template_lb_backends_each" in router.behaviours  # 26.03: template backends one by one
     for lb in lbs:
         template = is_template_lb(lb)
         for key in sset_order(str(k) for k in lb.vips):
-            parsed = parse_vip(lb, key)
+            parsed = parse_vip(lb, key, each)
             if isinstance(parsed, str):
                 continue  # observed: a VIP the load balancer skips (a bad backend, say) is not listed
             addr = parsed[0].ip if template else _vip_addr(key)

@@ -152,19 +152,49 @@ def _template_backends(text: str, v6: bool) -> tuple[Endpoint, ...] | str:
     return tuple(out)
 
 
-def parse_vip(lb: Any, key: str) -> tuple[Endpoint, tuple[Endpoint, ...]] | str:
+def _template_backends_each(text: str, vip: Endpoint) -> tuple[Endpoint, ...] | str:
+    """Behaviour ``template_lb_backends_each`` (26.03, observed): a template load balancer's backends
+    one by one.  One starting with ``^`` is a template, taken as written (``^HOST[:PORT]``, whatever
+    PORT is -- ``^b:99999``, ``^b:``, ``^b1 `` --, but one colon at most); any other is an explicit
+    ``IP:PORT`` / ``[IP6]:PORT`` (``IP`` / ``IP6`` when the VIP has no port) of the load balancer's
+    family, as :func:`parse_endpoint` reads it but not stripped.  Empty ones (``^a,,^b``) are
+    skipped; anything else drops the VIP.  (Unlike 23.03 / 25.03's all-template-or-all-explicit
+    reading, explicit and template backends mix.)"""
+    out: list[Endpoint] = []
+    for part in text.split(","):
+        if not part:
+            continue
+        if part.startswith("^"):
+            if part.count(":") > 1:
+                return f"bad template backend {part!r}"
+            host, sep, port = part.partition(":")
+            out.append(Endpoint(host, vip.v6, port if sep else None, True))
+            continue
+        b = parse_endpoint(part) if part == part.strip() else None
+        if b is None:
+            return f"bad backend {part!r}"
+        if b.v6 != vip.v6:
+            return f"backend {part!r} is not of the VIP's address family"
+        if (b.port is None) != (vip.port is None):
+            return f"backend {part!r} has a port where the VIP has none, or none where it has one"
+        out.append(b)
+    return tuple(out)
+
+
+def parse_vip(lb: Any, key: str, each: bool = False) -> tuple[Endpoint, tuple[Endpoint, ...]] | str:
     """VIP ``key`` of ``lb`` and its backends, or the reason it is skipped.
 
     Template load balancers (``options:template=true``, :func:`is_template_lb`) accept ``^VAR``
     tokens in the VIP (``^VIP[:^PORT|:port]``, in the ``address-family``) and backends; elsewhere a
-    token is a bad address."""
+    token is a bad address.  ``each``: behaviour ``template_lb_backends_each`` (26.03), a template
+    load balancer's backends read one by one (:func:`_template_backends_each`)."""
     text = str(lb.vips[key])
     if is_template_lb(lb):
         v6 = template_v6(lb)
         vip = _template_endpoint(key, v6, False)
         if vip is None:
             return f"bad template VIP {key!r} (expected ^VIP_VAR[:^PORT_VAR|:port])"
-        backends = _template_backends(text, v6)
+        backends = _template_backends_each(text, vip) if each else _template_backends(text, v6)
     else:
         vip = parse_endpoint(key)
         if vip is None:
@@ -175,10 +205,18 @@ def parse_vip(lb: Any, key: str) -> tuple[Endpoint, tuple[Endpoint, ...]] | str:
     return vip, backends
 
 
-def sb_vip_key(lb: Any, key: str) -> str:
+def sb_vip_key(lb: Any, key: str, each: bool = False) -> str:
     """The key of VIP ``key`` in the SB Load_Balancer row (observed: a template load balancer's
-    usable VIPs are rewritten, an IPv6 one with a port as ``[VIP]:PORT``; the rest as written)."""
+    usable VIPs are rewritten, an IPv6 one with a port as ``[VIP]:PORT``; the rest as written).
+    ``each``: behaviour ``template_lb_backends_each`` (26.03, observed): usable as
+    :func:`_template_backends_each` reads the backends, and an IPv6 VIP without a port bracketed
+    too (``[VIP]``)."""
     if not is_template_lb(lb):
         return key
-    parsed = parse_vip(lb, key)
-    return key if isinstance(parsed, str) else parsed[0].text()
+    parsed = parse_vip(lb, key, each)
+    if isinstance(parsed, str):
+        return key
+    vip = parsed[0]
+    if each and vip.v6 and vip.port is None:
+        return f"[{vip.ip}]"
+    return vip.text()

@@ -65,9 +65,10 @@ def desired_sb_lb(lb: Any, switches: Iterable[str], dp_uuid: dict[str, str], rou
         opts["hairpin_orig_tuple"] = "true"
     # observed: copied as is; an NB row without protocol (the flows read it as tcp) gives none
     proto: Any = lb.protocol[0] if lb.protocol else ["set", []]
+    each = profile.has("template_lb_backends_each")  # 26.03: template backends read one by one
     cols = {
         "name": lb.name,
-        "vips": _omap({sb_vip_key(lb, k): v for k, v in lb.vips.items()}),
+        "vips": _omap({sb_vip_key(lb, k, each): v for k, v in lb.vips.items()}),
         "protocol": proto,
         "options": _omap(opts),
         "external_ids": _omap(ids),

@@ -10,10 +10,14 @@ port-less backends; backends are all in template form or all explicit (mixed: th
 Load_Balancer row brackets an IPv6 template VIP with a port (``[^vip6]:^port``); the router's
 ``_rtr_lb`` address sets and the switches' ARP flooding leave template VIPs out (literal ones
 count with ``neighbor_responder=all``, whatever the router's networks); ``nat-addresses=router``
-lists them.  Malformed VIPs and backends of plain load balancers drop the whole VIP.
+lists them.  Malformed VIPs and backends of plain load balancers drop the whole VIP.  26.03 reads
+template backends one by one instead (mixed ones kept, ``[IP6]:PORT`` too; affinity flows keep the
+explicit backends' ports) and lets template VIPs through lr_in_ip_input (100).
 """
 
 from __future__ import annotations
+
+import pytest
 
 from ovn_northd_py.devtools.servers import nbctl
 
@@ -107,3 +111,70 @@ def test_template_lbs_equal_reference(parity_run) -> None:
         assert not s.missing and not s.extra, f"{name}\n" + r.report()
     assert flows.missing == 0 and flows.extra == 0, r.report()
     assert by_stage["lr_in_dnat"].ref_count > 40 and by_stage["ls_in_lb"].ref_count > 20, r.report()
+
+
+# Template backends read one by one (26.03, behaviours template_lb_backends_each and
+# template_vip_ip_input): template (``^``) and explicit backends mixed, odd template ports taken as
+# written, bad explicit ones (address, port, family, a port where the VIP has none, blanks) dropping
+# the VIP, affinity flows with the explicit backends' ports, IPv6 VIPs without a port.
+_AFF = ("options:affinity_timeout=30",)
+EACH_LBS = [
+    _tlb("e1", "^ve1:^port", "notanip:80,^b1", *_v4()),
+    _tlb("e2", "^ve2:^port", "[fd00::9]:80", *_v4()),
+    _tlb("e3", "^ve3:^port", "10.0.0.9:80,[fd00::9]:80", *_v4()),
+    _tlb("e4", "^ve4:^port", "10.0.0.9,^b1", *_v4(), *_AFF),
+    _tlb("e5", "^ve5:^port", "fd00::9,^b6", *_v6(), *_AFF),
+    _tlb("e6", "^ve6:^port", "^b1:99999", *_v4()),
+    _tlb("e7", "notanip:80", "^b1", *_v4()),
+    _tlb("e8", "^a:^b:^c", "^b1", *_v4()),
+    _tlb("e9", "^ve9:^port", "10.0.0.9:80,^b1", *_v4(), *_AFF),
+    _tlb("e10", "^ve10", "10.0.0.9:80", *_v4()),
+    _tlb("e11", "^ve11:^port", "10.0.0.9:0", *_v4()),
+    _tlb("e12", "^ve12:^port", "[^b6]:80", *_v6()),
+    _tlb("e13", "^ve13:^port", "^b1:80,10.0.0.8:81", *_v4(), *_AFF),
+    _tlb("e14", "10.0.0.77:80", "^b1:80", *_v4()),
+    _tlb("e15", "^ve15:^port", "[fd00::9]", *_v6()),
+    _tlb("e16", "^ve16:^port", "10.0.0.9:abc", *_v4()),
+    _tlb("e17", "^ve17:^port", "fd00::9:80", *_v6()),
+    _tlb("e18", "^ve18:81", "10.0.0.9:80", *_v4(), *_AFF),
+    _tlb("e19", "^ve19:^port", "^b1,,^b2", *_v4()),
+    _tlb("e20", "^ve20:^port", "10.0.0.9:80 ,^b1", *_v4()),
+    _tlb("e21", "^ve21", "^b1:80", *_v4()),
+    _tlb("e22", "^ve22", "10.0.0.9", *_v4(), *_AFF),
+    _tlb("e23", "^ve23:^port", " ^b1", *_v4()),
+    _tlb("e24", "^ve24:^port", "^b1:^bp:80", *_v4()),
+    _tlb("e25", "^ve25:^port", "^b1:abc", *_v4()),
+    _tlb("e26", "^ve26:^port", "10.0.0.9:^bp", *_v4()),
+    _tlb("e27", "^ve27:^port", "[fd00::9]:^bp", *_v6()),
+    _tlb("e28", "^ve28:^port", "a^b:80", *_v4()),
+    _tlb("e30", "^ve30:^port", "10.0.0.9:80", *_v4(), *_AFF),
+    _tlb("e31", "^ve31", "fd00::9", *_v6(), *_AFF),
+    _tlb("e32", "^ve32:^port", "^b1 ", *_v4()),
+    _tlb("e33", "^ve33:^port", "10.0.0.009:80,^b1", *_v4()),
+    _tlb("e34", "^ve34:^port", "[FD00:0::9]:80,^b6", *_v6(), *_AFF),
+    _tlb("e35", "^ve35:^port", "^b1,10.0.0.9:80,10.0.0.9:80", *_v4()),
+    _tlb("e36", "^ve36:^port", "^b1:", *_v4()),
+    _tlb("e37", "^ve37:^port", "^", *_v4()),
+    _tlb("e38", "^ve38:^port", "^b1:0", *_v4()),
+]
+
+
+def _build_each_nb(remote: str) -> None:
+    cmds = [["ls-add", "sw"], ["lsp-add", "sw", "p0"],
+            ["lr-add", "gr"], ["set", "logical_router", "gr", "options:chassis=hv1"],
+            ["lrp-add", "gr", "gr-p", "02:00:00:00:01:01", "10.0.0.1/24", "fd00::1/64"],
+            ["lsp-add", "sw", "sw-gr"], ["lsp-set-type", "sw-gr", "router"], ["lsp-set-addresses", "sw-gr", "router"],
+            ["lsp-set-options", "sw-gr", "router-port=gr-p"], *EACH_LBS]
+    names = [c[2].removeprefix("name=") for c in EACH_LBS]
+    cmds += [["ls-lb-add", "sw", n] for n in names] + [["lr-lb-add", "gr", n] for n in names]
+    args: list[str] = []
+    for i, c in enumerate(cmds):
+        args += (["--"] if i else []) + c
+    nbctl(remote, *args)
+
+
+def test_template_backends_one_by_one(parity_run, parity_profile) -> None:
+    if not parity_profile.has("template_lb_backends_each"):
+        pytest.skip("23.03 / 25.03 read template backends all template or all explicit")
+    r = parity_run(_build_each_nb, tables=("Load_Balancer", "Logical_Flow"))
+    assert r.ok, r.report()

@@ -58,3 +58,18 @@ def test_router_port_options(parity_run):
     )
     r = parity_run(nb)
     assert_parity(r)
+
+
+def test_lb_force_snat_router_ip_on_ports_with_many_networks(parity_run):
+    """``lb_force_snat_ip=router_ip`` on a gateway router whose port has 18 IPv4 and 3 IPv6
+    networks (26.03: lr_in_unsnat 110 for each of them, lr_out_snat 110 for the first 16)."""
+    nets = [f"10.{i}.0.1/24" for i in range(1, 19)] + ["fd01::1/64", "fd02::1/64", "fd03::1/64"]
+    nb = nbctl_commands(
+        ["ls-add", "int"], ["ls-add", "ext"],
+        ["lr-add", "g1"], ["set", "logical_router", "g1", "options:chassis=hv1", "options:lb_force_snat_ip=router_ip"],
+        ["lrp-add", "g1", "g1-int", "02:00:00:00:10:02", *nets],
+        ["lrp-add", "g1", "g1-ext", "02:00:00:00:10:03", "172.16.0.1/24", "fd16::1/64"],
+        *rport("int", "int-g1", "g1-int"), *rport("ext", "ext-g1", "g1-ext"),
+        ["lb-add", "lb1", "172.16.0.60:80", "10.1.0.31:80", "tcp"], ["lr-lb-add", "g1", "lb1"],
+    )
+    assert_parity(parity_run(nb))
