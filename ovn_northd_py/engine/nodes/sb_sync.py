@@ -15,6 +15,7 @@ by their ``sync_sb``.  This node knows no feature: it calls the hooks of the gra
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -127,6 +128,10 @@ class SbSyncNode(Node):
         IP_Multicast rows); returns NB key -> row."""
         sb, nd = ctx.sb, self.northd.data
         out: dict[str, Any] = {}
+        # One pass over IP_Multicast per run, not one per new switch: a batch of thousands of
+        # switches (OVN's "check VXLAN mode disabling" adds 4,097 in batches of 100) would
+        # otherwise cost rows x new switches.
+        mcast: dict[Any, Any] | None = None
         for key in sorted(keys):
             dp = nd.datapaths.get(key)
             if dp is None:
@@ -135,8 +140,9 @@ class SbSyncNode(Node):
                                desired_datapath(dp, ctx.profile), ctx.stats)
             out[key] = row
             if dp.is_switch:
-                have = next((r for r in sb.rows("IP_Multicast").values() if ip_multicast_key(r) == key), None)
-                sync_one_row(ctx.sb_txn, "IP_Multicast", have, desired_ip_multicast(dp, row), ctx.stats)
+                if mcast is None:
+                    mcast = {ip_multicast_key(r): r for r in sb.rows("IP_Multicast").values()}
+                sync_one_row(ctx.sb_txn, "IP_Multicast", mcast.get(key), desired_ip_multicast(dp, row), ctx.stats)
         return out
 
     def _delete_datapaths(self, ctx: EngineCtx, keys: set[str]) -> None:
@@ -231,7 +237,7 @@ class SbSyncNode(Node):
         duplicate)."""
         sb, nd = ctx.sb, self.northd.data
         out: list[tuple[str, Any, Any]] = []
-        ipm_rows: list[Any] | None = None
+        ipm_keys: Counter[Any] | None = None  # IP_Multicast rows per datapath key, counted once a run
         for c in self.sb_in.changes:
             if c.table == "Datapath_Binding":
                 row = sb.rows("Datapath_Binding").get(c.uuid)
@@ -246,20 +252,18 @@ class SbSyncNode(Node):
                     return None
                 out.append((c.table, dp, row))
             elif c.table == "IP_Multicast":
-                if ipm_rows is None:
-                    ipm_rows = list(sb.rows("IP_Multicast").values())
+                if ipm_keys is None:
+                    ipm_keys = Counter(ip_multicast_key(r) for r in sb.rows("IP_Multicast").values())
                 row = sb.rows("IP_Multicast").get(c.uuid)
                 if row is None:
                     continue  # (every switch of ours still having its row is checked below)
                 key = ip_multicast_key(row)
                 dp = nd.datapaths.get(str(key)) if key else None
-                if dp is None or not dp.is_switch or sum(1 for r in ipm_rows if ip_multicast_key(r) == key) != 1:
+                if dp is None or not dp.is_switch or ipm_keys[key] != 1:
                     return None
                 out.append((c.table, dp, row))
-        if ipm_rows is not None:
-            have = {ip_multicast_key(r) for r in ipm_rows}
-            if any(dp.key not in have for dp in nd.switches()):
-                return None  # one of ours deleted by someone else
+        if ipm_keys is not None and any(ipm_keys[dp.key] == 0 for dp in nd.switches()):
+            return None  # one of ours deleted by someone else
         return out
 
     def _feature_ctx(self, ctx: EngineCtx) -> SbFeatureCtx:
