@@ -196,6 +196,10 @@ PB_TYPES = frozenset({"", "patch", "l3gateway", "chassisredirect", "localnet", "
 
 
 def pb_type(p: Port) -> str:
+    """The Port_Binding type of ``p``: a switch port's known type, else ""; the ports northd makes
+    itself keep theirs (26.03's lport-mirror ports ``mp-<switch>-<sink>``: ``mirror``)."""
+    if p.kind == "mirror":
+        return p.sb_type
     return p.sb_type if p.sb_type in PB_TYPES else ""
 
 
