@@ -2,7 +2,7 @@
 
     python -m ovn_northd_py.devtools.gen_random NB_REMOTE SEED [SIZE]
     python -m ovn_northd_py.parity --script ovn_northd_py/devtools/gen_random.py NB_REMOTE 7
-    python -m ovn_northd_py.devtools.random_parity --seeds 1-50 [--release 23.03]
+    python -m ovn_northd_py.parity --release 25.03 --script ovn_northd_py/devtools/gen_random.py NB_REMOTE 7 6
 
 A network is a deterministic function of ``(seed, size)``: ``size`` switches (default 4), about
 half as many routers, and on them, drawn at random: VIF ports (static, dynamic and ``unknown``
