@@ -329,6 +329,17 @@ def network_addr_for(nets: LrpNetworks, ip: IPAddress) -> str | None:
     return None
 
 
+def output_port_addr_for(nets: LrpNetworks, ip: IPAddress) -> str | None:
+    """The source address of a route or reroute through a named output port (observed, static
+    routes and 26.03's policy ``output_port``): the port's address in ``ip``'s network, else its
+    first address of ``ip``'s family, else none (no flow)."""
+    addr = network_addr_for(nets, ip)
+    if addr is not None:
+        return addr
+    family = nets.ipv6 if isinstance(ip, IPv6Address) else nets.ipv4
+    return family[0].addr_s if family else None
+
+
 def fmt_ip(ip: IPAddress) -> str:
     return format_ip(ip)
 

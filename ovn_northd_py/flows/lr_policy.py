@@ -51,8 +51,8 @@ from .context import FlowCtx, hint
 from .lr_common import (
     find_lrp_for_ip,
     fmt_ip,
-    network_addr_for,
     nexthop_family,
+    output_port_addr_for,
     parse_ip_strict,
     port_nets,
     src_ipv4_reg,
@@ -109,12 +109,9 @@ def _output_port_hop(ctx: FlowCtx, ip: IPAddress, name: str) -> str | None:
     nets = port_nets(port, ctx) if port is not None and port.kind == "lrp" else None
     if port is None or nets is None:
         return None
-    addr = network_addr_for(nets, ip)
+    addr = output_port_addr_for(nets, ip)
     if addr is None:
-        fam = nets.ipv6 if isinstance(ip, IPv6Address) else nets.ipv4
-        if not fam:
-            return None
-        addr = fam[0].addr_s
+        return None
     return _hop_actions(ip, port, addr, nets.ea_s, ctx)
 
 

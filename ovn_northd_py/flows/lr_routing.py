@@ -97,6 +97,7 @@ from .lr_common import (
     nexthop_family,
     nexthop_family_match,
     normalized_net_s,
+    output_port_addr_for,
     parse_ip_strict,
     port_nets,
     route_priority,
@@ -266,12 +267,9 @@ def _resolve_route(router: Datapath, ctx: FlowCtx, row: Any, tables: dict[str, i
         nets = info.nets.get(out_name) if port is not None else None
         if port is None or nets is None:
             return None
-        addr = network_addr_for(nets, nexthop)
+        addr = output_port_addr_for(nets, nexthop)
         if addr is None:
-            family = nets.ipv6 if isinstance(nexthop, IPv6Address) else nets.ipv4
-            if not family:
-                return None
-            addr = family[0].addr_s
+            return None
         return Route(uuid, table_id, src, prefix, nexthop, port, addr, nets.ea_s, symmetric)
     found = find_lrp_for_ip(router, ctx, nexthop)
     if found is None:
