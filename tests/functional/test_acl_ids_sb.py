@@ -28,8 +28,7 @@ def _ids(nb: OvsdbServer, sb: OvsdbServer) -> dict[str, int]:
     return {tags.get(r["_uuid"][1], "?"): r["id"] for r in ovsdb_select(sb.remote, "OVN_Southbound", "ACL_ID")}
 
 
-def test_acl_ids_survive_a_restart_and_a_freed_id_is_reused(tmp_path, monkeypatch, ovn_release) -> None:
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+def test_acl_ids_survive_a_restart_and_a_freed_id_is_reused(tmp_path, ovn_release) -> None:
     rel = ovn_release
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
@@ -61,10 +60,9 @@ def test_acl_ids_survive_a_restart_and_a_freed_id_is_reused(tmp_path, monkeypatc
         nb.stop()
 
 
-def test_acl_id_rows_others_insert_or_delete_are_put_back(tmp_path, monkeypatch, ovn_release) -> None:
+def test_acl_id_rows_others_insert_or_delete_are_put_back(tmp_path, ovn_release) -> None:
     """As the reference: a foreign ACL_ID row goes, a deleted one comes back (the ACL still asks for
     an id: the lowest free one)."""
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
     rel = ovn_release
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
@@ -97,10 +95,9 @@ def _acl_id_flows(sb: OvsdbServer) -> set[str]:
             if "reg2[16..31] = " in (a := r["actions"])}
 
 
-def test_hot_standby_takes_the_acl_ids_the_active_allocated(tmp_path, monkeypatch, ovn_release) -> None:
+def test_hot_standby_takes_the_acl_ids_the_active_allocated(tmp_path, ovn_release) -> None:
     """A standby reads the ACL_ID rows the active writes (it allocates none): after taking over,
     its flows load the same ids."""
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
     rel = ovn_release
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()

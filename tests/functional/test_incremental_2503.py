@@ -19,15 +19,13 @@ import pytest
 
 from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl
 from ovn_northd_py.devtools.testing import mismatches
-from ovn_northd_py.release import DRAFT_ENV
 
 # 26.03 runs wherever 25.03 does (the same features, its own profile).
 pytestmark = pytest.mark.releases("25.03", "26.03")
 
 
 @pytest.fixture
-def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ovn_release) -> Iterator[tuple[OvsdbServer, OvsdbServer, OurNorthd]]:
-    monkeypatch.setenv(DRAFT_ENV, "1")
+def draft(tmp_path: Path, ovn_release) -> Iterator[tuple[OvsdbServer, OvsdbServer, OurNorthd]]:
     rel = ovn_release
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()

@@ -68,8 +68,7 @@ def setup(remote: str) -> None:
 
 
 @pytest.fixture
-def net25(tmp_path: Path, monkeypatch, ovn_release) -> Iterator[Net25]:
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+def net25(tmp_path: Path, ovn_release) -> Iterator[Net25]:
     rel = ovn_release
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()

@@ -19,8 +19,7 @@ pytestmark = pytest.mark.releases("25.03", "26.03")
 
 
 @pytest.fixture
-def net(tmp_path: Path, monkeypatch, ovn_release) -> Iterator[tuple[str, str, OurNorthd]]:
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+def net(tmp_path: Path, ovn_release) -> Iterator[tuple[str, str, OurNorthd]]:
     rel = ovn_release
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()

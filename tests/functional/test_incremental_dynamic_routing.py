@@ -62,8 +62,7 @@ class Env:
 
 
 @pytest.fixture(params=["25.03", "26.03"])
-def env(request, tmp_path: Path, monkeypatch) -> Iterator[Env]:
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+def env(request, tmp_path: Path) -> Iterator[Env]:
     rel = RELEASES[request.param]
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
@@ -166,8 +165,7 @@ def test_deleted_advertised_routes_are_put_back(env):
 
 
 @pytest.fixture
-def env2603(tmp_path: Path, monkeypatch) -> Iterator[Env]:
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+def env2603(tmp_path: Path) -> Iterator[Env]:
     rel = RELEASES["26.03"]
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()

@@ -1,4 +1,4 @@
-"""26.03's health checks under ``--check-incremental=1`` (NB 7.18 / SB 21.8 servers, the 26.03 draft
+"""26.03's health checks under ``--check-incremental=1`` (NB 7.18 / SB 21.8 servers, the 26.03
 profile): switch ports' health checks and network functions' come, change and go, and their
 Service_Monitor statuses change as ovn-controller would change them.  Each change must equal a full
 recompute without recomputing the northd, lflow or sb_sync node; NB's statuses and active network
@@ -6,22 +6,22 @@ function follow SB."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-from pathlib import Path
 from typing import Any
 
+import pytest
+from incremental_2603 import assert_step_checked, nb_uuid, start_checked
+
 from ovn_northd_py.devtools.nb_json import NbOps, transact, update
-from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl
-from ovn_northd_py.devtools.testing import free_port, mismatches, node_runs, ovsdb_select
-from ovn_northd_py.release import RELEASES
+from ovn_northd_py.devtools.servers import nbctl
+from ovn_northd_py.devtools.testing import node_runs, ovsdb_select, ovsdb_transact
+
+pytestmark = pytest.mark.releases("26.03")
 
 NODES = ("northd", "lflow", "sb_sync")
 
 
 def _sb(remote: str, *ops: dict[str, Any]) -> None:
-    subprocess.run(["ovsdb-client", "transact", remote, json.dumps(["OVN_Southbound", *ops])], check=True,
-                   capture_output=True)
+    ovsdb_transact(remote, "OVN_Southbound", *ops)
 
 
 def _hc(remote: str, port: str, proto: str, address: str, src: str, pnum: int) -> None:
@@ -30,11 +30,6 @@ def _hc(remote: str, port: str, proto: str, address: str, src: str, pnum: int) -
     ops.ops.append({"op": "mutate", "table": "Logical_Switch_Port", "where": [["name", "==", port]],
                     "mutations": [["health_checks", "insert", ops.set(h)]]})
     ops.transact(remote)
-
-
-def _uuid(remote: str, table: str, name: str) -> list[str]:
-    rows = [r for r in ovsdb_select(remote, "OVN_Northbound", table, ["_uuid", "name"]) if r["name"] == name]
-    return ["uuid", rows[0]["_uuid"][1]]
 
 
 def setup(remote: str) -> None:
@@ -57,68 +52,54 @@ def setup(remote: str) -> None:
     ops.transact(remote)
 
 
-def test_health_check_changes_incremental_equals_recompute(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
-    rel = RELEASES["26.03"]
-    nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
-    sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
-    d: OurNorthd | None = None
-    try:
-        r, s = nb.remote, sb.remote
-        setup(r)
-        port = free_port()
-        d = OurNorthd(tmp_path, r, s, extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{port}"]).start()
-        nbctl(r, "sync", wait="sb", timeout=30)
-        before = {n: node_runs(port, n, "recompute") for n in NODES}
+def test_health_check_changes_incremental_equals_recompute(env, started) -> None:
+    r, s = env.nb.remote, env.sb.remote
+    setup(r)
+    d, port = start_checked(env, started)
+    env.sync()
+    before = {n: node_runs(port, n, "recompute") for n in NODES}
 
-        def hc_on(nf: str) -> None:  # (health checks are not root: one per network function)
-            ops = NbOps()
-            hc = ops.insert("Network_Function_Health_Check", {"name": f"hc-{nf}", "options": ops.map({"interval": "2"})})
-            ops.ops.append(update("Network_Function", {"health_check": hc}, name=nf))
-            ops.transact(r)
+    def hc_on(nf: str) -> None:  # (health checks are not root: one per network function)
+        ops = NbOps()
+        hc = ops.insert("Network_Function_Health_Check", {"name": f"hc-{nf}", "options": ops.map({"interval": "2"})})
+        ops.ops.append(update("Network_Function", {"health_check": hc}, name=nf))
+        ops.transact(r)
 
-        def online(lport: str, status: str = "online") -> None:
-            _sb(s, {"op": "update", "table": "Port_Binding", "where": [["logical_port", "==", lport]], "row": {"up": True}},
-                {"op": "update", "table": "Service_Monitor", "where": [["logical_port", "==", lport]],
-                 "row": {"status": status}})
+    def online(lport: str, status: str = "online") -> None:
+        _sb(s, {"op": "update", "table": "Port_Binding", "where": [["logical_port", "==", lport]], "row": {"up": True}},
+            {"op": "update", "table": "Service_Monitor", "where": [["logical_port", "==", lport]],
+             "row": {"status": status}})
 
-        steps = [
-            lambda: _hc(r, "vm1", "tcp", "10.0.0.1", "10.0.0.254", 80),
-            lambda: _hc(r, "vm2", "icmp", "10.0.0.2", "10.0.0.253", 0),
-            lambda: transact(r, [{"op": "update", "table": "Logical_Switch_Port_Health_Check",
-                                  "where": [["protocol", "==", "tcp"]], "row": {"src_ip": "10.0.0.252", "port": 8080}}]),
-            lambda: online("vm2"),
-            lambda: hc_on("nfa"),  # nfa unhealthy now: nfb active
-            lambda: hc_on("nfb"),  # none healthy: none active
-            lambda: online("b2"),  # nfb online: active
-            lambda: online("a2"),  # nfa online: active again (first in uuid order)
-            lambda: online("a2", "offline"),
-            lambda: transact(r, [update("Network_Function_Health_Check", {"options": ["map", [["interval", "9"]]]},
-                                        name="hc-nfb")]),
-            lambda: transact(r, [{"op": "mutate", "table": "Logical_Switch_Port", "where": [["name", "==", "vm1"]],
-                                  "mutations": [["health_checks", "delete",
-                                                 ["set", [["uuid", row["_uuid"][1]] for row in ovsdb_select(
-                                                     r, "OVN_Northbound", "Logical_Switch_Port_Health_Check",
-                                                     ["_uuid", "protocol"]) if row["protocol"] == "tcp"]]]]}]),
-        ]
-        for i, step in enumerate(steps):
-            step()
-            nbctl(r, "sync", wait="sb", timeout=30)
-            bad = mismatches(d)
-            assert not bad, f"step {i}: {bad[0].get('differences')}"
-        after = {n: node_runs(port, n, "recompute") for n in NODES}
-        assert after == before, f"recomputed: {before} -> {after}"
-        # (No comparison with a fresh run: its SB would lack the statuses ovn-controller's part wrote.)
-        mons = {(row["logical_port"], row["type"]) for row in ovsdb_select(s, "OVN_Southbound", "Service_Monitor",
-                                                                          ["logical_port", "type"])}
-        assert mons == {("vm2", "logical-switch-port"), ("a2", "network-function"), ("b2", "network-function")}, mons
-        nbg = ovsdb_select(r, "OVN_Northbound", "Network_Function_Group", ["network_function_active"])[0]
-        assert nbg["network_function_active"] == _uuid(r, "Network_Function", "nfb")
-        hcs = {row["protocol"]: row["status"] for row in ovsdb_select(r, "OVN_Northbound", "Logical_Switch_Port_Health_Check",
-                                                                      ["protocol", "status"])}
-        assert hcs == {"icmp": "online"}, hcs
-    finally:
-        if d is not None:
-            d.stop()
-        sb.stop()
-        nb.stop()
+    steps = [
+        lambda: _hc(r, "vm1", "tcp", "10.0.0.1", "10.0.0.254", 80),
+        lambda: _hc(r, "vm2", "icmp", "10.0.0.2", "10.0.0.253", 0),
+        lambda: transact(r, [{"op": "update", "table": "Logical_Switch_Port_Health_Check",
+                              "where": [["protocol", "==", "tcp"]], "row": {"src_ip": "10.0.0.252", "port": 8080}}]),
+        lambda: online("vm2"),
+        lambda: hc_on("nfa"),  # nfa unhealthy now: nfb active
+        lambda: hc_on("nfb"),  # none healthy: none active
+        lambda: online("b2"),  # nfb online: active
+        lambda: online("a2"),  # nfa online: active again (first in uuid order)
+        lambda: online("a2", "offline"),
+        lambda: transact(r, [update("Network_Function_Health_Check", {"options": ["map", [["interval", "9"]]]},
+                                    name="hc-nfb")]),
+        lambda: transact(r, [{"op": "mutate", "table": "Logical_Switch_Port", "where": [["name", "==", "vm1"]],
+                              "mutations": [["health_checks", "delete",
+                                             ["set", [["uuid", row["_uuid"][1]] for row in ovsdb_select(
+                                                 r, "OVN_Northbound", "Logical_Switch_Port_Health_Check",
+                                                 ["_uuid", "protocol"]) if row["protocol"] == "tcp"]]]]}]),
+    ]
+    for i, step in enumerate(steps):
+        step()
+        assert_step_checked(env, d, i)
+    after = {n: node_runs(port, n, "recompute") for n in NODES}
+    assert after == before, f"recomputed: {before} -> {after}"
+    # (No comparison with a fresh run: its SB would lack the statuses ovn-controller's part wrote.)
+    mons = {(row["logical_port"], row["type"]) for row in ovsdb_select(s, "OVN_Southbound", "Service_Monitor",
+                                                                      ["logical_port", "type"])}
+    assert mons == {("vm2", "logical-switch-port"), ("a2", "network-function"), ("b2", "network-function")}, mons
+    nbg = ovsdb_select(r, "OVN_Northbound", "Network_Function_Group", ["network_function_active"])[0]
+    assert nbg["network_function_active"] == nb_uuid(r, "Network_Function", "nfb")
+    hcs = {row["protocol"]: row["status"] for row in ovsdb_select(r, "OVN_Northbound", "Logical_Switch_Port_Health_Check",
+                                                                  ["protocol", "status"])}
+    assert hcs == {"icmp": "online"}, hcs

@@ -12,7 +12,6 @@ import pytest
 
 from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl
 from ovn_northd_py.devtools.testing import free_port, metric, mismatches
-from ovn_northd_py.release import DRAFT_ENV
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "parity"))
 from test_lsp_options_2503 import build_options_nb, flip_options
@@ -21,8 +20,7 @@ from test_lsp_options_2503 import build_options_nb, flip_options
 pytestmark = pytest.mark.releases("25.03", "26.03")
 
 
-def test_lsp_l2_options_changes_incremental_equals_recompute(tmp_path, monkeypatch, ovn_release) -> None:
-    monkeypatch.setenv(DRAFT_ENV, "1")
+def test_lsp_l2_options_changes_incremental_equals_recompute(tmp_path, ovn_release) -> None:
     rel = ovn_release
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()

@@ -1,4 +1,4 @@
-"""Incremental processing of 26.03's network functions (NB 7.18 / SB 21.8 servers, the 26.03 draft
+"""Incremental processing of 26.03's network functions (NB 7.18 / SB 21.8 servers, the 26.03
 profile, ``--check-incremental=1``): ACLs naming groups come, change and go, groups and network
 functions change.  After each change the daemon's incremental state must equal a full recompute,
 none of the changes may recompute the ``northd``, ``lflow`` or ``sb_sync`` node, and at the end SB
@@ -6,14 +6,17 @@ equals what a fresh run writes and NB's ``network_function_active`` is set."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+import pytest
+from incremental_2603 import assert_step_checked, nb_uuid, start_checked
+
 from ovn_northd_py.devtools.nb_json import NbOps, transact, update
-from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl
-from ovn_northd_py.devtools.testing import free_port, mismatches, node_runs, ovsdb_select
+from ovn_northd_py.devtools.servers import nbctl
+from ovn_northd_py.devtools.testing import node_runs, ovsdb_select
 from ovn_northd_py.parity.faults import assert_converged
-from ovn_northd_py.release import RELEASES
+
+pytestmark = pytest.mark.releases("26.03")
 
 NODES = ("northd", "lflow", "sb_sync")
 
@@ -37,15 +40,10 @@ def setup(remote: str) -> None:
     ops.transact(remote)
 
 
-def _uuid(remote: str, table: str, name: str) -> list[str]:
-    rows = [r for r in ovsdb_select(remote, "OVN_Northbound", table, ["_uuid", "name"]) if r["name"] == name]
-    return ["uuid", rows[0]["_uuid"][1]]
-
-
 def _acl(remote: str, where: tuple[str, str], direction: str, prio: int, match: str, action: str,
          group: str | None, tag: str) -> None:
     ops = NbOps()
-    g = ["set", [_uuid(remote, "Network_Function_Group", group)]] if group else ["set", []]
+    g = ["set", [nb_uuid(remote, "Network_Function_Group", group)]] if group else ["set", []]
     a = ops.insert("ACL", {"direction": direction, "priority": prio, "match": match, "action": action,
                            "network_function_group": g, "external_ids": ops.map({"tag": tag})})
     ops.add_to(where[0], where[1], "acls", a)
@@ -56,68 +54,53 @@ def _upd_acl(remote: str, tag: str, row: dict[str, Any]) -> None:
     transact(remote, [update("ACL", row, ids=("tag", tag))])
 
 
-def test_network_function_changes_incremental_equals_recompute(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
-    rel = RELEASES["26.03"]
-    nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
-    sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
-    d: OurNorthd | None = None
-    try:
-        r = nb.remote
-        setup(r)
-        port = free_port()
-        d = OurNorthd(tmp_path, r, sb.remote,
-                      extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{port}"]).start()
-        nbctl(r, "sync", wait="sb", timeout=30)
+def test_network_function_changes_incremental_equals_recompute(env, started) -> None:
+    r = env.nb.remote
+    setup(r)
+    d, port = start_checked(env, started)
+    env.sync()
 
-        def g(name: str) -> list[Any]:
-            return ["set", [_uuid(r, "Network_Function_Group", name)]]
+    def g(name: str) -> list[Any]:
+        return ["set", [nb_uuid(r, "Network_Function_Group", name)]]
 
-        def nf(name: str) -> list[Any]:
-            return _uuid(r, "Network_Function", name)
+    def nf(name: str) -> list[Any]:
+        return nb_uuid(r, "Network_Function", name)
 
-        steps = [
-            lambda: _acl(r, ("Logical_Switch", "sw0"), "from-lport", 100, "ip4", "allow-related", "g1", "x1"),
-            lambda: _acl(r, ("Logical_Switch", "sw0"), "to-lport", 101, "tcp", "allow", "g2", "x2"),
-            lambda: _acl(r, ("Logical_Switch", "sw1"), "to-lport", 102, "udp", "allow-related", "g2", "x3"),
-            lambda: _acl(r, ("Logical_Switch", "sw1"), "to-lport", 104, "ip6", "allow-related", "g1", "x5"),
-            # Child ports of nfa's stand in for them on sw1.  (A port with a parent recomputes the
-            # model: its tag.  Only these steps may.)
-            lambda: nbctl(r, "lsp-add", "sw1", "k1", "a1", "10"),
-            lambda: nbctl(r, "lsp-add", "sw1", "k2", "a2", "20"),
-            lambda: nbctl(r, "lsp-del", "k1"),
-            lambda: transact(r, [update("Network_Function_Group", {"fallback": "fail-open"}, name="g2")]),
-            lambda: transact(r, [update("Network_Function_Group", {"network_function": ["set", [nf("nfa"), nf("nfb")]]},
-                                        name="g1")]),
-            lambda: transact(r, [update("Network_Function", {"id": 31}, name="nfa")]),
-            lambda: transact(r, [update("Network_Function_Group", {"id": 5}, name="g1")]),
-            lambda: _upd_acl(r, "x1", {"network_function_group": g("g2")}),
-            lambda: _upd_acl(r, "x2", {"action": "drop"}),
-            lambda: _upd_acl(r, "x2", {"action": "allow-related", "network_function_group": g("g1")}),
-            lambda: _acl(r, ("Port_Group", "pg0"), "from-lport", 103, "icmp4", "allow-related", "g1", "x4"),
-            lambda: transact(r, [update("Port_Group", {"ports": ["set", []]}, name="pg0")]),
-            lambda: _upd_acl(r, "x3", {"network_function_group": ["set", []]}),
-            lambda: transact(r, [update("Network_Function_Group", {"network_function": ["set", []]}, name="g2")]),
-            lambda: transact(r, [update("Network_Function", {"inport": _uuid(r, "Logical_Switch_Port", "b2"),
-                                                             "outport": _uuid(r, "Logical_Switch_Port", "b1")},
-                                        name="nfb")]),
-            lambda: nbctl(r, "acl-del", "sw0"),
-        ]
-        child_steps = {4, 5, 6}
-        for i, step in enumerate(steps):
-            runs = {n: node_runs(port, n, "recompute") for n in NODES}
-            step()
-            nbctl(r, "sync", wait="sb", timeout=30)
-            bad = mismatches(d)
-            assert not bad, f"step {i}: {bad[0].get('differences')}"
-            after = {n: node_runs(port, n, "recompute") for n in NODES}
-            assert i in child_steps or after == runs, f"step {i} recomputed: {runs} -> {after}"
-        assert_converged(r, sb.remote, tmp_path / "fresh", release=rel)
-        active = {row["name"]: row["network_function_active"] for row in
-                  ovsdb_select(r, "OVN_Northbound", "Network_Function_Group", ["name", "network_function_active"])}
-        assert active["g2"] == ["set", []] and active["g1"][0] == "uuid", active
-    finally:
-        if d is not None:
-            d.stop()
-        sb.stop()
-        nb.stop()
+    steps = [
+        lambda: _acl(r, ("Logical_Switch", "sw0"), "from-lport", 100, "ip4", "allow-related", "g1", "x1"),
+        lambda: _acl(r, ("Logical_Switch", "sw0"), "to-lport", 101, "tcp", "allow", "g2", "x2"),
+        lambda: _acl(r, ("Logical_Switch", "sw1"), "to-lport", 102, "udp", "allow-related", "g2", "x3"),
+        lambda: _acl(r, ("Logical_Switch", "sw1"), "to-lport", 104, "ip6", "allow-related", "g1", "x5"),
+        # Child ports of nfa's stand in for them on sw1.  (A port with a parent recomputes the
+        # model: its tag.  Only these steps may.)
+        lambda: nbctl(r, "lsp-add", "sw1", "k1", "a1", "10"),
+        lambda: nbctl(r, "lsp-add", "sw1", "k2", "a2", "20"),
+        lambda: nbctl(r, "lsp-del", "k1"),
+        lambda: transact(r, [update("Network_Function_Group", {"fallback": "fail-open"}, name="g2")]),
+        lambda: transact(r, [update("Network_Function_Group", {"network_function": ["set", [nf("nfa"), nf("nfb")]]},
+                                    name="g1")]),
+        lambda: transact(r, [update("Network_Function", {"id": 31}, name="nfa")]),
+        lambda: transact(r, [update("Network_Function_Group", {"id": 5}, name="g1")]),
+        lambda: _upd_acl(r, "x1", {"network_function_group": g("g2")}),
+        lambda: _upd_acl(r, "x2", {"action": "drop"}),
+        lambda: _upd_acl(r, "x2", {"action": "allow-related", "network_function_group": g("g1")}),
+        lambda: _acl(r, ("Port_Group", "pg0"), "from-lport", 103, "icmp4", "allow-related", "g1", "x4"),
+        lambda: transact(r, [update("Port_Group", {"ports": ["set", []]}, name="pg0")]),
+        lambda: _upd_acl(r, "x3", {"network_function_group": ["set", []]}),
+        lambda: transact(r, [update("Network_Function_Group", {"network_function": ["set", []]}, name="g2")]),
+        lambda: transact(r, [update("Network_Function", {"inport": nb_uuid(r, "Logical_Switch_Port", "b2"),
+                                                         "outport": nb_uuid(r, "Logical_Switch_Port", "b1")},
+                                    name="nfb")]),
+        lambda: nbctl(r, "acl-del", "sw0"),
+    ]
+    child_steps = {4, 5, 6}
+    for i, step in enumerate(steps):
+        runs = {n: node_runs(port, n, "recompute") for n in NODES}
+        step()
+        assert_step_checked(env, d, i)
+        after = {n: node_runs(port, n, "recompute") for n in NODES}
+        assert i in child_steps or after == runs, f"step {i} recomputed: {runs} -> {after}"
+    assert_converged(r, env.sb.remote, env.workdir / "fresh", release=env.release)
+    active = {row["name"]: row["network_function_active"] for row in
+              ovsdb_select(r, "OVN_Northbound", "Network_Function_Group", ["name", "network_function_active"])}
+    assert active["g2"] == ["set", []] and active["g1"][0] == "uuid", active

@@ -48,8 +48,7 @@ class Env2503:
 
 
 @pytest.fixture
-def env2503(tmp_path: Path, monkeypatch, ovn_release) -> Iterator[Env2503]:
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
+def env2503(tmp_path: Path, ovn_release) -> Iterator[Env2503]:
     rel = ovn_release
     nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
     sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()

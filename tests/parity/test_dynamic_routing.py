@@ -25,7 +25,6 @@ Cmd = list[str]
 @pytest.fixture(autouse=True, params=["25.03", "26.03"])
 def _release(request, monkeypatch):
     monkeypatch.setenv("OVN_PARITY_RELEASE", request.param)
-    monkeypatch.setenv("OVN_NORTHD_PY_DRAFT_PROFILES", "1")
 
 
 def _lrp(router: str, name: str, mac: str, *nets: str) -> Cmd:
