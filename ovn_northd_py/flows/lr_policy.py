@@ -141,7 +141,8 @@ def build_lr_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> N
     gid = 0
     rows = sorted(router.nb.policies, key=lambda r: str(r.uuid))
     v2503 = ctx.profile.has("policy_ecmp_chain_order")
-    gids = _chain_gids(router, ctx, rows) if v2503 else {}
+    # (the walk over every router before it only when a policy may form an ECMP group)
+    gids = _chain_gids(router, ctx, rows) if v2503 and any(len(r.nexthops) > 1 for r in rows) else {}
     chains = policy_chain_ids(rows) if ctx.profile.has("policy_chains") else {}
     prefixed = bool(chains)
     for row in rows:

@@ -418,11 +418,15 @@ def build_lr_static_route_flows(router: Datapath, ctx: FlowCtx, table: FlowTable
         if route is None or route_bfd_down(row):
             continue
         routes.append(route)
-    if ctx.profile.has("ecmp_route_chain_order") and len(routes) > 1:
-        routes = _chain_order(router, ctx, routes)
-    routes += learned  # (after the static routes: their ECMP groups are numbered after)
     # 25.03 (behaviour "symmetric_route_group"): a symmetric-reply route is an ECMP group even alone.
     single_groups = ctx.profile.has("symmetric_route_group")
+    # The walk order only numbers ECMP groups and their members: a router without a group of
+    # static routes (most: one route per prefix) writes the same flows in any order, and skips
+    # the walk over every router before it.
+    if ctx.profile.has("ecmp_route_chain_order") and (
+            len({r.group_key for r in routes}) < len(routes) or (single_groups and any(r.symmetric for r in routes))):
+        routes = _chain_order(router, ctx, routes)
+    routes += learned  # (after the static routes: their ECMP groups are numbered after)
     grouped: set[int] = set()
     for route in routes:
         members = groups.setdefault(route.group_key, [])
