@@ -46,6 +46,18 @@ def ok(ctl: Path | str, *args: str) -> str:
     return r.stdout
 
 
+def plan_when_idle(ctl: Path | str, timeout: float = 10) -> str:
+    """`plan` answers "try again" while a write or the SB cache load is in flight (a standby loads
+    SB's flows when it connects): ask again until it answers."""
+    deadline = time.monotonic() + timeout
+    while True:
+        r = appctl(ctl, "plan")
+        if r.returncode == 0:
+            return r.stdout
+        assert "try again" in r.stderr and time.monotonic() < deadline, (r.stdout, r.stderr)
+        time.sleep(0.2)
+
+
 def dp_names(env) -> set[str]:
     return {_name(r) for r in env.sb_rows("Datapath_Binding")}
 
@@ -258,7 +270,7 @@ def test_status_is_active_on_the_lock_holder_and_standby_on_the_other(env, start
         assert ok(d.ctl, "is-paused") == "false\n"
         assert ok(d.ctl, "nb-connection-status") == "connected\n"
     # The hot standby's plan (it reads SB's flow tables for it) is empty: the active one wrote it all.
-    wait_until(lambda: ok(b.ctl, "plan").startswith(
+    wait_until(lambda: plan_when_idle(b.ctl).startswith(
         "Logical_Flow/Logical_DP_Group/Load_Balancer: 0 to insert, 0 to update, 0 to delete\n"
         "SB tables written through the IDL: 0 to insert, 0 to update, 0 to delete"), 10, "an empty plan on b")
     # Pausing the active one releases the lock: the other takes over (as ovn-northd).
@@ -279,7 +291,7 @@ def test_pause_stops_sb_writes_and_resume_catches_up(env, ours):
     time.sleep(1.5)
     assert "sw1" not in dp_names(env)  # paused: nothing written
     assert len(env.sb_rows("Logical_Flow")) == n_flows
-    plan = ok(ours.ctl, "plan")
+    plan = plan_when_idle(ours.ctl)
     assert re.search(r"SB tables written through the IDL: [1-9]\d* to insert", plan), plan
     assert "Datapath_Binding: 1 to insert" in plan
     assert re.search(r"^Logical_Flow\S*: [1-9]\d* to insert", plan, re.MULTILINE), plan
@@ -290,7 +302,7 @@ def test_pause_stops_sb_writes_and_resume_catches_up(env, ours):
     ok(ours.ctl, "resume")
     env.sync()
     assert {"sw0", "sw1"} <= dp_names(env)
-    after = ok(ours.ctl, "plan")
+    after = plan_when_idle(ours.ctl)
     assert after.startswith("Logical_Flow/Logical_DP_Group/Load_Balancer: 0 to insert, 0 to update, 0 to delete")
     assert "IDL: 0 to insert, 0 to update, 0 to delete" in after
 
