@@ -31,8 +31,9 @@ SUCCESSORS: dict[str, tuple[str, ...]] = {
 
 
 def parity_release() -> Release:
-    """The OVN release of the parity tests' reference (``OVN_PARITY_RELEASE``, default 23.03)."""
-    return get_release(os.environ.get(PARITY_RELEASE_ENV, DEFAULT_RELEASE.name))
+    """The OVN release of the parity tests' reference (``OVN_PARITY_RELEASE``, default 23.03; set
+    but empty means the default too, as for a shell variable exported empty)."""
+    return get_release(os.environ.get(PARITY_RELEASE_ENV) or DEFAULT_RELEASE.name)
 
 
 def parity_profile() -> FlowProfile:
