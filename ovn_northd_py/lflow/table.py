@@ -448,21 +448,26 @@ class FlowTable:
             for k in log:
                 unlink(k >> PAIR_SHIFT, k & _DP_MASK)
         if self._gkinds and self._group_owned(owner):
-            grefs = self._grefs
-            exempt = self._gexempt.pop(owner, None)
-            for k in log:
-                if exempt:
-                    e = exempt.get(k)
-                    if e:
-                        exempt[k] = e - 1
-                        continue
-                fid = k >> PAIR_SHIFT
-                n = grefs[fid] - 1
-                if n:
-                    grefs[fid] = n
-                else:
-                    del grefs[fid]
+            self._release_group_refs(log, self._gexempt.pop(owner, None))
         return len(log)
+
+    def _release_group_refs(self, keys: Iterable[int], exempt: dict[int, int] | None) -> None:
+        """A group owner gives up its references ``keys`` (pair keys): each one counted in
+        ``exempt`` (a per_datapath reference) uses up one exemption, every other one lowers its
+        flow's group reference count (the entry goes with the last)."""
+        grefs = self._grefs
+        for k in keys:
+            if exempt:
+                e = exempt.get(k)
+                if e:
+                    exempt[k] = e - 1
+                    continue
+            fid = k >> PAIR_SHIFT
+            n = grefs[fid] - 1
+            if n:
+                grefs[fid] = n
+            else:
+                del grefs[fid]
 
     def purge_datapaths(self, dps: Iterable[int]) -> int:
         """Drop every reference any owner holds on the datapaths ``dps`` (deleted: the owners
@@ -507,20 +512,9 @@ class FlowTable:
         gone = a[hit].tolist()
         keep = a[~hit].tobytes()
         del a, d
-        exempt = self._gexempt.get(owner)
         for k in gone:
             self._unlink(k >> PAIR_SHIFT, k & _DP_MASK)
-            if exempt:
-                e = exempt.get(k)
-                if e:
-                    exempt[k] = e - 1
-                    continue
-            fid = k >> PAIR_SHIFT
-            r = self._grefs[fid] - 1
-            if r:
-                self._grefs[fid] = r
-            else:
-                del self._grefs[fid]
+        self._release_group_refs(gone, self._gexempt.get(owner))
         if keep:
             self._owners[owner] = array("q", keep)
         else:
