@@ -537,11 +537,30 @@ def _connected_count(router: Datapath, ctx: FlowCtx) -> int:
 
 def chain_order_dependents(nd: Any) -> list[Datapath]:
     """The routers whose ECMP numbering (:func:`_chain_order`, and their policies') may depend on
-    the other routers: those with two static routes or more, one with
-    ``options:ecmp_symmetric_reply``, or a policy with several next hops."""
-    return [r for r in nd.routers() if len(r.nb.static_routes) > 1
+    the other routers: those with two static routes that may form an ECMP group, one with
+    ``options:ecmp_symmetric_reply``, or a policy with several next hops.  A superset of the
+    routers :func:`build_lr_static_route_flows` walks for (it groups resolved routes; two NB
+    rows of one policy and normalized prefix, any route table, are all that can meet)."""
+    return [r for r in nd.routers() if _may_group(r.nb.static_routes)
             or any(smap_bool(row.options, "ecmp_symmetric_reply", False) for row in r.nb.static_routes)
             or any(len(p.nexthops) > 1 for p in r.nb.policies)]
+
+
+def _may_group(rows: Any) -> bool:
+    """Two of these static routes have the same policy and normalized prefix (ovn-k gateway
+    routers: several routes, one per prefix, have none)."""
+    if len(rows) < 2:
+        return False
+    seen: set[tuple[bool, Ipv4Net | Ipv6Net]] = set()
+    for row in rows:
+        prefix = _prefix(str(row.ip_prefix))
+        if prefix is None:
+            continue
+        key = (opt(row.policy) == "src-ip", prefix)
+        if key in seen:
+            return True
+        seen.add(key)
+    return False
 
 
 _TP_FIELDS = ("tp_dst", "tp_src")

@@ -20,7 +20,7 @@ from ovn_northd_py.flows.lr_lb import build_router_lb_flows
 from ovn_northd_py.flows.lr_nat import EGR_LOOP, EGR_LOOP_NO_CZONE, NatGw, dnat_ct_flows
 from ovn_northd_py.flows.lr_neighbor import build_lr_neighbor_flows
 from ovn_northd_py.flows.lr_pipeline import build_lr_route_and_policy_flows
-from ovn_northd_py.flows.lr_routing import build_lrp_routing_flows
+from ovn_northd_py.flows.lr_routing import build_lrp_routing_flows, chain_order_dependents
 from ovn_northd_py.lflow.profile import OVN_23_03, OVN_25_03
 from ovn_northd_py.lflow.stages import (
     LR_IN_ADMISSION,
@@ -205,3 +205,23 @@ def test_ecmp_members_25_03() -> None:
     assert (100, "reg8[0..15] == 1 && reg8[16..31] == 1",
             'reg0 = 10.0.1.10; reg5 = 10.0.1.1; eth.src = 02:00:00:00:01:01; outport = "r1-a"; reg9[9] = 1; next;'
             ) in _flows(table, LR_IN_IP_ROUTING_ECMP)
+
+
+def test_router_with_one_route_per_prefix_does_not_depend_on_other_routers_ecmp_numbering() -> None:
+    # ovn-k gateway routers: several static routes, one per prefix (host bits and all): no ECMP
+    # group, so a change of another router does not rebuild them (chain_order_dependents).
+    nd, _ = _router([_route(0x10, "10.244.0.0/16", "100.64.0.1"), _route(0x11, "10.245.0.0/16", "100.64.0.1"),
+                     _route(0x12, "0.0.0.0/0", "172.18.0.1"), _route(0x13, "10.244.0.0/16", "10.0.1.9",
+                                                                      policy=["src-ip"])], [])
+    assert chain_order_dependents(nd) == []
+
+
+def test_router_with_two_routes_of_one_normalized_prefix_depends_on_other_routers_ecmp_numbering() -> None:
+    nd, r = _router([_route(0x10, "10.244.0.0/16", "10.0.1.9"), _route(0x11, "10.244.7.7/16", "10.0.2.9",
+                                                                        route_table="other")], [])
+    assert chain_order_dependents(nd) == [r]
+
+
+def test_router_with_a_symmetric_reply_route_depends_on_other_routers_ecmp_numbering() -> None:
+    nd, r = _router([_route(0x10, "10.244.0.0/16", "10.0.1.9", options={"ecmp_symmetric_reply": "true"})], [])
+    assert chain_order_dependents(nd) == [r]
