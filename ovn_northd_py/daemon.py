@@ -42,7 +42,7 @@ from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
 from .release import DEFAULT_RELEASE, Release, select_release
 from .sync.aging import Aging
-from .sync.datapaths import dp_uuids
+from .sync.datapaths import LazyDpUuids
 from .sync.flow_writer import FlowWriter
 from .sync.foreign import cleanup_ops, deleted_rows, referential_integrity_rows, referrer_cleanup_ops
 from .sync.globals import nb_global_row, northd_probe_interval, sb_global_row
@@ -654,10 +654,10 @@ class Daemon:
                              "row": {"nb_cfg": self.write.pending_nb_cfg}})
         return plan
 
-    def _dp_uuid(self) -> dict[str, str]:
-        """NB datapath key -> SB Datapath_Binding uuid."""
+    def _dp_uuid(self) -> LazyDpUuids:
+        """NB datapath key -> SB Datapath_Binding uuid (read when first used)."""
         assert self.sb is not None
-        return dp_uuids(self.sb)
+        return LazyDpUuids(self.sb)
 
     def _poll_txns(self) -> None:
         if self.write.sb_txn is not None:

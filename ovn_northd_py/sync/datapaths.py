@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
 from ..flows.acl_index import smap_bool
@@ -30,6 +30,31 @@ def dp_uuids(sb: Any) -> dict[str, str]:
         if k:
             out[k] = str(row.uuid)
     return out
+
+
+class LazyDpUuids(Mapping[str, str]):
+    """:func:`dp_uuids`, read from SB on first use: most incremental runs (a change of an
+    address set, a port group member, ``nb_cfg`` alone) plan no flow on any datapath, and the
+    scan of every Datapath_Binding row would be a fixed cost of each run.  Valid for one run
+    (SB does not change under it)."""
+
+    def __init__(self, sb: Any) -> None:
+        self._sb = sb
+        self._map: dict[str, str] | None = None
+
+    def _read(self) -> dict[str, str]:
+        if self._map is None:
+            self._map = dp_uuids(self._sb)
+        return self._map
+
+    def __getitem__(self, key: str) -> str:
+        return self._read()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
 
 
 def desired_datapath(dp: Datapath, profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, Any]:

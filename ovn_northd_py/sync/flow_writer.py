@@ -33,7 +33,7 @@ Invariants:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -284,7 +284,7 @@ class FlowWriter:
             if self.cache.split_lbs:
                 self.full_sync_needed = True
 
-    def track(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]) -> None:
+    def track(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: Mapping[str, str]) -> None:
         """After a standby engine run: take the flow table's changes into ``dirty``, then keep
         only what really differs from SB (a plan over the dirty scope, never sent)."""
         self._follow_chassis_features(lflow)
@@ -297,7 +297,7 @@ class FlowWriter:
         plan = self._dirty_plan(lflow, nd, nb_lbs, dp_uuid)
         self.dirty_keys, self.dirty_lbs = self._plan_scope(plan)
 
-    def _dirty_plan(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]) -> Plan:
+    def _dirty_plan(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: Mapping[str, str]) -> Plan:
         want = desired_for_keys(lflow.table, nd, dp_uuid, self.dirty_keys, self._profile(lflow))
         want_lbs: dict[str, WantLb] = {}
         fctx = lflow.fctx
@@ -333,7 +333,7 @@ class FlowWriter:
 
 
     # ---- planning ----
-    def plan(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str],
+    def plan(self, lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: Mapping[str, str],
              gone_dps: frozenset[str] = frozenset()) -> tuple[Plan, int | None]:
         """The operations that bring SB's flows, groups and load balancers to what the flow
         table and the load-balancer index want.  Returns the plan and, after a full diff, the
@@ -368,7 +368,7 @@ class FlowWriter:
         lbs = lb_scope or set()
         return all(lb.key in lbs for lb in cache.lbs.values() if not bad.isdisjoint(lb.groups()))
 
-    def _full_plan(self, lflow: Any, nd: Any, dp_uuid: dict[str, str]) -> tuple[Plan, int]:
+    def _full_plan(self, lflow: Any, nd: Any, dp_uuid: Mapping[str, str]) -> tuple[Plan, int]:
         want = desired_flows(lflow.table, nd, dp_uuid, self._profile(lflow))
         lflow.table.take_changed()  # this plan covers every flow
         plan = plan_sync(self.cache, want, desired_sb_lbs(nd, dp_uuid, self._profile(lflow)))
@@ -377,7 +377,7 @@ class FlowWriter:
         self.full_sync_needed = lflow.full_sync_needed = False
         return plan, len(want)
 
-    def _take_changes(self, lflow: Any, nd: Any, dp_uuid: dict[str, str]) -> None:
+    def _take_changes(self, lflow: Any, nd: Any, dp_uuid: Mapping[str, str]) -> None:
         """The flow table's and load-balancer index's changes since the last plan, into ``dirty``."""
         _want, scope = desired_changed_flows(lflow.table, nd, dp_uuid, self._profile(lflow))
         self.dirty_keys |= scope
@@ -578,7 +578,7 @@ def _flow_row(r: FlowRow) -> dict[str, Any]:
     return row
 
 
-def _changed_lbs(lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: dict[str, str]
+def _changed_lbs(lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: Mapping[str, str]
                  ) -> tuple[dict[str, WantLb] | None, set[str] | None]:
     """The SB Load_Balancer rows an incremental plan compares: those of the load balancers
     the handlers marked (``LbIndex.sb_dirty``).  (None, None): none."""

@@ -15,7 +15,7 @@ Load_Balancer rows a third, all with the same five switches; likewise the gatewa
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ..lflow.profile import FlowProfile, StageNotInProfile, table_id_of
 from ..lflow.stages import Stage
@@ -51,7 +51,7 @@ def _key(f: LFlow, profile: FlowProfile, ids: tuple[int, ...]) -> FKey | None:
     return (st.name, st.pipeline, tid, f.priority, f.match, f.actions, f.controller_meter or "")
 
 
-def desired_flows(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], profile: FlowProfile
+def desired_flows(table: FlowTable, nd: Northd, dp_uuid: Mapping[str, str], profile: FlowProfile
                   ) -> dict[FKey, WantFlow]:
     """dp_uuid: NB datapath key -> SB Datapath_Binding uuid.  Flows on unbound datapaths are dropped."""
     by_index: list[str | None] = [dp_uuid.get(dp.key) if dp is not None else None for dp in nd.slots]
@@ -115,7 +115,7 @@ def _want(table: FlowTable, f: LFlow, by_index: list[str | None], lb_groups: boo
     return WantFlow(dps, ext, tags, kind)
 
 
-def desired_for_keys(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], keys: Iterable[FKey],
+def desired_for_keys(table: FlowTable, nd: Northd, dp_uuid: Mapping[str, str], keys: Iterable[FKey],
                      profile: FlowProfile) -> dict[FKey, WantFlow]:
     """What the flows with these identities should be (absent: no such flow is wanted, e.g. a
     stage the release does not have, or not at that table id)."""
@@ -137,13 +137,14 @@ def desired_for_keys(table: FlowTable, nd: Northd, dp_uuid: dict[str, str], keys
 
 
 def desired_changed_flows(
-    table: FlowTable, nd: Northd, dp_uuid: dict[str, str], profile: FlowProfile
+    table: FlowTable, nd: Northd, dp_uuid: Mapping[str, str], profile: FlowProfile
 ) -> tuple[dict[FKey, WantFlow], set[FKey]]:
     """The flows changed since the last call (``FlowTable.take_changed``): what they should now be,
     and the set of identities to compare (changed and vanished ones)."""
-    by_index: list[str | None] = [dp_uuid.get(dp.key) if dp is not None else None for dp in nd.slots]
     ids = profile.table_ids
     alive, gone = table.take_changed()
+    by_index: list[str | None] = [dp_uuid.get(dp.key) if dp is not None else None for dp in nd.slots] \
+        if alive else []
     lb_groups = _lb_groups(profile)
     scope = {fk for st, k in gone if (fk := fkey(st, k, profile)) is not None}
     want: dict[FKey, WantFlow] = {}

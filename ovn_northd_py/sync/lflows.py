@@ -668,6 +668,8 @@ def plan_sync(
     (the stage-hint of a flow several entities produce names one of them, depending on history).
     """
     keys: set[FKey] = scope if scope is not None else set(cache.by_key) | set(want)
+    if not keys and (want_lbs is None or (lb_scope is not None and not lb_scope and not want_lbs)):
+        return Plan()  # nothing to compare (e.g. a run that changed only nb_cfg or an address set)
     p = _Planner(cache, want, want_lbs, keys, lb_scope, compare_hints)
     p.plan_groups()
     p.plan_flows()

@@ -7,7 +7,7 @@ from ``datapath_group`` (written by the lean flow writer, ``sync/flow_writer.py`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
@@ -47,7 +47,7 @@ def lb_datapaths(nd: Northd) -> dict[str, tuple[Any, set[str], set[str]]]:
     return out
 
 
-def desired_sb_lb(lb: Any, switches: Iterable[str], dp_uuid: dict[str, str], routers: Iterable[str] = (),
+def desired_sb_lb(lb: Any, switches: Iterable[str], dp_uuid: Mapping[str, str], routers: Iterable[str] = (),
                   profile: FlowProfile = DEFAULT_PROFILE) -> WantLb | None:
     """The SB row of NB load balancer ``lb`` on the switches (NB keys) ``switches``; None: no row.
 
@@ -78,7 +78,7 @@ def desired_sb_lb(lb: Any, switches: Iterable[str], dp_uuid: dict[str, str], rou
     return WantLb(sb_dps, cols)
 
 
-def desired_sb_lbs(nd: Northd, dp_uuid: dict[str, str], profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, WantLb]:
+def desired_sb_lbs(nd: Northd, dp_uuid: Mapping[str, str], profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, WantLb]:
     want: dict[str, WantLb] = {}
     if profile.has("lb_split_datapath_groups"):
         for key, (lb, ls, lr) in lb_datapaths(nd).items():
