@@ -747,7 +747,8 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
                     touched.add(lb.lr_group)
                 lb.lr_group = group_from_row(row, "lr_datapath_group")
     # Groups nobody references any more were garbage-collected by the server.
-    lb_used = {g for lb in cache.lbs.values() for g in lb.groups()}
-    for g in touched:
-        if not cache.group_users.get(g) and g not in lb_used:
+    unused = {g for g in touched if not cache.group_users.get(g)}
+    if unused:
+        unused -= {g for lb in cache.lbs.values() for g in lb.groups()}
+        for g in unused:
             cache.del_group(g)
