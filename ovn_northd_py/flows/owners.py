@@ -31,6 +31,7 @@ others.)
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from typing import Final, Literal
 
 from ..lflow.table import FlowTable
@@ -90,6 +91,17 @@ def switch_lb_owner(lb_key: str) -> SwitchLbOwner:
 
 def router_lb_owner(lb_key: str, router_key: str) -> RouterLbOwner:
     return (OWNER_LB, lb_key, router_key)
+
+
+def holds_only_other_routers(dp_keys: frozenset[str]) -> Callable[[Hashable], bool]:
+    """For :meth:`FlowTable.purge_datapaths` of the datapaths ``dp_keys``: owners whose flows are
+    all on one router that is not among them (a load balancer's per-router flows, built on that
+    router's datapath alone: :func:`router_lb_owner`)."""
+
+    def skip(owner: Hashable) -> bool:
+        return type(owner) is tuple and len(owner) == 3 and owner[0] == OWNER_LB and owner[2] not in dp_keys
+
+    return skip
 
 
 def acl_owner(acl_key: str, dp_key: str) -> AclOwner:

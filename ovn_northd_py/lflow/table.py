@@ -33,7 +33,7 @@ one; the SB writer of a release that keeps those flows in datapath groups of the
 from __future__ import annotations
 
 from array import array
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -469,21 +469,23 @@ class FlowTable:
             else:
                 del grefs[fid]
 
-    def purge_datapaths(self, dps: Iterable[int]) -> int:
+    def purge_datapaths(self, dps: Iterable[int], skip: Callable[[Owner], bool] | None = None) -> int:
         """Drop every reference any owner holds on the datapaths ``dps`` (deleted: the owners
         that are not theirs -- a load balancer, a port group... -- keep references the builders
         would no longer make); those bits must never be used again in this table.  Returns how
         many references there were.
 
         The logs of owners of ``group_owner_kinds`` are cleaned (their counts stay exact); the
-        other owners keep their entries on those bits, which :meth:`remove_owner` then skips."""
+        other owners keep their entries on those bits, which :meth:`remove_owner` then skips.
+        ``skip``: group owners the caller knows hold no reference on ``dps`` (their logs are not
+        scanned; e.g. the per-router flows of a load balancer on a router not deleted)."""
         targets = sorted(set(dps))
         if not targets:
             return 0
         self._dead.update(targets)
         n = 0
         if self._gkinds:
-            for owner in [o for o in self._owners if self._group_owned(o)]:
+            for owner in [o for o in self._owners if self._group_owned(o) and not (skip and skip(o))]:
                 n += self._purge_log(owner, targets)
         single = np.frombuffer(self._single, dtype=np.intc)
         rows_of = np.frombuffer(self._row, dtype=np.intc)

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ovn_northd_py.flows.owners import holds_only_other_routers
 from ovn_northd_py.lflow.stages import LR_IN_ADMISSION, LS_IN_ACL, LS_IN_L2_LKUP, LS_IN_LB, Stage
 from ovn_northd_py.lflow.table import FlowTable
 
@@ -556,3 +557,16 @@ def test_purge_keeps_group_owned_counts_consistent() -> None:
     assert t.group_owned_only(fid)
     t.remove_owner(("lb", "x"))  # (must not find a count below zero)
     assert fid not in t
+
+
+def test_purge_skipping_per_router_load_balancer_owners_of_other_routers_keeps_counts_exact() -> None:
+    # (holds_only_other_routers: a load balancer's per-router flows are on that router alone)
+    t = FlowTable(4, group_owner_kinds=frozenset({"lb"}))
+    on_r1 = t.add(1, LS_IN_LB, 10, "ip4.dst == 10.0.0.1", "ct_lb;", owner=("lb", "x", "r1"))
+    on_r2 = t.add(2, LS_IN_LB, 10, "ip4.dst == 10.0.0.1", "ct_lb;", owner=("lb", "x", "r2"))
+    assert on_r1 is not None and on_r1 == on_r2
+    assert t.purge_datapaths([2], holds_only_other_routers(frozenset({"r2"}))) == 1
+    assert t.datapaths(on_r1) == [1] and t.group_owned_only(on_r1)
+    t.remove_owner(("lb", "x", "r1"))  # (must not find a count below zero)
+    t.remove_owner(("lb", "x", "r2"))  # (its log was purged)
+    assert on_r1 not in t and len(t) == 0
