@@ -119,11 +119,13 @@ class LflowNode(Node):
             fctx.forget(key)
         rebuild_ports: set[str] = set(t.ports_changed)
         # A router port changed in place, attached or detached: the router's every flow
-        # (rebuild_router_scope, below), the switches it is attached to (their flows, and their
-        # router-type ports, which read the router's facts), directly peered ports, and every port
-        # of the switches whose own router port changed or was attached / detached (they bind its
-        # addresses and answer ARP for them; the other ports' flows read only their switch's own
-        # router port, so a node joining the cluster router rebuilds its switch, not all others).
+        # (rebuild_router_scope, below), the router-type ports of the switches it is attached to
+        # (they read the router's facts: its NAT and load-balancer addresses, its gateway ports),
+        # directly peered ports, and the datapath flows and every port of the switches whose own
+        # router port changed or was attached / detached (they bind its addresses and answer ARP
+        # for them).  A switch's datapath flows and its other ports read only the router ports
+        # attached to it (and the router's options, whose change is not a port change), so a node
+        # joining the cluster router rebuilds its own switch, not the others.
         routers = [r for k in sorted(t.routers_changed) if (r := nd.datapaths.get(k)) is not None]
         datapaths = set(t.dps_changed) - {r.key for r in routers}  # (those get their whole scope)
         all_ports = set(t.attach_changed)
@@ -135,8 +137,9 @@ class LflowNode(Node):
                     continue
                 rebuild_ports.add(q.name)
                 if q.kind == "lsp":
-                    datapaths.add(q.dp.key)
+                    fctx.forget(q.dp.key)  # (values memoised from the router, e.g. its options)
                     if lrp.name in t.ports_changed or q.name in t.ports_changed:
+                        datapaths.add(q.dp.key)
                         all_ports.add(q.dp.key)
         for key in datapaths:
             dp = nd.datapaths.get(key)
