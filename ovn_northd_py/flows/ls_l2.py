@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..lflow.stages import LS_IN_L2_LKUP, LS_IN_L2_UNKNOWN, LS_OUT_PRE_LB
 from ..lflow.table import FlowTable
-from ..northd.addresses import format_ip, leading_mac
+from ..northd.addresses import LrpNetworks, format_ip, leading_mac
 from ..northd.mcast_keys import MC_FLOOD, MC_FLOOD_L2, MC_MROUTER_FLOOD, MC_STATIC, MC_UNKNOWN
 from ..northd.model import Datapath, Port
 from ..northd.ovs_order import sset_order
@@ -69,7 +69,7 @@ from .copp import copp_meter
 from .ls_evpn import build_ls_evpn_flows, evpn_vni
 from .owners import dp_owner, port_owner
 from .registers import FLAGBIT_NOT_VXLAN, REGBIT_NF_OUTPORT_SET
-from .router_addrs import lrp_networks, reachable_vips, router_addrs
+from .router_addrs import RouterAddrs, lrp_networks, reachable_vips, router_addrs
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +334,24 @@ def _resident_port(lrp: Port, dgps: dict[str, str], sw: SwitchL2) -> str | None:
     return None
 
 
+def _reachable_vips(lrp: Port, nets: LrpNetworks, rtr: RouterAddrs, ctx: FlowCtx) -> list[str]:
+    """:func:`.router_addrs.reachable_vips` of the router's load-balancer VIPs (those it answers
+    for, behaviour ``l2_lb_neighbor_responder``) in the router port's networks, remembered per
+    router port with the router's other facts (a gateway router with the cluster's 500 services
+    and a join switch of 100 routers: each port's VIPs are worked out once, not on every rebuild
+    of the join switch's ports)."""
+    memo: dict[str, tuple[RouterAddrs, LrpNetworks, list[str]]] = ctx.cached("router_l2_vips", lrp.dp.key, dict)
+    hit = memo.get(lrp.name)
+    if hit is not None and hit[0] is rtr and hit[1] == nets:
+        return hit[2]
+    lb_vips = rtr.lb_vips
+    if ctx.profile.has("l2_lb_neighbor_responder") and rtr.silent_vips:
+        lb_vips = tuple(v for v in lb_vips if v not in rtr.silent_vips)
+    out = reachable_vips(nets, lb_vips)
+    memo[lrp.name] = (rtr, nets, out)
+    return out
+
+
 def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTable) -> None:
     """The flows a router-type switch port gets for the router port ``lrp`` it connects to."""
     nets = lrp_networks(lrp)
@@ -384,15 +402,13 @@ def build_lsp_router_l2_flows(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTa
         (f' && !is_chassis_resident("{cr}")', to(cr)), (f' && is_chassis_resident("{cr}")', to(port.name))]
     v4 = [n.addr_s for n in nets.ipv4]
     v6 = [n.addr_s for n in nets.ipv6]
-    # A NAT IP that is also a load-balancer VIP is announced like a VIP: only inside the port's networks.
-    vips = {format_ip(v) for v in rtr.lb_vips}
     nat_ips = rtr.nat_ips
     if ctx.profile.has("l2_arp_snat_ips"):  # 25.03: the snat rules' external IPs too
         nat_ips = (*nat_ips, *rtr.snat_ips)
-    lb_vips = rtr.lb_vips
-    if ctx.profile.has("l2_lb_neighbor_responder") and rtr.silent_vips:
-        lb_vips = tuple(v for v in lb_vips if v not in rtr.silent_vips)
-    for ip in (*(n for n in nat_ips if n not in vips), *reachable_vips(nets, lb_vips)):
+    if nat_ips:  # A NAT IP that is also a load-balancer VIP is announced like a VIP: only inside the port's networks.
+        vips = ctx.cached("router_vip_texts", lrp.dp.key, lambda: frozenset(format_ip(v) for v in rtr.lb_vips))
+        nat_ips = tuple(n for n in nat_ips if n not in vips)
+    for ip in (*nat_ips, *_reachable_vips(lrp, nets, rtr, ctx)):
         ips = v6 if ":" in ip else v4
         if ip not in ips:
             ips.append(ip)
