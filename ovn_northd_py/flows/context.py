@@ -84,6 +84,10 @@ class FlowCtx:
     # their L4 fields on conntrack state) and multicast is not kept out of their pre-ACL stages.
     # (An NB_Global option change recomputes.)
     acl_ct_translation: bool = False
+    # NB_Global options:use_common_zone=true (man ovn-nb; 25.03 on): NAT on a distributed gateway
+    # port in the common zone, as in 23.03 (:meth:`separate_nat_zones`).  (An NB_Global option
+    # change recomputes.)
+    use_common_zone: bool = False
     # Router key -> its SB Learned_Route rows (:mod:`.dynamic_routing`; the dynamic-routing feature
     # keeps it current).
     learned_routes: dict[str, tuple[LearnedRoute, ...]] = field(default_factory=dict)
@@ -99,6 +103,12 @@ class FlowCtx:
     keep_router_lbs: frozenset[str] = frozenset()
     memo: dict[tuple[str, Hashable], Any] = field(default_factory=dict)
     kinds: set[str] = field(default_factory=set)  # the memo's kinds, so forget() is O(kinds)
+
+    def separate_nat_zones(self) -> bool:
+        """NAT of a distributed gateway port in separate SNAT and DNAT zones: behaviour
+        ``dgp_nat_no_czone`` (25.03) unless NB_Global ``options:use_common_zone=true``, which
+        brings back the common zone's flows (``ct_snat_in_czone``, ...; observed)."""
+        return self.profile.has("dgp_nat_no_czone") and not self.use_common_zone
 
     def cached(self, kind: str, key: str, compute: Callable[[], T]) -> T:
         """``compute()``, remembered under ``(kind, key)`` until :meth:`forget` (key)."""
@@ -150,11 +160,13 @@ def flow_ctx_from_nb(
     ignore_lsp_down = True
     controller_event = False
     ct_translation = False
+    common_zone = False
     for row in nb.rows("NB_Global").values():
         ct_translation = profile.has("acl_ct_translation") and _truthy(row.options.get("acl_ct_translation", "false"))
         controller_event = _truthy(row.options.get("controller_event", "false"))
         default_acl_drop = _truthy(row.options.get("default_acl_drop", "false"))
         ignore_lsp_down = row.options.get("ignore_lsp_down", "true").lower() != "false"
+        common_zone = _truthy(row.options.get("use_common_zone", "false"))
         break
     return FlowCtx(
         nd,
@@ -174,4 +186,5 @@ def flow_ctx_from_nb(
         warn=warn,
         nf_online=nf_online_pairs(sb) if sb is not None and profile.has("network_function") else frozenset(),
         acl_ct_translation=ct_translation,
+        use_common_zone=common_zone,
     )

@@ -52,6 +52,7 @@ from .build import (
     add_datapaths,
     garps_lb_vips,
     has_qos,
+    ic_vxlan_mode,
     install_ls_lb_from_router,
     lport_mirrors,
     lsp_port,
@@ -469,6 +470,10 @@ def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any, profile: Flow
         return None
     gone = _gone_datapaths(nd, nb, b, profile)
     if gone is None:
+        return None
+    # A switch with other_config:ic-vxlan_mode created or deleted (the first / the last): another
+    # datapath key range.
+    if (new_dps or gone) and ic_vxlan_mode(nb, profile) != keys.ic:
         return None
     gone_names = {p.name for dp in gone.values() for p in dp.ports}
     for key, dp in new_dps.items():
