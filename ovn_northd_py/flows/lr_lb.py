@@ -227,7 +227,8 @@ def _vip_ips(lb: Any, ctx: FlowCtx) -> frozenset[IPAddress | None]:
 def _add_specs(router: Datapath, lb: Any, table: FlowTable, specs: list[_Spec]) -> None:
     i, owner, h = router.index, router_lb_owner(str(lb.uuid), router.key), hint(str(lb.uuid))
     for stage, prio, match, actions, meter, per_dp in specs:
-        table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter, per_datapath=per_dp)
+        table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter, per_datapath=per_dp,
+                  sample_drop=stage != LR_IN_LB_AFF_LEARN)  # (the learn flows' ``/* drop */``: a comment)
 
 
 def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool, nat_ips: frozenset[IPAddress],

@@ -85,7 +85,6 @@ EXPECTATIONS = {
         },
         not_yet={
             "check for flow_desc": "Logical_Flow flow_desc (sampling with Sampling_App)",
-            "Sampling_App override debug_drop_domain_id": "debug drop sampling (Sampling_App drop)",
             "IGMP incremental processing": "SB Multicast_Group rows (and flows) of the IGMP groups ovn-controller learns",
             "Transit router - remote ports": "transit routers (remote router ports)",
         },
