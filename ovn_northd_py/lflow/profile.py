@@ -369,6 +369,10 @@ OVN_25_03 = FlowProfile(
         # A Logical_Switch with other_config:ic-vxlan_mode: datapath keys 1..1023, SB_Global
         # max_tunid 1023 (northd/build.ic_vxlan_mode).
         "ic_vxlan_key_range",
+        # A router port whose options:requested-chassis is a remote chassis: a remote Port_Binding
+        # bound there (northd/build.mark_remote_router_ports); its router floods ARP replies and
+        # NAs to the remote ports (flows/lr_neighbor.py).
+        "transit_router_remote_ports",
         # NB Logical_Router_Port status:hosting-chassis: where the port's chassisredirect port is bound.
         "lrp_hosting_chassis",
         # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP

@@ -147,6 +147,8 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
             make_switch_crp(router, nd, w)
     if profile.has(LPORT_MIRROR):
         make_mirror_ports(nd)
+    if profile.has(TRANSIT_ROUTER_REMOTE_PORTS):
+        mark_remote_router_ports(nd, sb)
     _assign_port_keys(nd, sb, keys, max_port, w)
     if profile.has(QOS_QUEUES):
         assign_qos_queues(nd, sb)
@@ -965,6 +967,29 @@ def switch_peer_port(p: Port) -> None:
     ``unknown``), and its Port_Binding is a ``patch`` port with the NB options (observed)."""
     p.sb_type = "patch"
     p.has_unknown = True
+
+
+TRANSIT_ROUTER_REMOTE_PORTS = "transit_router_remote_ports"
+
+
+def mark_remote_router_ports(nd: Northd, sb: Any) -> None:
+    """Behaviour ``transit_router_remote_ports`` (25.03, observed; ovn-northd.at "Transit router -
+    remote ports"): a router port (``patch``) whose ``options:requested-chassis`` names an SB
+    Chassis (by name or hostname) with ``other_config:is-remote=true`` -- a port of a transit
+    router that lives in another availability zone -- is a ``remote`` Port_Binding bound to that
+    chassis (``chassis`` and ``requested_chassis``); one naming a local chassis stays ``patch``."""
+    wanted = {p.nb.options.get("requested-chassis") for p in nd.ports.values() if p.kind == "lrp"} - {None, ""}
+    if not wanted:
+        return
+    remote: set[str] = set()
+    for ch in sb.rows("Chassis").values():
+        if str(ch.other_config.get("is-remote", "false")).lower() == "true":
+            remote.update(n for n in (ch.name, ch.hostname) if n)
+    for p in nd.ports.values():
+        rc = p.nb.options.get("requested-chassis") if p.kind == "lrp" else None
+        if rc and rc in remote and p.sb_type == "patch":
+            p.sb_type = "remote"
+            p.requested_chassis = rc
 
 
 CENTRALIZED_DGP_PEER = "centralized_dgp_peer"

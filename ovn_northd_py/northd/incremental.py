@@ -48,6 +48,7 @@ from .build import (
     LRP_PEER_CHECKS,
     QOS_PARAMS,
     QOS_QUEUES,
+    TRANSIT_ROUTER_REMOTE_PORTS,
     KeyState,
     add_datapaths,
     garps_lb_vips,
@@ -246,6 +247,25 @@ def _touches_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
         dp = nd.datapaths.get(key)
         had = {p.name for p in dp.ports if p.kind == "lsp" and p.is_router_lsp} if dp is not None else set()
         if now != had:
+            return True
+    return False
+
+
+def _touches_remote_lrps(nd: Northd, nb: Any, b: _Batch, rplan: RouterPortPlan) -> bool:
+    """Behaviour ``transit_router_remote_ports``: may the batch make a router port remote or not
+    (:func:`.build.mark_remote_router_ports`; its router's flows follow)?  Then recompute: a router
+    port added or removed with ``options:requested-chassis`` or remote, or one whose options
+    changed and that has it (or was remote)."""
+    if any(row.options.get("requested-chassis") for _, row in rplan.lrp_added) or any(
+            p.sb_type == "remote" for p in rplan.lrp_removed):
+        return True
+    rows = nb.rows("Logical_Router_Port")
+    for key, cols in b.lrp_updates.items():
+        if "options" not in cols:
+            continue
+        row = rows.get(_as_uuid(key, rows))
+        p = nd.ports.get(row.name) if row is not None else None
+        if (row is not None and row.options.get("requested-chassis")) or (p is not None and p.sb_type == "remote"):
             return True
     return False
 
@@ -523,6 +543,8 @@ def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any, profile: Flow
         if not _gone_cleanly(gone, leaving, {lsp.name for _, lsp in added} | {
                 row.name for _, row in rplan.rlsp_added} | {row.name for _, row in rplan.lrp_added}):
             return None
+    if profile.has(TRANSIT_ROUTER_REMOTE_PORTS) and _touches_remote_lrps(nd, nb, b, rplan):
+        return None
     lrp_updates = dict(b.lrp_updates)
     for u in rplan.added_lrp_uuids:
         lrp_updates.pop(u, None)  # built from its present row anyway

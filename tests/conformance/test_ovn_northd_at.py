@@ -86,7 +86,6 @@ EXPECTATIONS = {
         not_yet={
             "check for flow_desc": "Logical_Flow flow_desc (sampling with Sampling_App)",
             "IGMP incremental processing": "SB Multicast_Group rows (and flows) of the IGMP groups ovn-controller learns",
-            "Transit router - remote ports": "transit routers (remote router ports)",
         },
         flaky={
             "ovn -- LR ct-commit-all":

@@ -9,6 +9,9 @@
   routed from its IPv6 link-local address; ovn-northd.at "ovn -- NAT and Load Balancer flows").
 - A switch with ``other_config:ic-vxlan_mode`` (any value; 25.03 on): datapath keys 1..1023 and
   SB_Global ``max_tunid`` 1023, VXLAN chassis or not (ovn-northd.at "check VXLAN encap in IC-mode").
+- A router port whose ``options:requested-chassis`` is a remote chassis (25.03 on): a ``remote``
+  Port_Binding bound there, its router's ARP replies / NAs ``flood_remote`` (ovn-northd.at
+  "Transit router - remote ports").
 """
 
 from __future__ import annotations
@@ -190,3 +193,26 @@ def test_ic_vxlan_mode_datapath_keys_run_out_at_1023(parity_run) -> None:
     assert_parity(r)
     keys = [int(d["tunnel_key"]) for d in r.ref_dump.rows("Datapath_Binding").values()]
     assert max(keys) == (1023 if r.release != "23.03" else 1031), r.report()
+
+
+@pytest.mark.parametrize("always_learn", ["true", "false"])
+def test_transit_router_remote_ports(parity_run, always_learn) -> None:
+    def chassis(_nb: str, sb: str) -> None:
+        for n, remote in ((2, True), (3, True), (4, False)):
+            sbctl(sb, "chassis-add", f"hv{n}", "geneve", f"192.168.0.1{n}",
+                  *(["--", "set", "chassis", f"hv{n}", "other_config:is-remote=true"] if remote else []))
+
+    cmds: list[list[str]] = [["lr-add", "tr"], ["lrp-add", "tr", "tr-local", "00:00:00:00:30:01", "192.168.100.1/31"],
+                             ["lrp-set-gateway-chassis", "tr-local", "hv4"],
+                             ["set", "logical_router", "tr", f"options:always_learn_from_arp_request={always_learn}"]]
+    for n in (2, 3, 4):
+        cmds += [["lrp-add", "tr", f"tr-az{n}", f"00:00:00:00:30:0{n + 1}", f"192.168.100.{2 * n}/31"],
+                 ["set", "Logical_Router_Port", f"tr-az{n}", f"options:requested-chassis=hv{n}"]]
+    cmds += [["ls-add", "ls"], ["lsp-add", "ls", "ls-tr"], ["lsp-set-type", "ls-tr", "router"],
+             ["lsp-set-addresses", "ls-tr", "router"], ["lsp-set-options", "ls-tr", "router-port=tr-az2"]]
+    r = parity_run(nbctl_commands(*cmds), after_settle=chassis,
+                   tables=("Port_Binding", "Logical_Flow", "Datapath_Binding"))
+    assert_parity(r)
+    types = {str(pb["logical_port"]): str(pb["type"]) for pb in r.ref_dump.rows("Port_Binding").values()}
+    assert types["tr-az4"] == "patch"
+    assert types["tr-az2"] == types["tr-az3"] == ("patch" if r.release == "23.03" else "remote")
