@@ -79,7 +79,9 @@ def test_sampling_app_drop_overrides_the_domain(parity_run, domain_option) -> No
 
 
 def test_random_network_with_debug_drop_equals_reference(parity_run) -> None:
-    # seed 5: ACLs, load balancers with affinity, a DHCP relay (its drops are not sampled)
+    # seed 5: ACLs, load balancers with affinity, a DHCP relay (its drops are not sampled).  Its
+    # routers' ECMP member ids vary from run to run in the reference (known_draft_differences.txt):
+    # the flows compared are those that drop.
     base = script("ovn_northd_py/devtools/gen_random.py", "NB_REMOTE", "5", "6")
 
     def build(remote: str) -> None:
@@ -87,4 +89,10 @@ def test_random_network_with_debug_drop_equals_reference(parity_run) -> None:
         nbctl(remote, "set", "NB_Global", ".", "options:debug_drop_collector_set=123", "options:debug_drop_domain_id=1")
 
     r = parity_run(build, tables=("Logical_Flow",))
-    assert_parity(r)
+    assert r.flows is not None and r.reference.settled and r.ours.settled, r.report()
+    differ = [k for s in r.flows.stages for k in (*s.missing, *s.extra) if "drop" in k[5]]
+    assert not differ, r.report(40)
+    acts = _ref_actions(r)
+    assert any("sample(probability=65535,collector_set=123," in a for a in acts), r.report()
+    if r.release != "23.03":  # (NB DHCP_Relay: 25.03 on) its drops stay unsampled
+        assert "drop; /* DHCP_RELAY_REQ */" in acts, r.report()
