@@ -30,10 +30,12 @@ handlers do work proportional to the change:
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..flows.acl_index import AclIndex, nb_meters, pg_port_names, pg_switches, sampling_apps, sb_acl_ids
+from ..flows.context import debug_drop_action
 from ..flows.router_addrs import router_lb_vip_sets
 from ..lflow.profile import FlowProfile
 from ..northd.model import Datapath, Northd
@@ -118,6 +120,8 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
                 continue  # deleted: its flows go below
             if dp is None or not dp.is_switch:
                 return False
+    if any(c.table == "Sampling_App" for c in changes) and _debug_drop(h) != fctx.debug_drop:
+        return False  # every drop flow changes (debug drop sampling's observation domain)
     w = Work()
     if any(c.table in ("Meter", "Meter_Band") for c in changes) and not _meter_work(h.nb, idx, w):
         return False
@@ -160,6 +164,12 @@ def _refresh_acls(keys: set[str], idx: AclIndex, w: Work) -> None:
     for key in keys:
         w.changed_acls.add(key)
         w.refresh.update((key, d) for d in idx.built.get(key, ()))
+
+
+def _debug_drop(h: FlowFeatureCtx) -> str | None:
+    """The debug drop action NB asks for now (NB_Global options, Sampling_App ``drop``)."""
+    options: Mapping[str, str] = next((g.options for g in h.nb.rows("NB_Global").values()), {})
+    return debug_drop_action(options, sampling_apps(h.nb))
 
 
 def _sampling_work(changes: list[RowChange], h: FlowFeatureCtx, w: Work) -> None:

@@ -204,7 +204,9 @@ def build_port_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
 
 
 def build_lflows(nd: Northd, ctx: FlowCtx, table: FlowTable) -> None:
-    """Every flow of the northd model ``nd``."""
+    """Every flow of the northd model ``nd`` (every ``drop;`` a debug drop sample when ``ctx`` has
+    one: the table rewrites them, here and in every later incremental add)."""
+    table.drop_action = ctx.debug_drop
     table.ensure_capacity(len(nd.slots))
     for dp in nd.by_index:
         build_datapath_flows(dp, ctx, table)

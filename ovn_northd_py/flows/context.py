@@ -11,7 +11,7 @@ datapath-wide flows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -84,6 +84,14 @@ class FlowCtx:
     # their L4 fields on conntrack state) and multicast is not kept out of their pre-ACL stages.
     # (An NB_Global option change recomputes.)
     acl_ct_translation: bool = False
+    # NB_Global options:use_common_zone=true (man ovn-nb; 25.03 on): NAT on a distributed gateway
+    # port in the common zone, as in 23.03 (:meth:`separate_nat_zones`).  (An NB_Global option
+    # change recomputes.)
+    use_common_zone: bool = False
+    # Debug drop sampling (NB_Global options:debug_drop_collector_set / debug_drop_domain_id, NB
+    # Sampling_App "drop"): what replaces every ``drop;`` (:func:`debug_drop_action`); None: none.
+    # (An NB_Global option change recomputes, a Sampling_App change that alters it too.)
+    debug_drop: str | None = None
     # Router key -> its SB Learned_Route rows (:mod:`.dynamic_routing`; the dynamic-routing feature
     # keeps it current).
     learned_routes: dict[str, tuple[LearnedRoute, ...]] = field(default_factory=dict)
@@ -99,6 +107,12 @@ class FlowCtx:
     keep_router_lbs: frozenset[str] = frozenset()
     memo: dict[tuple[str, Hashable], Any] = field(default_factory=dict)
     kinds: set[str] = field(default_factory=set)  # the memo's kinds, so forget() is O(kinds)
+
+    def separate_nat_zones(self) -> bool:
+        """NAT of a distributed gateway port in separate SNAT and DNAT zones: behaviour
+        ``dgp_nat_no_czone`` (25.03) unless NB_Global ``options:use_common_zone=true``, which
+        brings back the common zone's flows (``ct_snat_in_czone``, ...; observed)."""
+        return self.profile.has("dgp_nat_no_czone") and not self.use_common_zone
 
     def cached(self, kind: str, key: str, compute: Callable[[], T]) -> T:
         """``compute()``, remembered under ``(kind, key)`` until :meth:`forget` (key)."""
@@ -126,6 +140,38 @@ def _truthy(value: Any) -> bool:
     return str(value).lower() == "true"
 
 
+def _parse_u32(text: str) -> int:
+    """An unsigned 32-bit decimal number as the reference reads these options (observed: leading
+    blanks and ``+`` taken, anything after the digits, a sign or a larger value is not); 0 when
+    it does not parse."""
+    t = text.lstrip(" \t\n\v\f\r")
+    if t.startswith("+"):
+        t = t[1:]
+    if not t.isascii() or not t.isdigit():
+        return 0
+    value = int(t)
+    return value if value < 1 << 32 else 0
+
+
+def debug_drop_action(options: Mapping[str, str], apps: Mapping[str, int]) -> str | None:
+    """``man ovn-nb`` NB_Global ``options:debug_drop_collector_set`` (a 32-bit number: every ``drop;``
+    becomes a ``sample`` to that collector set) and ``debug_drop_domain_id`` (8 bits, the
+    observation domain; from 25.03, NB Sampling_App ``drop`` in ``apps`` overrides it), observed:
+    the collector set unparsable or 0 turns it off, a domain id that does not parse is 0 and one
+    over 254 turns it off (not with a Sampling_App); the collector set is written as a signed
+    32-bit number.  None: no debug drop sampling."""
+    collector = _parse_u32(options.get("debug_drop_collector_set", ""))
+    if not collector:
+        return None
+    domain = apps.get("drop")
+    if domain is None:
+        domain = _parse_u32(options.get("debug_drop_domain_id", ""))
+        if domain > 254:
+            return None
+    signed = collector - (1 << 32) if collector >= 1 << 31 else collector
+    return f"sample(probability=65535,collector_set={signed},obs_domain={domain},obs_point=$cookie); /* drop */"
+
+
 def bfd_ports_of(nb: Any) -> frozenset[str]:
     """The ports named by NB BFD rows (``lr_in_ip_input`` / ``lr_in_ip_routing`` BFD flows, :mod:`.lr_bfd`)."""
     return frozenset(str(r.logical_port) for r in nb.rows("BFD").values())
@@ -150,19 +196,24 @@ def flow_ctx_from_nb(
     ignore_lsp_down = True
     controller_event = False
     ct_translation = False
+    common_zone = False
+    options: Mapping[str, str] = {}
     for row in nb.rows("NB_Global").values():
         ct_translation = profile.has("acl_ct_translation") and _truthy(row.options.get("acl_ct_translation", "false"))
         controller_event = _truthy(row.options.get("controller_event", "false"))
         default_acl_drop = _truthy(row.options.get("default_acl_drop", "false"))
         ignore_lsp_down = row.options.get("ignore_lsp_down", "true").lower() != "false"
+        common_zone = _truthy(row.options.get("use_common_zone", "false"))
+        options = row.options
         break
+    acl = build_acl_index(nd, nb, sb)
     return FlowCtx(
         nd,
         profile=profile,
         mac_prefix=mac_prefix,
         svc_monitor_mac=svc_monitor_mac,
         default_acl_drop=default_acl_drop,
-        acl=build_acl_index(nd, nb, sb),
+        acl=acl,
         lbs=build_lb_index(nd),
         ignore_lsp_down=ignore_lsp_down,
         controller_event=controller_event,
@@ -174,4 +225,6 @@ def flow_ctx_from_nb(
         warn=warn,
         nf_online=nf_online_pairs(sb) if sb is not None and profile.has("network_function") else frozenset(),
         acl_ct_translation=ct_translation,
+        use_common_zone=common_zone,
+        debug_drop=debug_drop_action(options, acl.sampling_apps),
     )

@@ -123,7 +123,7 @@ def _router_flows(found: tuple[Port, str, str, str], owner: DhcpRelayOwner, tabl
     table.add(r, LR_IN_DHCP_RELAY_REQ, 100, f"{req_m} && {REGBIT_DHCP_RELAY_REQ_CHK}",
               f"ip4.src = {addr}; ip4.dst = {srv}; udp.src = 67; next;{REQ}", hint=h, owner=owner)
     table.add(r, LR_IN_DHCP_RELAY_REQ, 1, f"{req_m} && {REGBIT_DHCP_RELAY_REQ_CHK} == 0", f"drop;{REQ}",
-              hint=h, owner=owner)
+              hint=h, owner=owner, sample_drop=False)
     table.add(r, LR_IN_DHCP_RELAY_RESP_CHK, 100, f"ip4.src == {srv} && ip4.dst == {addr} && udp.src == 67 && "
               "udp.dst == 67", f"{REG_DHCP_RELAY_DIP_IPV4} = ip4.dst; {REGBIT_DHCP_RELAY_RESP_CHK} = "
               f"dhcp_relay_resp_chk({addr}, {srv}); next;{RESP}", hint=h, owner=owner)
@@ -131,7 +131,7 @@ def _router_flows(found: tuple[Port, str, str, str], owner: DhcpRelayOwner, tabl
     table.add(r, LR_IN_DHCP_RELAY_RESP, 100, f"{resp_m} && {REGBIT_DHCP_RELAY_RESP_CHK}",
               f'ip4.src = {addr}; udp.dst = 68; outport = "{port}"; output;{RESP}', hint=h, owner=owner)
     table.add(r, LR_IN_DHCP_RELAY_RESP, 1, f"{resp_m} && {REGBIT_DHCP_RELAY_RESP_CHK} == 0", f"drop;{RESP}",
-              hint=h, owner=owner)
+              hint=h, owner=owner, sample_drop=False)
 
 
 def _first_mac(vif: Port) -> str:

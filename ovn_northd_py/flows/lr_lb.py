@@ -16,7 +16,8 @@ udp/sctp), per VIP V (``IP``/``IP:PORT``/``[IP6]:PORT``, no health check) with b
   balancers (:func:`forces_snat_for_lb`: a gateway router with ``options:lb_force_snat_ip``
   ``router_ip``, any router -- gateway, DGP or plain -- with addresses there; a value with a word
   that is not an address forces nothing).  Without backends: the prefix, then ``reg0 = 0; reject
-  {...};`` with ``options:reject`` (never limited to C) or ``drop;``;
+  {...};`` with ``options:reject`` (never limited to C) or ``drop;`` (behaviour
+  ``lb_drop_no_snat_flag``, 25.03: a bare ``drop;``, observed);
 * on D, ``lr_out_undnat`` 120 per VIP with backends: ``ip4 && ((ip4.src == B && P.src == BP) || ...)
   && outport == D && is_chassis_resident(C)`` -> ``ct_dnat_in_czone;`` (``flags.skip_snat_for_lb =
   1; next;`` with ``skip_snat``, else ``flags.force_snat_for_lb = 1; next;`` when forcing SNAT);
@@ -226,7 +227,8 @@ def _vip_ips(lb: Any, ctx: FlowCtx) -> frozenset[IPAddress | None]:
 def _add_specs(router: Datapath, lb: Any, table: FlowTable, specs: list[_Spec]) -> None:
     i, owner, h = router.index, router_lb_owner(str(lb.uuid), router.key), hint(str(lb.uuid))
     for stage, prio, match, actions, meter, per_dp in specs:
-        table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter, per_datapath=per_dp)
+        table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter, per_datapath=per_dp,
+                  sample_drop=stage != LR_IN_LB_AFF_LEARN)  # (the learn flows' ``/* drop */``: a comment)
 
 
 def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool, nat_ips: frozenset[IPAddress],
@@ -294,7 +296,8 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
             elif reject:
                 add(LR_IN_DNAT, prio, match, prefix + REJECT, copp_meter(router, ctx, "reject") if ctx else None)
             else:
-                add(LR_IN_DNAT, prio, match + res, prefix + "drop;")
+                bare = ctx is not None and ctx.profile.has("lb_drop_no_snat_flag")
+                add(LR_IN_DNAT, prio, match + res, "drop;" if bare else prefix + "drop;")
             if dgp is not None and v.listed_backends:
                 _add_dgp_undnat(add, v, dgp, res, proto, skip, force_snat, stateless, ctx)
         if timeout > 0:
@@ -316,14 +319,16 @@ def _add_dgp_undnat(add: Any, v: Vip, dgp: Port, res: str, proto: str, skip: boo
         f"({fam}.src == {b.ip})" if b.port is None else f"({fam}.src == {b.ip} && {proto}.src == {b.port})"
         for b in v.listed_backends
     )
-    no_czone = ctx is not None and ctx.profile.has("dgp_nat_no_czone")
+    no_czone = ctx is not None and ctx.separate_nat_zones()
     undnat = "ct_dnat;" if no_czone else "ct_dnat_in_czone;"
     if skip:
         undnat = "flags.skip_snat_for_lb = 1; next;"
     elif force_snat:
         undnat = "flags.force_snat_for_lb = 1; next;"
     # 25.03 (dgp_nat_no_czone): replies leaving or entering through the DGP.
-    where = f'(inport == "{dgp.name}" || outport == "{dgp.name}")' if no_czone else f'outport == "{dgp.name}"'
+    # (use_common_zone changes the action only, observed)
+    both = ctx is not None and ctx.profile.has("dgp_nat_no_czone")
+    where = f'(inport == "{dgp.name}" || outport == "{dgp.name}")' if both else f'outport == "{dgp.name}"'
     match = f"{fam} && ({alts}) && {where}{res}"
     if stateless:
         match += f" && {proto}"

@@ -67,7 +67,9 @@ taken from the mask.
 on a DGP D (:func:`build_lsp_nat_add_route_flows`, observed): every other router with a port P on
 D's switch (through a router-type switch port) routes E there -- ``lr_in_ip_routing`` 98 (a
 connected /32 route) ``ip4.dst == E/32`` -> ``ip.ttl--; reg8[0..15] = 0; reg0 = ip4.dst; reg1 =
-<P's first IPv4>; eth.src = <P's MAC>; outport = "P"; flags.loopback = 1; next;`` -- and, on
+<P's first IPv4>; eth.src = <P's MAC>; outport = "P"; flags.loopback = 1; next;`` (a P without IPv4
+networks: nothing; behaviour ``add_route_lla_neighbour``, 25.03: the same route from P's IPv6
+link-local address, ``xxreg1 = fe80::...`` and ``reg9[9] = 0``, whatever IPv6 networks P has) -- and, on
 gateway routers and when P is itself a DGP (not with ``options:dynamic_neigh_routers=true``), binds
 those IPs: ``lr_in_arp_resolve`` 100 ``outport == "P" && reg0 ==
 {E1, E2, ...}`` (rules in uuid order, one flow per MAC) -> ``eth.dst = <D's MAC, or the rule's
@@ -542,7 +544,7 @@ def _build_nat_dgp_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, dgp: Port,
         reg = REG_NEXT_HOP_IPV4 if r.v4 else REG_NEXT_HOP_IPV6
         add(LR_IN_ARP_RESOLVE, 100, f"{outp} && {reg} == {ext}", f"eth.dst = {bound_mac}; next;")
     add(LR_IN_ARP_RESOLVE, 150, f"{inp} && {outp} && {fam}.dst == {ext}", "drop;")
-    if ctx.profile.has("dgp_nat_no_czone"):
+    if ctx.separate_nat_zones():
         add(LR_OUT_EGR_LOOP, 100, f"{fam}.dst == {ext} && {outp}{nat_res}", EGR_LOOP_NO_CZONE)
         return
     add(LR_OUT_CHK_DNAT_LOCAL, 50, f"ip && {fam}.dst == {ext}{nat_res}", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;")
@@ -566,29 +568,39 @@ def _build_snat_flows(r: _NatRule, add: _NatAdd, ctx: FlowCtx, reverse: bool) ->
             add(LR_OUT_SNAT, prio + 2, f"ip && {fam}.src == {log_ip} && {fam}.dst == ${o.exempted}", "next;")
         return
     head = f"ip && {fam}.dst == {ext} && {r.inp}"
-    if ctx.profile.has("dgp_nat_no_czone"):
+    if ctx.separate_nat_zones():
         # (``reverse``: tracks_snat_replies: the chassis' zone tracking, and no ct-commit-all)
         _build_dgp_snat_flows(r, add, head, snat_allow, reverse, ctx.profile.has("dgp_nat_reply_tracked"))
         return
-    if o.stateless:
-        add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "next;")
+    # A 25.03 router in the common zone (NB_Global options:use_common_zone=true, observed): the
+    # residence check before the loopback flag (none on a stateless rule's unSNAT), SNAT skips
+    # replies.
+    late = ctx.profile.has("dgp_nat_no_czone")
+    if late:
+        res_head, after = f"{head}{in_res}", ""
     else:
-        add(LR_IN_UNSNAT, 100, f"{head} && flags.loopback == 0{in_res}", "ct_snat_in_czone;")
+        res_head, after = head, in_res
+    if o.stateless:
+        add(LR_IN_UNSNAT, 100, res_head if late else f"{head} && flags.loopback == 0{in_res}", "next;")
+    else:
+        add(LR_IN_UNSNAT, 100, f"{res_head} && flags.loopback == 0{after}", "ct_snat_in_czone;")
         add(
             LR_IN_UNSNAT,
             100,
-            f"{head} && flags.loopback == 1 && flags.use_snat_zone == 1{in_res}",
+            f"{res_head} && flags.loopback == 1 && flags.use_snat_zone == 1{after}",
             "ct_snat;",
         )
     m = f"ip && {fam}.src == {log_ip} && {r.outp}{r.nat_res}"
-    base = r.plen + 129
+    base = r.plen + 129 if r.xprio is None else r.xprio
     set_src = r.set_src
+    x = r.xmatch
     if o.stateless:
-        add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{set_src}{fam}.src={ext}; next;")
+        add(LR_OUT_SNAT, base, f"{m}{snat_allow}{x}", f"{set_src}{fam}.src={ext}; next;")
     else:
         arg = o.ct_arg(ext)
-        add(LR_OUT_SNAT, base, f"{m}{snat_allow}", f"{set_src}ct_snat_in_czone({arg});")
-        add(LR_OUT_SNAT, base + 1, f"{m}{snat_allow} && {REGBIT_DST_NAT_IP_LOCAL} == 1",
+        track = " && (!ct.trk || !ct.rpl)" if late else ""
+        add(LR_OUT_SNAT, base, f"{m}{snat_allow}{x}{track}", f"{set_src}ct_snat_in_czone({arg});")
+        add(LR_OUT_SNAT, base + 1, f"{m}{snat_allow}{x}{track} && {REGBIT_DST_NAT_IP_LOCAL} == 1",
             f"{set_src}{REGBIT_DST_NAT_IP_LOCAL} = 0; ct_snat({arg});")
     if o.exempted:
         add(LR_OUT_SNAT, base + 2, f"{m} && {fam}.dst == ${o.exempted}", "next;")
@@ -652,7 +664,7 @@ def _build_dnat_flows(router: Datapath, ctx: FlowCtx, r: _NatRule, add: _NatAdd)
             add(LR_IN_DNAT, 102, f"{m} && {fam}.src == ${o.exempted}", "next;")
         return
     m = f"ip && {fam}.dst == {ext} && {r.inp}{r.in_res}"
-    czone = "" if ctx.profile.has("dgp_nat_no_czone") else "_in_czone"
+    czone = "" if ctx.separate_nat_zones() else "_in_czone"
     act = f"{fam}.dst={log_ip}; next;" if o.stateless else f"ct_dnat{czone}({o.ct_arg(log_ip)});"
     add(LR_IN_DNAT, 100 if r.xprio is None else r.xprio, f"{m}{dnat_allow}{r.xmatch}", act)
     if o.exempted:
@@ -751,7 +763,7 @@ def build_lr_nat_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) -> None
     i, owner = router.index, dp_owner(router)
     if lbs:
         _add_dnat_ct_flows(router, ctx, table)
-    if router.nb.nat and not ctx.profile.has("dgp_nat_no_czone"):
+    if router.nb.nat and not ctx.separate_nat_zones():
         table.add(
             i, LR_OUT_CHK_DNAT_LOCAL, 50, f"ip && {ctx.features.ct('natted')} == 1", f"{REGBIT_DST_NAT_IP_LOCAL} = 1; next;",
             owner=owner
@@ -940,11 +952,18 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
         if opt(p.dp.nb.enabled) is False:
             continue
         nets = port_nets(p, ctx)
-        if nets is None or not nets.ipv4:
+        if nets is None:
+            continue
+        if nets.ipv4:
+            src = f"{src_ipv4_reg(ctx)} = {nets.ipv4[0].addr_s}; "
+            family = nexthop_family(ctx, False)
+        elif ctx.profile.has("add_route_lla_neighbour"):
+            src, family = f"{REG_SRC_IPV6} = {nets.lla.addr_s}; ", nexthop_family(ctx, True)
+        else:
             continue
         i = p.dp.index
-        tail = (f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV4} = ip4.dst; {src_ipv4_reg(ctx)} = {nets.ipv4[0].addr_s}; "
-                f'eth.src = {nets.ea_s}; outport = "{p.name}"; flags.loopback = 1; {nexthop_family(ctx, False)}next;')
+        tail = (f"{REG_ECMP_GROUP_ID} = 0; {REG_NEXT_HOP_IPV4} = ip4.dst; {src}"
+                f'eth.src = {nets.ea_s}; outport = "{p.name}"; flags.loopback = 1; {family}next;')
         prio = route_priority(ctx, 32, "connected")
         for ips in by_mac.values() if routes else ():
             for ip in ips:

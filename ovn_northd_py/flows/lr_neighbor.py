@@ -16,6 +16,10 @@ it (``= 1`` for replies/NA, ``lookup_nd_ip`` for NS, ``lookup_arp_ip`` for reque
 from the subnet), ARP requests for the port's own address get a priority-110 flow
 setting it to 1, link-local NAs to a multicast address a priority-110 lookup, and
 the learn stage skips on ``reg9[2] == 1 || reg9[3] == 0``.
+
+A router with a remote port (behaviour ``transit_router_remote_ports``, 25.03:
+:func:`ovn_northd_py.northd.build.mark_remote_router_ports`) also floods ARP replies and NAs to
+its remote ports: ``flood_remote;`` before the final ``next;`` of those lookups (observed).
 """
 
 from __future__ import annotations
@@ -50,20 +54,22 @@ def build_lr_neighbor_flows(router: Datapath, ctx: FlowCtx, table: FlowTable) ->
         meter = copp_meter(router, ctx, proto) if proto else None
         table.add(i, LR_IN_LEARN_NEIGHBOR, priority, match, actions, owner=owner, controller_meter=meter)
 
+    # 25.03 (transit_router_remote_ports): a router with remote ports floods the replies to them.
+    flood = "flood_remote; " if any(p.sb_type == "remote" for p in router.ports if p.kind == "lrp") else ""
     if always:
-        lookup(100, "arp.op == 2", LOOKUP_ARP + "next;")
-        lookup(100, "nd_na", LOOKUP_NA + "next;")
+        lookup(100, "arp.op == 2", LOOKUP_ARP + flood + "next;")
+        lookup(100, "nd_na", LOOKUP_NA + flood + "next;")
         lookup(100, "nd_ns", LOOKUP_NS + "next;")
         learn(100, f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} == 1", skip)
     else:
-        lookup(100, "arp.op == 2", LOOKUP_ARP + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = 1; next;")
-        lookup(100, "nd_na", LOOKUP_NA + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = 1; next;")
+        lookup(100, "arp.op == 2", LOOKUP_ARP + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = 1; {flood}next;")
+        lookup(100, "nd_na", LOOKUP_NA + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = 1; {flood}next;")
         lookup(100, "nd_ns", LOOKUP_NS + f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = lookup_nd_ip(inport, ip6.src); next;")
         lookup(
             110,
             "nd_na && ip6.src == fe80::/10 && ip6.dst == ff00::/8",
             f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} = lookup_nd(inport, {na_src}, nd.tll); "
-            f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = lookup_nd_ip(inport, {na_src}); next;",
+            f"{REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} = lookup_nd_ip(inport, {na_src}); {flood}next;",
         )
         learn(100, f"{REGBIT_LOOKUP_NEIGHBOR_RESULT} == 1 || {REGBIT_LOOKUP_NEIGHBOR_IP_RESULT} == 0", skip)
     learn(95, "nd_na && nd.tll == 0", "put_nd(inport, nd.target, eth.src); next;", "nd-na")

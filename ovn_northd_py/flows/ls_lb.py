@@ -416,16 +416,19 @@ def build_lb_flows_on_switches(dps: list[Datapath], lb: Any, ctx: FlowCtx | None
         for stage, prio, match, actions, _copp in stateless_lb_specs(lb, ctx):
             table.add_many(slb, stage, prio, match, actions, hint=h, owner=owner)
     for stage, prio, match, actions, copp in switch_lb_specs(lb, ctx):
+        # (the learn flows' ``/* drop */`` is the reference's comment: never a debug drop sample)
+        sd = stage != LS_IN_LB_AFF_LEARN
         if copp is not None and ctx is not None:
             by_meter: dict[str | None, list[int]] = {}
             for dp in dps:
                 by_meter.setdefault(copp_meter(dp, ctx, copp), []).append(dp.index)
             for meter, idx in by_meter.items():
-                table.add_many(idx, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter)
+                table.add_many(idx, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter,
+                               sample_drop=sd)
         elif len(indices) == 1:
-            table.add(indices[0], stage, prio, match, actions, hint=h, owner=owner)
+            table.add(indices[0], stage, prio, match, actions, hint=h, owner=owner, sample_drop=sd)
         else:
-            table.add_many(indices, stage, prio, match, actions, hint=h, owner=owner)
+            table.add_many(indices, stage, prio, match, actions, hint=h, owner=owner, sample_drop=sd)
 
 
 def build_switch_lb_flows(dp: Datapath, lb: Any, ctx: FlowCtx, table: FlowTable) -> None:

@@ -153,7 +153,8 @@ def build_ls_ext_arp_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
         if p.kind == "lsp" and p.sb_type == "localnet":
             table.add(dp.index, LS_IN_CHECK_PORT_SEC, 75, f'arp.op == 1 && inport == "{p.name}"',
                       f"{REGBIT_EXT_ARP} = 1; next;", owner=owner)
-    table.add(dp.index, LS_IN_APPLY_PORT_SEC, 70, f"{REGBIT_EXT_ARP} == 1", "drop;", owner=owner)
+    table.add(dp.index, LS_IN_APPLY_PORT_SEC, 70, f"{REGBIT_EXT_ARP} == 1", "drop;", owner=owner,
+              sample_drop=False)  # (observed: never a debug drop sample)
 
 
 def build_lsp_ext_arp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:

@@ -337,13 +337,18 @@ OVN_25_03 = FlowProfile(
         # lr_in_dnat's established / related flows of a router with load balancers add
         # ``!ct.rpl``.
         "lb_ct_not_rpl",
+        # A router load balancer's VIP without backends (no reject) is a bare ``drop;``: no
+        # skip_snat / force_snat flag first (flows/lr_lb.py).
+        "lb_drop_no_snat_flag",
         # NAT on a distributed gateway port without the common zone: ct_snat / ct_dnat(B) /
         # ct_dnat instead of the *_in_czone actions, one unSNAT flow, SNAT with
         # ``(!ct.trk || !ct.rpl)`` plus the reverse direction tracked (lr_out_post_undnat 70) and
         # committed (lr_out_post_snat); no lr_out_chk_dnat_local flows but the priority-0 one
         # (gateway routers too); no
         # ``flags.use_snat_zone`` in the egress loopback; load-balancer unDNAT (120) matches
-        # ``(inport == DGP || outport == DGP)``.
+        # ``(inport == DGP || outport == DGP)``.  NB_Global options:use_common_zone=true brings the
+        # common zone back (FlowCtx.separate_nat_zones), with 25.03's match order and SNAT
+        # skipping replies (flows/lr_nat.py).
         "dgp_nat_no_czone",
         # Logical_Router options:ct-commit-all (man ovn-nb): every new connection of a router with
         # stateful NAT or load balancers committed to the DNAT and SNAT zones (lr_nat.py).
@@ -361,6 +366,13 @@ OVN_25_03 = FlowProfile(
         "ref_chassis_additional",
         # NB_Global options:vxlan_mode=false: no VXLAN mode (tunnel key ranges) whatever the chassis.
         "nb_vxlan_mode_option",
+        # A Logical_Switch with other_config:ic-vxlan_mode: datapath keys 1..1023, SB_Global
+        # max_tunid 1023 (northd/build.ic_vxlan_mode).
+        "ic_vxlan_key_range",
+        # A router port whose options:requested-chassis is a remote chassis: a remote Port_Binding
+        # bound there (northd/build.mark_remote_router_ports); its router floods ARP replies and
+        # NAs to the remote ports (flows/lr_neighbor.py).
+        "transit_router_remote_ports",
         # NB Logical_Router_Port status:hosting-chassis: where the port's chassisredirect port is bound.
         "lrp_hosting_chassis",
         # No lr_in_unsnat 120 bypass for a load-balancer VIP that is also a NAT external IP
@@ -546,6 +558,9 @@ OVN_25_03 = FlowProfile(
         "add_route_any_router",
         # ... and the first of several DGPs routes only the rules applied on it (lr_nat._routes_on).
         "add_route_rule_dgp",
+        # ... and a neighbour port without IPv4 networks routes them too, from its IPv6 link-local
+        # address (lr_nat.build_lsp_nat_add_route_flows).
+        "add_route_lla_neighbour",
         # A gateway router's port with gateway chassis names no chassis-redirect-port
         # (northd/build.py NO_IGNORED_GW_CRP).
         "no_ignored_gw_crp",

@@ -32,6 +32,7 @@ one; the SB writer of a release that keeps those flows in datapath groups of the
 
 from __future__ import annotations
 
+import re
 from array import array
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ PAIR_SHIFT = 24
 MAX_DATAPATHS = 1 << PAIR_SHIFT  # datapath indices must fit in the low bits of a pair key
 _DP_MASK = MAX_DATAPATHS - 1
 MAX_PRIORITY = 65535
+_DROP = re.compile(r"\bdrop;")  # the drop action (not a longer word ending so)
 
 
 def _pair(fid: int, dp: int) -> int:
@@ -153,6 +155,7 @@ class FlowTable:
         "_snap",
         "_stages",
         "_tags",
+        "drop_action",
     )
 
     def __init__(self, capacity: int = 0, group_owner_kinds: frozenset[str] = frozenset()) -> None:
@@ -168,6 +171,9 @@ class FlowTable:
         self._single = array("i")  # the datapath when ndp == 1, else -1
         self._row = array("i")  # the bitmap row when ndp >= 2, else -1
         self._ndp = array("i")  # number of datapaths
+        # What every ``drop;`` action becomes (debug drop sampling: flows.context.debug_drop_action);
+        # None: flows are kept as added.  Set before the first add (a change rebuilds the table).
+        self.drop_action: str | None = None
         self._reported = bytearray()  # 1 once take_changes reported the flow as added
         self._dirty: set[int] = set()
         # Datapath set of a reported flow when it first became dirty in this batch (a removed and
@@ -204,6 +210,14 @@ class FlowTable:
         self.ensure_capacity(min(MAX_DATAPATHS, max(dp + 1, 2 * self._capacity)))
 
     # -- adding ---------------------------------------------------------------
+
+    def _debug_drop(self, actions: str) -> str:
+        """``actions`` with its drop sampled: ``drop;``, or a trailing ``/* drop */`` (an action
+        that drops by doing nothing more)."""
+        drop = self.drop_action or "drop;"
+        if actions.endswith("/* drop */"):
+            return actions[: -len("/* drop */")] + drop
+        return _DROP.sub(lambda _m: drop, actions)
 
     def _create(self, key: FlowKey, stage: Stage, io_port: str | None, hint: str | None) -> int:
         """The id for ``key``: a new flow, or a vanished one revived in place."""
@@ -250,16 +264,20 @@ class FlowTable:
         owner: Owner | None = None,
         per_datapath: bool = False,
         tags: tuple[tuple[str, str], ...] = (),
+        sample_drop: bool = True,
     ) -> int:
         """Add the flow on datapath ``dp_index``; returns its flow id.
 
         ``io_port``, ``hint`` (the stage-hint) and ``tags`` (Logical_Flow tags besides
         ``in_out_port``) are not part of the flow's identity: the first add of a flow sets them.  ``per_datapath``: the reference
         adds this flow datapath by datapath even for an owner of ``group_owner_kinds``
-        (the reference is not counted as one of theirs).
+        (the reference is not counted as one of theirs).  ``sample_drop`` False: a drop the
+        reference never samples (debug drop sampling, :attr:`drop_action`) stays as it is.
         """
         if not 0 <= dp_index < self._capacity:
             self._grow_for(dp_index)
+        if self.drop_action is not None and sample_drop and "drop" in actions:
+            actions = self._debug_drop(actions)
         # Keyed by the stage's name: a str caches its hash, a dataclass does not.
         key = (stage.name, priority, match, actions, controller_meter)
         fid = self._index.get(key)
@@ -296,6 +314,7 @@ class FlowTable:
         hint: str | None = None,
         controller_meter: str | None = None,
         owner: Owner | None = None,
+        sample_drop: bool = True,
     ) -> int | None:
         """Add the flow on each distinct datapath of ``dp_indices`` (like one ``add`` each).
 
@@ -311,6 +330,8 @@ class FlowTable:
             raise IndexError(f"datapath index {lo} out of range")
         if hi >= self._capacity:
             self._grow_for(hi)
+        if self.drop_action is not None and sample_drop and "drop" in actions:
+            actions = self._debug_drop(actions)
         key = (stage.name, priority, match, actions, controller_meter)
         fid = self._index.get(key)
         if fid is None or self._ndp[fid] == 0:

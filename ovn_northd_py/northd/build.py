@@ -34,6 +34,7 @@ from .ovs_order import hmap_order, ovs_hash_string, sset_order
 from .tnlkeys import (
     DP_KEY_MAX_GENEVE,
     DP_KEY_MAX_VXLAN,
+    DP_KEY_MAX_VXLAN_IC,
     DP_KEY_MIN,
     PORT_KEY_MAX,
     PORT_KEY_MAX_VXLAN,
@@ -57,6 +58,7 @@ class KeyState:
     port_pools: dict[str, IdPool] = field(default_factory=dict)
     max_port: int = PORT_KEY_MAX
     vxlan: bool | None = None  # the VXLAN mode of the last full build (None: from SB's chassis)
+    ic: bool = False  # the IC VXLAN key range of the last full build (ic_vxlan_mode)
     requests_win: bool = True  # KeyAssigner.requests_win (every release's reference: tnlkeys.py)
 
 
@@ -65,8 +67,7 @@ def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: A
     would hand them out (the others keep theirs), the next dense indexes, an empty port-key pool
     each.  Returns those that got a key (a full pool is warned about and leaves one out)."""
     vx = keys.vxlan if keys.vxlan is not None else vxlan_mode(sb)
-    max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
-    pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel ids")
+    pool = IdPool(DP_KEY_MIN, dp_key_max(vx, keys.ic), "datapath tunnel ids")
     new_keys = {dp.key for dp in new}
     ents: list[tuple[str, object, str, int | None, int | None, int | None]] = []
     for dp in _key_order([*nd.by_index, *new]):
@@ -102,6 +103,24 @@ def vxlan_mode(sb: Any, nb: Any = None) -> bool:
     return False
 
 
+def ic_vxlan_mode(nb: Any, profile: FlowProfile) -> bool:
+    """Behaviour ``ic_vxlan_key_range`` (25.03, observed): does a Logical_Switch carry
+    ``other_config:ic-vxlan_mode`` (``man ovn-nb``: set by ovn-ic when it runs VXLAN between
+    availability zones)?  The reference narrows its datapath key range for any value of the key,
+    ``false`` included."""
+    return profile.has("ic_vxlan_key_range") and any(
+        "ic-vxlan_mode" in ls.other_config for ls in nb.rows("Logical_Switch").values())
+
+
+def dp_key_max(vxlan: bool, ic: bool) -> int:
+    """The largest datapath tunnel key (SB_Global ``options:max_tunid``): 1023 in the IC VXLAN range
+    (:func:`ic_vxlan_mode`, whatever the chassis' encapsulation), else 4095 in VXLAN mode, else
+    the Geneve range."""
+    if ic:
+        return DP_KEY_MAX_VXLAN_IC
+    return DP_KEY_MAX_VXLAN if vxlan else DP_KEY_MAX_GENEVE
+
+
 def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: str = "",
                  profile: FlowProfile = DEFAULT_PROFILE) -> Northd:
     """The model (of ``profile``'s release).  With ``mac_prefix`` (NB_Global options:mac_prefix) IPAM
@@ -112,7 +131,8 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
     w = warn.warn
     nd = Northd(behaviours=profile.behaviours)
     vx = keys.vxlan = vxlan_mode(sb, nb if vxlan_option else None)
-    max_dp = DP_KEY_MAX_VXLAN if vx else DP_KEY_MAX_GENEVE
+    keys.ic = ic_vxlan_mode(nb, profile)
+    max_dp = dp_key_max(vx, keys.ic)
     max_port = PORT_KEY_MAX_VXLAN if vx else PORT_KEY_MAX
     _build_datapaths(nd, nb, sb, keys, max_dp, w)
     _build_ports(nd, sb, w, mutual=profile.has(LRP_PEER_CHECKS))
@@ -127,6 +147,8 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
             make_switch_crp(router, nd, w)
     if profile.has(LPORT_MIRROR):
         make_mirror_ports(nd)
+    if profile.has(TRANSIT_ROUTER_REMOTE_PORTS):
+        mark_remote_router_ports(nd, sb)
     _assign_port_keys(nd, sb, keys, max_port, w)
     if profile.has(QOS_QUEUES):
         assign_qos_queues(nd, sb)
@@ -945,6 +967,29 @@ def switch_peer_port(p: Port) -> None:
     ``unknown``), and its Port_Binding is a ``patch`` port with the NB options (observed)."""
     p.sb_type = "patch"
     p.has_unknown = True
+
+
+TRANSIT_ROUTER_REMOTE_PORTS = "transit_router_remote_ports"
+
+
+def mark_remote_router_ports(nd: Northd, sb: Any) -> None:
+    """Behaviour ``transit_router_remote_ports`` (25.03, observed; ovn-northd.at "Transit router -
+    remote ports"): a router port (``patch``) whose ``options:requested-chassis`` names an SB
+    Chassis (by name or hostname) with ``other_config:is-remote=true`` -- a port of a transit
+    router that lives in another availability zone -- is a ``remote`` Port_Binding bound to that
+    chassis (``chassis`` and ``requested_chassis``); one naming a local chassis stays ``patch``."""
+    wanted = {p.nb.options.get("requested-chassis") for p in nd.ports.values() if p.kind == "lrp"} - {None, ""}
+    if not wanted:
+        return
+    remote: set[str] = set()
+    for ch in sb.rows("Chassis").values():
+        if str(ch.other_config.get("is-remote", "false")).lower() == "true":
+            remote.update(n for n in (ch.name, ch.hostname) if n)
+    for p in nd.ports.values():
+        rc = p.nb.options.get("requested-chassis") if p.kind == "lrp" else None
+        if rc and rc in remote and p.sb_type == "patch":
+            p.sb_type = "remote"
+            p.requested_chassis = rc
 
 
 CENTRALIZED_DGP_PEER = "centralized_dgp_peer"

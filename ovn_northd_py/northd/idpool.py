@@ -39,6 +39,9 @@ DP_KEY_MAX: Final = (1 << 24) - 1
 # switches), 4095 as soon as any Chassis has a vxlan Encap.
 DP_KEY_MAX_DEFAULT: Final = 16711680
 DP_KEY_MAX_VXLAN: Final = 4095
+# ... 1023 (VXLAN or not) while a Logical_Switch has other_config:ic-vxlan_mode (any value: observed,
+# 25.03; ovn-ic sets it on transit switches when it runs VXLAN between availability zones).
+DP_KEY_MAX_VXLAN_IC: Final = 1023
 
 # Port_Binding.tunnel_key: 1..32767 (15 bits); with VXLAN only 1..2047 are
 # usable (the reference warns "Tunnel key N for port P is incompatible with

@@ -48,10 +48,12 @@ from .build import (
     LRP_PEER_CHECKS,
     QOS_PARAMS,
     QOS_QUEUES,
+    TRANSIT_ROUTER_REMOTE_PORTS,
     KeyState,
     add_datapaths,
     garps_lb_vips,
     has_qos,
+    ic_vxlan_mode,
     install_ls_lb_from_router,
     lport_mirrors,
     lsp_port,
@@ -245,6 +247,25 @@ def _touches_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
         dp = nd.datapaths.get(key)
         had = {p.name for p in dp.ports if p.kind == "lsp" and p.is_router_lsp} if dp is not None else set()
         if now != had:
+            return True
+    return False
+
+
+def _touches_remote_lrps(nd: Northd, nb: Any, b: _Batch, rplan: RouterPortPlan) -> bool:
+    """Behaviour ``transit_router_remote_ports``: may the batch make a router port remote or not
+    (:func:`.build.mark_remote_router_ports`; its router's flows follow)?  Then recompute: a router
+    port added or removed with ``options:requested-chassis`` or remote, or one whose options
+    changed and that has it (or was remote)."""
+    if any(row.options.get("requested-chassis") for _, row in rplan.lrp_added) or any(
+            p.sb_type == "remote" for p in rplan.lrp_removed):
+        return True
+    rows = nb.rows("Logical_Router_Port")
+    for key, cols in b.lrp_updates.items():
+        if "options" not in cols:
+            continue
+        row = rows.get(_as_uuid(key, rows))
+        p = nd.ports.get(row.name) if row is not None else None
+        if (row is not None and row.options.get("requested-chassis")) or (p is not None and p.sb_type == "remote"):
             return True
     return False
 
@@ -470,6 +491,10 @@ def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any, profile: Flow
     gone = _gone_datapaths(nd, nb, b, profile)
     if gone is None:
         return None
+    # A switch with other_config:ic-vxlan_mode created or deleted (the first / the last): another
+    # datapath key range.
+    if (new_dps or gone) and ic_vxlan_mode(nb, profile) != keys.ic:
+        return None
     gone_names = {p.name for dp in gone.values() for p in dp.ports}
     for key, dp in new_dps.items():
         (b.switch_changes if dp.kind == LS else b.router_port_changes).add(key)
@@ -518,6 +543,8 @@ def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any, profile: Flow
         if not _gone_cleanly(gone, leaving, {lsp.name for _, lsp in added} | {
                 row.name for _, row in rplan.rlsp_added} | {row.name for _, row in rplan.lrp_added}):
             return None
+    if profile.has(TRANSIT_ROUTER_REMOTE_PORTS) and _touches_remote_lrps(nd, nb, b, rplan):
+        return None
     lrp_updates = dict(b.lrp_updates)
     for u in rplan.added_lrp_uuids:
         lrp_updates.pop(u, None)  # built from its present row anyway

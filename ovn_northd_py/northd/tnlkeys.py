@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from .idpool import (
     DP_KEY_MAX_DEFAULT,
     DP_KEY_MAX_VXLAN,
+    DP_KEY_MAX_VXLAN_IC,
     DP_KEY_MIN,
     PORT_KEY_MAX,
     PORT_KEY_MAX_VXLAN,
@@ -30,7 +31,7 @@ from .idpool import (
 )
 
 DP_KEY_MAX_GENEVE = DP_KEY_MAX_DEFAULT  # SB_Global options:max_tunid without VXLAN chassis
-__all__ = ["DP_KEY_MAX_GENEVE", "DP_KEY_MAX_VXLAN", "DP_KEY_MIN", "PORT_KEY_MAX", "PORT_KEY_MAX_VXLAN",
+__all__ = ["DP_KEY_MAX_GENEVE", "DP_KEY_MAX_VXLAN", "DP_KEY_MAX_VXLAN_IC", "DP_KEY_MIN", "PORT_KEY_MAX", "PORT_KEY_MAX_VXLAN",
            "PORT_KEY_MIN", "KeyAssigner", "parse_requested_key"]
 
 Warn = Callable[[str, str, object, str], None]

@@ -64,7 +64,10 @@ class GlobalOptions:
         return [self.svc_monitor_mac, *([self.svc_monitor_mac_dst] if self.svc_monitor_mac_dst else [])]
 
 
-def global_options(nb_global: Any, vxlan: bool, profile: FlowProfile = DEFAULT_PROFILE) -> GlobalOptions:
+def global_options(nb_global: Any, vxlan: bool, profile: FlowProfile = DEFAULT_PROFILE,
+                   max_tunid: int | None = None) -> GlobalOptions:
+    """The options northd adds (``max_tunid``: the datapath key range's top, by default the one of
+    ``vxlan``'s mode)."""
     o = nb_global.options if nb_global is not None else {}
     mp = o.get("mac_prefix", "")
     if not _MAC3.match(mp) or mp == "00:00:00":
@@ -77,7 +80,9 @@ def global_options(nb_global: Any, vxlan: bool, profile: FlowProfile = DEFAULT_P
         dst = o.get("svc_monitor_mac_dst", "")
         if not _MAC6.match(dst):
             dst = ":".join(f"{x:02x}" for x in _random_mac_bytes(6))
-    return GlobalOptions(mp.lower(), sm.lower(), DP_KEY_MAX_VXLAN if vxlan else DP_KEY_MAX_GENEVE,
+    if max_tunid is None:
+        max_tunid = DP_KEY_MAX_VXLAN if vxlan else DP_KEY_MAX_GENEVE
+    return GlobalOptions(mp.lower(), sm.lower(), max_tunid,
                          profile.northd_internal_version,
                          SB_FEATURE_OPTIONS if profile.has("sb_feature_options") else (), profile,
                          svc_monitor_mac_dst=dst.lower(), hairpin_ct_mark_copied=profile.has("sb_hairpin_ct_mark_copied"))

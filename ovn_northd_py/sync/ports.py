@@ -178,7 +178,10 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
     }
     if p.mirror_port is not None:  # (a "mirror" port, 26.03: SB schema 21.x has the column)
         out["mirror_port"] = [p.mirror_port]
-    if p.sb_type == "remote" and profile.has("remote_port_binding"):
+    if p.sb_type == "remote" and p.kind == "lrp":
+        # transit_router_remote_ports (25.03, observed): bound to its (remote) requested chassis.
+        out["chassis"] = [rc] if rc is not None else []
+    elif p.sb_type == "remote" and profile.has("remote_port_binding"):
         # 25.03 (observed): northd binds a remote port to its requested chassis when that chassis
         # is remote (other_config:is-remote=true), marked options:is-remote-nb-bound=true; else
         # unbinds it.
@@ -207,11 +210,16 @@ def _is_remote(chassis: Any) -> bool:
     return str(chassis.other_config.get("is-remote", "false")).lower() == "true"
 
 
-def unbind_from_remote(row: Any, want: dict[str, Any] | None, profile: FlowProfile = DEFAULT_PROFILE) -> None:
-    """``remote_port_binding``: a port that is not (or no longer) remote loses a remote chassis
-    binding (only northd binds there).  (A binding this run's transaction inserted has no
-    ``chassis`` yet: a run that writes bindings incrementally and then syncs them all reads it.)"""
+def unbind_from_remote(row: Any, want: dict[str, Any] | None, profile: FlowProfile = DEFAULT_PROFILE,
+                       port: Port | None = None) -> None:
+    """``remote_port_binding``: a switch port that is not (or no longer) remote loses a remote
+    chassis binding (only northd binds there); a router port keeps it (observed: a transit
+    router's port that stops being remote stays bound).  (A binding this run's transaction inserted
+    has no ``chassis`` yet: a run that writes bindings incrementally and then syncs them all reads
+    it.)"""
     if want is None or "chassis" in want or row is None or not profile.has("remote_port_binding"):
+        return
+    if port is not None and port.kind == "lrp":
         return
     bound = getattr(row, "chassis", None)
     if bound and _is_remote(bound[0]):
@@ -232,7 +240,7 @@ def sync_port_bindings(
     }
     if profile.has("remote_port_binding"):
         for row in sb.rows("Port_Binding").values():
-            unbind_from_remote(row, desired.get(row.logical_port), profile)
+            unbind_from_remote(row, desired.get(row.logical_port), profile, nd.ports.get(row.logical_port))
     return sync_table(
         txn, "Port_Binding", sb.rows("Port_Binding"), lambda r: r.logical_port, desired, stats,
         on_insert=PB_ON_INSERT,

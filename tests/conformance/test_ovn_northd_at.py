@@ -84,13 +84,8 @@ EXPECTATIONS = {
                 _SHOW_STATS + " (nodes routes, advertised_route_sync, learned_route_sync, group_ecmp_route)",
         },
         not_yet={
-            "check VXLAN encap in IC-mode": "the tunnel key range of VXLAN mode with OVN-IC (max key 1023)",
-            "ovn -- NAT and Load Balancer flows": "a router NAT corner (dnat_and_snat rules with --add-route)",
-            "ovn -- LR NAT flows": "ct_snat_in_czone / flags.loopback NAT flows of a distributed gateway port",
             "check for flow_desc": "Logical_Flow flow_desc (sampling with Sampling_App)",
-            "Sampling_App override debug_drop_domain_id": "debug drop sampling (Sampling_App drop)",
             "IGMP incremental processing": "SB Multicast_Group rows (and flows) of the IGMP groups ovn-controller learns",
-            "Transit router - remote ports": "transit routers (remote router ports)",
         },
         flaky={
             "ovn -- LR ct-commit-all":

@@ -1,8 +1,9 @@
 """Incremental processing of 25.03 behaviours found by OVN's ovn-northd.at (scripts/conformance.sh):
-load balancers on a router with several DGPs (use_stateless_nat), ct-commit-all, LSP
-force_fdb_lookup / pkt_clone_type / disable_arp_nd_rsp, a VIF's queue on the localnet ports, QoS
-marks, broadcast-arps-to-all-routers, remote port binding, requested tunnel keys, vxlan_mode.  After each NB change the daemon
-compares its incremental state with a full recompute (``--check-incremental=1``)."""
+load balancers on a router with several DGPs (use_stateless_nat), NAT in the common zone
+(use_common_zone), a VIP without backends, ct-commit-all, LSP force_fdb_lookup / pkt_clone_type /
+disable_arp_nd_rsp, a VIF's queue on the localnet ports, QoS marks, broadcast-arps-to-all-routers,
+remote port binding, requested tunnel keys, vxlan_mode, the IC VXLAN key range.  After each NB
+change the daemon compares its incremental state with a full recompute (``--check-incremental=1``)."""
 
 from __future__ import annotations
 
@@ -54,12 +55,17 @@ def net(tmp_path: Path, ovn_release) -> Iterator[tuple[str, str, OurNorthd]]:
         nb.stop()
 
 
+IC_ON = ["set", "logical_switch", "pub", "other_config:ic-vxlan_mode=true"]
 STEPS: list[list[str]] = [
     ["set", "load_balancer", "lb1", "options:use_stateless_nat=true"],
     ["lr-nat-add", "lr1", "snat", "172.16.10.1", "172.16.0.0/24"],
+    ["set", "NB_Global", ".", "options:use_common_zone=true"],  # DGP NAT in the common zone
+    ["lb-add", "lbn", "30.0.0.9", "", "--", "set", "load_balancer", "lbn", "options:skip_snat=true",
+     "--", "lr-lb-add", "lr1", "lbn"],  # a VIP without backends: a bare drop
     ["set", "logical_router", "lr1", "options:ct-commit-all=true"],
     ["lrp-del-gateway-chassis", "lr1-p2", "ch2"],
     ["set", "logical_router", "lr1", "options:ct-commit-all=false"],
+    ["remove", "NB_Global", ".", "options", "use_common_zone"],
     ["lsp-set-addresses", "vm1", "50:54:00:00:00:01 172.16.0.101", "unknown"],
     ["lsp-set-options", "vm1", "force_fdb_lookup=true"],
     ["lsp-set-options", "vm1", "pkt_clone_type=mc_unknown", "disable_arp_nd_rsp=true"],
@@ -75,6 +81,13 @@ STEPS: list[list[str]] = [
     ["lsp-set-options", "vm1", "requested-tnl-key=1"],
     ["set", "logical_switch", "pub", "other-config:requested-tnl-key=1"],
     ["set", "NB_Global", ".", "options:vxlan_mode=false"],
+    # the IC VXLAN key range (1..1023): a switch with ic-vxlan_mode set, created, changed, deleted
+    IC_ON,
+    ["ls-add", "s2"],
+    ["ls-add", "ic2", "--", "set", "logical_switch", "ic2", "other_config:ic-vxlan_mode=false"],
+    ["remove", "logical_switch", "pub", "other_config", "ic-vxlan_mode"],
+    ["ls-del", "ic2"],
+    ["ls-add", "s3"],
 ]
 
 
@@ -85,5 +98,8 @@ def test_conformance_2503_changes_incremental_equals_recompute(net) -> None:
         nbctl(nb, "sync", wait="sb", timeout=30)
         bad = mismatches(d)
         assert not bad, f"incremental != recompute after step {i} {step}: {bad[0].get('differences')}"
+        if step == IC_ON:
+            assert sbctl(sb, "get", "SB_Global", ".", "options:max_tunid").strip('"\n') == "1023"
+    assert sbctl(sb, "get", "SB_Global", ".", "options:max_tunid").strip('"\n') == "16711680"  # IC range gone
     assert "is-remote-nb-bound" not in sbctl(sb, "--bare", "--columns=options", "find", "Port_Binding",
                                              "logical_port=rp")

@@ -5,10 +5,20 @@
   ``check_pkt_larger(MTU + 18)`` (ovn-northd.at "gateway mtu check pkt larger flows").
 - ``--ecmp-symmetric-reply`` routes to a host prefix (/32): the reply flows match the bare address
   (``ip4.src == 1.0.0.1``; ovn-northd.at "static routes flows").
+- ``--add-route`` DNAT rules seen by a neighbour router whose port has no IPv4 network (25.03 on:
+  routed from its IPv6 link-local address; ovn-northd.at "ovn -- NAT and Load Balancer flows").
+- A switch with ``other_config:ic-vxlan_mode`` (any value; 25.03 on): datapath keys 1..1023 and
+  SB_Global ``max_tunid`` 1023, VXLAN chassis or not (ovn-northd.at "check VXLAN encap in IC-mode").
+- A router port whose ``options:requested-chassis`` is a remote chassis (25.03 on): a ``remote``
+  Port_Binding bound there, its router's ARP replies / NAs ``flood_remote`` (ovn-northd.at
+  "Transit router - remote ports").
 """
 
 from __future__ import annotations
 
+import pytest
+
+from ovn_northd_py.devtools.servers import nbctl, sbctl
 from ovn_northd_py.parity.harness import assert_parity, nbctl_commands
 
 
@@ -135,3 +145,74 @@ def test_logical_flow_tags_in_out_port(parity_run) -> None:
         ["lsp-add", "sw0", "vt"], ["lsp-set-type", "vt", "vtep"],
     ), tables=("Logical_Flow",))
     assert_parity(r)
+
+
+def test_nat_add_route_to_a_neighbour_without_ipv4(parity_run) -> None:
+    # ro3's port on the shared switch has only an IPv6 network: 23.03 routes nothing there, 25.03
+    # and 26.03 route both rules' external IPs from its link-local address (xxreg1, reg9[9] = 0).
+    cmds: list[list[str]] = [["ls-add", "sw"]]
+    for n, (net, ext, inside) in enumerate((("10.0.0.1/24", "10.0.0.100", "192.168.1.100"),
+                                            ("20.0.0.1/24", "20.0.0.100", "192.168.2.100"),
+                                            ("fd00::3/64", None, None)), start=1):
+        cmds += [["lr-add", f"ro{n}"], ["lrp-add", f"ro{n}", f"ro{n}-sw", f"00:00:00:00:00:0{n}", net],
+                 ["lsp-add", "sw", f"sw-ro{n}"], ["lsp-set-type", f"sw-ro{n}", "router"],
+                 ["lsp-set-addresses", f"sw-ro{n}", "router"],
+                 ["lsp-set-options", f"sw-ro{n}", f"router-port=ro{n}-sw"]]
+        if ext is not None:
+            cmds += [["lrp-set-gateway-chassis", f"ro{n}-sw", f"hv{n}", "100"],
+                     ["--add-route", "lr-nat-add", f"ro{n}", "dnat", ext, inside]]
+    r = parity_run(nbctl_commands(*cmds), tables=("Logical_Flow",))
+    assert_parity(r)
+
+
+@pytest.mark.parametrize(("encap", "ic_options"), [
+    ("vxlan", ["other_config:interconn-ts=LS", "other_config:ic-vxlan_mode=true"]),
+    ("vxlan", ["other_config:interconn-ts=LS"]),
+    ("geneve", ["other_config:ic-vxlan_mode=false"]),
+], ids=["vxlan-ic", "vxlan-ts-only", "geneve-ic-false"])
+def test_ic_vxlan_mode_key_range(parity_run, encap, ic_options) -> None:
+    def chassis(_nb: str, sb: str) -> None:
+        sbctl(sb, "chassis-add", "hv1", encap, "192.168.0.1")
+
+    r = parity_run(nbctl_commands(
+        ["ls-add", "LS"], ["set", "logical_switch", "LS", *ic_options],
+        ["ls-add", "big"], ["set", "logical_switch", "big", "other_config:requested-tnl-key=2000"],
+        ["lsp-add", "LS", "p1"], ["lsp-set-options", "p1", "requested-tnl-key=1500"], ["lr-add", "lr"],
+    ), after_settle=chassis, tables=("SB_Global", "Datapath_Binding", "Port_Binding"))
+    assert_parity(r)
+
+
+def test_ic_vxlan_mode_datapath_keys_run_out_at_1023(parity_run) -> None:
+    def build(remote: str) -> None:
+        cmds = ["ls-add", "LS", "--", "set", "logical_switch", "LS", "other_config:ic-vxlan_mode=true"]
+        for i in range(1030):
+            cmds += ["--", "ls-add", f"s{i}"]
+        nbctl(remote, *cmds)
+
+    r = parity_run(build, tables=("SB_Global", "Datapath_Binding"))
+    assert_parity(r)
+    keys = [int(d["tunnel_key"]) for d in r.ref_dump.rows("Datapath_Binding").values()]
+    assert max(keys) == (1023 if r.release != "23.03" else 1031), r.report()
+
+
+@pytest.mark.parametrize("always_learn", ["true", "false"])
+def test_transit_router_remote_ports(parity_run, always_learn) -> None:
+    def chassis(_nb: str, sb: str) -> None:
+        for n, remote in ((2, True), (3, True), (4, False)):
+            sbctl(sb, "chassis-add", f"hv{n}", "geneve", f"192.168.0.1{n}",
+                  *(["--", "set", "chassis", f"hv{n}", "other_config:is-remote=true"] if remote else []))
+
+    cmds: list[list[str]] = [["lr-add", "tr"], ["lrp-add", "tr", "tr-local", "00:00:00:00:30:01", "192.168.100.1/31"],
+                             ["lrp-set-gateway-chassis", "tr-local", "hv4"],
+                             ["set", "logical_router", "tr", f"options:always_learn_from_arp_request={always_learn}"]]
+    for n in (2, 3, 4):
+        cmds += [["lrp-add", "tr", f"tr-az{n}", f"00:00:00:00:30:0{n + 1}", f"192.168.100.{2 * n}/31"],
+                 ["set", "Logical_Router_Port", f"tr-az{n}", f"options:requested-chassis=hv{n}"]]
+    cmds += [["ls-add", "ls"], ["lsp-add", "ls", "ls-tr"], ["lsp-set-type", "ls-tr", "router"],
+             ["lsp-set-addresses", "ls-tr", "router"], ["lsp-set-options", "ls-tr", "router-port=tr-az2"]]
+    r = parity_run(nbctl_commands(*cmds), after_settle=chassis,
+                   tables=("Port_Binding", "Logical_Flow", "Datapath_Binding"))
+    assert_parity(r)
+    types = {str(pb["logical_port"]): str(pb["type"]) for pb in r.ref_dump.rows("Port_Binding").values()}
+    assert types["tr-az4"] == "patch"
+    assert types["tr-az2"] == types["tr-az3"] == ("patch" if r.release == "23.03" else "remote")

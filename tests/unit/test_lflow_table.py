@@ -570,3 +570,25 @@ def test_purge_skipping_per_router_load_balancer_owners_of_other_routers_keeps_c
     t.remove_owner(("lb", "x", "r1"))  # (must not find a count below zero)
     t.remove_owner(("lb", "x", "r2"))  # (its log was purged)
     assert on_r1 not in t and len(t) == 0
+
+
+SAMPLE = "sample(probability=65535,collector_set=1,obs_domain=2,obs_point=$cookie); /* drop */"
+
+
+def test_drop_action_rewrites_every_drop_as_added() -> None:
+    t = FlowTable(2)
+    t.drop_action = SAMPLE
+    a = t.add(0, LS_IN_L2_LKUP, 50, 'outport == "none"', "drop;")
+    b = t.add_many([0, 1], LS_IN_ACL, 1000, "reg8[17] == 1", "reg8[16] = 0; /* drop */")
+    c = t.add(0, LS_IN_ACL, 1, "1", "ct_drop; next;")  # not the drop action
+    assert t.flow(a).actions == SAMPLE
+    assert b is not None and t.flow(b).actions == f"reg8[16] = 0; {SAMPLE}"
+    assert t.flow(c).actions == "ct_drop; next;"
+    assert t.find(LS_IN_L2_LKUP, 50, 'outport == "none"', SAMPLE) == a
+
+
+def test_drop_action_leaves_a_drop_the_reference_never_samples() -> None:
+    t = FlowTable(1)
+    t.drop_action = SAMPLE
+    fid = t.add(0, LS_IN_L2_LKUP, 1, "1", "drop; /* DHCP_RELAY_REQ */", sample_drop=False)
+    assert t.flow(fid).actions == "drop; /* DHCP_RELAY_REQ */"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...lflow.profile import FlowProfile
-from ...northd.build import KeyState, build_northd, vxlan_mode
+from ...northd.build import KeyState, build_northd, dp_key_max, ic_vxlan_mode, vxlan_mode
 from ...northd.incremental import Tracked, apply_nb_changes
 from ...northd.model import Northd
 from ...ovsdb.connection import DbConnection
@@ -89,7 +89,8 @@ class NorthdNode(Node):
     def _global_options(self, nb: DbConnection, sb: DbConnection, profile: FlowProfile) -> GlobalOptions:
         """NB_Global's values win; otherwise keep what we generated before (or SB has), else random."""
         nbg = nb_global_row(nb)
-        fresh = global_options(nbg, vxlan_mode(sb, nb if profile.has("nb_vxlan_mode_option") else None), profile)
+        vx = vxlan_mode(sb, nb if profile.has("nb_vxlan_mode_option") else None)
+        fresh = global_options(nbg, vx, profile, dp_key_max(vx, ic_vxlan_mode(nb, profile)))
         have = nbg.options if nbg is not None else {}
         prev = self.gopts
         sbg = sb_global_row(sb)

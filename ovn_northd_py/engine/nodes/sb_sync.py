@@ -171,7 +171,7 @@ class SbSyncNode(Node):
             if p is not None and (p.ha_group or p.dp.key not in dps):
                 raise _Unhandled
             want = desired_pb(p, dps, {}, chassis, mirrors, ctx.profile) if p is not None else None
-            unbind_from_remote(row, want, ctx.profile)
+            unbind_from_remote(row, want, ctx.profile, p)
             r = sync_one_row(ctx.sb_txn, "Port_Binding", row, want, ctx.stats, PB_ON_INSERT)
             if r is not None:
                 out[name] = r
