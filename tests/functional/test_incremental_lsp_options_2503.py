@@ -30,7 +30,7 @@ def test_lsp_l2_options_changes_incremental_equals_recompute(tmp_path, ovn_relea
     try:
         build_options_nb(nb.remote)
         nbctl(nb.remote, "sync", wait="sb")
-        flip_options(nb.remote)
+        flip_options(nb.remote, wait="sb")  # (without waiting, a loaded daemon may take two in one run)
         for cmd in (["set", "logical_switch_port", "vm3", "options:force_fdb_lookup=TRUE"],
                     ["set", "logical_switch_port", "vm1", "options:disable_arp_nd_rsp=true"]):
             nbctl(nb.remote, *cmd, wait="sb")

@@ -39,8 +39,9 @@ def build_options_nb(remote: str) -> None:
       "--", "set", "logical_switch_port", "w2", "options:disable_arp_nd_rsp=false")
 
 
-def flip_options(remote: str) -> None:
-    """Every option back (or on), in separate transactions: the incremental paths."""
+def flip_options(remote: str, wait: str | None = None) -> None:
+    """Every option back (or on), in separate transactions: the incremental paths (``wait="sb"``:
+    each one written before the next, so each is an incremental run of its own)."""
     for cmd in (["set", "Logical_Switch", "S1", "other_config:broadcast-arps-to-all-routers=true"],
                 ["remove", "logical_switch_port", "vm1", "options", "disable_arp_nd_rsp"],
                 ["set", "logical_switch_port", "vm2", "options:pkt_clone_type=none"],
@@ -48,7 +49,7 @@ def flip_options(remote: str) -> None:
                 ["set", "logical_switch_port", "w1", "options:pkt_clone_type=mc_unknown"],
                 ["set", "logical_switch_port", "w2", "options:disable_arp_nd_rsp=true"],
                 ["set", "Logical_Switch", "S2", "other_config:broadcast-arps-to-all-routers=false"]):
-        nbctl(remote, *cmd)
+        nbctl(remote, *cmd, wait=wait)
 
 
 @pytest.fixture
