@@ -304,7 +304,8 @@ class Daemon:
                 if self._release_change is not None:
                     change, self._release_change = self._release_change, None
                     self._switch_release(*change)
-                self.step()
+                with _gc_paused():  # (the IDLs' parsing and commits allocate as much as the engine)
+                    self.step()
                 self._check_release_after_connect()
                 self.metrics.loop_seconds.observe(time.perf_counter() - t0)
                 for hook in self.loop_hooks:

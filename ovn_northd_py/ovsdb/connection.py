@@ -19,9 +19,11 @@ import ovs.db.types
 import ovs.jsonrpc
 import ovs.stream
 
-from . import fastrow, fasttxn
+from . import fastdatum, fastidl, fastrow, fasttxn
 from .aiopoll import AsyncPoller
 
+fastdatum.install()
+fastidl.install()
 fastrow.install()
 fasttxn.install()
 
