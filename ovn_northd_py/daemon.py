@@ -139,6 +139,7 @@ class Daemon:
         self.opts = opts
         self.log = logmod.get("ovn_northd_py")
         self.metrics = metrics or Metrics()
+        self._conn_metric_children: tuple[Any, Any, Any, list[tuple[Any, str]]] | None = None
         self.warn = logmod.WarnOnce(self.log)
         self.release: Release = DEFAULT_RELEASE  # set by check_schemas from the servers' versions
         # Connections and what runs on them (set by connect()).
@@ -817,12 +818,19 @@ class Daemon:
     def _update_conn_metrics(self) -> None:
         assert self.nb is not None and self.sb is not None
         m = self.metrics
-        m.db_connected.labels(db="nb").set(1 if self.nb.connected else 0)
-        m.db_connected.labels(db="sb").set(1 if self.sb.connected else 0)
+        # (Every loop step: the labelled children are looked up once, not on each step.)
+        children = self._conn_metric_children
+        if children is None or children[0] is not self.sb.idl:
+            children = self._conn_metric_children = (
+                self.sb.idl, m.db_connected.labels(db="nb"), m.db_connected.labels(db="sb"),
+                [(m.sb_rows.labels(table=t), t) for t in self.sb.idl.tables])  # (the connected schema's)
+        _, nb_connected, sb_connected, sb_rows = children
+        nb_connected.set(1 if self.nb.connected else 0)
+        sb_connected.set(1 if self.sb.connected else 0)
         m.lock_held.set(1 if self.sb.has_lock else 0)
         m.lock_contended.set(1 if self.sb.lock_contended else 0)
-        for t in self.sb.idl.tables:  # (those of SB_TABLES the connected schema has)
-            m.sb_rows.labels(table=t).set(len(self.sb.rows(t)))
+        for gauge, t in sb_rows:
+            gauge.set(len(self.sb.rows(t)))
 
     # ---- control ----
     def install_signals(self, loop: asyncio.AbstractEventLoop) -> None:
