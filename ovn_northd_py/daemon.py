@@ -139,6 +139,7 @@ class Daemon:
         self.opts = opts
         self.log = logmod.get("ovn_northd_py")
         self.metrics = metrics or Metrics()
+        self._conn_metric_children: tuple[Any, Any, Any, list[tuple[Any, str]]] | None = None
         self.warn = logmod.WarnOnce(self.log)
         self.release: Release = DEFAULT_RELEASE  # set by check_schemas from the servers' versions
         # Connections and what runs on them (set by connect()).
@@ -304,7 +305,8 @@ class Daemon:
                 if self._release_change is not None:
                     change, self._release_change = self._release_change, None
                     self._switch_release(*change)
-                self.step()
+                with _gc_paused():  # (the IDLs' parsing and commits allocate as much as the engine)
+                    self.step()
                 self._check_release_after_connect()
                 self.metrics.loop_seconds.observe(time.perf_counter() - t0)
                 for hook in self.loop_hooks:
@@ -603,6 +605,7 @@ class Daemon:
         self.write.started = time.perf_counter()
         self.raw.tap.attach_ops = ops or None
         self.write.sb_txn = ctx.sb_txn
+        self.sb.expect_inserts(ctx.sb_txn)  # (their echo is recognised as ours: RowChange.own)
         self.write.nb_txn = ctx.nb_txn
         self._poll_txns()
         if ctx.stats.total:
@@ -816,12 +819,19 @@ class Daemon:
     def _update_conn_metrics(self) -> None:
         assert self.nb is not None and self.sb is not None
         m = self.metrics
-        m.db_connected.labels(db="nb").set(1 if self.nb.connected else 0)
-        m.db_connected.labels(db="sb").set(1 if self.sb.connected else 0)
+        # (Every loop step: the labelled children are looked up once, not on each step.)
+        children = self._conn_metric_children
+        if children is None or children[0] is not self.sb.idl:
+            children = self._conn_metric_children = (
+                self.sb.idl, m.db_connected.labels(db="nb"), m.db_connected.labels(db="sb"),
+                [(m.sb_rows.labels(table=t), t) for t in self.sb.idl.tables])  # (the connected schema's)
+        _, nb_connected, sb_connected, sb_rows = children
+        nb_connected.set(1 if self.nb.connected else 0)
+        sb_connected.set(1 if self.sb.connected else 0)
         m.lock_held.set(1 if self.sb.has_lock else 0)
         m.lock_contended.set(1 if self.sb.lock_contended else 0)
-        for t in self.sb.idl.tables:  # (those of SB_TABLES the connected schema has)
-            m.sb_rows.labels(table=t).set(len(self.sb.rows(t)))
+        for gauge, t in sb_rows:
+            gauge.set(len(self.sb.rows(t)))
 
     # ---- control ----
     def install_signals(self, loop: asyncio.AbstractEventLoop) -> None:

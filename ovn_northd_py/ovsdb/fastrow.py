@@ -20,6 +20,7 @@ from typing import Any
 import ovs.db.idl
 
 _ORIG_GETATTR = ovs.db.idl.Row.__getattr__
+_DEFAULT_DICT = ovs.db.idl.ColumnDefaultDict
 _CACHE_ATTR = "_npy_cache"
 _state = {"busy": 0, "installed": False}
 
@@ -31,7 +32,11 @@ def _fast_getattr(self: Any, name: str) -> Any:
     data = d.get("_data")
     changes = d.get("_changes")
     mutations = d.get("_mutations")
-    if data is None or name not in data or (changes and name in changes):
+    if data is None or (changes and name in changes):
+        return _ORIG_GETATTR(self, name)
+    # (``name in data``: a ColumnDefaultDict's membership is its table's columns, asked directly
+    # rather than through its Python-level ``__contains__`` and ``keys``)
+    if not (name in data._table.columns if type(data) is _DEFAULT_DICT else name in data):
         return _ORIG_GETATTR(self, name)
     if mutations:
         for kind in ("_inserts", "_removes"):

@@ -62,7 +62,7 @@ def _uuid_set(v: Any) -> frozenset[str]:
 
 
 def _omap(d: dict[str, str]) -> list[Any]:
-    return ["map", sorted([k, v] for k, v in d.items())]
+    return ["map", [[k, d[k]] for k in sorted(d)]]  # (keys are unique: the pairs' order)
 
 
 @dataclass(slots=True)
@@ -570,11 +570,19 @@ class _Planner:
                     self._delete_flow(u)
                 continue
             if not have:
+                # (An inserted row's empty columns are left out: the server gives them their
+                # default, empty; a cold sync's transaction is that much smaller.)
                 row = {"pipeline": k[1], "table_id": k[2], "priority": k[3], "match": k[4], "actions": k[5],
-                       "external_ids": _omap(w.ext), "tags": _omap(w.tags)}
+                       "external_ids": _omap(w.ext)}
+                if w.tags:
+                    row["tags"] = _omap(w.tags)
                 if k[6]:
                     row["controller_meter"] = k[6]
-                row.update(self._ref_cols(w))
+                if len(w.dps) == 1:
+                    (d,) = tuple(w.dps)
+                    row["logical_datapath"] = ["uuid", d]
+                else:
+                    row["logical_dp_group"] = self.flow_group_ref(w)
                 ops.append({"op": "insert", "table": "Logical_Flow", "row": row})
                 actions.append(InsertFlow(len(ops) - 1, k, w))
                 plan.inserted += 1
@@ -711,7 +719,7 @@ def apply_plan(cache: FlowCache, plan: Plan, results: list[Any]) -> None:
         elif isinstance(a, InsertFlow):
             row = plan.ops[a.op]["row"]
             cache.add_flow(str(results[a.op]["uuid"][1]), FlowRow(
-                a.key, _uuid_of(row["logical_datapath"]), group_from_row(row), a.want.ext, a.want.tags))
+                a.key, _uuid_of(row.get("logical_datapath")), group_from_row(row), a.want.ext, a.want.tags))
         elif isinstance(a, UpdateFlow):
             r = cache.flows[a.uuid]
             row = plan.ops[a.op]["row"]

@@ -32,3 +32,19 @@ def test_references_to_rows_inserted_in_the_transaction_become_named_uuids() -> 
     got = fasttxn._fast_substitute_uuids(t, ["map", [["k", ["uuid", str(NEW)]]]])
     assert got[1][0][1][0] == "named-uuid"
     assert fasttxn._fast_substitute_uuids(t, ["uuid", str(NEW)])[0] == "named-uuid"
+
+
+def test_the_walk_gives_python_ovs_result_for_any_json() -> None:
+    t = _txn()
+    orig_txn = SimpleNamespace(_txn_rows=t._txn_rows)
+    orig_txn._substitute_uuids = lambda j: fasttxn._ORIG(orig_txn, j)
+    new, old = ["uuid", str(NEW)], ["uuid", str(OLD)]
+    cases = [
+        ["set", [new, old, ["uuid", "not-a-uuid"]]],
+        ["map", [["k", new], ["uuid", str(NEW)], [new, old]]],  # (a pair that looks like a reference)
+        ["map", [[new, "x"], ["y", new]]],
+        [1, "a", [new, [old, [new]]], ("t", new)],
+        new, old, "s", 3, ["uuid", "x"], ["uuid", str(NEW), "extra"], [],
+    ]
+    for j in cases:
+        assert fasttxn._fast_substitute_uuids(t, j) == fasttxn._ORIG(orig_txn, j), j

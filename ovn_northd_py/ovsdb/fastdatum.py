@@ -1,0 +1,170 @@
+"""Cheaper python-ovs ``Datum`` parsing and serialisation, with the same results.
+
+A cold sync parses the whole NB and the server's echo of the SB rows we insert through
+``Datum.from_json``, and serialises every SB row it writes through ``Datum.to_json`` and
+``Datum.is_default``.  python-ovs does it atom by atom with generic code: ``Atom.from_json``
+rebuilds a tuple of accepted types and compares types per atom, constraint checks go through
+``Datum`` membership, ``to_json`` sorts atoms with the Python-level ``Atom.__lt__`` and
+``is_default`` builds a fresh default datum to compare with.  Here each column's base type gets
+a small parser built once (the checks its constraints need, nothing else); anything it does not
+recognise as plainly valid (a float, a named-uuid, a value outside the constraints, a duplicate)
+goes to python-ovs's own code, which raises the same error as before.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import ovs.db.data
+import ovs.db.types
+import ovs.ovsuuid
+
+_Datum = ovs.db.data.Datum
+_Atom = ovs.db.data.Atom
+_T = ovs.db.types
+_ORIG_FROM_JSON = _Datum.from_json
+_ORIG_TO_JSON = _Datum.to_json
+_ORIG_IS_DEFAULT = _Datum.is_default
+_UUID_MATCH = ovs.ovsuuid.uuidRE.match
+_state = {"installed": False}
+
+
+class _Slow(Exception):
+    """Not plainly valid: python-ovs's own parser decides (and raises its own error)."""
+
+
+_Parser = Callable[[Any], Any]
+# id(BaseType) -> (the BaseType, kept alive so the id stays its own; its atom parser)
+_parsers: dict[int, tuple[Any, _Parser]] = {}
+
+
+def _base_parser(base: Any) -> _Parser:
+    """An atom parser for ``base`` (a ``BaseType``): returns the Atom or raises _Slow."""
+    at = base.type
+    enum = None
+    if base.enum is not None:
+        enum = frozenset(a.value for a in base.enum.values)
+    if at is _T.StringType:
+        lo, hi = base.min_length, base.max_length
+
+        def parse_str(j: Any) -> Any:
+            if type(j) is not str or (enum is not None and j not in enum) or not lo <= len(j) <= hi:
+                raise _Slow
+            return _Atom(at, j)
+        return parse_str
+    if at is _T.IntegerType:
+        imin, imax = base.min, base.max
+
+        def parse_int(j: Any) -> Any:
+            if (type(j) is not int or (enum is not None and j not in enum)
+                    or (imin is not None and j < imin) or (imax is not None and j > imax)):
+                raise _Slow
+            return _Atom(at, j)
+        return parse_int
+    if at is _T.BooleanType and enum is None:
+        def parse_bool(j: Any) -> Any:
+            if type(j) is not bool:
+                raise _Slow
+            return _Atom(at, j)
+        return parse_bool
+    if at is _T.UuidType:
+        def parse_uuid(j: Any) -> Any:
+            if type(j) is not list or len(j) != 2 or j[0] != "uuid" or type(j[1]) is not str or not _UUID_MATCH(j[1]):
+                raise _Slow
+            return _Atom(at, uuid.UUID(j[1]))
+        return parse_uuid
+
+    def slow(j: Any) -> Any:
+        raise _Slow
+    return slow
+
+
+def _parser(base: Any) -> _Parser:
+    hit = _parsers.get(id(base))
+    if hit is None or hit[0] is not base:
+        hit = _parsers[id(base)] = (base, _base_parser(base))
+    return hit[1]
+
+
+def _fast_from_json(type_: Any, json: Any, symtab: Any = None) -> Any:
+    if symtab is not None:
+        return _ORIG_FROM_JSON(type_, json, symtab)
+    try:
+        key = _parser(type_.key)
+        if type_.value is not None:  # a map
+            if type(json) is not list or len(json) != 2 or json[0] != "map" or type(json[1]) is not list:
+                raise _Slow
+            inner = json[1]
+            if not type_.n_min <= len(inner) <= type_.n_max:
+                raise _Slow
+            value = _parser(type_.value)
+            values = {}
+            for pair in inner:
+                if type(pair) is not list or len(pair) != 2:
+                    raise _Slow
+                values[key(pair[0])] = value(pair[1])
+        elif type(json) is list and json and json[0] == "set":
+            if len(json) != 2 or type(json[1]) is not list:
+                raise _Slow
+            inner = json[1]
+            if not type_.n_min <= len(inner) <= type_.n_max:
+                raise _Slow
+            values = dict.fromkeys(map(key, inner))
+        else:
+            return _Datum(type_, {key(json): None})
+        if len(values) != len(inner):
+            raise _Slow  # a duplicate: python-ovs reports it
+        return _Datum(type_, values)
+    except _Slow:
+        return _ORIG_FROM_JSON(type_, json, symtab)
+
+
+def _atom_value(a: Any) -> Any:
+    return a.value
+
+
+def _kv_value(kv: Any) -> Any:
+    return kv[0].value
+
+
+def _fast_to_json(self: Any) -> Any:
+    t = self.type
+    values = self.values
+    kuuid = t.key.type is _T.UuidType
+    if t.value is not None:
+        vuuid = t.value.type is _T.UuidType
+        items = sorted(values.items(), key=_kv_value) if len(values) > 1 else values.items()
+        return ["map", [[["uuid", str(k.value)] if kuuid else k.value,
+                         ["uuid", str(v.value)] if vuuid else v.value] for k, v in items]]
+    if len(values) == 1:
+        for k in values:
+            return ["uuid", str(k.value)] if kuuid else k.value
+    keys = sorted(values, key=_atom_value)
+    if kuuid:
+        return ["set", [["uuid", str(k.value)] for k in keys]]
+    return ["set", [k.value for k in keys]]
+
+
+# id(Type) -> (the Type, its default datum: never handed out, only compared with)
+_defaults: dict[int, tuple[Any, Any]] = {}
+
+
+def _fast_is_default(self: Any) -> bool:
+    t = self.type
+    if t.n_min == 0:
+        return not self.values
+    hit = _defaults.get(id(t))
+    if hit is None or hit[0] is not t:
+        hit = _defaults[id(t)] = (t, _Datum.default(t))
+    return bool(self.values == hit[1].values)
+
+
+def install() -> None:
+    """Patch ``ovs.db.data.Datum`` (idempotent)."""
+    if not _state["installed"]:
+        _Datum.from_json = staticmethod(_fast_from_json)
+        _Datum.to_json = _fast_to_json
+        _Datum.is_default = _fast_is_default
+        _state["installed"] = True

@@ -1,0 +1,92 @@
+"""A cheaper python-ovs ``Idl`` row update (the initial NB snapshot, SB's echo of our inserts).
+
+For every row the server sends, python-ovs's ``Idl.__add_default`` walks every column of the
+table (with the read-only checks) to add the omitted single-valued ones back as their defaults,
+and ``Idl.__row_update`` compares each parsed column with the row's current value, which for a
+new row means building a fresh default datum per column (``ColumnDefaultDict.__missing__``).
+Here the per-table list of columns ``__add_default`` fills is computed once per IDL, and a column
+the row does not hold yet is compared with its type's default without building one.  The result,
+warnings included, is python-ovs's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ovs.db.data
+import ovs.db.error
+import ovs.db.idl
+import ovs.db.types
+import ovs.ovsuuid
+
+_Idl = ovs.db.idl.Idl
+_ORIG_ROW_UPDATE = _Idl._Idl__row_update
+_ORIG_ADD_DEFAULT = _Idl._Idl__add_default
+_CACHE = "_npy_add_default"
+_state = {"installed": False}
+
+
+def _defaults_of(idl: Any, table: Any) -> list[tuple[str, Any, bool]]:
+    """(column, the JSON ``__add_default`` puts for it when omitted, whether that JSON is a list)
+    for ``table``'s columns that python-ovs fills in."""
+    cache = idl.__dict__.get(_CACHE)
+    if cache is None:
+        cache = idl.__dict__[_CACHE] = {}
+    hit = cache.get(id(table))
+    if hit is not None and hit[0] is table:
+        return hit[1]  # type: ignore[no-any-return]
+    readonly = idl.readonly
+    out = []
+    for column in table.columns.values():
+        if table.name in readonly and column.name in readonly[table.name]:
+            continue
+        if column.type.n_min != 0 and not column.type.is_map():
+            atype = column.type.key.type
+            if atype == ovs.db.types.UuidType:
+                out.append((column.name, ovs.ovsuuid.to_json(atype.default), True))
+            else:
+                out.append((column.name, atype.default, False))
+    cache[id(table)] = (table, out)
+    return out
+
+
+def _fast_add_default(self: Any, table: Any, row_update: Any) -> None:
+    for name, default, is_list in _defaults_of(self, table):
+        if name not in row_update:
+            row_update[name] = list(default) if is_list else default
+
+
+def _fast_row_update(self: Any, table: Any, row: Any, row_json: Any) -> bool:
+    changed = False
+    columns = table.columns
+    data = row._data
+    from_json = ovs.db.data.Datum.from_json
+    vlog = ovs.db.idl.vlog
+    for column_name, datum_json in row_json.items():
+        column = columns.get(column_name)
+        if not column:
+            vlog.warn(f"unknown column {column_name} updating table {table.name}")
+            continue
+        try:
+            datum = from_json(column.type, datum_json)
+        except ovs.db.error.Error as e:
+            vlog.warn(f"error parsing column {column_name} in table {table.name}: {e}")
+            continue
+        old = dict.get(data, column_name)  # (without the default a ColumnDefaultDict builds)
+        if old is None:
+            if datum.is_default():
+                continue
+        elif datum == old:
+            continue
+        data[column_name] = datum
+        if column.alert:
+            changed = True
+    return changed
+
+
+def install() -> None:
+    """Patch ``ovs.db.idl.Idl`` (idempotent)."""
+    if not _state["installed"]:
+        _Idl._Idl__row_update = _fast_row_update
+        _Idl._Idl__add_default = _fast_add_default
+        _state["installed"] = True
