@@ -712,6 +712,10 @@ OVN_26_03 = FlowProfile(
         # family than its prefix: the source register of the next hop's family (xxreg1 for an IPv6
         # next hop), where 25.03 used the prefix's.
         "symmetric_reply_nexthop_src",
+        # routing-protocols=BFD on a router port with OVN BFD sessions (an NB BFD row names it): its
+        # BFD traffic is cloned to the redirect target and goes on to the router
+        # (flows/ls_routing_redirect.py).
+        "routing_redirect_bfd_clone",
         # lr_in_arp_resolve: no binding of a switch port's addresses (a VIF's, a localport's) on a
         # distributed gateway port with redirect-type=bridged.
         "bridged_dgp_no_lsp_binding",
