@@ -716,6 +716,10 @@ OVN_26_03 = FlowProfile(
         # BFD traffic is cloned to the redirect target and goes on to the router
         # (flows/ls_routing_redirect.py).
         "routing_redirect_bfd_clone",
+        # Load_Balancer options:use_stateless_nat=true: the backend chosen statelessly
+        # (lr_in_ct_extract 120 select into reg1[0..15], lr_in_dnat per DGP and backend), no
+        # lr_in_defrag flow (flows/lr_lb.py).
+        "lb_stateless_select",
         # lr_in_arp_resolve: no binding of a switch port's addresses (a VIF's, a localport's) on a
         # distributed gateway port with redirect-type=bridged.
         "bridged_dgp_no_lsp_binding",
