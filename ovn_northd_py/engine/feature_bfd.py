@@ -10,7 +10,8 @@ What depends on what (see :mod:`ovn_northd_py.flows.lr_bfd` and :mod:`ovn_northd
   SB BFD changes (:func:`on_sb`: ovn-controller's status, edits, our own writes echoing back).
   The NB write-back is done by the nb_sync node on each of its runs (:func:`sync_nb_bfd_status`).
 * Flows read only NB: the set of ports named by BFD rows (``FlowCtx.bfd_ports``: the ports' BFD
-  ``lr_in_ip_input`` and connected-route flows, and the routes out of them) and the NB status of
+  ``lr_in_ip_input`` and connected-route flows, the routes out of them, and the BFD redirect flows
+  of their peer switch ports, :mod:`ovn_northd_py.flows.ls_routing_redirect`) and the NB status of
   the rows routes use (a route whose session is down is not installed).  :func:`on_nb_flows`
   rebuilds the ports that joined or left ``bfd_ports``, and the route flows of their routers and
   of the routers whose routes name a changed row.  An SB status change reaches the flows through
@@ -62,6 +63,9 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
         if p is not None and p.kind == "lrp":
             ports.append(p)
             routers.add(p.dp.key)
+            # (its peer switch port's routing-protocol-redirect flows: BFD cloned or not, 26.03)
+            if p.peer is not None and p.peer.kind == "lsp" and p.nb.options.get("routing-protocol-redirect"):
+                ports.append(p.peer)
     for dp in nd.routers():
         if dp.key not in routers and any(
                 r.bfd and str(r.bfd[0].uuid) in changed for r in dp.nb.static_routes):

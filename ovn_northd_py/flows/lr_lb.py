@@ -39,6 +39,15 @@ and first configured IPv6 address A: ``lr_in_unsnat`` 110 ``inport == P && ip4.d
 family) adds ``lr_in_unsnat`` 110 ``ip4 && ip4.dst == X`` -> ``ct_snat;`` and ``lr_out_snat`` 100
 ``flags.force_snat_for_lb == 1 && ip4`` (``force_snat_for_dnat``) -> ``ct_snat(X);``.
 
+26.03 (behaviour ``lb_stateless_select``; OVN's ovn-northd.at "Load balancer with Distributed
+Gateway Ports (LB + DGP + NAT Stateless)"): a load balancer with ``options:use_stateless_nat=true``
+has, on every router it is on, no ``lr_in_defrag`` flow, and per VIP V with backends B0..Bn
+``lr_in_ct_extract`` 120 ``ip && ip4.dst == V`` -> ``reg1[0..15] = select(0,...,n);`` (``select(values=(...);
+hash_fields="...")`` with ``selection_fields``; ``next;`` for one backend).  Where it is stateless
+(several DGPs), ``lr_in_dnat`` 110 / 120 per DGP D and backend Bi: ``is_chassis_resident(C) && ip4
+&& ip4.dst == V[ && P && P.dst == PORT][ && reg1[0..15] == i]`` -> ``ip4.dst = Bi;[ P.dst = BPi;] next;``
+(no SNAT flag); elsewhere its ``lr_in_dnat`` flows are the stateful ones above.
+
 The ``$_rtr_lb_<key>_ip4/ip6`` address sets (VIPs inside one of the router's networks) and the
 ARP/ND replies for them are :func:`.router_addrs.router_lb_vip_sets` and :mod:`.lr_ip_input`.
 """
@@ -52,6 +61,7 @@ from typing import Any, Protocol
 
 from ..lflow.profile import DEFAULT_PROFILE
 from ..lflow.stages import (
+    LR_IN_CT_EXTRACT,
     LR_IN_DEFRAG,
     LR_IN_DNAT,
     LR_IN_GW_REDIRECT,
@@ -266,9 +276,19 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
     v2 = ctx is not None and ctx.profile.has("lb_vip_regs_v2")
     ct_extract = ctx is not None and ctx.profile.has("ct_extract_lb_match")
     template_input = ctx is not None and ctx.profile.has("template_vip_ip_input")
+    select = ctx is not None and ctx.profile.has("lb_stateless_select") and smap_bool(
+        lb.options, "use_stateless_nat", False)
     for v in cached_vips(lb, ctx):
         vip, fam = v.vip, _fam(v.vip)
-        add(LR_IN_DEFRAG, 100, f"ip && {fam}.dst == {vip.ip}", "ct_dnat;")
+        if select:
+            n = len(v.backends)
+            values = ",".join(str(k) for k in range(n))
+            fields = hash_fields(lb)
+            pick = (f"reg1[0..15] = select(values=({values}){fields});" if fields
+                    else f"reg1[0..15] = select({values});") if n > 1 else "next;"
+            add(LR_IN_CT_EXTRACT, 120, f"ip && {fam}.dst == {vip.ip}", pick)
+        else:
+            add(LR_IN_DEFRAG, 100, f"ip && {fam}.dst == {vip.ip}", "ct_dnat;")
         if template_input and v.template and vip.ip.startswith("^"):
             # Behaviour template_vip_ip_input (26.03, observed; ovn-northd(8) lr_in_ip_input): a
             # template VIP (``^VAR``: not a literal address of a template load balancer) goes on
@@ -284,7 +304,9 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
         match = _vip_match(v, proto, ct_extract)
         prio = LB_IP_PRIORITY if vip.port is None else LB_PORT_PRIORITY
         for dgp, res in places:
-            if v.backends:
+            if v.backends and select and stateless:
+                _add_stateless_select_dnat(add, v, proto, prio, res)
+            elif v.backends:
                 ct_lb, backends = lb_backends(lb, v, ctx.profile if ctx is not None else DEFAULT_PROFILE,
                                               features.ct_lb)
                 # 25.03 (lb_vip_regs_v2): an affinity VIP's flow loads the VIP for lr_in_lb_aff_learn.
@@ -307,6 +329,19 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
             aff = ("flags.force_snat_for_lb = 1; ", "; force_snat") if force_snat and not keep else (prefix, suffix)
             _add_affinity(v, proto, timeout, *aff, add, v2, ct_extract)
     return out
+
+
+def _add_stateless_select_dnat(add: Any, v: Vip, proto: str, prio: int, res: str) -> None:
+    """26.03's stateless DNAT of a VIP on one DGP (``res``: its ``&& is_chassis_resident(C)``): one
+    flow per backend, chosen by the index lr_in_ct_extract selected into reg1[0..15]."""
+    fam = _fam(v.vip)
+    head = f"{res.removeprefix(' && ')} && {fam} && {fam}.dst == {v.vip.ip}"
+    if v.vip.port is not None:
+        head += f" && {proto} && {proto}.dst == {v.vip.port}"
+    for k, b in enumerate(v.backends):
+        match = head if len(v.backends) == 1 else f"{head} && reg1[0..15] == {k}"
+        port = "" if b.port is None else f"{proto}.dst = {b.port}; "
+        add(LR_IN_DNAT, prio, match, f"{fam}.dst = {b.ip}; {port}next;")
 
 
 def _add_dgp_undnat(add: Any, v: Vip, dgp: Port, res: str, proto: str, skip: bool, force_snat: bool,

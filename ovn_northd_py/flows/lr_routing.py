@@ -683,7 +683,10 @@ def _add_symmetric_reply_plain(i: int, rkey: str, members: list[Route], table: F
         table.add(i, LR_IN_ECMP_STATEFUL, 100, f"{head} && (ct.new || ct.est)",
                   f"ct_commit {{ ct_label.ecmp_reply_eth = eth.src; {port_mark} = {key};}}; next;", hint=h, owner=owner)
         reply = f"{port_mark} == {key}"
-        src_reg = REG_SRC_IPV6 if m.v6 else src_ipv4_reg(ctx)
+        # 25.03 sets the source register of the prefix's family, whatever the next hop's (26.03:
+        # ``symmetric_reply_nexthop_src``, the next hop's, as the route's own flow).
+        nh_v6 = m.nh_v6 if ctx.profile.has("symmetric_reply_nexthop_src") else m.v6
+        src_reg = REG_SRC_IPV6 if nh_v6 else src_ipv4_reg(ctx)
         actions = (f"ip.ttl--; flags.loopback = 1; eth.src = {m.mac}; {src_reg} = {m.port_addr}; "
                    f'outport = "{m.port.name}"; next;')
         table.add(i, LR_IN_IP_ROUTING, 10300, f"{reply} && {m.match(ctx)}", actions, hint=h, owner=owner)

@@ -37,7 +37,7 @@ from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .copp import copp_meter
 from .ls_l2 import peer_router_port
-from .lsp_addrs import lsp_addresses
+from .lsp_addrs import lsp_addresses, lsp_health_checks
 from .owners import port_owner
 from .registers import REGBIT_FROM_ROUTER_PORT
 from .router_addrs import lrp_networks
@@ -78,7 +78,7 @@ def build_lsp_arp_rsp_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
     if ctx.profile.has("lsp_health_checks"):
         # 26.03: the switch answers for the source IPs of its ports' health checks too (observed:
         # the same 110 flows as for load balancers' health checks).
-        for src_ip in sorted({str(hc.src_ip) for hc in getattr(port.nb, "health_checks", ())}):
+        for src_ip in sorted({str(hc.src_ip) for hc in lsp_health_checks(port)}):
             _svc_monitor_flow(port, src_ip, port.nb_key, ctx.svc_monitor_mac, table)
     if not _answers_for(port, ctx):
         return

@@ -9,8 +9,8 @@ Observed on the reference (sid's ovn-northd 26.03.1):
   direction (:attr:`.acl_index.SwitchAcls.nf_groups`): a ``from-lport`` group is redirected in the
   ingress pipeline (request) and its replies in the egress one, a ``to-lport`` group the other way
   round;
-* a group's active network function (NB ``network_function_active``, which northd writes back) is
-  the first healthy one of its ``network_function`` set in uuid order (:func:`active_nf`; without a
+* a group's active network function (NB ``network_function_active``, which northd writes back) stays
+  while healthy, else is the first healthy one of its ``network_function`` set in uuid order (:func:`active_nf`; without a
   ``health_check`` a network function is healthy); a group without one redirects nothing;
 * a network function is *on* a switch when both its ports are ports of that switch, or else both
   have a child port (``parent_name``) there, which then stand for them (``man ovn-northd``); one
@@ -67,12 +67,21 @@ REG_TUN_IF_ID = "reg5[16..31]"  # the tunnel interface a redirected packet came 
 
 
 def active_nf(group: Any, online: Collection[tuple[str, str]] = ()) -> Any:
-    """The active Network_Function of ``group``: the first of its set in uuid order that is healthy
+    """The active Network_Function of ``group``: the one NB names active
+    (``network_function_active``, northd's own write-back) while it is still in the group and healthy
     (without a ``health_check``, or with its Service_Monitor ``online``: ``online`` holds the
-    (inport, outport) of those), or None (an empty group, or none healthy: observed, a group of
-    network functions with health checks and no status has none)."""
+    (inport, outport) of those; OVN 26.03's ovn-northd.at "Network function health check": a second
+    one coming online does not take over), else the first healthy one of its set in uuid order, or
+    None (an empty group, or none healthy: observed, a group of network functions with health
+    checks and no status has none)."""
+    def healthy(nf: Any) -> bool:
+        return opt(getattr(nf, "health_check", None)) is None or nf_ports(nf) in online
+
+    current = opt(getattr(group, "network_function_active", None))
+    if current is not None and any(nf.uuid == current.uuid for nf in group.network_function) and healthy(current):
+        return current
     for nf in sorted(group.network_function, key=lambda nf: str(nf.uuid)):
-        if opt(getattr(nf, "health_check", None)) is None or nf_ports(nf) in online:
+        if healthy(nf):
             return nf
     return None
 

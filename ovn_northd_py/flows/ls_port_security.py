@@ -133,11 +133,15 @@ def ext_arp_allowed(port: Port, ctx: FlowCtx) -> list[tuple[int, str]]:
     return out
 
 
+# The ports whose ARP requests come from outside (observed: l2gateway ports as localnet ones).
+_EXT_ARP_PORT_TYPES = ("localnet", "l2gateway")
+
+
 def _filters_ext_arp(dp: Datapath, ctx: FlowCtx) -> bool:
-    """Does switch ``dp`` filter its localnet ports' ARP requests: it has localnet ports and a
+    """Does switch ``dp`` filter its localnet (and l2gateway) ports' ARP requests: it has such ports and a
     router port whose gateway is resident somewhere (:func:`ext_arp_resident`; observed: a
     ``reside-on-redirect-chassis`` port alone does not make it filter)."""
-    return (any(p.kind == "lsp" and p.sb_type == "localnet" for p in dp.ports)
+    return (any(p.kind == "lsp" and p.sb_type in _EXT_ARP_PORT_TYPES for p in dp.ports)
             and any(p.is_router_lsp and ext_arp_resident(p, ctx) is not None for p in dp.ports if p.kind == "lsp"))
 
 
@@ -150,7 +154,7 @@ def build_ls_ext_arp_flows(dp: Datapath, ctx: FlowCtx, table: FlowTable) -> None
         return
     owner = dp_owner(dp)
     for p in dp.ports:
-        if p.kind == "lsp" and p.sb_type == "localnet":
+        if p.kind == "lsp" and p.sb_type in _EXT_ARP_PORT_TYPES:
             table.add(dp.index, LS_IN_CHECK_PORT_SEC, 75, f'arp.op == 1 && inport == "{p.name}"',
                       f"{REGBIT_EXT_ARP} = 1; next;", owner=owner)
     table.add(dp.index, LS_IN_APPLY_PORT_SEC, 70, f"{REGBIT_EXT_ARP} == 1", "drop;", owner=owner,

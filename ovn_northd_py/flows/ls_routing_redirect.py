@@ -16,6 +16,10 @@ switch port S is on, with ``routing-protocols`` listing ``BGP`` (TCP port 179) a
   ``reg0[15] = 1; next;``).
 
 No flow when P is not a port of that switch or no protocol is known.
+
+26.03 (behaviour ``routing_redirect_bfd_clone``): when R has OVN's own BFD sessions (an NB ``BFD``
+row names it, e.g. a static route with ``--bfd``), its BFD traffic is cloned to P and goes on to S
+(as the ARP replies), instead of going to P alone.
 """
 
 from __future__ import annotations
@@ -48,12 +52,14 @@ def build_lsp_routing_redirect_flows(port: Port, ctx: FlowCtx, table: FlowTable)
     i, owner, h = port.dp.index, port_owner(port), hint(port.nb_key)
     addrs = [("ip4", n.addr_s) for n in nets.ipv4] + [("ip6", n.addr_s) for n in nets.ipv6]
     to_target = f'outport = "{target}"; output;'
+    clone = f'clone {{ outport = "{target}"; output; }}; outport = "{port.name}"; output;'
+    bfd_clone = ctx.profile.has("routing_redirect_bfd_clone") and lrp.name in ctx.bfd_ports
     for proto, n in protocols:
+        actions = clone if bfd_clone and proto == "udp" else to_target
         for fam, a in addrs:
             for side in ("dst", "src"):
-                table.add(i, LS_IN_L2_LKUP, 100, f"{fam}.dst == {a} && {proto}.{side} == {n}", to_target,
+                table.add(i, LS_IN_L2_LKUP, 100, f"{fam}.dst == {a} && {proto}.{side} == {n}", actions,
                           hint=h, owner=owner)
-    clone = f'clone {{ outport = "{target}"; output; }}; outport = "{port.name}"; output;'
     for fam, a in addrs:
         match = f"arp.op == 2 && arp.tpa == {a}" if fam == "ip4" else f"ip6.dst == {a} && nd_na"
         table.add(i, LS_IN_L2_LKUP, 100, match, clone, hint=h, owner=owner)

@@ -18,6 +18,9 @@ entry here); see :mod:`ovn_northd_py.northd.addresses`.
 
 from __future__ import annotations
 
+import ipaddress
+from typing import Any
+
 from ..northd.addresses import LportAddresses, extract_lport_addresses, is_dynamic_address
 from ..northd.model import Port
 from .ls_l2 import peer_router_port
@@ -58,4 +61,25 @@ def lsp_addresses(port: Port) -> list[LportAddresses]:
         parsed = extract_lport_addresses(entry).addresses
         if parsed is not None:
             out.append(parsed)
+    return out
+
+
+def lsp_health_checks(port: Port) -> list[Any]:
+    """Behaviour ``lsp_health_checks`` (26.03): the health checks of switch port ``port`` whose
+    ``address`` is one of the port's own IPs (observed: a check of an address the port does not
+    have, or of a port without addresses, gets no Service_Monitor row and no ARP reply flow; OVN
+    26.03's ovn-northd.at "Logical Switch Port Health Check - lflow/service monitor
+    synchronization")."""
+    checks = getattr(port.nb, "health_checks", ())
+    if not checks:
+        return []
+    own = {ipaddress.ip_address(n.addr_s) for e in lsp_addresses(port) for n in e.ipv4}
+    own |= {ipaddress.ip_address(n.addr_s) for e in lsp_addresses(port) for n in e.ipv6}
+    out = []
+    for hc in checks:
+        try:
+            if ipaddress.ip_address(str(hc.address).strip("[]")) in own:
+                out.append(hc)
+        except ValueError:
+            continue
     return out

@@ -723,6 +723,18 @@ OVN_26_03 = FlowProfile(
         # port ((ct.new || ct.est)), replies recognised by ct_mark.ecmp_reply_port alone, symmetric
         # members marking reg9[10] for lr_in_ecmp_stateful_egr.
         "ecmp_symmetric_ct_mark",
+        # ECMP symmetric reply (lr_in_ip_routing 10300) of a route whose next hop is of the other
+        # family than its prefix: the source register of the next hop's family (xxreg1 for an IPv6
+        # next hop), where 25.03 used the prefix's.
+        "symmetric_reply_nexthop_src",
+        # routing-protocols=BFD on a router port with OVN BFD sessions (an NB BFD row names it): its
+        # BFD traffic is cloned to the redirect target and goes on to the router
+        # (flows/ls_routing_redirect.py).
+        "routing_redirect_bfd_clone",
+        # Load_Balancer options:use_stateless_nat=true: the backend chosen statelessly
+        # (lr_in_ct_extract 120 select into reg1[0..15], lr_in_dnat per DGP and backend), no
+        # lr_in_defrag flow (flows/lr_lb.py).
+        "lb_stateless_select",
         # lr_in_arp_resolve: no binding of a switch port's addresses (a VIF's, a localport's) on a
         # distributed gateway port with redirect-type=bridged.
         "bridged_dgp_no_lsp_binding",

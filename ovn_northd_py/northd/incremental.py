@@ -445,6 +445,38 @@ def _gone_datapaths(nd: Northd, nb: Any, b: _Batch, profile: FlowProfile) -> dic
     return gone
 
 
+def _unhonoured_request(nb_options: Any, key: int | None) -> bool:
+    """Does an entity request a tunnel key (valid or not) other than the one it holds?"""
+    req = nb_options.get("requested-tnl-key")
+    if req is None:
+        return False
+    try:
+        return int(req, 0) != key
+    except ValueError:
+        return False
+
+
+def _frees_a_requested_key(nd: Northd, leaving: list[Port], gone: dict[str, Datapath]) -> bool:
+    """Does a port or datapath leave while another on its datapath (or another datapath) requests
+    a key it did not get?  The leaving one may free it: the recompute grants the request (OVN
+    26.03's ovn-northd.at "port requested-tnl-key -- conflict resolved on deletion")."""
+    dps = {p.dp.key for p in leaving}
+    for key in dps:
+        dp = nd.datapaths.get(key)
+        if dp is None or key in gone:
+            continue
+        going = {p.name for p in leaving if p.dp.key == key}
+        for q in dp.ports:
+            if q.kind in ("lsp", "lrp") and q.name not in going and _unhonoured_request(q.nb.options, q.tunnel_key):
+                return True
+    if gone:
+        for dp in nd.datapaths.values():
+            if dp.key not in gone and _unhonoured_request(
+                    dp.nb.other_config if dp.kind == LS else dp.nb.options, dp.tunnel_key):
+                return True
+    return False
+
+
 def _gone_cleanly(gone: dict[str, Datapath], leaving: set[str], arriving: set[str]) -> bool:
     """Does every port of the deleted datapaths leave without a survivor linked to it (its peer
     on a deleted datapath too, or leaving in this batch), and no new port take one of their names?"""
@@ -544,6 +576,9 @@ def _plan(nd: Northd, keys: KeyState, nb: Any, b: _Batch, sb: Any, profile: Flow
                 row.name for _, row in rplan.rlsp_added} | {row.name for _, row in rplan.lrp_added}):
             return None
     if profile.has(TRANSIT_ROUTER_REMOTE_PORTS) and _touches_remote_lrps(nd, nb, b, rplan):
+        return None
+    leaving_ports = [p for _, p in removed] + rplan.lrp_removed + rplan.rlsp_removed
+    if _frees_a_requested_key(nd, leaving_ports, gone):
         return None
     lrp_updates = dict(b.lrp_updates)
     for u in rplan.added_lrp_uuids:

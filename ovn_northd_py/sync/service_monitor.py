@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from ..flows.lb_health import MonitorKey, desired_monitors, lb_monitored, monitor_key, pb_up_reader
+from ..flows.lsp_addrs import lsp_health_checks
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd
 from ..ovsdb.columns import opt
@@ -59,7 +60,7 @@ def lsp_monitors(nd: Northd, svc_monitor_mac: str) -> dict[MonitorKey, dict[str,
     for p in nd.ports.values():
         if p.kind != "lsp" or not p.enabled:
             continue
-        for hc in getattr(p.nb, "health_checks", ()):
+        for hc in lsp_health_checks(p):  # (those of the port's own addresses)
             key: MonitorKey = (p.name, str(hc.address), int(hc.port), str(hc.protocol))
             out[key] = {"logical_port": p.name, "ip": str(hc.address), "port": int(hc.port),
                         "protocol": str(hc.protocol), "src_ip": str(hc.src_ip), "src_mac": svc_monitor_mac,

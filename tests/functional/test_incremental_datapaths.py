@@ -143,3 +143,35 @@ def test_random_datapath_creation_incremental_equals_recompute(net):
             recomputed.append(batch)
     assert metric(port, "ovn_northd_py_incremental_checks_total") >= len(done) // 2
     assert recomputed == []
+
+
+def _port_key(env, name: str) -> str:
+    return env.sbctl("--bare", "--columns=tunnel_key", "find", "port_binding", f"logical_port={name}").strip()
+
+
+def _dp_key(env, name: str) -> str:
+    return env.sbctl("--bare", "--columns=tunnel_key", "find", "datapath_binding", f"external_ids:name={name}").strip()
+
+
+def test_deleted_port_frees_the_key_another_port_requested(net):
+    """Two ports requesting the same key: one gets it; deleting that one gives it to the other (OVN
+    26.03's ovn-northd.at "port requested-tnl-key -- conflict resolved on deletion")."""
+    env, d, _port = net
+    run_batch(env, [["ls-add", "rk"], ["lsp-add", "rk", "rk1"], ["lsp-set-options", "rk1", "requested-tnl-key=1"],
+                    ["lsp-add", "rk", "rk2"], ["lsp-set-options", "rk2", "requested-tnl-key=1"]])
+    holder, other = ("rk1", "rk2") if _port_key(env, "rk1") == "1" else ("rk2", "rk1")
+    assert _port_key(env, other) != "1"
+    run_batch(env, [["lsp-del", holder]])
+    assert _port_key(env, other) == "1"
+    assert not mismatches(d)
+
+
+def test_deleted_switch_frees_the_key_another_switch_requested(net):
+    env, d, _port = net
+    run_batch(env, [["ls-add", "rq1"], ["set", "logical_switch", "rq1", "other_config:requested-tnl-key=300"],
+                    ["ls-add", "rq2"], ["set", "logical_switch", "rq2", "other_config:requested-tnl-key=300"]])
+    holder, other = ("rq1", "rq2") if _dp_key(env, "rq1") == "300" else ("rq2", "rq1")
+    assert _dp_key(env, other) != "300"
+    run_batch(env, [["ls-del", holder]])
+    assert _dp_key(env, other) == "300"
+    assert not mismatches(d)

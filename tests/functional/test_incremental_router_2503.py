@@ -283,6 +283,29 @@ def test_routing_protocol_redirect_follows_options_and_target_port(env2503):
         assert not mismatches(d)
 
 
+def test_routing_protocol_redirect_follows_the_ports_bfd_sessions(env2503, ovn_release):
+    """BFD redirected: a static route with ``--bfd`` over the port makes 26.03 clone the BFD traffic
+    to the target and let it go on to the router (``routing_redirect_bfd_clone``); deleting the
+    route and its BFD row sends it to the target alone again."""
+    env = env2503
+    env.nbctl("lr-add", "lr", "--", "lrp-add", "lr", "lr-ls", "02:ac:10:01:00:01", "172.16.1.1/24",
+              "--", "ls-add", "ls", "--", "lsp-add", "ls", "ls-lr", "--", "lsp-set-type", "ls-lr", "router",
+              "--", "lsp-set-addresses", "ls-lr", "router", "--", "lsp-set-options", "ls-lr", "router-port=lr-ls",
+              "--", "lsp-add", "ls", "bgp", "--", "lsp-set-addresses", "bgp", "unknown")
+    with checked_daemon(env) as (_, d, _port):
+        def cloned() -> int:
+            return sum("udp.dst == 3784" in f and "clone" in f for f in env.flows("ls_in_l2_lkup"))
+
+        env.nbctl("set", "logical_router_port", "lr-ls", "options:routing-protocol-redirect=bgp",
+                  "options:routing-protocols=BGP,BFD", wait="sb")
+        assert cloned() == 0
+        env.nbctl("--bfd", "lr-route-add", "lr", "100.0.0.0/8", "172.16.1.2", "lr-ls", wait="sb")
+        assert cloned() == (2 if ovn_release.profile.has("routing_redirect_bfd_clone") else 0)  # (LLA too)
+        env.nbctl("lr-route-del", "lr", "100.0.0.0/8", "--", "--all", "destroy", "bfd", wait="sb")
+        assert cloned() == 0
+        assert not mismatches(d)
+
+
 
 def test_dhcp_relay_changes_are_incremental(env2503):
     env = env2503

@@ -48,3 +48,19 @@ def test_26_03_receive_multicast_equals_reference(monkeypatch, tmp_path) -> None
 def test_26_03_exclude_router_ips_from_garp_equals_reference(monkeypatch, tmp_path) -> None:
     r = _parity_2603(build_exclude_router_ips_nb, monkeypatch, tmp_path)
     assert r.ok, r.report()
+
+
+def build_l2gateway_ext_arp_nb(remote: str) -> None:
+    """A switch peering a distributed gateway port with an l2gateway port (no localnet port)."""
+    nbctl(remote, "lr-add", "lr1", "--", "lrp-add", "lr1", "down_link", "f0:00:00:00:00:f1", "192.168.1.1/24",
+          "--", "lrp-set-gateway-chassis", "down_link", "hv1",
+          "--", "ls-add", "ls1", "--", "lsp-add", "ls1", "up_link", "--", "lsp-set-type", "up_link", "router",
+          "--", "lsp-set-addresses", "up_link", "router", "--", "lsp-set-options", "up_link", "router-port=down_link",
+          "--", "lsp-add", "ls1", "vif1", "--", "lsp-set-addresses", "vif1", "f0:00:00:00:00:01 192.168.1.101",
+          "--", "lsp-add", "ls1", "down_ext", "--", "lsp-set-type", "down_ext", "l2gateway",
+          "--", "lsp-set-options", "down_ext", "network_name=phys", "l2gateway-chassis=hv1")
+
+
+def test_26_03_l2gateway_port_and_external_arp_filter_equals_reference(monkeypatch, tmp_path) -> None:
+    r = _parity_2603(build_l2gateway_ext_arp_nb, monkeypatch, tmp_path)
+    assert r.ok, r.report()

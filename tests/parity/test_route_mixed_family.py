@@ -36,3 +36,28 @@ def test_static_routes_over_a_next_hop_of_the_other_family(parity_run, parity_pr
     xx = [f for f in r.ref_dump.rows("Logical_Flow").values()
           if "ip4.dst == 11.0.0.0/24" in str(f["match"]) and "xxreg0 = 2001:db8::10" in str(f["actions"])]
     assert bool(xx) is parity_profile.has("route_mixed_family")
+
+
+SYMMETRIC = nbctl_commands(
+    ["lr-add", "lr0"], ["set", "logical_router", "lr0", "options:chassis=ch1"],
+    ["lrp-add", "lr0", "lr0-public", "00:00:20:20:12:13", "192.168.0.1/24"],
+    ["lrp-add", "lr0", "lr0-private", "00:00:20:20:12:14", "2001:db8::1/64"],
+    *_route("lr0", 1, "12.0.0.0/24", "2001:db8::10", "options:ecmp_symmetric_reply=true"),
+    *_route("lr0", 2, "2001:db8:5::/64", "192.168.0.30", "options:ecmp_symmetric_reply=true"),
+    ["set", "nb_global", ".", "options:ecmp_nexthop_monitor_enable=true"],
+)
+
+
+def test_symmetric_reply_route_over_a_next_hop_of_the_other_family(parity_run, parity_profile) -> None:
+    """A symmetric-reply route (OVN 26.03's ovn-northd.at "static routes multiple address families
+    flows"): its reply flow (lr_in_ip_routing 10300) sets the source register of the next hop's
+    family in 26.03 (``symmetric_reply_nexthop_src``), of the prefix's in 25.03."""
+    r = parity_run(SYMMETRIC, tables=("Logical_Flow",))
+    assert_parity(r)
+    assert r.ref_dump is not None
+    replies = [f for f in r.ref_dump.rows("Logical_Flow").values()
+               if "ct_mark.ecmp_reply_port" in str(f["match"]) and "12.0.0.0/24" in str(f["match"])]
+    assert bool(replies) is parity_profile.has("route_mixed_family")
+    if replies:
+        assert ("xxreg1 = 2001:db8::1;" in str(replies[0]["actions"])) is parity_profile.has(
+            "symmetric_reply_nexthop_src")

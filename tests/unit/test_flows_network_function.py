@@ -70,6 +70,17 @@ def test_active_network_function_is_the_first_in_uuid_order() -> None:
     assert active_nf(_group(1, [])) is None
 
 
+def test_active_network_function_stays_active_while_healthy() -> None:
+    a, b = _nf("a", 22, "a1", "a2", 5), _nf("b", 21, "b1", "b2", 9)
+    a.health_check = b.health_check = [SimpleNamespace()]
+    g = _group(1, [a, b])
+    g.network_function_active = [b]
+    assert active_nf(g, {("a1", "a2"), ("b1", "b2")}) is b
+    assert active_nf(g, {("a1", "a2")}) is a  # (b went offline)
+    g.network_function_active = [_nf("gone", 5, "x1", "x2", 1)]  # (no longer in the group)
+    assert active_nf(g, {("a1", "a2"), ("b1", "b2")}) is a
+
+
 def _keys(acls: list[Any], ports: tuple[str, ...] = ("p1", "p2", "n1", "n2")) -> set[tuple[str, int, str, str]]:
     nd = Northd()
     sw = _switch(nd, "sw", acls)

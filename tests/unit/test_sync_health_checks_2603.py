@@ -28,6 +28,7 @@ def _nd() -> Northd:
     nd = Northd()
     sw = _switch(nd, "sw0", [])
     vm = _port(nd, sw, "vm1")
+    vm.nb.addresses = ["0a:00:00:00:00:01 10.0.0.1"]
     vm.nb.health_checks = [_hc("tcp", "10.0.0.1", 80, "10.0.0.254", interval="7")]
     for p in ("a1", "a2"):
         _port(nd, sw, p)
@@ -49,6 +50,14 @@ def test_switch_port_health_check_row() -> None:
     assert lsp_monitors(_nd(), MAC) == {("vm1", "10.0.0.1", 80, "tcp"): {
         "logical_port": "vm1", "ip": "10.0.0.1", "port": 80, "protocol": "tcp", "src_ip": "10.0.0.254",
         "src_mac": MAC, "options": {"interval": "7"}, "type": ["logical-switch-port"]}}
+
+
+def test_switch_port_health_check_of_an_address_the_port_does_not_have_gets_no_row() -> None:
+    nd = _nd()
+    nd.ports["vm1"].nb.health_checks.append(_hc("tcp", "10.0.0.9", 80, "10.0.0.254"))
+    assert set(lsp_monitors(nd, MAC)) == {("vm1", "10.0.0.1", 80, "tcp")}
+    nd.ports["vm1"].nb.addresses = []
+    assert lsp_monitors(nd, MAC) == {}
 
 
 def test_network_function_health_check_row() -> None:
