@@ -78,9 +78,9 @@ class AsyncPoller:
             w.add_done_callback(wake)
         try:
             timeout = None if self.timeout_ms is None else self.timeout_ms / 1000.0
-            await asyncio.wait_for(asyncio.shield(woke), timeout)
-        except TimeoutError:
-            pass
+            # (asyncio.wait, not wait_for: Python 3.11's wait_for swallows a cancellation that comes
+            # as ``woke`` completes, and a cancelled task -- the control task at exit -- ran on forever)
+            await asyncio.wait((woke,), timeout=timeout)
         finally:
             for fd in self.readers:
                 loop.remove_reader(fd)
