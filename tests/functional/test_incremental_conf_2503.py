@@ -8,51 +8,37 @@ change the daemon compares its incremental state with a full recompute (``--chec
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl, sbctl
-from ovn_northd_py.devtools.testing import free_port, mismatches
+from ovn_northd_py.devtools.servers import OurNorthd, nbctl, sbctl
+from ovn_northd_py.devtools.testing import checked_daemon, mismatches
 
 # 26.03 runs wherever 25.03 does (the same features, its own profile).
 pytestmark = pytest.mark.releases("25.03", "26.03")
 
 
 @pytest.fixture
-def net(tmp_path: Path, ovn_release) -> Iterator[tuple[str, str, OurNorthd]]:
-    rel = ovn_release
-    nb = OvsdbServer(tmp_path, "nb", rel.nb_schema).start()
-    sb = OvsdbServer(tmp_path, "sb", rel.sb_schema).start()
-    d: OurNorthd | None = None
-    try:
-        sbctl(sb.remote, "chassis-add", "rch", "geneve", "127.0.0.9", "--", "set", "chassis", "rch",
+def net(env) -> Iterator[tuple[str, str, OurNorthd]]:
+    env.sbctl("chassis-add", "rch", "geneve", "127.0.0.9", "--", "set", "chassis", "rch",
               "other_config:is-remote=true")
-        cmds = ["ls-add", "s1", "--", "ls-add", "pub", "--", "lr-add", "lr1",
-                "--", "lsp-add", "s1", "vm1", "--", "lsp-set-addresses", "vm1", "50:54:00:00:00:01 172.16.0.101",
-                "--", "lsp-add", "s1", "ln", "--", "lsp-set-type", "ln", "localnet",
-                "--", "lsp-set-addresses", "ln", "unknown", "--", "lsp-set-options", "ln", "network_name=phys",
-                "--", "lrp-add", "lr1", "lr1-s1", "00:de:ad:fe:00:02", "172.16.0.1/24",
-                "--", "lsp-add", "s1", "s1-lr1", "--", "lsp-set-type", "s1-lr1", "router",
-                "--", "lsp-set-addresses", "s1-lr1", "router", "--", "lsp-set-options", "s1-lr1", "router-port=lr1-s1",
-                "--", "lb-add", "lb1", "30.0.0.1", "172.16.0.103,172.16.0.101", "--", "lr-lb-add", "lr1", "lb1"]
-        for n, ch in ((1, "ch1"), (2, "ch2")):
-            cmds += ["--", "lrp-add", "lr1", f"lr1-p{n}", f"00:00:01:02:03:0{n}", f"172.16.{10 * n}.1/24",
-                     "--", "lrp-set-gateway-chassis", f"lr1-p{n}", ch,
-                     "--", "lsp-add", "pub", f"pub-p{n}", "--", "lsp-set-type", f"pub-p{n}", "router",
-                     "--", "lsp-set-addresses", f"pub-p{n}", "router",
-                     "--", "lsp-set-options", f"pub-p{n}", f"router-port=lr1-p{n}"]
-        nbctl(nb.remote, *cmds)
-        port = free_port()
-        d = OurNorthd(tmp_path, nb.remote, sb.remote,
-                      extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{port}"]).start()
-        nbctl(nb.remote, "sync", wait="sb", timeout=30)
-        yield nb.remote, sb.remote, d
-    finally:
-        if d is not None:
-            d.stop()
-        sb.stop()
-        nb.stop()
+    cmds = ["ls-add", "s1", "--", "ls-add", "pub", "--", "lr-add", "lr1",
+            "--", "lsp-add", "s1", "vm1", "--", "lsp-set-addresses", "vm1", "50:54:00:00:00:01 172.16.0.101",
+            "--", "lsp-add", "s1", "ln", "--", "lsp-set-type", "ln", "localnet",
+            "--", "lsp-set-addresses", "ln", "unknown", "--", "lsp-set-options", "ln", "network_name=phys",
+            "--", "lrp-add", "lr1", "lr1-s1", "00:de:ad:fe:00:02", "172.16.0.1/24",
+            "--", "lsp-add", "s1", "s1-lr1", "--", "lsp-set-type", "s1-lr1", "router",
+            "--", "lsp-set-addresses", "s1-lr1", "router", "--", "lsp-set-options", "s1-lr1", "router-port=lr1-s1",
+            "--", "lb-add", "lb1", "30.0.0.1", "172.16.0.103,172.16.0.101", "--", "lr-lb-add", "lr1", "lb1"]
+    for n, ch in ((1, "ch1"), (2, "ch2")):
+        cmds += ["--", "lrp-add", "lr1", f"lr1-p{n}", f"00:00:01:02:03:0{n}", f"172.16.{10 * n}.1/24",
+                 "--", "lrp-set-gateway-chassis", f"lr1-p{n}", ch,
+                 "--", "lsp-add", "pub", f"pub-p{n}", "--", "lsp-set-type", f"pub-p{n}", "router",
+                 "--", "lsp-set-addresses", f"pub-p{n}", "router",
+                 "--", "lsp-set-options", f"pub-p{n}", f"router-port=lr1-p{n}"]
+    env.nbctl(*cmds)
+    with checked_daemon(env) as (_, d, _port):
+        yield env.nb.remote, env.sb.remote, d
 
 
 IC_ON = ["set", "logical_switch", "pub", "other_config:ic-vxlan_mode=true"]

@@ -9,34 +9,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
-from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl, sbctl
-from ovn_northd_py.devtools.testing import free_port, mismatches, ovsdb_transact
+from ovn_northd_py.devtools.servers import OurNorthd, nbctl, sbctl
+from ovn_northd_py.devtools.testing import checked_daemon, mismatches, ovsdb_transact
 
 pytestmark = pytest.mark.releases("23.03", "25.03", "26.03")
 
 
 @pytest.fixture
-def net(tmp_path: Path, ovn_release) -> Iterator[tuple[str, str, OurNorthd]]:
-    nb = OvsdbServer(tmp_path, "nb", ovn_release.nb_schema).start()
-    sb = OvsdbServer(tmp_path, "sb", ovn_release.sb_schema).start()
-    d: OurNorthd | None = None
-    try:
-        nbctl(nb.remote, "ls-add", "ls", "--", "lsp-add", "ls", "p1",
+def net(env) -> Iterator[tuple[str, str, OurNorthd]]:
+    env.nbctl("ls-add", "ls", "--", "lsp-add", "ls", "p1",
               "--", "lsp-set-addresses", "p1", "00:00:00:00:00:01 10.0.0.1",
               "--", "lsp-set-port-security", "p1", "00:00:00:00:00:01 10.0.0.1")
-        d = OurNorthd(tmp_path, nb.remote, sb.remote,
-                      extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{free_port()}"]).start()
-        nbctl(nb.remote, "sync", wait="sb", timeout=30)
-        yield nb.remote, sb.remote, d
-    finally:
-        if d is not None:
-            d.stop()
-        sb.stop()
-        nb.stop()
+    with checked_daemon(env) as (_, d, _port):
+        yield env.nb.remote, env.sb.remote, d
 
 
 def _drop_actions(sb: str) -> set[str]:

@@ -8,35 +8,23 @@ recompute."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
-from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, nbctl, sbctl
-from ovn_northd_py.devtools.testing import free_port, mismatches
+from ovn_northd_py.devtools.servers import OurNorthd, nbctl, sbctl
+from ovn_northd_py.devtools.testing import checked_daemon, mismatches
 
 pytestmark = pytest.mark.releases("25.03", "26.03")
 
 
 @pytest.fixture
-def net(tmp_path: Path, ovn_release) -> Iterator[tuple[str, str, OurNorthd]]:
-    nb = OvsdbServer(tmp_path, "nb", ovn_release.nb_schema).start()
-    sb = OvsdbServer(tmp_path, "sb", ovn_release.sb_schema).start()
-    d: OurNorthd | None = None
-    try:
-        sbctl(sb.remote, "chassis-add", "hv2", "geneve", "192.168.0.12", "--", "set", "chassis", "hv2",
+def net(env) -> Iterator[tuple[str, str, OurNorthd]]:
+    env.sbctl("chassis-add", "hv2", "geneve", "192.168.0.12", "--", "set", "chassis", "hv2",
               "other_config:is-remote=true")
-        sbctl(sb.remote, "chassis-add", "hv4", "geneve", "192.168.0.14")
-        nbctl(nb.remote, "lr-add", "tr", "--", "lrp-add", "tr", "tr-local", "00:00:00:00:30:01", "192.168.100.1/31")
-        d = OurNorthd(tmp_path, nb.remote, sb.remote,
-                      extra_args=["--check-incremental=1", f"--metrics-address=127.0.0.1:{free_port()}"]).start()
-        nbctl(nb.remote, "sync", wait="sb", timeout=30)
-        yield nb.remote, sb.remote, d
-    finally:
-        if d is not None:
-            d.stop()
-        sb.stop()
-        nb.stop()
+    env.sbctl("chassis-add", "hv4", "geneve", "192.168.0.14")
+    env.nbctl("lr-add", "tr", "--", "lrp-add", "tr", "tr-local", "00:00:00:00:30:01", "192.168.100.1/31")
+    with checked_daemon(env) as (_, d, _port):
+        yield env.nb.remote, env.sb.remote, d
 
 
 def _pb_type(sb: str, port: str) -> str:
