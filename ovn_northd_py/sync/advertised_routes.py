@@ -49,7 +49,7 @@ from ..northd.addresses import AddressError, Ipv4Net, Ipv6Net, parse_ip_cidr
 from ..northd.model import LR, Datapath, Northd, Port
 from ..northd.ovs_order import sset_order
 from .datapaths import dp_nb_key
-from .rows import SyncStats, sync_table
+from .rows import SyncStats, dangling, sync_table
 
 TABLE = "Advertised_Route"
 LEARNED = "Learned_Route"
@@ -62,6 +62,8 @@ def advertised_route_key(row: Any) -> Key | None:
     dp, port = getattr(row, "datapath", None), getattr(row, "logical_port", None)
     if dp is None or port is None:
         return None
+    if dangling(dp, port):  # its router or port is being deleted: a key nothing wants (deleted)
+        return ("", "", str(row.uuid), None)
     key = dp_nb_key(dp)
     if key is None:
         return None

@@ -19,7 +19,7 @@ from ..flows.context import FlowCtx
 from ..flows.lr_routing import symmetric_nexthops
 from ..northd.model import Northd
 from .datapaths import dp_nb_key
-from .rows import SyncStats, sync_table
+from .rows import SyncStats, dangling, sync_table
 
 TABLE = "ECMP_Nexthop"
 
@@ -28,6 +28,8 @@ def ecmp_nexthop_key(row: Any) -> tuple[str | None, str, str] | None:
     dp, port = getattr(row, "datapath", None), getattr(row, "port", None)
     if dp is None or port is None:
         return None
+    if dangling(dp, port):  # its router or port is being deleted: a key nothing wants (deleted)
+        return ("", str(row.uuid), "")
     return (dp_nb_key(dp), str(port.logical_port), str(row.nexthop))
 
 

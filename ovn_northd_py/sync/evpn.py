@@ -18,11 +18,13 @@ from ..flows.router_addrs import lrp_networks
 from ..lflow.profile import FlowProfile
 from ..northd.model import Northd
 from .datapaths import dp_nb_key
-from .rows import SyncStats, sync_table
+from .rows import SyncStats, dangling, sync_table
 
 TABLE = "Advertised_MAC_Binding"
 def mac_binding_key(row: Any) -> tuple[str, str, str, str] | None:
     dp, port = getattr(row, "datapath", None), getattr(row, "logical_port", None)
+    if dangling(dp, port):  # its switch or port is being deleted: a key nothing wants (deleted)
+        return ("", "", str(row.uuid), "")
     key = dp_nb_key(dp) if dp is not None else None
     if key is None or port is None:
         return None

@@ -12,6 +12,8 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import ovs.db.idl
+
 
 @dataclass(slots=True)
 class SyncStats:
@@ -50,6 +52,14 @@ def insert_row(txn: Any, table: str, row_uuid: uuid.UUID | None = None) -> Any:
     in the same SB transaction (flows on a new datapath) can reference it; ``row_uuid``: that
     uuid (e.g. the NB row's), else a random one."""
     return txn.insert(txn.idl.tables[table], new_uuid=row_uuid or uuid.uuid4(), persist_uuid=True)
+
+
+def dangling(*refs: Any) -> bool:
+    """Does one of these values of a row's (non-optional) reference columns name a row that is
+    gone, typically deleted earlier in this run's transaction?  python-ovs then gives the column's
+    default atom instead of a Row.  A row of ours with such a reference must go with it (the
+    server would refuse the transaction: a strong reference to a deleted row)."""
+    return any(r is not None and not isinstance(r, ovs.db.idl.Row) for r in refs)
 
 
 ROW_UUID = "_uuid"  # a desired row's key for the uuid a new row gets (existing rows keep theirs)

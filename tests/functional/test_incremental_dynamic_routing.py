@@ -154,6 +154,27 @@ def test_a_deleted_router_port_takes_its_learned_routes(env):
         assert not mismatches(d)
 
 
+def test_a_deleted_router_takes_its_advertised_routes_and_the_daemon_goes_on(env):
+    # (The routes name the router's datapath and ports, which the same transaction deletes.  The
+    # case of OVN's ovn-northd.at "dynamic-routing - LB sync to sb", where lr-del never returned
+    # -- a route read while its port was already deleted, sync.rows.dangling -- is checked by that
+    # test in tests/conformance.)
+    _router(env)
+    env.nbctl("lr-add", "lr1", "--", "set", "logical_router", "lr1", "options:dynamic-routing=true",
+              'options:dynamic-routing-redistribute="connected"',
+              "--", "lrp-add", "lr1", "lr1-sw0", "00:00:00:00:fe:01", "10.9.0.1/24",
+              # (a switch port left naming a router port that goes: the deletion is a recompute)
+              "--", "ls-add", "ls0", "--", "lsp-add", "ls0", "ls0-lr0", "--", "lsp-set-type", "ls0-lr0", "router",
+              "--", "lsp-set-options", "ls0-lr0", "router-port=lr0-sw0", "--", "lsp-set-addresses", "ls0-lr0", "router")
+    with checked_daemon(env) as (_, d, _port):
+        assert ("lr0-sw0", "10.0.0.0/24", "") in env.advertised()
+        env.nbctl("lr-del", "lr0", wait="sb", timeout=15)
+        assert env.advertised() == {("lr1-sw0", "10.9.0.0/24", "")}
+        env.nbctl("lrp-add", "lr1", "lr1-sw1", "00:00:00:00:fe:02", "10.9.1.1/24", wait="sb", timeout=15)
+        assert ("lr1-sw1", "10.9.1.0/24", "") in env.advertised()
+        assert not mismatches(d)
+
+
 def test_deleted_advertised_routes_are_put_back(env):
     _router(env)
     with checked_daemon(env) as (_, d, _port):
