@@ -11,7 +11,6 @@ from typing import Any
 from ..flows.chassis_features import chassis_features
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.tnlkeys import DP_KEY_MAX_GENEVE, DP_KEY_MAX_VXLAN
-from .rows import insert_row
 
 # The version string ovn-controller may check (ovn-match-northd-version): the
 # reference release we reproduce, the SB schema, and the internal flow version (23.03's; each
@@ -117,7 +116,7 @@ def sync_sb_global(txn: Any, sb: Any, nb_global: Any, gopts: GlobalOptions) -> i
     ipsec = bool(nb_global.ipsec) if nb_global is not None else False
     row = sb_global_row(sb)
     if row is None:
-        row = insert_row(txn, "SB_Global")
+        row = txn.insert(txn.idl.tables["SB_Global"])
         row.options, row.ipsec = opts, ipsec
         return nb_cfg
     if dict(row.options) != opts:
