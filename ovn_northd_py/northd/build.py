@@ -32,14 +32,12 @@ from .model import LR, LS, Datapath, HaChassis, HaGroup, Northd, Port
 from .nat_rules import NAT_REJECTS_INVALID, nat_rejection
 from .ovs_order import hmap_order, ovs_hash_string, sset_order
 from .tnlkeys import (
-    DP_KEY_MAX_GENEVE,
-    DP_KEY_MAX_VXLAN,
-    DP_KEY_MAX_VXLAN_IC,
     DP_KEY_MIN,
     PORT_KEY_MAX,
     PORT_KEY_MAX_VXLAN,
     PORT_KEY_MIN,
     KeyAssigner,
+    dp_key_max,
     parse_requested_key,
 )
 
@@ -110,15 +108,6 @@ def ic_vxlan_mode(nb: Any, profile: FlowProfile) -> bool:
     ``false`` included."""
     return profile.has("ic_vxlan_key_range") and any(
         "ic-vxlan_mode" in ls.other_config for ls in nb.rows("Logical_Switch").values())
-
-
-def dp_key_max(vxlan: bool, ic: bool) -> int:
-    """The largest datapath tunnel key (SB_Global ``options:max_tunid``): 1023 in the IC VXLAN range
-    (:func:`ic_vxlan_mode`, whatever the chassis' encapsulation), else 4095 in VXLAN mode, else
-    the Geneve range."""
-    if ic:
-        return DP_KEY_MAX_VXLAN_IC
-    return DP_KEY_MAX_VXLAN if vxlan else DP_KEY_MAX_GENEVE
 
 
 def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: str = "",
@@ -972,6 +961,11 @@ def switch_peer_port(p: Port) -> None:
 TRANSIT_ROUTER_REMOTE_PORTS = "transit_router_remote_ports"
 
 
+def chassis_is_remote(chassis: Any) -> bool:
+    """An SB Chassis of another availability zone (``other_config:is-remote=true``, ovn-ic)."""
+    return str(chassis.other_config.get("is-remote", "false")).lower() == "true"
+
+
 def mark_remote_router_ports(nd: Northd, sb: Any) -> None:
     """Behaviour ``transit_router_remote_ports`` (25.03, observed; ovn-northd.at "Transit router -
     remote ports"): a router port (``patch``) whose ``options:requested-chassis`` names an SB
@@ -983,7 +977,7 @@ def mark_remote_router_ports(nd: Northd, sb: Any) -> None:
         return
     remote: set[str] = set()
     for ch in sb.rows("Chassis").values():
-        if str(ch.other_config.get("is-remote", "false")).lower() == "true":
+        if chassis_is_remote(ch):
             remote.update(n for n in (ch.name, ch.hostname) if n)
     for p in nd.ports.values():
         rc = p.nb.options.get("requested-chassis") if p.kind == "lrp" else None

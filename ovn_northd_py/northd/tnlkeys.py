@@ -32,9 +32,18 @@ from .idpool import (
 
 DP_KEY_MAX_GENEVE = DP_KEY_MAX_DEFAULT  # SB_Global options:max_tunid without VXLAN chassis
 __all__ = ["DP_KEY_MAX_GENEVE", "DP_KEY_MAX_VXLAN", "DP_KEY_MAX_VXLAN_IC", "DP_KEY_MIN", "PORT_KEY_MAX", "PORT_KEY_MAX_VXLAN",
-           "PORT_KEY_MIN", "KeyAssigner", "parse_requested_key"]
+           "PORT_KEY_MIN", "KeyAssigner", "dp_key_max", "parse_requested_key"]
 
 Warn = Callable[[str, str, object, str], None]
+
+
+def dp_key_max(vxlan: bool, ic: bool = False) -> int:
+    """The largest datapath tunnel key (SB_Global ``options:max_tunid``): 1023 in the IC VXLAN range
+    (:func:`.build.ic_vxlan_mode`, whatever the chassis' encapsulation), else 4095 in VXLAN mode,
+    else the Geneve range."""
+    if ic:
+        return DP_KEY_MAX_VXLAN_IC
+    return DP_KEY_MAX_VXLAN if vxlan else DP_KEY_MAX_GENEVE
 
 
 def parse_requested_key(value: str | None, lo: int, hi: int) -> tuple[int | None, str | None]:

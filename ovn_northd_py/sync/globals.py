@@ -10,7 +10,7 @@ from typing import Any
 
 from ..flows.chassis_features import chassis_features
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
-from ..northd.tnlkeys import DP_KEY_MAX_GENEVE, DP_KEY_MAX_VXLAN
+from ..northd.tnlkeys import dp_key_max
 
 # The version string ovn-controller may check (ovn-match-northd-version): the
 # reference release we reproduce, the SB schema, and the internal flow version (23.03's; each
@@ -81,7 +81,7 @@ def global_options(nb_global: Any, vxlan: bool, profile: FlowProfile = DEFAULT_P
         if not _MAC6.match(dst):
             dst = ":".join(f"{x:02x}" for x in _random_mac_bytes(6))
     if max_tunid is None:
-        max_tunid = DP_KEY_MAX_VXLAN if vxlan else DP_KEY_MAX_GENEVE
+        max_tunid = dp_key_max(vxlan)
     return GlobalOptions(mp.lower(), sm.lower(), max_tunid,
                          profile.northd_internal_version,
                          SB_FEATURE_OPTIONS if profile.has("sb_feature_options") else (), profile,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ...lflow.profile import FlowProfile
-from ...northd.build import KeyState, build_northd, dp_key_max, ic_vxlan_mode, vxlan_mode
+from ...northd.build import KeyState, build_northd, ic_vxlan_mode, vxlan_mode
 from ...northd.incremental import Tracked, apply_nb_changes
 from ...northd.model import Northd
+from ...northd.tnlkeys import dp_key_max
 from ...ovsdb.connection import DbConnection
 from ...sync.datapaths import dp_nb_key
 from ...sync.globals import GlobalOptions, global_options, nb_global_row, sb_global_row
