@@ -73,8 +73,10 @@ def lsp_health_checks(port: Port) -> list[Any]:
     checks = getattr(port.nb, "health_checks", ())
     if not checks:
         return []
-    own = {ipaddress.ip_address(n.addr_s) for e in lsp_addresses(port) for n in e.ipv4}
-    own |= {ipaddress.ip_address(n.addr_s) for e in lsp_addresses(port) for n in e.ipv6}
+    own: set[ipaddress.IPv4Address | ipaddress.IPv6Address] = set()
+    for e in lsp_addresses(port):
+        own.update(ipaddress.ip_address(n.addr_s) for n in e.ipv4)
+        own.update(ipaddress.ip_address(n.addr_s) for n in e.ipv6)
     out = []
     for hc in checks:
         try:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.addresses import AddressError, parse_ip_cidr, parse_lrp_networks
+from ..northd.build import chassis_is_remote
 from ..northd.model import Northd, Port
 from ..ovsdb.columns import opt
 from .dynamic_routing_ids import dynamic_routing_pb_options
@@ -185,7 +186,7 @@ def desired_pb(p: Port, dps: dict[Hashable, Any], groups: dict[str, Any], chassi
         # 25.03 (observed): northd binds a remote port to its requested chassis when that chassis
         # is remote (other_config:is-remote=true), marked options:is-remote-nb-bound=true; else
         # unbinds it.
-        bound = rc is not None and _is_remote(rc)
+        bound = rc is not None and chassis_is_remote(rc)
         out["chassis"] = [rc] if bound else []
         if bound:
             out["options"] = {**out["options"], "is-remote-nb-bound": "true"}
@@ -206,10 +207,6 @@ def pb_type(p: Port) -> str:
     return p.sb_type if p.sb_type in PB_TYPES else ""
 
 
-def _is_remote(chassis: Any) -> bool:
-    return str(chassis.other_config.get("is-remote", "false")).lower() == "true"
-
-
 def unbind_from_remote(row: Any, want: dict[str, Any] | None, profile: FlowProfile = DEFAULT_PROFILE,
                        port: Port | None = None) -> None:
     """``remote_port_binding``: a switch port that is not (or no longer) remote loses a remote
@@ -222,7 +219,7 @@ def unbind_from_remote(row: Any, want: dict[str, Any] | None, profile: FlowProfi
     if port is not None and port.kind == "lrp":
         return
     bound = getattr(row, "chassis", None)
-    if bound and _is_remote(bound[0]):
+    if bound and chassis_is_remote(bound[0]):
         want["chassis"] = []
 
 
