@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cold sync, RSS and ``ovn-nbctl --wait=sb`` change latency: ours against the reference ovn-northd.
 
-usage: bench_latency.py [--workload mixed] [--scales 50,200] [--rounds N] [--changes lsp-add,lsp-del]
+usage: bench_latency.py [--workload mixed|ovnk|neutron] [--scales 50,200] [--rounds N] [--changes lsp-add,lsp-del]
                         [--json FILE] [--seed-dir DIR] [--settle S] [--warmup N] [--keep]
                         [--release 23.03|25.03|26.03] [--from-chroot]
 
@@ -27,14 +27,39 @@ fresh, empty SB server, and:
 2. change latency: for each change kind, ``--warmup`` untimed rounds then ``--rounds`` timed
    ones; each round runs the kind's ``setup`` (untimed), its ``change`` (timed: the wall time of
    one ``ovn-nbctl --wait=sb`` transaction, process start included) and its ``undo`` (timed too,
-   reported in the JSON only).  p50/p90/max per kind.
-3. ours only: the engine counters of its Prometheus endpoint (``--metrics-address``) are read
+   reported in the JSON only).  p50/p90/max per kind.  Beside the wall time, the daemon's own part:
+   the ``ovn-nbctl --print-wait-time`` figure "ovn-northd completion" (NB_Global sb_cfg_timestamp,
+   written by the daemon once the SB has committed that nb_cfg, minus nbctl's clock before its
+   commit), p50/p90 per kind ("northd p50 ms"); its "delay before processing" (nb_cfg_timestamp)
+   is in the JSON only (``northd_delay``), and empty for ours, which does not write nb_cfg_timestamp.
+3. the SB database file's size right after the cold sync and at the end of the changes, each raw
+   and after ``ovs-appctl -t SB.ctl ovsdb-server/compact`` (which also compacts the file the
+   following rounds grow; "SB db MB ..." rows, ``sb_db_*`` bytes in the JSON).
+4. ours only: the engine counters of its Prometheus endpoint (``--metrics-address``) are read
    after the cold sync and around every change kind; the per-node deltas show whether changes
    were handled incrementally (the northd node's ``recompute`` count must not grow).
 
 Change kinds are rows of ``CHANGE_KINDS`` (name, prepare, setup, change, undo); command words
 are ``str.format`` templates with ``{i}`` (round number), ``{port}``, ``{mac}``, ``{ip}``,
 ``{sw}`` (an existing tenant switch), ``{lr}`` (its router) and ``{gw}`` (a gateway router).
+
+ovn-heater's shapes (``--workload ovnk``; github ovn-org/ovn-heater, ovn-tester/tests/density_heavy.py
+and cluster_density.py), each a change kind whose rounds accumulate as ovn-heater's iterations do:
+
+- density-heavy: ``--scales N:45`` or more pods per node and ``--changes density-pod-svc``; a round
+  is one transaction: 2 pods (ovn-heater's default ``pods_vip_ratio``/``batch``) on the first
+  node's switch, in the cluster-wide port group and namespace ns0's address set, and a service
+  whose one backend is the first of them: a new load balancer (as ``svc-add``'s) into the shared
+  group.  No undo: pods and services stay.  ovn-heater instead adds the VIP to one load balancer
+  of the namespace (provisioned once on every node) and spreads pods over the nodes; we follow
+  ovn-kubernetes' one load balancer per service in the shared group.
+- cluster-density: ``--changes cluster-density-iter``; a round is one transaction: a new namespace
+  (its port group and address set), 10 pods in it (6 short-lived "build" pods and 4 that stay; on
+  the first node's switch, also in the cluster-wide port group) and 3 services whose backends are
+  the 1st, 3rd and 4th lasting pods (three new load balancers into the shared group); its undo
+  (timed, JSON only) is the end of the iteration: the 6 build pods deleted and removed from the
+  address set.  ovn-heater adds the 3 VIPs to its cluster-wide load balancers instead, creates the
+  pods and the VIPs in several transactions, and pings the pods in between (no ovn-controller here).
 """
 
 from __future__ import annotations
