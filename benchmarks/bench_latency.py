@@ -31,7 +31,7 @@ fresh, empty SB server, and:
    the ``ovn-nbctl --print-wait-time`` figure "ovn-northd completion" (NB_Global sb_cfg_timestamp,
    written by the daemon once the SB has committed that nb_cfg, minus nbctl's clock before its
    commit), p50/p90 per kind ("northd p50 ms"); its "delay before processing" (nb_cfg_timestamp)
-   is in the JSON only (``northd_delay``), and empty for ours, which does not write nb_cfg_timestamp.
+   is in the JSON only (``northd_delay``).  A figure whose timestamp the daemon did not write is left out.
 3. the SB database file's size right after the cold sync and at the end of the changes, each raw
    and after ``ovs-appctl -t SB.ctl ovsdb-server/compact`` (which also compacts the file the
    following rounds grow; "SB db MB ..." rows, ``sb_db_*`` bytes in the JSON).
