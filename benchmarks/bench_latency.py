@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cold sync, RSS and ``ovn-nbctl --wait=sb`` change latency: ours against the reference ovn-northd.
 
-usage: bench_latency.py [--workload mixed] [--scales 50,200] [--rounds N] [--changes lsp-add,lsp-del]
+usage: bench_latency.py [--workload mixed|ovnk|neutron] [--scales 50,200] [--rounds N] [--changes lsp-add,lsp-del]
                         [--json FILE] [--seed-dir DIR] [--settle S] [--warmup N] [--keep]
                         [--release 23.03|25.03|26.03] [--from-chroot]
 
@@ -30,14 +30,39 @@ fresh, empty SB server, and:
 2. change latency: for each change kind, ``--warmup`` untimed rounds then ``--rounds`` timed
    ones; each round runs the kind's ``setup`` (untimed), its ``change`` (timed: the wall time of
    one ``ovn-nbctl --wait=sb`` transaction, process start included) and its ``undo`` (timed too,
-   reported in the JSON only).  p50/p90/max per kind.
-3. ours only: the engine counters of its Prometheus endpoint (``--metrics-address``) are read
+   reported in the JSON only).  p50/p90/max per kind.  Beside the wall time, the daemon's own part:
+   the ``ovn-nbctl --print-wait-time`` figure "ovn-northd completion" (NB_Global sb_cfg_timestamp,
+   written by the daemon once the SB has committed that nb_cfg, minus nbctl's clock before its
+   commit), p50/p90 per kind ("northd p50 ms"); its "delay before processing" (nb_cfg_timestamp)
+   is in the JSON only (``northd_delay``).  A figure whose timestamp the daemon did not write is left out.
+3. the SB database file's size right after the cold sync and at the end of the changes, each raw
+   and after ``ovs-appctl -t SB.ctl ovsdb-server/compact`` (which also compacts the file the
+   following rounds grow; "SB db MB ..." rows, ``sb_db_*`` bytes in the JSON).
+4. ours only: the engine counters of its Prometheus endpoint (``--metrics-address``) are read
    after the cold sync and around every change kind; the per-node deltas show whether changes
    were handled incrementally (the northd node's ``recompute`` count must not grow).
 
 Change kinds are rows of ``CHANGE_KINDS`` (name, prepare, setup, change, undo); command words
 are ``str.format`` templates with ``{i}`` (round number), ``{port}``, ``{mac}``, ``{ip}``,
 ``{sw}`` (an existing tenant switch), ``{lr}`` (its router) and ``{gw}`` (a gateway router).
+
+ovn-heater's shapes (``--workload ovnk``; github ovn-org/ovn-heater, ovn-tester/tests/density_heavy.py
+and cluster_density.py), each a change kind whose rounds accumulate as ovn-heater's iterations do:
+
+- density-heavy: ``--scales N:45`` or more pods per node and ``--changes density-pod-svc``; a round
+  is one transaction: 2 pods (ovn-heater's default ``pods_vip_ratio``/``batch``) on the first
+  node's switch, in the cluster-wide port group and namespace ns0's address set, and a service
+  whose one backend is the first of them: a new load balancer (as ``svc-add``'s) into the shared
+  group.  No undo: pods and services stay.  ovn-heater instead adds the VIP to one load balancer
+  of the namespace (provisioned once on every node) and spreads pods over the nodes; we follow
+  ovn-kubernetes' one load balancer per service in the shared group.
+- cluster-density: ``--changes cluster-density-iter``; a round is one transaction: a new namespace
+  (its port group and address set), 10 pods in it (6 short-lived "build" pods and 4 that stay; on
+  the first node's switch, also in the cluster-wide port group) and 3 services whose backends are
+  the 1st, 3rd and 4th lasting pods (three new load balancers into the shared group); its undo
+  (timed, JSON only) is the end of the iteration: the 6 build pods deleted and removed from the
+  address set.  ovn-heater adds the 3 VIPs to its cluster-wide load balancers instead, creates the
+  pods and the VIPs in several transactions, and pings the pods in between (no ovn-controller here).
 """
 
 from __future__ import annotations
@@ -47,6 +72,7 @@ import json
 import math
 import os
 import platform
+import re
 import shutil
 import socket
 import subprocess
@@ -184,6 +210,86 @@ _OVNK_KINDS += (
     ChangeKind("node-del", setup=_node_add, change=_node_del),
 )
 
+
+def _pod_mac_ip(n: int, net: int) -> tuple[str, str]:
+    """A benchmark pod's MAC and IPv4 (10.NET.x.y) from its serial number ``n``."""
+    return f"0a:58:{net:02x}:{n // 65536 % 256:02x}:{n // 256 % 256:02x}:{n % 256:02x}", f"10.{net}.{n // 256 % 256}.{n % 256}"
+
+
+def _pods(params: dict[str, str], names: Sequence[str], ips: Sequence[str], macs: Sequence[str],
+          port_groups: Sequence[str] = ()) -> list[Command]:
+    """Pods as ovn-kubernetes makes them: LSPs on the node switch, in the cluster-wide port group (and
+    ``port_groups``, by @id), their IPs in the namespace's address set."""
+    cmds: list[Command] = []
+    refs = [f"@p{k}" for k in range(len(names))]
+    for ref, name, ip, mac in zip(refs, names, ips, macs, strict=True):
+        cmds.append(("--id=" + ref, "create", "Logical_Switch_Port", f"name={name}", f'addresses="{mac} {ip}"',
+                     f'port_security="{mac} {ip}"', "external_ids:pod=true"))
+    cmds += [("add", "Logical_Switch", params["sw"], "ports", *refs),
+             ("add", "Port_Group", params["cluster_pg"], "ports", *refs)]
+    cmds += [("--id=@pg" + pg, "create", "Port_Group", f"name={pg}", f"ports=[{','.join(refs)}]")
+             for pg in port_groups]
+    return cmds
+
+
+def _lb(params: dict[str, str], name: str, vip: str, backend: str) -> list[Command]:
+    """One service: a load balancer like svc-add's, inserted into the shared group."""
+    ref = "@" + name.replace("-", "_")
+    return [("--id=" + ref, "create", "Load_Balancer", f"name={name}", "protocol=tcp",
+             f'vips:"{vip}:80"="{backend}:8080"', "options:event=false", "options:reject=true",
+             "options:skip_snat=false"),
+            ("add", "Load_Balancer_Group", params["lb_group"], "load_balancer", ref)]
+
+
+DENSITY_PODS = 2  # ovn-heater density_heavy's pods_vip_ratio (and batch): 2 pods, one a service backend
+
+
+def _density_pod_svc(params: dict[str, str]) -> Commands:
+    """ovn-heater's density-heavy iteration: 2 pods, the first the backend of a new service."""
+    i = int(params["i"])
+    macs, ips = zip(*(_pod_mac_ip(i * DENSITY_PODS + k, 253) for k in range(DENSITY_PODS)), strict=True)
+    cmds = _pods(params, [f"bench-dp{i}-{k}" for k in range(DENSITY_PODS)], ips, macs)
+    cmds.append(("add", "Address_Set", params["ns_as"], "addresses", *ips))
+    cmds += _lb(params, f"bench-dsvc{i}", f"172.31.{i // 256 % 256}.{i % 256}", ips[0])
+    return tuple(cmds)
+
+
+CD_BUILD_PODS, CD_PODS = 6, 4  # ovn-heater cluster_density: 6 short-lived "build" pods, 4 that stay
+
+
+def _cd_pods(i: int) -> tuple[list[str], list[str], list[str]]:
+    names = [f"bench-cd{i}-{k}" for k in range(CD_BUILD_PODS + CD_PODS)]
+    macs, ips = zip(*(_pod_mac_ip(i * 10 + k, 254) for k in range(CD_BUILD_PODS + CD_PODS)), strict=True)
+    return names, list(macs), list(ips)
+
+
+def _cluster_density_iter(params: dict[str, str]) -> Commands:
+    """ovn-heater's cluster-density iteration, one transaction: a namespace (its port group and address
+    set), 10 pods in it, 3 services (one backend each: the 1st, 3rd and 4th of the 4 lasting pods)."""
+    i = int(params["i"])
+    names, macs, ips = _cd_pods(i)
+    ns = f"bench_cd{i}"
+    cmds = _pods(params, names, ips, macs, port_groups=[ns])
+    cmds.append(("create", "Address_Set", f"name={ns}_v4", "addresses=[" + ",".join(f'"{ip}"' for ip in ips) + "]"))
+    for j, k in enumerate((0, 2, 3)):
+        cmds += _lb(params, f"bench-cd{i}-svc{j}", f"172.{20 + j}.{i // 256 % 256}.{i % 256}", ips[CD_BUILD_PODS + k])
+    return tuple(cmds)
+
+
+def _cluster_density_end(params: dict[str, str]) -> Commands:
+    """The end of the iteration: the 6 build pods are deleted (and leave the namespace's address set)."""
+    i = int(params["i"])
+    names, _, ips = _cd_pods(i)
+    return (*(("lsp-del", n) for n in names[:CD_BUILD_PODS]),
+            ("remove", "Address_Set", f"bench_cd{i}_v4", "addresses", *ips[:CD_BUILD_PODS]))
+
+
+_OVNK_KINDS += (
+    # Accumulating (no undo), as in ovn-heater: each round's pods and services stay.
+    ChangeKind("density-pod-svc", change=_density_pod_svc),
+    ChangeKind("cluster-density-iter", change=_cluster_density_iter, undo=_cluster_density_end),
+)
+
 CHANGE_KINDS: dict[str, ChangeKind] = {
     k.name: k
     for k in (
@@ -235,13 +341,33 @@ def round_params(i: int, names: dict[str, str] | None = None) -> dict[str, str]:
 def nbctl_argv(
     remote: str, commands: Commands, params: dict[str, str], timeout: int, tools: Tools = HOST
 ) -> list[str]:
-    argv = tools.cmd("ovn-nbctl", f"--db={tools.remote(remote)}", f"--timeout={timeout}", "--wait=sb")
+    argv = tools.cmd("ovn-nbctl", f"--db={tools.remote(remote)}", f"--timeout={timeout}", "--wait=sb",
+                     "--print-wait-time")
     for n, cmd in enumerate(commands):
         argv += (["--"] if n else []) + [word.format(**params) for word in cmd]
     return argv
 
 
 # --------------------------------------------------------------------------- measurements
+
+
+# ``ovn-nbctl --print-wait-time`` (23.03 and 26.03 alike), after the transaction's --wait=sb:
+#   Time spent on processing nb_cfg 5:
+#   \tovn-northd delay before processing:\t2ms
+#   \tovn-northd completion:\t\t\t26ms
+# Both are NB_Global timestamps the daemon writes minus nbctl's wall clock just before its commit:
+# nb_cfg_timestamp (the daemon started on nb_cfg) and sb_cfg_timestamp (the SB has committed it).
+_WAIT_TIME = re.compile(r"ovn-northd (delay before processing|completion):\s*(-?\d+)\s*ms")
+
+
+def parse_wait_time(stdout: str) -> dict[str, float]:
+    """``{"delay": ms, "completion": ms}`` of ``--print-wait-time`` output; a figure is NaN when absent
+    or negative (the daemon did not write that timestamp: 0 minus the wall clock)."""
+    out = {"delay": math.nan, "completion": math.nan}
+    for what, ms in _WAIT_TIME.findall(stdout):
+        key = "delay" if what.startswith("delay") else "completion"
+        out[key] = float(ms) if int(ms) >= 0 else math.nan
+    return out
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -269,6 +395,10 @@ class Latency:
     @property
     def max(self) -> float:
         return max(self.samples_ms) if self.samples_ms else math.nan
+
+    def valid(self) -> Latency:
+        """The samples that are numbers (a missing ``--print-wait-time`` figure is NaN)."""
+        return Latency([v for v in self.samples_ms if not math.isnan(v)])
 
     def summary(self) -> dict[str, Any]:
         return {"p50_ms": self.p50, "p90_ms": self.p90, "max_ms": self.max, "samples_ms": self.samples_ms}
@@ -346,7 +476,17 @@ class SideResult:
     rss_after_changes_mb: float = math.nan
     sb_logical_flows: int = 0
     sb_port_bindings: int = 0
+    # SB database file bytes: right after the cold sync (raw, then after ovsdb-server/compact) and
+    # at the end of the change rounds (same two)
+    sb_db_cold_raw: int = 0
+    sb_db_cold: int = 0
+    sb_db_end_raw: int = 0
+    sb_db_end: int = 0
     changes: dict[str, Latency] = field(default_factory=dict)
+    # the daemon's own part of each timed change: ``--print-wait-time``'s "ovn-northd completion"
+    # (and, JSON only, its "delay before processing")
+    northd: dict[str, Latency] = field(default_factory=dict)
+    northd_delay: dict[str, Latency] = field(default_factory=dict)
     undos: dict[str, Latency] = field(default_factory=dict)
     engine_cold: Counters = field(default_factory=dict)  # ours: counters after the cold sync
     engine_deltas: dict[str, Counters] = field(default_factory=dict)  # ours: per change kind
@@ -358,6 +498,8 @@ class SideResult:
         d = asdict(self)
         d["changes"] = {k: v.summary() for k, v in self.changes.items()}
         d["undos"] = {k: v.summary() for k, v in self.undos.items()}
+        d["northd"] = {k: v.summary() for k, v in self.northd.items()}
+        d["northd_delay"] = {k: v.summary() for k, v in self.northd_delay.items()}
         return d
 
 
@@ -439,10 +581,17 @@ def wait_sync(side: Side, timeout: float) -> None:
 
 def timed_nbctl(side: Side, commands: CommandsOf, params: dict[str, str], timeout: int) -> float:
     """Milliseconds for one ``ovn-nbctl --wait=sb`` transaction."""
+    return timed_nbctl_wait(side, commands, params, timeout)[0]
+
+
+def timed_nbctl_wait(
+    side: Side, commands: CommandsOf, params: dict[str, str], timeout: int
+) -> tuple[float, dict[str, float]]:
+    """Milliseconds for one ``ovn-nbctl --wait=sb`` transaction, and its ``--print-wait-time`` figures."""
     if callable(commands):
         commands = commands(params)
     if not commands:
-        return math.nan
+        return math.nan, parse_wait_time("")
     argv = nbctl_argv(side.nb.remote, commands, params, timeout, side.tools)
     t0 = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, check=False)
@@ -451,7 +600,17 @@ def timed_nbctl(side: Side, commands: CommandsOf, params: dict[str, str], timeou
         raise HarnessError(f"{side.label}: {' '.join(argv[argv.index('--wait=sb'):])} failed: {proc.stderr.strip()[:500]}")
     if not side.alive():
         raise HarnessError(f"{side.label} daemon exited (logs in {side.workdir})")
-    return ms
+    return ms, parse_wait_time(proc.stdout)
+
+
+def sb_db_bytes(side: Side) -> tuple[int, int]:
+    """The SB database file's size, raw and after ``ovsdb-server/compact`` (which rewrites the file
+    as one snapshot of the live data; synchronous for a standalone database)."""
+    raw = side.sb.db_path.stat().st_size
+    t = side.tools
+    subprocess.run(t.cmd("ovs-appctl", "-t", t.path(side.sb.ctl), "ovsdb-server/compact"),
+                   capture_output=True, text=True, check=True, timeout=600)
+    return raw, side.sb.db_path.stat().st_size
 
 
 @dataclass(slots=True)
@@ -497,6 +656,7 @@ def _run_side(side: Side, cfg: RunConfig) -> SideResult:
         res.hwm_mb = proc_status_mb(side.pid, "VmHWM")
         res.sb_logical_flows = count_rows(side.sb.remote, "Logical_Flow")
         res.sb_port_bindings = count_rows(side.sb.remote, "Port_Binding")
+        res.sb_db_cold_raw, res.sb_db_cold = sb_db_bytes(side)
         before = scrape_engine(side.metrics_port) if side.metrics_port else {}
         res.engine_cold = before
         names = dict(cfg.names, **lb_group_uuids(side)) if "lb_group" in cfg.names else cfg.names
@@ -506,19 +666,23 @@ def _run_side(side: Side, cfg: RunConfig) -> SideResult:
                 timed_nbctl(side, kind.prepare, round_params(0, names), cfg.change_timeout)
             per_round = sum(1 for c in (kind.setup, kind.change, kind.undo) if c)
             res.txns[kind.name] = bool(kind.prepare) + per_round * (cfg.warmup + cfg.rounds)
-            lat, undo = Latency(), Latency()
+            lat, undo, own, delay = Latency(), Latency(), Latency(), Latency()
             for r in range(cfg.warmup + cfg.rounds):
                 params = round_params(r + 1, names)
                 if kind.setup:
                     timed_nbctl(side, kind.setup, params, cfg.change_timeout)
-                ms = timed_nbctl(side, kind.change, params, cfg.change_timeout)
+                ms, wait = timed_nbctl_wait(side, kind.change, params, cfg.change_timeout)
                 undo_ms = timed_nbctl(side, kind.undo, params, cfg.change_timeout) if kind.undo else None
                 if r >= cfg.warmup:
                     lat.samples_ms.append(ms)
+                    own.samples_ms.append(wait["completion"])
+                    delay.samples_ms.append(wait["delay"])
                     if undo_ms is not None:
                         undo.samples_ms.append(undo_ms)
                 n += 1
             res.changes[kind.name] = lat
+            res.northd[kind.name] = own.valid()
+            res.northd_delay[kind.name] = delay.valid()
             if undo.samples_ms:
                 res.undos[kind.name] = undo
             if side.metrics_port:
@@ -527,10 +691,14 @@ def _run_side(side: Side, cfg: RunConfig) -> SideResult:
                 before = after
             print(
                 f"  {side.label:<9} {kind.name:<10} p50 {lat.p50:8.1f} ms  p90 {lat.p90:8.1f} ms  "
-                f"max {lat.max:8.1f} ms  ({n} rounds, {cfg.warmup} warm-up)",
+                f"max {lat.max:8.1f} ms; northd p50 {res.northd[kind.name].p50:8.1f} ms  "
+                f"({n} rounds, {cfg.warmup} warm-up)",
                 flush=True,
             )
         res.rss_after_changes_mb = proc_status_mb(side.pid, "VmRSS")
+        res.sb_db_end_raw, res.sb_db_end = sb_db_bytes(side)
+        print(f"  {side.label:<9} SB db MB: cold {res.sb_db_cold_raw / 1e6:.2f} raw, {res.sb_db_cold / 1e6:.2f} "
+              f"compacted; end {res.sb_db_end_raw / 1e6:.2f} raw, {res.sb_db_end / 1e6:.2f} compacted", flush=True)
     except (HarnessError, OSError, subprocess.SubprocessError) as exc:
         res.error = str(exc)
         print(f"  {side.label}: ERROR {exc}", flush=True)
@@ -653,13 +821,20 @@ def rows_for(
         ("RSS MB after changes", ours.rss_after_changes_mb, ref.rss_after_changes_mb, ".1f"),
         ("SB Logical_Flow rows", float(ours.sb_logical_flows), float(ref.sb_logical_flows), ".0f"),
         ("SB Port_Binding rows", float(ours.sb_port_bindings), float(ref.sb_port_bindings), ".0f"),
+        ("SB db MB cold, raw", ours.sb_db_cold_raw / 1e6, ref.sb_db_cold_raw / 1e6, ".2f"),
+        ("SB db MB cold, compact", ours.sb_db_cold / 1e6, ref.sb_db_cold / 1e6, ".2f"),
+        ("SB db MB end, raw", ours.sb_db_end_raw / 1e6, ref.sb_db_end_raw / 1e6, ".2f"),
+        ("SB db MB end, compact", ours.sb_db_end / 1e6, ref.sb_db_end / 1e6, ".2f"),
     ]
     for kind in kinds:
         o, r = ours.changes.get(kind.name, Latency()), ref.changes.get(kind.name, Latency())
+        on, rn = ours.northd.get(kind.name, Latency()), ref.northd.get(kind.name, Latency())
         rows += [
             (f"{kind.name} p50 ms", o.p50, r.p50, ".1f"),
             (f"{kind.name} p90 ms", o.p90, r.p90, ".1f"),
             (f"{kind.name} max ms", o.max, r.max, ".1f"),
+            (f"{kind.name} northd p50 ms", on.p50, rn.p50, ".1f"),
+            (f"{kind.name} northd p90 ms", on.p90, rn.p90, ".1f"),
         ]
     return rows
 
@@ -668,9 +843,9 @@ def print_table(
     scale: Scale, rounds: int, ours: SideResult, ref: SideResult, kinds: list[ChangeKind]
 ) -> None:
     print(f"\n== {scale.workload} {scale}: {rounds} rounds per change kind ==")
-    print(f"{'metric':<24} {'ours':>12} {'reference':>12} {'ours/ref':>9}")
+    print(f"{'metric':<36} {'ours':>12} {'reference':>12} {'ours/ref':>9}")
     for label, o, r, fmt in rows_for(ours, ref, kinds):
-        print(f"{label:<24} {format(o, fmt):>12} {format(r, fmt):>12} {ratio(o, r):>9.2f}")
+        print(f"{label:<36} {format(o, fmt):>12} {format(r, fmt):>12} {ratio(o, r):>9.2f}")
     for side in (ours, ref):
         if side.error:
             print(f"  {side.label} error: {side.error}")

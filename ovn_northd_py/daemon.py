@@ -563,6 +563,7 @@ class Daemon:
         recompute = WRITER_NODES if self.standby.takeover and not force else frozenset()
         self.standby.takeover = False
         t0 = time.perf_counter()
+        started_ms = int(time.time() * 1000)  # NB_Global nb_cfg_timestamp, if this run writes nb_cfg
         try:
             with _gc_paused():
                 rep = self.graph.engine.run(ctx, force=force, recompute=recompute)
@@ -577,6 +578,11 @@ class Daemon:
                 gone = frozenset(str(r.uuid) for r in deleted_rows(ctx.sb_txn, "Datapath_Binding")) \
                     if ctx.stats.deleted.get("Datapath_Binding") else frozenset()
                 plan = self._plan_flows(gone)
+                if nbg is not None and any(op.get("table") == "SB_Global" and "nb_cfg" in op.get("row", {}) for op in plan.ops):
+                    # As the reference: when northd copies nb_cfg to SB it stamps NB_Global
+                    # nb_cfg_timestamp with the start of that loop (ovn-nb(5); ovn-nbctl
+                    # --print-wait-time's "ovn-northd delay before processing").
+                    nbg.nb_cfg_timestamp = started_ms
         except Exception:
             self.log.exception("engine run failed; will recompute")
             ctx.sb_txn.abort()

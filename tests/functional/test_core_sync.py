@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import time
+
 from ovn_northd_py.devtools.servers import OurNorthd
 
 
@@ -86,6 +89,20 @@ def test_wait_sb_returns_and_sb_cfg_follows_nb_cfg(env, ours):
     assert nb_cfg >= 1
     assert int(env.nbctl("get", "nb_global", ".", "sb_cfg").strip()) == nb_cfg
     assert int(env.sbctl("get", "sb_global", ".", "nb_cfg").strip()) == nb_cfg
+
+
+def test_nb_cfg_and_sb_cfg_timestamps_for_print_wait_time(env, ours):
+    """As the reference, northd stamps NB_Global nb_cfg_timestamp when it copies nb_cfg to SB and
+    sb_cfg_timestamp once SB has it, so ``ovn-nbctl --print-wait-time`` reports both figures."""
+    env.nbctl("ls-add", "sw0", wait="sb")
+    before = int(time.time() * 1000)
+    out = env.nbctl("--print-wait-time", "ls-add", "sw1", wait="sb")
+    after = int(time.time() * 1000)
+    figures = dict(re.findall(r"ovn-northd (delay before processing|completion):\s*(-?\d+)\s*ms", out))
+    assert set(figures) == {"delay before processing", "completion"}, out
+    assert 0 <= int(figures["delay before processing"]) <= int(figures["completion"]) <= after - before + 1000, out
+    stamps = [int(env.nbctl("get", "nb_global", ".", col).strip()) for col in ("nb_cfg_timestamp", "sb_cfg_timestamp")]
+    assert before - 1000 <= stamps[0] <= stamps[1] <= after + 1000
 
 
 def test_wait_hv_follows_chassis_private(env, ours):
