@@ -605,6 +605,7 @@ class Daemon:
         self.write.started = time.perf_counter()
         self.raw.tap.attach_ops = ops or None
         self.write.sb_txn = ctx.sb_txn
+        self.sb.expect_inserts(ctx.sb_txn)  # (their echo is recognised as ours: RowChange.own)
         self.write.nb_txn = ctx.nb_txn
         self._poll_txns()
         if ctx.stats.total:
