@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import re
 import time
 from typing import Any
@@ -31,6 +32,46 @@ def _malloc_trim() -> Any:
         return None
 
 
+class BulkGc:
+    """The cyclic GC for a daemon whose steps run with it paused (each allocating up to millions of
+    long-lived objects: IDL rows, the model, the flow table).  Left alone, the GC traverses a bulk
+    step's objects in a young collection, again in the next generation's and again in full ones
+    (2.2 s of CPU of a 100-node cold sync's 9).  Instead, after a bulk step its objects are moved
+    out of the GC's generations at once (``gc.freeze``, no traversal); the frozen heap is collected
+    (unfreeze, one full collection, freeze what is left) when it has doubled since the last such
+    collection (counted from the first bulk step after the first sync), and when the daemon goes
+    quiet (:class:`MemoryTrimmer`).  Garbage cycles of a
+    bulk step (e.g. the model a recompute replaced) wait for that collection."""
+
+    BULK = 100_000  # objects a step left allocated (the GC's generation-0 count) that make it a bulk one
+
+    def __init__(self) -> None:
+        self.base = 0  # frozen objects after the last full collection (0: none yet)
+        # Set once the first sync is written: until then (the cold sync's bulk steps) nothing is
+        # collected; the first bulk step after it sets the base.
+        self.armed = False
+
+    def after_step(self) -> None:
+        """At the end of a step run with the GC paused."""
+        if gc.get_count()[0] < self.BULK:
+            return
+        gc.freeze()
+        frozen = gc.get_freeze_count()
+        if not self.base:
+            if self.armed:
+                self.base = frozen
+        elif frozen > 2 * self.base:
+            self.collect()
+
+    def collect(self) -> None:
+        """A full collection of the frozen heap too (then frozen again)."""
+        if gc.get_freeze_count():
+            gc.unfreeze()
+            gc.collect()
+            gc.freeze()
+            self.base = gc.get_freeze_count()
+
+
 class MemoryTrimmer:
     """Call :meth:`active` after work; :meth:`due_in` says how long until a trim (None: none
     pending); :meth:`maybe_trim` trims once per quiet spell.  True if it trimmed."""
@@ -40,6 +81,7 @@ class MemoryTrimmer:
         self.last_active = time.monotonic()
         self.pending = False
         self._trim = _malloc_trim()
+        self.gc = BulkGc()
 
     def active(self) -> None:
         self.last_active = time.monotonic()
@@ -56,5 +98,6 @@ class MemoryTrimmer:
         if due is None or due > 0:
             return None
         self.pending = False
+        self.gc.collect()  # (cycles first: what they free is trimmed too)
         self._trim(0)
         return int((time.monotonic() - self.last_active) * 1000)
