@@ -64,8 +64,10 @@ class BulkGc:
             self.collect()
 
     def collect(self) -> None:
-        """A full collection of the frozen heap too (then frozen again)."""
-        if gc.get_freeze_count():
+        """A full collection of the frozen heap too (then frozen again); nothing when no bulk step
+        froze anything since the last one (a quiet spell after small steps only, e.g. with a trim
+        timeout of 0 after each of them)."""
+        if gc.get_freeze_count() != self.base:
             gc.unfreeze()
             gc.collect()
             gc.freeze()

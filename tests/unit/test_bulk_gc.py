@@ -72,3 +72,16 @@ def test_the_frozen_heap_is_collected_when_it_doubles_once_armed(paused: None) -
     assert gone() is None
     assert b.base > base
     assert first and second and third
+
+
+def test_a_quiet_spell_after_small_steps_collects_nothing(paused: None) -> None:
+    b = BulkGc()
+    _bulk = [[i] for i in range(BulkGc.BULK + 10)]
+    b.after_step()
+    b.collect()
+    base = b.base
+    garbage = _Node()
+    gone = weakref.ref(garbage)
+    del garbage
+    b.collect()  # (nothing frozen since: no full collection)
+    assert gone() is not None and b.base == base
