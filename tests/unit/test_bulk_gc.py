@@ -63,7 +63,7 @@ def test_the_frozen_heap_is_collected_when_it_doubles_once_armed(paused: None) -
     second = [[i] for i in range(BulkGc.BULK + 10)]
     b.after_step()
     base = b.base
-    assert base == gc.get_freeze_count()
+    assert base >= BulkGc.BULK
     garbage = _Node()
     gone = weakref.ref(garbage)
     del garbage
