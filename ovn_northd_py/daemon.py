@@ -34,7 +34,7 @@ import ovs.db.idl
 from . import log as logmod
 from .engine.engine import EngineCtx as Ctx
 from .engine.graph import Graph, build_graph
-from .memtrim import MemoryTrimmer, trim_timeout_ms
+from .memtrim import BulkGc, MemoryTrimmer, trim_timeout_ms
 from .metrics import Metrics
 from .ovsdb.aiopoll import AsyncPoller
 from .ovsdb.connection import DbConnection
@@ -305,7 +305,7 @@ class Daemon:
                 if self._release_change is not None:
                     change, self._release_change = self._release_change, None
                     self._switch_release(*change)
-                with _gc_paused():  # (the IDLs' parsing and commits allocate as much as the engine)
+                with _gc_paused(self.trimmer.gc):  # (the IDLs' parsing and commits allocate as much as the engine)
                     self.step()
                 self._check_release_after_connect()
                 self.metrics.loop_seconds.observe(time.perf_counter() - t0)
@@ -611,6 +611,7 @@ class Daemon:
         self.write.started = time.perf_counter()
         self.raw.tap.attach_ops = ops or None
         self.write.sb_txn = ctx.sb_txn
+        self.sb.expect_inserts(ctx.sb_txn)  # (their echo is recognised as ours: RowChange.own)
         self.write.nb_txn = ctx.nb_txn
         self._poll_txns()
         if ctx.stats.total:
@@ -786,6 +787,7 @@ class Daemon:
         idle = (not self._busy() and self.state.runs and not self.state.force_recompute and not self.writer.full_sync_needed)
         if idle and not self.settled.is_set():
             self.settled.set()
+            self.trimmer.gc.armed = True
             self._report_settled()
 
     def _report_settled(self) -> None:
@@ -847,17 +849,19 @@ class Daemon:
 
 
 @contextlib.contextmanager
-def _gc_paused() -> Any:
+def _gc_paused(bulk: BulkGc | None = None) -> Any:
     """Bulk work allocates hundreds of thousands of long-lived containers; the cyclic GC would
     rescan them over and over while they are built (2-3x the CPU of a cold flow plan).  Pause
-    it for the duration.  (No gc.freeze(): the model has cycles, and a frozen old model would
-    never be collected after a recompute replaces it.)"""
+    it for the duration; ``bulk``: then move what a bulk step left out of the GC's generations
+    (:class:`.memtrim.BulkGc`, collected when the frozen heap doubles or the daemon is quiet)."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was:
+            if bulk is not None:
+                bulk.after_step()
             gc.enable()
 
 

@@ -206,7 +206,7 @@ def build_router_lbs_flows(router: Datapath, gw: LbGateway, lbs: list[Any], tabl
         specs = by_shape.get(shape)
         if specs is None:
             specs = by_shape[shape] = _router_lb_specs(router, gw, lb, force_snat, nat_ips, gateway, ctx)
-        _add_specs(router, lb, table, specs)
+        _add_specs(router, lb, table, specs, u)
 
 
 # (stage, priority, match, actions, controller meter, added datapath by datapath: FlowTable.add's per_datapath)
@@ -234,8 +234,11 @@ def _vip_ips(lb: Any, ctx: FlowCtx) -> frozenset[IPAddress | None]:
     return frozenset(parse_ip_strict(v.vip.ip) for v in cached_vips(lb, ctx))
 
 
-def _add_specs(router: Datapath, lb: Any, table: FlowTable, specs: list[_Spec]) -> None:
-    i, owner, h = router.index, router_lb_owner(str(lb.uuid), router.key), hint(str(lb.uuid))
+def _add_specs(router: Datapath, lb: Any, table: FlowTable, specs: list[_Spec], u: str | None = None) -> None:
+    """``u``: ``str(lb.uuid)``, when the caller has it."""
+    if u is None:
+        u = str(lb.uuid)
+    i, owner, h = router.index, router_lb_owner(u, router.key), hint(u)
     for stage, prio, match, actions, meter, per_dp in specs:
         table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter, per_datapath=per_dp,
                   sample_drop=stage != LR_IN_LB_AFF_LEARN)  # (the learn flows' ``/* drop */``: a comment)

@@ -181,12 +181,12 @@ def warn_bad_vips(lb: Any, ctx: FlowCtx) -> None:
 def switch_lbs(dp: Datapath) -> list[Any]:
     """The load balancers of switch ``dp``: its own, then its groups', then those of the routers
     it is attached to (``install_ls_lb_from_router``)."""
-    out: dict[str, Any] = {str(lb.uuid): lb for lb in dp.nb.load_balancer}
+    out: dict[Any, Any] = {lb.uuid: lb for lb in dp.nb.load_balancer}  # (by uuid, not its text: 100s x 100s)
     for grp in dp.nb.load_balancer_group:
         for lb in grp.load_balancer:
-            out.setdefault(str(lb.uuid), lb)
+            out.setdefault(lb.uuid, lb)
     for lb in dp.lbs_from_routers:
-        out.setdefault(str(lb.uuid), lb)
+        out.setdefault(lb.uuid, lb)
     return list(out.values())
 
 
@@ -438,12 +438,12 @@ def build_switch_lb_flows(dp: Datapath, lb: Any, ctx: FlowCtx, table: FlowTable)
 
 def build_all_switch_lb_flows(nd: Northd, ctx: FlowCtx, table: FlowTable) -> None:
     """Every switch load balancer's flows (a full build)."""
-    rows: dict[str, Any] = {}
-    users: dict[str, list[Datapath]] = {}
+    rows: dict[Any, Any] = {}
+    users: dict[Any, list[Datapath]] = {}
     for dp in nd.by_index:
         if dp.is_switch:
             for lb in switch_lbs(dp):
-                key = str(lb.uuid)
+                key = lb.uuid
                 rows.setdefault(key, lb)
                 users.setdefault(key, []).append(dp)
     for key, dps in users.items():

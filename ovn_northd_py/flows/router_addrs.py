@@ -149,7 +149,7 @@ def reachable_vips(nets: LrpNetworks, vips: tuple[IPAddress, ...]) -> list[str]:
     return out
 
 
-def router_lb_vip_sets(router: Datapath) -> dict[str, list[str]]:
+def router_lb_vip_sets(router: Datapath, memo: dict[Any, Any] | None = None) -> dict[str, list[str]]:
     """The router's SB address sets ``_rtr_lb_<datapath tunnel key>_ip4`` / ``_ip6`` (observed).
 
     They hold the VIPs of the router's load balancers (its own and its groups', with backends or
@@ -161,31 +161,33 @@ def router_lb_vip_sets(router: Datapath) -> dict[str, list[str]]:
     Behaviour ``rtr_lb_template_vips_ip6`` (25.03, observed; read from the router's
     ``Datapath.behaviours``): the VIPs of a template load balancer (literal ones, with
     ``neighbor_responder=all``) go into the ``_ip6`` set whatever their family (IPv4 text in it).
+
+    ``memo``: a dict the caller keeps for one pass over many routers (the same NB rows): each load
+    balancer group's VIPs are worked out once (ovn-kubernetes: every gateway router shares the
+    cluster-wide group of all services).
     """
     template_v6 = RTR_LB_TEMPLATE_VIPS_IP6 in router.behaviours
-    lbs = list(router.nb.load_balancer)
+    parts = [_lbs_vip_facts(router.nb.load_balancer, template_v6)]
     for group in router.nb.load_balancer_group:
-        lbs += list(group.load_balancer)
-    if not lbs:
-        return {}
-    vips: dict[IPAddress, None] = {}
-    anywhere: set[IPAddress] = set()  # the VIPs of load balancers with neighbor_responder=all
-    in_v6: set[IPAddress] = set()  # IPv4 VIPs written in the _ip6 set (rtr_lb_template_vips_ip6)
-    for lb in lbs:
-        # Observed: a template load balancer's (literal) VIPs only with ``neighbor_responder=all``.
-        template, mode, addrs = lb_vip_addrs(lb)
-        if mode == "none" or (mode != "all" and template):
+        if memo is None:
+            parts.append(_lbs_vip_facts(group.load_balancer, template_v6))
             continue
-        for addr in addrs:
-            vips[addr] = None
-            if mode == "all":
-                anywhere.add(addr)
-            if template and template_v6:
-                in_v6.add(addr)
+        k = (group.uuid, template_v6)
+        facts = memo.get(k)
+        if facts is None:
+            facts = memo[k] = _lbs_vip_facts(group.load_balancer, template_v6)
+        parts.append(facts)
+    vips: dict[IPAddress, str] = {}
+    for p in parts:
+        vips.update(p[0])
+    if not vips:
+        return {}
+    anywhere = frozenset().union(*(p[1] for p in parts))
+    in_v6 = frozenset().union(*(p[2] for p in parts))
     nets = [n for n in (lrp_networks(p) for p in router.ports if p.kind == "lrp") if n is not None]
-    v4 = sorted({format_ip(v) for v in vips if isinstance(v, IPv4Address) and v not in in_v6
+    v4 = sorted({t for v, t in vips.items() if isinstance(v, IPv4Address) and v not in in_v6
                  and (v in anywhere or any(n.contains(v) for ns in nets for n in ns.ipv4))})
-    v6 = sorted({format_ip(v) for v in vips if v in in_v6 or (isinstance(v, IPv6Address)
+    v6 = sorted({t for v, t in vips.items() if v in in_v6 or (isinstance(v, IPv6Address)
                  and (v in anywhere or any(n.contains(v) for ns in nets for n in ns.ipv6)))})
     out: dict[str, list[str]] = {}
     if v4:
@@ -193,6 +195,29 @@ def router_lb_vip_sets(router: Datapath) -> dict[str, list[str]]:
     if v6:
         out[f"_rtr_lb_{router.tunnel_key}_ip6"] = v6
     return out
+
+
+def _lbs_vip_facts(lbs: Any, template_v6: bool) -> tuple[dict[IPAddress, str], frozenset[IPAddress],
+                                                         frozenset[IPAddress]]:
+    """Of :func:`router_lb_vip_sets`, what load balancers ``lbs`` give: their VIPs (with their
+    text), those of load balancers with ``neighbor_responder=all``, and the IPv4 ones written in
+    the ``_ip6`` set."""
+    vips: dict[IPAddress, str] = {}
+    anywhere: set[IPAddress] = set()
+    in_v6: set[IPAddress] = set()
+    for lb in lbs:
+        # Observed: a template load balancer's (literal) VIPs only with ``neighbor_responder=all``.
+        template, mode, addrs = lb_vip_addrs(lb)
+        if mode == "none" or (mode != "all" and template):
+            continue
+        for addr in addrs:
+            if addr not in vips:
+                vips[addr] = format_ip(addr)
+            if mode == "all":
+                anywhere.add(addr)
+            if template and template_v6:
+                in_v6.add(addr)
+    return vips, frozenset(anywhere), frozenset(in_v6)
 
 
 def router_lb_vip_set_names(router: Datapath, ctx: FlowCtx) -> frozenset[str]:

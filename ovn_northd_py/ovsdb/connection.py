@@ -44,6 +44,10 @@ class RowChange:
     # old values of the changed columns, for tables in OLD_VALUE_TABLES (a deleted row's last
     # values of the columns OLD_ROW_TABLES names); reference sets as uuid sets
     old: dict[str, Any] | None = None
+    # A create that is the echo of a row our own transaction inserted, holding exactly what we
+    # wrote (``DbConnection.expect_inserts``): consumers that only compare rows with what they
+    # want may skip it.
+    own: bool = False
 
 
 def _old_value(row: Any, column: str) -> Any:
@@ -63,6 +67,8 @@ class _TrackingIdl(ovs.db.idl.Idl):  # type: ignore[misc]
     def __init__(self, remote: str, helper: Any, **kw: Any) -> None:
         self.changes: list[RowChange] = []
         self.track = True
+        # uuid -> the columns we wrote, of rows our transaction in flight inserts (persisted uuids)
+        self.expect_own: dict[Any, dict[str, Any]] = {}
         super().__init__(remote, helper, **kw)
 
     def notify(self, event: str, row: Any, updates: Any = None) -> None:
@@ -77,7 +83,35 @@ class _TrackingIdl(ovs.db.idl.Idl):  # type: ignore[misc]
             old = {c: _old_value(updates, c) for c in cols}
         elif event == ovs.db.idl.ROW_DELETE and table in OLD_ROW_TABLES:
             old = {c: _old_value(row, c) for c in OLD_ROW_TABLES[table]}
-        self.changes.append(RowChange(event, table, row.uuid, cols, old))
+        own = False
+        if event == ovs.db.idl.ROW_CREATE and self.expect_own:
+            written = self.expect_own.pop(row.uuid, None)
+            own = written is not None and _holds_exactly(row, written)
+        self.changes.append(RowChange(event, table, row.uuid, cols, old, own))
+
+
+def _is_default(datum: Any) -> bool:
+    """The column's default: empty, or (a column of exactly one value) its type's default atom.
+    (python-ovs's own ``is_default`` never holds for the latter.)"""
+    values = datum.values
+    if not values:
+        return True
+    if len(values) != 1 or datum.type.value is not None:
+        return False
+    return bool(next(iter(values)).value == datum.type.key.type.default)
+
+
+def _holds_exactly(row: Any, written: dict[str, Any]) -> bool:
+    """Whether a row the server sent holds what we wrote into it, and nothing else."""
+    data = row._data
+    for col, want in written.items():
+        have = dict.get(data, col)
+        if have is None:
+            if not _is_default(want):
+                return False
+        elif have != want:
+            return False
+    return all(col in written or _is_default(have) for col, have in dict.items(data))
 
 
 @dataclass(slots=True)
@@ -153,6 +187,7 @@ class DbConnection:
         if seq != self._last_session_seqno:
             # (Re)connected or disconnected: the IDL will repopulate from scratch.
             self._last_session_seqno = seq
+            self.idl.expect_own = {}
             self.resynced = True
             self.connects += 1
         changed = self.idl.change_seqno != self._last_change_seqno
@@ -182,6 +217,17 @@ class DbConnection:
 
     def wait(self, poller: AsyncPoller) -> None:
         self.idl.wait(poller)
+
+    def expect_inserts(self, txn: Any) -> None:
+        """Before ``txn`` is committed: the rows it inserts with a uuid of ours (``persist_uuid``)
+        and no mutations, so that their echo can be recognised (``RowChange.own``).  Replaces
+        what an earlier transaction left expected."""
+        expect: dict[Any, dict[str, Any]] = {}
+        for row in txn._txn_rows.values():
+            d = row.__dict__
+            if d.get("_data") is None and d.get("_changes") and d.get("_persist_uuid") and not d.get("_mutations"):
+                expect[row.uuid] = dict(d["_changes"])
+        self.idl.expect_own = expect
 
     def take_changes(self) -> tuple[list[RowChange], bool]:
         """The tracked row changes since the last call, and whether a full resync happened."""

@@ -28,8 +28,9 @@ def desired_address_sets(nb: Any, svc_monitor_mac: str, nd: Northd | None = None
     (26.03: its ``svc_monitor_mac_dst`` too)."""
     out: dict[str, list[str]] = {"svc_monitor_mac": list(svc_monitor_macs or [svc_monitor_mac])}
     if nd is not None:
+        memo: dict[Any, Any] = {}  # (a load-balancer group's VIPs once for all its routers)
         for router in nd.routers():
-            out.update(router_lb_vip_sets(router))
+            out.update(router_lb_vip_sets(router, memo))
     nb_sets: dict[str, Any] = {}
     for a in nb.rows("Address_Set").values():
         out[a.name] = list(a.addresses)

@@ -11,6 +11,7 @@ from typing import Any
 from ..flows.chassis_features import chassis_features
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.tnlkeys import dp_key_max
+from .rows import insert_row
 
 # The version string ovn-controller may check (ovn-match-northd-version): the
 # reference release we reproduce, the SB schema, and the internal flow version (23.03's; each
@@ -116,7 +117,7 @@ def sync_sb_global(txn: Any, sb: Any, nb_global: Any, gopts: GlobalOptions) -> i
     ipsec = bool(nb_global.ipsec) if nb_global is not None else False
     row = sb_global_row(sb)
     if row is None:
-        row = txn.insert(txn.idl.tables["SB_Global"])
+        row = insert_row(txn, "SB_Global")
         row.options, row.ipsec = opts, ipsec
         return nb_cfg
     if dict(row.options) != opts:

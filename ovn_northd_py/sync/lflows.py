@@ -62,7 +62,7 @@ def _uuid_set(v: Any) -> frozenset[str]:
 
 
 def _omap(d: dict[str, str]) -> list[Any]:
-    return ["map", sorted([k, v] for k, v in d.items())]
+    return ["map", [[k, d[k]] for k in sorted(d)]]  # (keys are unique: the pairs' order)
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from typing import Any
 from ..flows.acl_rules import fair_meter_name
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..ovsdb.columns import opt
-from .rows import SyncStats
+from .rows import SyncStats, insert_row
 
 Band = tuple[str, int, int]  # (action, rate, burst_size)
 MeterSpec = tuple[str, tuple[Band, ...]]  # (unit, bands sorted)
@@ -66,18 +66,20 @@ def sync_meter(txn: Any, row: Any | None, name: str, spec: MeterSpec | None, sta
         return None
     if row is not None and _row_spec(row) == spec:
         return row
+    # (Rows with our own uuids, so their echo is known as ours; the bands first: a transaction
+    # may not name a row with a given uuid before the operation inserting it.)
+    bands = []
+    for action, rate, burst in spec[1]:
+        band = insert_row(txn, "Meter_Band")
+        band.action, band.rate, band.burst_size = action, rate, burst
+        bands.append(band)
     if row is None:
-        row = txn.insert(txn.idl.tables["Meter"])
+        row = insert_row(txn, "Meter")
         row.name = name
         stats.bump(stats.inserted, "Meter")
     else:
         stats.bump(stats.updated, "Meter")
     row.unit = spec[0]
-    bands = []
-    for action, rate, burst in spec[1]:
-        band = txn.insert(txn.idl.tables["Meter_Band"])
-        band.action, band.rate, band.burst_size = action, rate, burst
-        bands.append(band)
     row.bands = bands
     return row
 

@@ -12,7 +12,7 @@ from ..northd.build import chassis_is_remote
 from ..northd.model import Northd, Port
 from ..ovsdb.columns import opt
 from .dynamic_routing_ids import dynamic_routing_pb_options
-from .rows import SyncStats, norm, sync_table
+from .rows import SyncStats, insert_row, norm, sync_table
 
 
 def chassis_by_name(sb: Any) -> dict[str, Any]:
@@ -34,24 +34,21 @@ def sync_ha_groups(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> dict[str,
             g.delete()
             stats.bump(stats.deleted, "HA_Chassis_Group")
     for name, want in nd.ha_groups.items():
-        grp = existing.get(name)
-        is_new = grp is None
+        old = existing.get(name)
+        is_new = old is None
         have: dict[str, Any] = {}
-        if grp is None:
-            grp = txn.insert(txn.idl.tables["HA_Chassis_Group"])
-            grp.name = name
-            stats.bump(stats.inserted, "HA_Chassis_Group")
-        else:
-            have = {hc.external_ids.get("chassis-name", ""): hc for hc in grp.ha_chassis}
-        if is_new or norm(grp.external_ids) != norm(want.external_ids):
-            grp.external_ids = want.external_ids
+        if old is not None:
+            have = {hc.external_ids.get("chassis-name", ""): hc for hc in old.ha_chassis}
         rows = []
         changed = is_new or len(have) != len(want.chassis)
+        # (Rows with our own uuids, so their echo is known as ours; the HA_Chassis rows before the
+        # group that names them: a transaction may not name a row with a given uuid before the
+        # operation inserting it.)
         for hc in want.chassis:
             ch = chassis.get(hc.chassis_name)
             row = have.get(hc.chassis_name)
             if row is None:
-                row = txn.insert(txn.idl.tables["HA_Chassis"])
+                row = insert_row(txn, "HA_Chassis")
                 row.external_ids = {"chassis-name": hc.chassis_name}
                 row.priority = hc.priority
                 row.chassis = [ch] if ch is not None else []
@@ -62,6 +59,13 @@ def sync_ha_groups(txn: Any, sb: Any, nd: Northd, stats: SyncStats) -> dict[str,
                 if norm(row.chassis) != norm([ch] if ch is not None else []):
                     row.chassis = [ch] if ch is not None else []
             rows.append(row)
+        grp = old
+        if grp is None:
+            grp = insert_row(txn, "HA_Chassis_Group")
+            grp.name = name
+            stats.bump(stats.inserted, "HA_Chassis_Group")
+        if is_new or norm(grp.external_ids) != norm(want.external_ids):
+            grp.external_ids = want.external_ids
         if changed:
             grp.ha_chassis = rows
             if not is_new:

@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
-from .rows import SyncStats, norm
+from .rows import SyncStats, insert_row, norm
 
 ROLE = "ovn-controller"
 
@@ -68,15 +68,17 @@ def sync_rbac(txn: Any, sb: Any, stats: SyncStats, profile: FlowProfile = DEFAUL
     for p in list(perms.values()):
         if p.table in wanted:
             p.delete()
-    role = txn.insert(txn.idl.tables["RBAC_Role"])
-    role.name = ROLE
+    # (Rows with our own uuids, so their echo is known as ours; the referenced rows first: a
+    # transaction may not name a row with a given uuid before the operation inserting it.)
     new = {}
     for t, (a, d, u) in wanted.items():
-        p = txn.insert(txn.idl.tables["RBAC_Permission"])
+        p = insert_row(txn, "RBAC_Permission")
         p.table = t
         p.authorization = a
         p.insert_delete = d
         p.update = u
         new[t] = p
+    role = insert_row(txn, "RBAC_Role")
+    role.name = ROLE
     role.permissions = new
     stats.bump(stats.inserted, "RBAC_Role")

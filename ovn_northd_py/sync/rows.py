@@ -14,6 +14,8 @@ from typing import Any
 
 import ovs.db.idl
 
+from ..ovsdb.fastrow import names_gone_row
+
 
 @dataclass(slots=True)
 class SyncStats:
@@ -66,12 +68,13 @@ ROW_UUID = "_uuid"  # a desired row's key for the uuid a new row gets (existing 
 
 
 def update_row(row: Any, want: Mapping[str, Any]) -> bool:
-    """Write the columns of ``want`` that differ from ``row``; True if any did."""
+    """Write the columns of ``want`` that differ from ``row``; True if any did.  A reference
+    column naming a row this transaction deleted differs (whatever the IDL's read of it says)."""
     changed = False
     for col, val in want.items():
         if col == ROW_UUID:
             continue
-        if norm(getattr(row, col)) != norm(val):
+        if norm(getattr(row, col)) != norm(val) or names_gone_row(row, col):
             setattr(row, col, val)
             changed = True
     return changed

@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from ...lflow.profile import DEFAULT_PROFILE, FlowProfile
-from ...ovsdb.connection import DbConnection
+from ...ovsdb.connection import DbConnection, RowChange
 from ...sync.datapaths import (
     desired_datapath,
     desired_ip_multicast,
@@ -230,7 +230,7 @@ class SbSyncNode(Node):
             sync_ref_chassis(ctx.sb, self.northd.data, profile=ctx.profile)
         return UNCHANGED  # (this node keeps no data: it writes the run's SB transaction)
 
-    def _own_row_changes(self, ctx: EngineCtx) -> list[tuple[str, Any, Any]] | None:
+    def _own_row_changes(self, ctx: EngineCtx, changes: list[RowChange]) -> list[tuple[str, Any, Any]] | None:
         """Datapath_Binding / IP_Multicast changes (mostly our own inserts echoing back): (table,
         datapath, row) of each row to compare with what we want; None when one needs the full sync
         (a row of a datapath we have deleted by someone else, a row naming no datapath of ours, a
@@ -238,7 +238,7 @@ class SbSyncNode(Node):
         sb, nd = ctx.sb, self.northd.data
         out: list[tuple[str, Any, Any]] = []
         ipm_keys: Counter[Any] | None = None  # IP_Multicast rows per datapath key, counted once a run
-        for c in self.sb_in.changes:
+        for c in changes:
             if c.table == "Datapath_Binding":
                 row = sb.rows("Datapath_Binding").get(c.uuid)
                 if row is None:  # deleted: fine when we deleted it (its datapath is gone from NB)
@@ -272,19 +272,24 @@ class SbSyncNode(Node):
     def on_sb(self, ctx: EngineCtx) -> HandlerResult:
         if self.sb_in.resynced:
             return UNHANDLED
-        tables = self.sb_in.changed_tables()
+        # The echo of rows we inserted, holding what we wrote: nothing to compare (a cold sync's
+        # first write echoes every row back).
+        changes = [c for c in self.sb_in.changes if not c.own]
+        if not changes:
+            return UNCHANGED
+        tables = {c.table for c in changes}
         # SB tables of features (their on_sb), owned or watched
         if tables - _SB_ROW_CHECKED - _SB_IGNORED - {"SB_Global"} - self.features.sb_read_tables():
             return UNHANDLED
-        by_feature = self.features.split_sb_changes(self.sb_in.changes)
-        for c in self.sb_in.changes:
+        by_feature = self.features.split_sb_changes(changes)
+        for c in changes:
             if c.table == "SB_Global" and (c.event != "update" or not c.columns <= {"nb_cfg"}):
                 return UNHANDLED
         names: set[str] = set()
         dps: set[str] = set()
         ref_chassis = False
         rows_pb = ctx.sb.rows("Port_Binding")
-        for c in self.sb_in.changes:
+        for c in changes:
             if c.table == "Port_Binding":
                 row = rows_pb.get(c.uuid)
                 name = row.logical_port if row is not None else self.pb_index.key_of_uuid(c.uuid)
@@ -302,7 +307,7 @@ class SbSyncNode(Node):
                 if not isinstance(key, tuple):
                     return UNHANDLED
                 dps.add(key[0])
-        own = self._own_row_changes(ctx)
+        own = self._own_row_changes(ctx, changes)
         if own is None:
             return UNHANDLED
         try:
@@ -319,14 +324,14 @@ class SbSyncNode(Node):
             sync_ref_chassis(ctx.sb, self.northd.data, profile=ctx.profile)
         hctx = self._feature_ctx(ctx)
         for f in self.features:
-            changes = by_feature.get(f.name)
-            if changes is None:
+            f_changes = by_feature.get(f.name)
+            if f_changes is None:
                 continue
             if f.on_sb is None:
-                if f.sb_tables & {c.table for c in changes}:
+                if f.sb_tables & {c.table for c in f_changes}:
                     return UNHANDLED  # a table of the feature's, with no hook: a full sync
                 continue
-            if not f.on_sb(changes, hctx):
+            if not f.on_sb(f_changes, hctx):
                 return UNHANDLED
         return UNCHANGED
 
