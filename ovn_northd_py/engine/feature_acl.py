@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from ..flows.acl_index import AclIndex, nb_meters, pg_port_names, pg_switches, sampling_apps, sb_acl_ids
+from ..flows.acl_index import AclIndex, PgSwitchCount, nb_meters, pg_port_names, sampling_apps, sb_acl_ids
 from ..flows.context import debug_drop_action
 from ..flows.router_addrs import router_lb_vip_sets
 from ..lflow.profile import FlowProfile
@@ -99,8 +99,12 @@ def _pg_work(c: RowChange, nb: Any, nd: Northd, idx: AclIndex, w: Work) -> None:
         new_dps: frozenset[str] = frozenset()
         new_acls: set[str] = set()
         idx.drop_pg(key)
+        idx.pg_counts.pop(key, None)
     else:
-        new_dps = pg_switches(row, nd)
+        counts = idx.pg_counts.get(key)
+        if counts is None:
+            counts = idx.pg_counts[key] = PgSwitchCount()
+        new_dps = counts.update(row, nd)
         new_acls = {str(a.uuid) for a in row.acls}
         idx.set_pg(key, row, new_dps)
     for a in old_acls | new_acls:
