@@ -286,7 +286,7 @@ def _attachments(ch: _LbChanges, h: FlowFeatureCtx) -> _Attachments:
                 att.gained.setdefault(lb, []).append(dp)
             if moved or ch.changed_lbs & now:
                 att.touched_switches.add(key)
-        elif key in ch.routers or moved or ch.changed_lbs & (old_lbs | now):
+        elif key in ch.routers or moved or not (ch.changed_lbs.isdisjoint(old_lbs) and ch.changed_lbs.isdisjoint(now)):
             owners: set[Hashable] = {router_lb_owner(lb, key) for lb in old_lbs - now}
             if key in ch.routers:
                 owners |= {router_lb_owner(lb, key) for lb in old_lbs}
