@@ -200,10 +200,8 @@ class PgDerived:
     def _update_delta(self, pg: Any, nd: Northd) -> tuple[dict[str, list[str]], dict[str, list[str]]] | None:
         """The ports that joined or left the group (its ``ports`` references against the last
         update's) and the ones :meth:`mark` named; None: the full pass is needed (a name taken
-        twice, pending changes of the group row)."""
-        uuids = fastrow.raw_ref_uuids(pg, "ports")
-        if uuids is None:
-            return None
+        twice)."""
+        uuids = fastrow.ref_uuids(pg, "ports")  # (kept with the row: the echo runs read it again)
         by_uuid = self.by_uuid
         joined = uuids - by_uuid.keys()
         left = by_uuid.keys() - uuids
