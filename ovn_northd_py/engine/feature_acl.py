@@ -32,9 +32,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
-from ..flows.acl_index import AclIndex, nb_meters, pg_port_names, pg_switches, sampling_apps, sb_acl_ids
+from ..flows.acl_index import AclIndex, PgSwitchCount, nb_meters, pg_port_names, sampling_apps, sb_acl_ids
 from ..flows.context import debug_drop_action
 from ..flows.router_addrs import router_lb_vip_sets
 from ..lflow.profile import FlowProfile
@@ -54,7 +55,7 @@ from ..sync.port_groups import (
     port_group_row,
     sync_port_groups,
 )
-from ..sync.rows import sync_one_row
+from ..sync.rows import sync_one_row, update_set_column
 from .engine import HandlerResult, handled
 from .features import FlowFeatureCtx, SbFeatureCtx
 from .flow_rebuild import rebuild_router_scope
@@ -98,8 +99,12 @@ def _pg_work(c: RowChange, nb: Any, nd: Northd, idx: AclIndex, w: Work) -> None:
         new_dps: frozenset[str] = frozenset()
         new_acls: set[str] = set()
         idx.drop_pg(key)
+        idx.pg_counts.pop(key, None)
     else:
-        new_dps = pg_switches(row, nd)
+        counts = idx.pg_counts.get(key)
+        if counts is None:
+            counts = idx.pg_counts[key] = PgSwitchCount()
+        new_dps = counts.update(row, nd)
         new_acls = {str(a.uuid) for a in row.acls}
         idx.set_pg(key, row, new_dps)
     for a in old_acls | new_acls:
@@ -301,6 +306,9 @@ class SbState:
             self.pg_ports[key] = old & keep_ports
 
 
+_SET_COLUMNS: Mapping[str, str] = MappingProxyType({"Address_Set": "addresses", "Port_Group": "ports"})
+
+
 def _alive(row: Any) -> Any:
     """``row``, or None if this transaction already deleted it (its columns are gone then)."""
     return row if row is not None and row._changes is not None else None
@@ -316,6 +324,14 @@ class AclSb:
     def _sync(self, h: SbFeatureCtx, table: str, index: str, name: str, want: dict[str, Any] | None) -> None:
         self.state.for_txn(h.sb_txn)
         row = _alive(self.state.pending.get((table, name)) or h.sb_indexes[index].get(h.sb, name))
+        col = _SET_COLUMNS.get(table)
+        if row is not None and want is not None and col is not None and want.keys() == {"name", col}:
+            # (found by its name: only the set differs; a mutate of what does)
+            done = update_set_column(row, col, want[col])
+            if done is not None:
+                if done:
+                    h.stats.bump(h.stats.updated, table)
+                return
         new = sync_one_row(h.sb_txn, table, row, want, h.stats)
         if row is None and new is not None:
             self.state.pending[(table, name)] = new
@@ -459,8 +475,14 @@ class AclSb:
             if router is not None:
                 self.sync_router_lb_sets(h, router)
         pgs: set[str] = set()
+        self.state.for_txn(h.sb_txn)
         for name in t.ports_changed | set(t.ports_deleted):
-            pgs |= self.state.port_pgs.get(name, set())
+            for key in self.state.port_pgs.get(name, ()):
+                pgs.add(key)
+                calc = self.state.pg_calc.get(key)
+                if calc is not None:  # (its next update looks at this port)
+                    calc.mark((name,))
+                    self.state.pg_derived.pop(key, None)
         rows = h.nb.rows("Port_Group")
         for key in pgs:
             self._sync_pg(h, key, _row(rows, key))

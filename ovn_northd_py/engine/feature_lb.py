@@ -219,6 +219,8 @@ class _Attachments:
     touched_switches: set[str] = field(default_factory=set)
     rebuild: dict[str, set[Hashable]] = field(default_factory=dict)  # router -> owners its NB no longer names
     keep: dict[str, frozenset[str]] = field(default_factory=dict)  # router -> LBs whose router flows stay
+    # router -> (its LBs now, those it gained or lost): keep is now - moved - changed (when needed)
+    keep_from: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
     lost: dict[str, set[str]] = field(default_factory=dict)  # router -> LBs it no longer has
     changed_here: dict[str, set[str]] = field(default_factory=dict)  # router -> its new or changed LBs
 
@@ -286,15 +288,21 @@ def _attachments(ch: _LbChanges, h: FlowFeatureCtx) -> _Attachments:
                 att.gained.setdefault(lb, []).append(dp)
             if moved or ch.changed_lbs & now:
                 att.touched_switches.add(key)
-        elif key in ch.routers or moved or ch.changed_lbs & (old_lbs | now):
-            owners: set[Hashable] = {router_lb_owner(lb, key) for lb in old_lbs - now}
+        elif key in ch.routers or moved or not (ch.changed_lbs.isdisjoint(old_lbs) and ch.changed_lbs.isdisjoint(now)):
             if key in ch.routers:
-                owners |= {router_lb_owner(lb, key) for lb in old_lbs}
+                owners: set[Hashable] = {router_lb_owner(lb, key) for lb in old_lbs}
+                att.keep[key] = frozenset()
+                att.lost[key] = set(old_lbs - now)
+                att.changed_here[key] = set(now)
+            else:  # (moved is old ^ now, a few: no pass over the hundreds it keeps)
+                lost = moved - now
+                owners = {router_lb_owner(lb, key) for lb in lost}
+                # Same NAT context: the load balancers it keeps, unchanged, keep their flows
+                # (now - moved - changed, made when the router's scope is rebuilt).
+                att.keep_from[key] = (now, moved)
+                att.lost[key] = set(lost)
+                att.changed_here[key] = set(moved & now) | {lb for lb in ch.changed_lbs if lb in now}
             owners |= {nat_owner(n, key) for n in old_nats}
-            # Same NAT context: the load balancers it keeps, unchanged, keep their flows.
-            att.keep[key] = frozenset() if key in ch.routers else frozenset((old_lbs & now) - ch.changed_lbs)
-            att.lost[key] = set(old_lbs - now)
-            att.changed_here[key] = set(now - att.keep[key])
             att.rebuild[key] = owners
     return att
 
@@ -334,7 +342,11 @@ def _rebuild(ch: _LbChanges, att: _Attachments, h: FlowFeatureCtx) -> None:
         if key not in ch.routers and rebuild_router_lbs(router, att.lost[key], att.changed_here[key], lb_rows,
                                                         fctx, table, ch.views):
             continue
-        rebuild_router_scope(router, fctx, table, extra, att.keep[key])
+        keep = att.keep.get(key)
+        if keep is None:
+            now, moved = att.keep_from[key]
+            keep = frozenset(now - moved - ch.changed_lbs)
+        rebuild_router_scope(router, fctx, table, extra, keep)
     if ch.health:
         for name in _health_check_ports(h, fctx):
             table.remove_owner((OWNER_PORT, name))

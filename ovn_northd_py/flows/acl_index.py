@@ -64,6 +64,7 @@ class AclIndex:
     pgs: dict[str, Any] = field(default_factory=dict)  # pg uuid -> NB Port_Group row
     pg_acls: dict[str, tuple[str, ...]] = field(default_factory=dict)  # pg uuid -> its ACL uuids
     pg_dps: dict[str, frozenset[str]] = field(default_factory=dict)  # pg uuid -> switches of its ports
+    pg_counts: dict[str, PgSwitchCount] = field(default_factory=dict)  # pg uuid -> pg_dps kept by delta
     dp_pgs: dict[str, set[str]] = field(default_factory=dict)  # switch key -> pgs with a port on it
     built: dict[str, set[str]] = field(default_factory=dict)  # acl uuid -> switches holding its flows
     dp_built: dict[str, set[str]] = field(default_factory=dict)  # switch key -> acls with flows on it
@@ -140,6 +141,55 @@ def pg_switches(pg: Any, nd: Northd) -> frozenset[str]:
         if port is not None and port.kind == "lsp":
             out.add(port.dp.key)
     return frozenset(out)
+
+
+@dataclass(slots=True)
+class PgSwitchCount:
+    """:func:`pg_switches` of one port group kept from one NB change of the group to the next: the
+    switch each member port (by NB uuid) is on, and how many members each switch has.  A pod joining
+    the cluster-wide group then costs the pod, not a pass over the group's thousands of names."""
+
+    nd: Any = None  # the model the members were looked up in (a new one: counted again)
+    on: dict[Any, str | None] = field(default_factory=dict)  # NB port uuid -> its switch key (None: none)
+    counts: dict[str, int] = field(default_factory=dict)  # switch key -> members on it
+    loose: set[Any] = field(default_factory=set)  # members on no switch (looked at again each time)
+
+    def _count(self, u: Any, key: str | None, sign: int) -> None:
+        if key is None:
+            if sign > 0:
+                self.loose.add(u)
+            else:
+                self.loose.discard(u)
+            return
+        n = self.counts.get(key, 0) + sign
+        if n > 0:
+            self.counts[key] = n
+        else:
+            self.counts.pop(key, None)
+
+    def update(self, pg: Any, nd: Northd) -> frozenset[str]:
+        """:func:`pg_switches` of ``pg`` now (its members that joined or left since the last call are
+        looked at, and those that had no switch then)."""
+        uuids = fastrow.raw_ref_uuids(pg, "ports")
+        if uuids is None:
+            self.nd = None
+            return pg_switches(pg, nd)
+        if nd is not self.nd:
+            self.nd, self.on, self.counts, self.loose = nd, {}, {}, set()
+        on = self.on
+        for u in on.keys() - uuids:
+            self._count(u, on.pop(u), -1)
+        rows = fastrow.plain_rows(pg._idl.tables["Logical_Switch_Port"].rows)
+        ports = nd.ports
+        for u in [*self.loose, *(uuids - on.keys())]:
+            r = rows.get(u)
+            port = ports.get(r.name) if r is not None else None
+            key = port.dp.key if port is not None and port.kind == "lsp" else None
+            if u in on:
+                self._count(u, on[u], -1)
+            on[u] = key
+            self._count(u, key, 1)
+        return frozenset(self.counts)
 
 
 def nb_meters(nb: Any) -> tuple[frozenset[str], frozenset[str]]:

@@ -57,9 +57,19 @@ class LbIndex:
     # SB Load_Balancer rows to compare at the next incremental flow sync (LB uuids).
     sb_dirty: set[str] = field(default_factory=set)
 
+    # Datapath key -> (its NB row's stamp, its groups' members, the load balancers it has from
+    # routers) when last recorded: a datapath whose row did not change since gets its groups' changes
+    # only (:meth:`_set_dp_groups`).
+    dp_seen: dict[str, tuple[Any, tuple[frozenset[str], ...], tuple[str, ...]]] = field(default_factory=dict)
+
     def set_dp(self, dp: Datapath | None, key: str) -> frozenset[str]:
         """Record datapath ``key``'s present attachments (``dp`` None: it is gone); returns the
         load balancers it gained or lost."""
+        if dp is not None:
+            moved = self._set_dp_groups(dp, key)
+            if moved is not None:
+                return moved
+        self.dp_seen.pop(key, None)
         lbs = dp_lb_uuids(dp) if dp is not None else frozenset()
         groups = dp_group_uuids(dp) if dp is not None else frozenset()
         nats = dp_nat_uuids(dp) if dp is not None else frozenset()
@@ -76,7 +86,59 @@ class LbIndex:
         _store(self.dp_lbs, key, lbs)
         _store(self.dp_groups, key, groups)
         _store(self.dp_nats, key, nats)
+        if dp is not None:
+            st = fastrow.stamp(dp.nb)
+            if st is not None:
+                self.dp_seen[key] = (st, tuple(group_members(g) for g in dp.nb.load_balancer_group),
+                                     tuple(_text(lb.uuid) for lb in dp.lbs_from_routers))
         return old ^ lbs
+
+    def _set_dp_groups(self, dp: Datapath, key: str) -> frozenset[str] | None:
+        """:meth:`set_dp` of a datapath whose NB row and load balancers from routers are as last
+        recorded: only its groups' members may differ (a service added to the cluster-wide group:
+        one load balancer more on each of its hundreds of switches and routers, not their whole
+        lists again).  None: not known to be so (the full way)."""
+        seen = self.dp_seen.get(key)
+        if seen is None:
+            return None
+        st = fastrow.stamp(dp.nb)
+        if st is None or st is not seen[0]:
+            return None
+        if tuple(_text(lb.uuid) for lb in dp.lbs_from_routers) != seen[2]:
+            return None
+        grps = dp.nb.load_balancer_group
+        members = tuple(group_members(g) for g in grps)
+        if len(members) != len(seen[1]):
+            return None
+        added: set[str] = set()
+        removed: set[str] = set()
+        for new, was in zip(members, seen[1], strict=True):
+            if new is not was:
+                added |= new - was
+                removed |= was - new
+        self.dp_seen[key] = (st, members, seen[2])
+        for g, m in zip(grps, members, strict=True):
+            self.group_lbs[str(g.uuid)] = m
+        if not added and not removed:
+            return frozenset()
+        old = self.dp_lbs.get(key, frozenset())
+        own: frozenset[str] = fastrow.derived(dp.nb, "own_lb_texts", _own_lbs)
+        gained = added - old
+        lost = {lb for lb in removed - added if lb in old and lb not in own and lb not in seen[2]
+                and not any(lb in m for m in members)}
+        if not gained and not lost:
+            return frozenset()
+        lbs = (old | gained) - lost
+        for x in lost:
+            users = self.lb_dps.get(x)
+            if users is not None:
+                users.discard(key)
+                if not users:
+                    del self.lb_dps[x]
+        for x in gained:
+            self.lb_dps.setdefault(x, set()).add(key)
+        _store(self.dp_lbs, key, frozenset(lbs))
+        return frozenset(gained | lost)
 
     def switches_of(self, lb: str, nd: Northd) -> list[Datapath]:
         out = []

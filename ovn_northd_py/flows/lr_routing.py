@@ -83,6 +83,7 @@ from ..northd.build import idl_row_order
 from ..northd.mcast_keys import MC_STATIC
 from ..northd.model import Datapath, Port
 from ..northd.ovs_order import calc_mask, hmap_order
+from ..ovsdb import fastrow
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .copp import copp_meter
@@ -541,26 +542,36 @@ def chain_order_dependents(nd: Any) -> list[Datapath]:
     ``options:ecmp_symmetric_reply``, or a policy with several next hops.  A superset of the
     routers :func:`build_lr_static_route_flows` walks for (it groups resolved routes; two NB
     rows of one policy and normalized prefix, any route table, are all that can meet)."""
-    return [r for r in nd.routers() if _may_group(r.nb.static_routes)
-            or any(smap_bool(row.options, "ecmp_symmetric_reply", False) for row in r.nb.static_routes)
-            or any(len(p.nexthops) > 1 for p in r.nb.policies)]
+    return [r for r in nd.routers() if _may_depend(r)]
 
 
-def _may_group(rows: Any) -> bool:
-    """Two of these static routes have the same policy and normalized prefix (ovn-k gateway
-    routers: several routes, one per prefix, have none)."""
-    if len(rows) < 2:
-        return False
+def _route_facts(row: Any) -> tuple[tuple[bool, Ipv4Net | Ipv6Net] | None, bool]:
+    """A static route's (policy, normalized prefix) -- None: no prefix -- and whether it asks for
+    ``ecmp_symmetric_reply``; kept with the row (every port change of a switch looks at every
+    router's routes)."""
+    prefix = _prefix(str(row.ip_prefix))
+    return ((opt(row.policy) == "src-ip", prefix) if prefix is not None else None,
+            smap_bool(row.options, "ecmp_symmetric_reply", False))
+
+
+def _multi_nexthop(row: Any) -> bool:
+    return len(row.nexthops) > 1
+
+
+def _may_depend(r: Datapath) -> bool:
+    """:func:`chain_order_dependents`' test of one router (two static routes of one policy and normalized
+    prefix, ``ecmp_symmetric_reply``, a policy with several next hops; the routes' facts kept with
+    their rows)."""
+    facts = [fastrow.derived(row, "chain_route_facts", _route_facts) for row in r.nb.static_routes]
+    if any(sym for _, sym in facts):
+        return True
     seen: set[tuple[bool, Ipv4Net | Ipv6Net]] = set()
-    for row in rows:
-        prefix = _prefix(str(row.ip_prefix))
-        if prefix is None:
-            continue
-        key = (opt(row.policy) == "src-ip", prefix)
-        if key in seen:
-            return True
-        seen.add(key)
-    return False
+    for key, _ in facts:
+        if key is not None:
+            if key in seen:
+                return True
+            seen.add(key)
+    return any(fastrow.derived(p, "chain_multi_nexthop", _multi_nexthop) for p in r.nb.policies)
 
 
 _TP_FIELDS = ("tp_dst", "tp_src")

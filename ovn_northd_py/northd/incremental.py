@@ -393,9 +393,20 @@ def _asks_qos(lsp: Any) -> bool:
 def _touches_qos(nd: Northd, nb: Any, b: _Batch) -> bool:
     """Behaviour ``qos_queues_global``: may the batch change a port's queue or QoS network
     (:func:`.build.assign_qos_queues`)?  Then recompute.  Conservative: any port change on a switch
-    with a QoS port, any port with QoS parameters added or updated."""
-    qos_switches = {p.dp.key for p in nd.ports.values() if has_qos(p)}
-    if b.switch_changes & qos_switches:
+    with a QoS port, any port with QoS parameters added or updated.  Looks at the batch's switches
+    only (their ports)."""
+    if not (b.switch_changes or b.lsp_updates or b.created):
+        return False
+    has: dict[str, bool] = {}
+
+    def qos_switch(key: str) -> bool:  # a switch with a QoS port (in the model)
+        v = has.get(key)
+        if v is None:
+            dp = nd.datapaths.get(key)
+            v = has[key] = dp is not None and any(has_qos(p) for p in dp.ports)
+        return v
+
+    if any(qos_switch(key) for key in b.switch_changes):
         return True
     lss, lsps = nb.rows("Logical_Switch"), nb.rows("Logical_Switch_Port")
     for key in b.switch_changes:
@@ -409,7 +420,7 @@ def _touches_qos(nd: Northd, nb: Any, b: _Batch) -> bool:
         if row is None or _asks_qos(row):
             return True
         p = nd.ports.get(row.name)
-        if p is None or p.dp.key in qos_switches:
+        if p is None or qos_switch(p.dp.key):
             return True
     for key, table in b.created.items():
         row = lss.get(_as_uuid(key, lss)) if table == "Logical_Switch" else None

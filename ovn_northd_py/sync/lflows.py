@@ -85,7 +85,10 @@ class LbRow:
     group_col: str = "datapath_group"
 
     def groups(self) -> tuple[str, ...]:
-        return tuple(g for g in (self.group, self.lr_group) if g is not None)
+        g, lg = self.group, self.lr_group  # (read for every SB load balancer on each flow plan)
+        if lg is None:
+            return () if g is None else (g,)
+        return (lg,) if g is None else (g, lg)
 
 
 @dataclass(slots=True)

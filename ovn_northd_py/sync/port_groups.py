@@ -124,6 +124,8 @@ class PgDerived:
         self.nd: Northd | None = None  # the model the members were looked up in
         self.by_uuid: dict[Any, str] = {}  # NB port uuid -> name (a rename recomputes the model)
         self.names: frozenset[str] = frozenset()
+        # Ports marked changed since the last update; None: unknown (the next update looks at all).
+        self.pending: set[str] | None = None
 
     def _add(self, name: str, c: tuple[Port, int, tuple[list[str], list[str]]] | None, sign: int) -> None:
         if c is None:
@@ -163,10 +165,20 @@ class PgDerived:
             del by_uuid[u]
         return list(by_uuid.values())
 
+    def mark(self, names: Any) -> None:
+        """Ports (by name) the model changed since the last :meth:`update` (the northd node's tracked
+        ports): the next update looks at them, and at the ports that joined or left, only."""
+        if self.pending is not None:
+            self.pending.update(names)
+
     def update(self, pg: Any, nd: Northd) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         if pg.name != self.name or nd is not self.nd:
             self.__init__()  # type: ignore[misc]
             self.name, self.nd = pg.name, nd
+        if self.out is not None and self.pending is not None:
+            out = self._update_delta(pg, nd)
+            if out is not None:
+                return out
         names = self._names(pg)
         self.names = frozenset(names)
         if len(self.names) != len(names):  # two ports of one name: the plain way
@@ -176,38 +188,85 @@ class PgDerived:
         ports = nd.ports
         members = self.members
         changed = self.out is None
-        seen = self.seen
         for name in members.keys() - self.names:
             self._add(name, members.pop(name), -1)
-            seen.pop(name, None)
+            self.seen.pop(name, None)
             changed = True
         for name in names:
-            port = ports.get(name)
-            if port is not None and port.kind == "lsp":
-                st = fastrow.stamp(port.nb)
-                key = port.dp.tunnel_key
-                s = seen.get(name)
-                if (st is not None and s is not None and s[0] is port and s[1] is st
-                        and s[2] == port.dynamic_addresses and s[3] == key):
-                    continue  # the same port, row and switch: the same member
-                seen[name] = (port, st, port.dynamic_addresses, key)
-                c: tuple[Port, int, tuple[list[str], list[str]]] | None = (port, key, port_ips(port))
-            else:
-                seen.pop(name, None)
-                c = None
-            if name in members:
-                old = members[name]
-                if old is c or (old is not None and c is not None and old[0] is c[0] and old[1] == c[1]
-                                and (old[2] is c[2] or old[2] == c[2])):
-                    continue
-                if old is None and c is None:
-                    continue
-                self._add(name, old, -1)
-            members[name] = c
-            self._add(name, c, 1)
-            changed = True
+            if self._check(name, ports):
+                changed = True
+        return self._result(changed)
+
+    def _update_delta(self, pg: Any, nd: Northd) -> tuple[dict[str, list[str]], dict[str, list[str]]] | None:
+        """The ports that joined or left the group (its ``ports`` references against the last
+        update's) and the ones :meth:`mark` named; None: the full pass is needed (a name taken
+        twice)."""
+        uuids = fastrow.ref_uuids(pg, "ports")  # (kept with the row: the echo runs read it again)
+        by_uuid = self.by_uuid
+        joined = uuids - by_uuid.keys()
+        left = by_uuid.keys() - uuids
+        pending = self.pending
+        assert pending is not None and self.out is not None
+        if not joined and not left and not pending:
+            return self.out
+        check = set(pending)
+        for u in left:
+            check.add(by_uuid.pop(u))
+        if joined:
+            rows = fastrow.plain_rows(pg._idl.tables["Logical_Switch_Port"].rows)
+            for u in joined:
+                r = rows.get(u)
+                if r is not None:
+                    by_uuid[u] = r.name
+                    check.add(r.name)
+        names = frozenset(by_uuid.values())
+        if len(names) != len(by_uuid):
+            return None  # (by_uuid is made whole again by the full pass)
+        self.names = names
+        ports, members = nd.ports, self.members
+        changed = False
+        for name in check:
+            if name not in names:
+                if name in members:
+                    self._add(name, members.pop(name), -1)
+                    changed = True
+                self.seen.pop(name, None)
+            elif self._check(name, ports):
+                changed = True
+        return self._result(changed)
+
+    def _check(self, name: str, ports: Any) -> bool:
+        """Member ``name`` as the model has it now; True if that changed its contribution."""
+        seen, members = self.seen, self.members
+        port = ports.get(name)
+        if port is not None and port.kind == "lsp":
+            st = fastrow.stamp(port.nb)
+            key = port.dp.tunnel_key
+            s = seen.get(name)
+            if (st is not None and s is not None and s[0] is port and s[1] is st
+                    and s[2] == port.dynamic_addresses and s[3] == key):
+                return False  # the same port, row and switch: the same member
+            seen[name] = (port, st, port.dynamic_addresses, key)
+            c: tuple[Port, int, tuple[list[str], list[str]]] | None = (port, key, port_ips(port))
+        else:
+            seen.pop(name, None)
+            c = None
+        if name in members:
+            old = members[name]
+            if old is c or (old is not None and c is not None and old[0] is c[0] and old[1] == c[1]
+                            and (old[2] is c[2] or old[2] == c[2])):
+                return False
+            if old is None and c is None:
+                return False
+            self._add(name, old, -1)
+        members[name] = c
+        self._add(name, c, 1)
+        return True
+
+    def _result(self, changed: bool) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         if changed or self.out is None:
             groups = {f"{key}_{self.name}": sorted(ns) for key, ns in self.groups.items()}
             sets = {f"{self.name}_ip4": sorted(self.v4), f"{self.name}_ip6": sorted(self.v6)}
             self.out = (groups, sets)
+        self.pending = set()
         return self.out

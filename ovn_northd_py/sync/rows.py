@@ -165,6 +165,37 @@ def sync_one_row(txn: Any, table: str, row: Any | None, want: dict[str, Any] | N
     return row
 
 
+def update_set_column(row: Any, col: str, want: Collection[Any]) -> bool | None:
+    """Make the set column ``col`` of committed row ``row`` hold ``want`` (atoms: str, int...) with a
+    ``mutate`` of what differs (insert / delete), not a rewrite of the whole set: a cluster-wide
+    address set or port group of thousands gains one address.  True if anything differs, False if
+    nothing does; None when the row cannot take it (inserted or deleted in this transaction, or the
+    column already written whole in it): the caller writes the whole value then.  A second call in
+    the same transaction replaces the first one's mutation (computed against the committed value)."""
+    d = row.__dict__
+    data, changes, muts = d.get("_data"), d.get("_changes"), d.get("_mutations")
+    if data is None or changes is None or muts is None or col in changes:
+        return None
+    datum = data.get(col)
+    base = {a.value for a in datum.values} if datum is not None else set()
+    want_s = want if isinstance(want, (set, frozenset)) else set(want)
+    add, rem = want_s - base, base - want_s
+    for kind in ("_inserts", "_removes"):
+        m = muts.get(kind)
+        if m is not None:
+            m.pop(col, None)
+            if not m:
+                del muts[kind]
+    if not add and not rem:
+        return False
+    row._idl.txn._txn_rows[row.uuid] = row
+    if add:
+        muts.setdefault("_inserts", {})[col] = add
+    if rem:
+        muts.setdefault("_removes", {})[col] = rem
+    return True
+
+
 def sync_keyed_rows(txn: Any, table: str, rows: Any, key_of: Callable[[Any], Hashable | None],
                     keys: Collection[Any], want: Mapping[Any, dict[str, Any] | None],
                     stats: SyncStats) -> None:

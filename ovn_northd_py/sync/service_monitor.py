@@ -226,7 +226,10 @@ class MonitorSync:
 
 def sync_lsp_health_status(nb: Any, sb: Any) -> None:
     """Behaviour ``lsp_health_checks`` (26.03): NB ``Logical_Switch_Port_Health_Check.status`` is the
-    ``status`` of its Service_Monitor row (none: empty).  A full pass (few rows)."""
+    ``status`` of its Service_Monitor row (none: empty).  A full pass over the switch ports when NB has
+    health checks (few rows); nothing to do without any (each incremental run comes here)."""
+    if not nb.rows("Logical_Switch_Port_Health_Check"):
+        return
     status: dict[MonitorKey, list[str]] = {}
     for row in sb.rows(TABLE).values():
         if getattr(row, "_data", True) is not None and list(getattr(row, "type", ())) == ["logical-switch-port"]:
