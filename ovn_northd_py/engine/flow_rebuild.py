@@ -19,7 +19,7 @@ from ..northd.model import Datapath
 
 
 def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: FlowTable, extra_owners: set[Hashable],
-                         keep_lbs: frozenset[str] = frozenset()) -> None:
+                         keep_lbs: frozenset[str] = frozenset()) -> set[str]:
     """Every flow of ``router`` and of the switch ports peering with it, rebuilt from scratch.
 
     ``extra_owners``: owners of this router's flows the present NB rows no longer name (deleted
@@ -38,8 +38,11 @@ def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: FlowTable, extr
     router-port handling (:mod:`ovn_northd_py.engine.nodes.lflow`): a neighbour attaching to,
     detaching from or changing its port on that switch in place rebuilds every port of the switch;
     a neighbour's ``options:chassis`` (gateway or not: bindings or not) is a router option, which
-    recomputes."""
+    recomputes.
+
+    Returns the names of the ports it rebuilt (the router's and their switch peers)."""
     nd = fctx.nd
+    rebuilt: set[str] = set()
     for owner in extra_owners:
         table.remove_owner(owner)
     table.remove_owner(dp_owner(router))
@@ -59,8 +62,11 @@ def rebuild_router_scope(router: Datapath, fctx: FlowCtx, table: FlowTable, extr
     for p in router.ports:
         table.remove_owner(port_owner(p))
         build_port_flows(p, fctx, table)
+        rebuilt.add(p.name)
         q = p.peer
         if p.kind == "lrp" and q is not None and q.kind == "lsp" and nd.ports.get(q.name) is q:
             table.remove_owner(port_owner(q))
             build_port_flows(q, fctx, table)
+            rebuilt.add(q.name)
     remember_router_lb_facts(router, fctx)
+    return rebuilt

@@ -40,6 +40,12 @@ class LflowNode(Node):
         self.full_sync_needed = True
         # Chassis features found off so far (a release whose features latch: flows/chassis_features.py).
         self.feature_latch = FeatureLatch()
+        # Routers whose every flow on_northd rebuilt in this run (the NB hooks, which run after it,
+        # need not rebuild their routes and policies again).
+        self.scoped_routers: set[str] = set()
+
+    def clear_tracked(self) -> None:
+        self.scoped_routers = set()
 
     def _hook_ctx(self, ctx: EngineCtx) -> FlowFeatureCtx | None:
         """The features' context, or None when the flow context is missing or was built from
@@ -90,6 +96,7 @@ class LflowNode(Node):
             return UNHANDLED
         if t is not None:
             h.deleted = frozenset(t.dps_deleted)
+        h.scoped_routers = frozenset(self.scoped_routers)
         for name, fchanges in by_feature.items():
             f = self.features.get(name)
             if f.on_nb_flows is None or not f.on_nb_flows(fchanges, h):
@@ -157,8 +164,10 @@ class LflowNode(Node):
             if sw is not None:
                 fctx.forget(key)
                 rebuild_ports |= {p.name for p in sw.ports}
+        done: set[str] = set()  # ports rebuilt with their router's scope (not again below)
         for router in routers:
-            rebuild_router_scope(router, fctx, table, set())
+            done |= rebuild_router_scope(router, fctx, table, set())
+            self.scoped_routers.add(router.key)
         if fctx.profile.has("ecmp_route_chain_order") and (routers or t.dps_changed):
             # 25.03: a router's ECMP numbering counts the routes (connected ones too) of the
             # routers before it (flows/lr_routing._chain_order).
@@ -168,7 +177,7 @@ class LflowNode(Node):
                     for owner in route_and_policy_owners(other):
                         table.remove_owner(owner)
                     build_lr_route_and_policy_flows(other, fctx, table)
-        for name in rebuild_ports:
+        for name in rebuild_ports - done:
             table.remove_owner((OWNER_PORT, name))
             p = nd.ports.get(name)
             if p is not None:
