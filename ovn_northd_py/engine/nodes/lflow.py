@@ -20,7 +20,7 @@ from ...ovsdb.connection import RowChange
 from ...sync.indexes import PB_BY_NAME
 from ..engine import UNCHANGED, UNHANDLED, UPDATED, EngineCtx, HandlerResult, Node
 from ..features import FeatureSet, FlowFeatureCtx
-from ..flow_rebuild import rebuild_router_scope
+from ..flow_rebuild import ports_only_candidate, ports_only_facts_same, rebuild_router_scope
 from .inputs import DbInput
 from .northd import NorthdNode
 
@@ -136,13 +136,20 @@ class LflowNode(Node):
         routers = [r for k in sorted(t.routers_changed) if (r := nd.datapaths.get(k)) is not None]
         datapaths = set(t.dps_changed) - {r.key for r in routers}  # (those get their whole scope)
         all_ports = set(t.attach_changed)
+        # Routers that only gained or lost ports (a node joining the cluster router): their ports
+        # that did not change, and those ports' peers, are rebuilt only if the router-wide facts
+        # they read turn out changed (checked after the rebuild, below).
+        ports_only = {r.key: c for r in routers if r.key not in t.dps_added
+                      and (c := ports_only_candidate(r, fctx, table, t.ports_changed)) is not None}
         for router in routers:
             fctx.forget(router.key)  # switch flows below read the router's memoised facts
+            cand = ports_only.get(router.key)
             for lrp in router.ports:
                 q = lrp.peer
                 if lrp.kind != "lrp" or q is None:
                     continue
-                rebuild_ports.add(q.name)
+                if cand is None or lrp.name in cand.ports:
+                    rebuild_ports.add(q.name)
                 if q.kind == "lsp":
                     fctx.forget(q.dp.key)  # (values memoised from the router, e.g. its options)
                     if lrp.name in t.ports_changed or q.name in t.ports_changed:
@@ -166,7 +173,10 @@ class LflowNode(Node):
                 rebuild_ports |= {p.name for p in sw.ports}
         done: set[str] = set()  # ports rebuilt with their router's scope (not again below)
         for router in routers:
-            done |= rebuild_router_scope(router, fctx, table, set())
+            cand = ports_only.get(router.key)
+            done |= rebuild_router_scope(router, fctx, table, set(), only_ports=cand.ports if cand else None)
+            if cand is not None and not ports_only_facts_same(router, fctx, cand):
+                done |= rebuild_router_scope(router, fctx, table, set())  # (its other ports too)
             self.scoped_routers.add(router.key)
         if fctx.profile.has("ecmp_route_chain_order") and (routers or t.dps_changed):
             # 25.03: a router's ECMP numbering counts the routes (connected ones too) of the
