@@ -125,14 +125,10 @@ def ports_only_candidate(router: Datapath, fctx: FlowCtx, table: FlowTable, chan
             new.add(p.name)
     facts: dict[str, Any] = {}
     for kind in (LR_INFO, *(k for k, _ in _FACTS)):
-        v = fctx.memo.get((kind, router.key), _MISSING)
-        if v is _MISSING:
+        if (kind, router.key) not in fctx.memo:
             return None
-        facts[kind] = v
+        facts[kind] = fctx.memo[(kind, router.key)]
     return PortsOnly(facts, new)
-
-
-_MISSING = object()
 
 
 def ports_only_facts_same(router: Datapath, fctx: FlowCtx, cand: PortsOnly) -> bool:
