@@ -57,6 +57,10 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
     if routers and fctx.profile.has("ecmp_route_chain_order"):
         # 25.03: a router's ECMP numbering counts the routes of the routers before it.
         routers |= {r.key for r in chain_order_dependents(nd)}
+    if h.scoped_routers:
+        # A router the lflow node rebuilt whole keeps its present rows' flows (built then).
+        built = _built_owners(h)
+        stale = [o for o in stale if o not in built]
     for owner in stale:
         table.remove_owner(owner)
     # A deleted row left the lists of the routers that had it in the same transaction (strong
@@ -68,13 +72,24 @@ def on_nb_flows(changes: list[RowChange], h: FlowFeatureCtx) -> bool:
                 table.remove_owner(make(uuid, key))
     for key in routers:
         router = nd.datapaths.get(key)
-        if router is None:
-            continue  # a disabled or deleted router: nothing of it is built
+        if router is None or key in h.scoped_routers:
+            continue  # a disabled or deleted router: nothing of it is built; or already rebuilt
         for owner in route_and_policy_owners(router, fctx):
             table.remove_owner(owner)
         fctx.forget(key)
         build_lr_route_and_policy_flows(router, fctx, table)
     return True
+
+
+def _built_owners(h: FlowFeatureCtx) -> set[Hashable]:
+    """The route and policy owners of the present rows of the routers in ``h.scoped_routers``
+    (their flows were built by the lflow node in this run)."""
+    out: set[Hashable] = set()
+    for key in h.scoped_routers:
+        router = h.nd.datapaths.get(key)
+        if router is not None:
+            out.update(route_and_policy_owners(router, h.fctx))
+    return out
 
 
 # ---- SB ECMP_Nexthop (25.03): the next hops of symmetric-reply routes (few rows: always a full sync)

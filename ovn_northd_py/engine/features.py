@@ -56,6 +56,9 @@ class FlowFeatureCtx:
     deleted: frozenset[str] = frozenset()
     sb_resynced: bool = False  # on_sb_flows: SB was read again from scratch
     sb_indexes: Mapping[str, RowIndex] = field(default_factory=dict)
+    # on_nb_flows: routers whose every flow (routes and policies too) the lflow node's on_northd
+    # rebuilt earlier in this run, from the same NB rows (:func:`~.flow_rebuild.rebuild_router_scope`).
+    scoped_routers: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)

@@ -587,9 +587,17 @@ def _changed_lbs(lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: Mapping[str, str]
         return None, None
     idx = fctx.lbs
     want: dict[str, WantLb] = {}
+    # Load balancers on the same datapaths (a cluster-wide group's) share their datapath lists:
+    # sorted and resolved to SB uuids once, not once per load balancer.
+    lists: dict[frozenset[str], tuple[list[str], dict[str, str], list[str]]] = {}
     for key in idx.sb_dirty:
-        w = desired_sb_lb(nb_lbs.get(uuid.UUID(key)), [d.key for d in idx.switches_of(key, nd)], dp_uuid,
-                          [d.key for d in idx.routers_of(key, nd)], fctx.profile)
+        dps = frozenset(idx.lb_dps.get(key, ()))
+        got = lists.get(dps)
+        if got is None:
+            ls = [d.key for d in idx.switches_of(key, nd)]
+            lr = [d.key for d in idx.routers_of(key, nd)]
+            got = lists[dps] = (ls, {d: dp_uuid[d] for d in (*ls, *lr) if d in dp_uuid}, lr)
+        w = desired_sb_lb(nb_lbs.get(uuid.UUID(key)), got[0], got[1], got[2], fctx.profile)
         if w is not None:
             want[key] = w
     scope = set(idx.sb_dirty)

@@ -101,8 +101,11 @@ def fkey(stage: Stage, key: FlowKey, profile: FlowProfile) -> FKey | None:
     return (stage.name, stage.pipeline, tid, priority, match, actions, meter or "")
 
 
-def _want(table: FlowTable, f: LFlow, by_index: list[str | None], lb_groups: bool) -> WantFlow | None:
-    dps = frozenset(u for i in f.datapaths if i < len(by_index) and (u := by_index[i]))
+def _want(table: FlowTable, f: LFlow, by_index: list[str | None], lb_groups: bool,
+          dps: frozenset[str] | None = None) -> WantFlow | None:
+    """``dps``: the flow's SB datapath uuids, if known (else read from ``f.datapaths``)."""
+    if dps is None:
+        dps = frozenset(u for i in f.datapaths if i < len(by_index) and (u := by_index[i]))
     if not dps:
         return None
     ext = {"stage-name": f.stage.name}
@@ -148,13 +151,21 @@ def desired_changed_flows(
     lb_groups = _lb_groups(profile)
     scope = {fk for st, k in gone if (fk := fkey(st, k, profile)) is not None}
     want: dict[FKey, WantFlow] = {}
+    # Flows on the same datapaths (a load balancer's on every switch of a cluster-wide group)
+    # share their SB uuid set: resolved once per datapath set, not once per flow.
+    dp_sets: dict[int | bytes, frozenset[str]] = {}
+    n = len(by_index)
     for fid in alive:
-        f = table.flow(fid)
+        f = table.flow(fid, with_datapaths=False)
         key = _key(f, profile, ids)
         if key is None:
             continue
         scope.add(key)
-        w = _want(table, f, by_index, lb_groups)
+        sig = table.datapath_signature(fid)
+        dps = dp_sets.get(sig)
+        if dps is None:
+            dps = dp_sets[sig] = frozenset(u for i in table.datapaths(fid) if i < n and (u := by_index[i]))
+        w = _want(table, f, by_index, lb_groups, dps)
         if w is not None:
             want[key] = w
     return want, scope

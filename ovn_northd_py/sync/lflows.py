@@ -472,23 +472,59 @@ class _Planner:
             elif g in lb_users:
                 self.lb_groups.setdefault(dps, g)
         resizes: list[tuple[str, frozenset[str], str | None]] = []
+        copied = False
         for g in sorted(affected):
             cur = cache.groups.get(g)
             if cur is None:
                 continue
             if cache.group_users.get(g):
                 kind = kinds[g]
-                wanted_flows: set[tuple[str, frozenset[str]]] = set()
+                counts: dict[tuple[str, frozenset[str]], int] = {}
+                stay: list[str] = []  # users not compared: they keep the group's set
                 for u in cache.group_users.get(g, ()):
                     k = cache.flows[u].key
                     if k in keys:
                         w = want.get(k)
                         if w is not None and len(w.dps) > 1:
-                            wanted_flows.add((w.group_kind, w.dps))
+                            t = (w.group_kind, w.dps)
+                            counts[t] = counts.get(t, 0) + 1
                     else:
-                        wanted_flows.add((kind, cur))
+                        counts[(kind, cur)] = counts.get((kind, cur), 0) + 1
+                        stay.append(u)
+                wanted_flows = set(counts)
+                if len(counts) == 2 and (kind, cur) in counts and len(cur) > 1:
+                    # Most users move to one new set (a node joining: the cluster load balancers'
+                    # flows gain its switch, a few port-group ACLs' do not): the group is resized
+                    # for them and the few that keep the old set move to a group of their own,
+                    # rather than every other flow being pointed at a new group.
+                    (target,) = set(counts) - {(kind, cur)}
+                    if counts[target] > counts[(kind, cur)] and target not in self.flow_groups:
+                        if not copied:  # (the caller's want and scope stay as they were)
+                            copied = True
+                            self.keys = keys = set(keys)
+                            self.want = want = dict(want)
+                        for u in stay:
+                            r = cache.flows[u]
+                            keys.add(r.key)
+                            want[r.key] = WantFlow(cur, dict(r.ext), dict(r.tags), kind)
+                        wanted_flows = {target}
                 if len(wanted_flows) == 1:
                     (new_kind, new), = wanted_flows
+                    other = self.flow_groups.get((new_kind, new))
+                    if (isinstance(other, str) and other != g and new != cur and len(cur) > 1
+                            and len(cache.group_users.get(other, ())) < len(cache.group_users[g])):
+                        # Another group has the new set but fewer users (a node leaving: the few
+                        # flows moved out when it joined): this group is resized and takes them.
+                        if not copied:
+                            copied = True
+                            self.keys = keys = set(keys)
+                            self.want = want = dict(want)
+                        for u in cache.group_users.get(other, ()):
+                            r = cache.flows[u]
+                            if r.key not in keys:
+                                keys.add(r.key)
+                                want[r.key] = WantFlow(new, dict(r.ext), dict(r.tags), new_kind)
+                        del self.flow_groups[(new_kind, new)]
                     if (new_kind, new) != (kind, cur) and (new_kind, new) not in self.flow_groups:
                         if self.flow_groups.get((kind, cur)) == g:
                             del self.flow_groups[(kind, cur)]

@@ -154,3 +154,42 @@ def test_random_router_port_updates_incremental_equals_recompute(rports):
         apply_checked(env, d, batch, done, seed)
     assert metric(port, "ovn_northd_py_incremental_checks_total") >= len(done) // 2
     assert {n: node_runs(port, n, "recompute") for n in before} == before
+
+
+def test_random_ports_on_a_router_with_nat_and_lbs_incremental_equals_recompute(rports):
+    """Ports added to and removed from a router with SNAT rules and load balancers, their networks
+    sometimes holding a VIP or an SNAT IP (the router-wide facts its other ports and their peers
+    read: the lflow node then rebuilds them all, else only the new port): incremental equals
+    recompute."""
+    env, d, port = rports
+    seed = int(os.environ.get("OVN_TEST_SEED", "20261203"))
+    rnd = random.Random(seed)
+    env.nbctl("lr-add", "rf", "--", "lrp-add", "rf", "rf-base", "02:00:00:f0:00:01", "10.200.0.1/24",
+              "--", "lsp-add", "ls1", "ls1-rf", "--", "lsp-set-type", "ls1-rf", "router",
+              "--", "lsp-set-addresses", "ls1-rf", "router", "--", "lsp-set-options", "ls1-rf", "router-port=rf-base",
+              "--", "lr-nat-add", "rf", "snat", "10.200.3.1", "10.0.0.0/8",
+              "--", "lb-add", "rf-lb", "10.200.4.10:80", "10.200.0.5:8080", "tcp", "--", "lr-lb-add", "rf", "rf-lb")
+    env.sync()
+    before = {n: node_runs(port, n, "recompute") for n in ("northd", "lflow")}
+    done: list[list[list[str]]] = []
+    live: list[tuple[str, str | None]] = []
+    for n in range(1, 31):
+        if live and rnd.random() < 0.4:
+            lrp, lsp = live.pop(rnd.randrange(len(live)))
+            batch = [["lrp-del", lrp]] + ([["lsp-del", lsp]] if lsp is not None else [])
+        else:
+            third = rnd.choice([3, 4, 5 + n, 5 + n, 5 + n])  # 3: the SNAT IP's, 4: the VIP's network
+            host = 1 if third != 3 or rnd.random() < 0.5 else 2
+            lrp = f"rf-p{n}"
+            batch = [["lrp-add", "rf", lrp, f"02:00:00:f0:{n:02x}:01", f"10.200.{third}.{host}/24"]]
+            lsp = None
+            if rnd.random() < 0.6:
+                sw = rnd.choice(["ls1", "ls2"])
+                lsp = f"{sw}-rf{n}"
+                batch += [["lsp-add", sw, lsp], ["lsp-set-type", lsp, "router"],
+                          ["lsp-set-addresses", lsp, "router"], ["lsp-set-options", lsp, f"router-port={lrp}"]]
+            if rnd.random() < 0.2:
+                batch.append(["lr-route-add", "rf", f"10.201.{n}.0/24", f"10.200.{third}.9"])
+            live.append((lrp, lsp))
+        apply_checked(env, d, batch, done, seed)
+    assert {n: node_runs(port, n, "recompute") for n in before} == before

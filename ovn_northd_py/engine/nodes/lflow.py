@@ -20,7 +20,7 @@ from ...ovsdb.connection import RowChange
 from ...sync.indexes import PB_BY_NAME
 from ..engine import UNCHANGED, UNHANDLED, UPDATED, EngineCtx, HandlerResult, Node
 from ..features import FeatureSet, FlowFeatureCtx
-from ..flow_rebuild import rebuild_router_scope
+from ..flow_rebuild import ports_only_candidate, ports_only_facts_same, rebuild_router_scope
 from .inputs import DbInput
 from .northd import NorthdNode
 
@@ -40,6 +40,12 @@ class LflowNode(Node):
         self.full_sync_needed = True
         # Chassis features found off so far (a release whose features latch: flows/chassis_features.py).
         self.feature_latch = FeatureLatch()
+        # Routers whose every flow on_northd rebuilt in this run (the NB hooks, which run after it,
+        # need not rebuild their routes and policies again).
+        self.scoped_routers: set[str] = set()
+
+    def clear_tracked(self) -> None:
+        self.scoped_routers = set()
 
     def _hook_ctx(self, ctx: EngineCtx) -> FlowFeatureCtx | None:
         """The features' context, or None when the flow context is missing or was built from
@@ -90,6 +96,7 @@ class LflowNode(Node):
             return UNHANDLED
         if t is not None:
             h.deleted = frozenset(t.dps_deleted)
+        h.scoped_routers = frozenset(self.scoped_routers)
         for name, fchanges in by_feature.items():
             f = self.features.get(name)
             if f.on_nb_flows is None or not f.on_nb_flows(fchanges, h):
@@ -129,13 +136,20 @@ class LflowNode(Node):
         routers = [r for k in sorted(t.routers_changed) if (r := nd.datapaths.get(k)) is not None]
         datapaths = set(t.dps_changed) - {r.key for r in routers}  # (those get their whole scope)
         all_ports = set(t.attach_changed)
+        # Routers that only gained or lost ports (a node joining the cluster router): their ports
+        # that did not change, and those ports' peers, are rebuilt only if the router-wide facts
+        # they read turn out changed (checked after the rebuild, below).
+        ports_only = {r.key: c for r in routers if r.key not in t.dps_added
+                      and (c := ports_only_candidate(r, fctx, table, t.ports_changed)) is not None}
         for router in routers:
             fctx.forget(router.key)  # switch flows below read the router's memoised facts
+            cand = ports_only.get(router.key)
             for lrp in router.ports:
                 q = lrp.peer
                 if lrp.kind != "lrp" or q is None:
                     continue
-                rebuild_ports.add(q.name)
+                if cand is None or lrp.name in cand.ports:
+                    rebuild_ports.add(q.name)
                 if q.kind == "lsp":
                     fctx.forget(q.dp.key)  # (values memoised from the router, e.g. its options)
                     if lrp.name in t.ports_changed or q.name in t.ports_changed:
@@ -157,8 +171,13 @@ class LflowNode(Node):
             if sw is not None:
                 fctx.forget(key)
                 rebuild_ports |= {p.name for p in sw.ports}
+        done: set[str] = set()  # ports rebuilt with their router's scope (not again below)
         for router in routers:
-            rebuild_router_scope(router, fctx, table, set())
+            cand = ports_only.get(router.key)
+            done |= rebuild_router_scope(router, fctx, table, set(), only_ports=cand.ports if cand else None)
+            if cand is not None and not ports_only_facts_same(router, fctx, cand):
+                done |= rebuild_router_scope(router, fctx, table, set())  # (its other ports too)
+            self.scoped_routers.add(router.key)
         if fctx.profile.has("ecmp_route_chain_order") and (routers or t.dps_changed):
             # 25.03: a router's ECMP numbering counts the routes (connected ones too) of the
             # routers before it (flows/lr_routing._chain_order).
@@ -168,7 +187,7 @@ class LflowNode(Node):
                     for owner in route_and_policy_owners(other):
                         table.remove_owner(owner)
                     build_lr_route_and_policy_flows(other, fctx, table)
-        for name in rebuild_ports:
+        for name in rebuild_ports - done:
             table.remove_owner((OWNER_PORT, name))
             p = nd.ports.get(name)
             if p is not None:
