@@ -788,6 +788,7 @@ class Daemon:
         if idle and not self.settled.is_set():
             self.settled.set()
             self.trimmer.gc.armed = True
+            self.trimmer.trim_now()
             self._report_settled()
 
     def _report_settled(self) -> None:

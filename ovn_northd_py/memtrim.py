@@ -101,6 +101,13 @@ class MemoryTrimmer:
             return None
         return max(0.0, self.last_active + self.timeout_ms / 1000.0 - time.monotonic())
 
+    def trim_now(self) -> None:
+        """Give back at once what the cold sync freed (the IDLs' initial parse, the first recompute's
+        and first write's temporaries: tens of MB), without waiting for the quiet spell.  No cycle
+        collection (a full one over the frozen heap would cost a second of CPU); a few ms."""
+        if self._trim is not None:
+            self._trim(0)
+
     def maybe_trim(self) -> int | None:
         """Trim if due; returns the ms since the last activity when it did."""
         due = self.due_in()

@@ -10,6 +10,7 @@ from ovn_northd_py.sync.lflows import (
     DeleteFlow,
     FKey,
     FlowCache,
+    FlowRow,
     InsertFlow,
     InsertGroup,
     InsertLb,
@@ -184,3 +185,19 @@ def test_a_group_read_from_sb_takes_the_kind_of_its_flows() -> None:
     cache.group_kinds.clear()  # as after a restart: SB does not say which group is whose
     assert not plan_sync(cache, want, None)
     assert sorted(cache.group_kinds.values()) == ["", "lb"]
+
+
+def test_cache_by_key_holds_one_uuid_as_a_string_and_duplicates_as_a_list() -> None:
+    cache = FlowCache()
+    k = key("a")
+    cache.add_flow("u1", FlowRow(k, "dp1", None, {}, {}))
+    assert cache.by_key[k] == "u1" and cache.uuids(k) == ("u1",)
+    cache.add_flow("u2", FlowRow(k, "dp2", None, {}, {}))
+    cache.add_flow("u3", FlowRow(k, "dp3", None, {}, {}))
+    assert list(cache.uuids(k)) == ["u1", "u2", "u3"]
+    cache.del_flow("u2")
+    assert list(cache.uuids(k)) == ["u1", "u3"]
+    cache.del_flow("u1")
+    assert cache.by_key[k] == "u3" and cache.uuids(k) == ("u3",)
+    cache.del_flow("u3")
+    assert k not in cache.by_key and cache.uuids(k) == ()
