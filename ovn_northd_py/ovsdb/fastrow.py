@@ -108,30 +108,17 @@ def raw_ref_uuids(row: Any, column: str) -> frozenset[Any] | None:
     return frozenset(atom.value for atom in datum.values)
 
 
-# TableSchema -> {reference column: (the key's referenced table or None, the value's or None)}
-_REF_COLUMNS: dict[Any, dict[str, tuple[str | None, str | None]]] = {}
-
-
-def _ref_columns(table: Any) -> dict[str, tuple[str | None, str | None]]:
-    refs = _REF_COLUMNS.get(table)
-    if refs is None:
-        refs = _REF_COLUMNS[table] = {}
-        for name, col in table.columns.items():
-            key = col.type.key.ref_table_name
-            value = col.type.value.ref_table_name if col.type.value is not None else None
-            if key or value:
-                refs[name] = (key, value)
-    return refs
-
-
 def names_gone_row(row: Any, column: str) -> bool:
     """Does ``row``'s committed value of ``column`` (a reference column) name a row that is gone
     from the IDL, typically one deleted earlier in this run's transaction?  python-ovs leaves such
     a reference out when the column is read, so the column looks as if it did not name the row
     (while the server, asked to delete it, refuses: the strong reference remains).  False for
     other columns and for a column with pending changes."""
-    ref = _ref_columns(row._table).get(column)
-    if ref is None:
+    col = row._table.columns.get(column)
+    if col is None:
+        return False
+    ref = (col.type.key.ref_table_name, col.type.value.ref_table_name if col.type.value is not None else None)
+    if ref == (None, None):
         return False
     d = row.__dict__
     data = d.get("_data")
