@@ -577,12 +577,7 @@ class Daemon:
                 # transaction (the writer checks its plan covers them, else compares them all).
                 gone = frozenset(str(r.uuid) for r in deleted_rows(ctx.sb_txn, "Datapath_Binding")) \
                     if ctx.stats.deleted.get("Datapath_Binding") else frozenset()
-                plan = self._plan_flows(gone)
-                if nbg is not None and any(op.get("table") == "SB_Global" and "nb_cfg" in op.get("row", {}) for op in plan.ops):
-                    # As the reference: when northd copies nb_cfg to SB it stamps NB_Global
-                    # nb_cfg_timestamp with the start of that loop (ovn-nb(5); ovn-nbctl
-                    # --print-wait-time's "ovn-northd delay before processing").
-                    nbg.nb_cfg_timestamp = started_ms
+                plan = self._plan_flows(gone, started_ms)
         except Exception:
             self.log.exception("engine run failed; will recompute")
             ctx.sb_txn.abort()
@@ -646,9 +641,11 @@ class Daemon:
         if at is not None:
             poller.timer_wait(at - now)
 
-    def _plan_flows(self, gone_dps: frozenset[str] = frozenset()) -> Plan:
+    def _plan_flows(self, gone_dps: frozenset[str], started_ms: int) -> Plan:
         """This run's plan for the raw tables, plus SB_Global.nb_cfg (written with them, so
-        ``--wait=sb`` returns only once what this run wrote has committed)."""
+        ``--wait=sb`` returns only once what this run wrote has committed).  As the reference,
+        copying nb_cfg stamps NB_Global nb_cfg_timestamp with the run's start (``started_ms``;
+        ovn-nb(5), ovn-nbctl --print-wait-time's "ovn-northd delay before processing")."""
         assert self.sb is not None and self.nb is not None and self.graph is not None
         lflow = self.graph.lflow
         plan, nwant = self.writer.plan(lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"), self._dp_uuid(),
@@ -661,6 +658,9 @@ class Daemon:
                 and sbg.nb_cfg != self.write.pending_nb_cfg):
             plan.ops.append({"op": "update", "table": "SB_Global", "where": [["_uuid", "==", ["uuid", str(sbg.uuid)]]],
                              "row": {"nb_cfg": self.write.pending_nb_cfg}})
+            nbg = nb_global_row(self.nb)
+            if nbg is not None:
+                nbg.nb_cfg_timestamp = started_ms
         return plan
 
     def _dp_uuid(self) -> LazyDpUuids:
