@@ -88,14 +88,13 @@ def desired_flows(table: FlowTable, nd: Northd, dp_uuid: Mapping[str, str], prof
         hint = f.hint[:8] if f.hint else ""
         ext = ext_of.get((st.name, hint))
         if ext is None:
-            ext = ext_of[st.name, hint] = {"stage-name": st.name, "stage-hint": hint} if hint else {"stage-name": st.name}
+            ext = ext_of[st.name, hint] = _ext(st.name, hint)
         if f.tags:
-            tags = {"in_out_port": f.io_port} if f.io_port else {}
-            tags = {**tags, **dict(f.tags)}
+            tags = _tags(f)
         else:
             shared = tags_of.get(f.io_port)
             if shared is None:
-                shared = tags_of[f.io_port] = {"in_out_port": f.io_port} if f.io_port else {}
+                shared = tags_of[f.io_port] = _tags(f)
             tags = shared
         key: FKey = (st.name, st.pipeline, tid, f.priority, f.match, f.actions, f.controller_meter or "")
         kind = LB_GROUP_KIND if lb_groups and gid is not None and table.group_owned_only(f.fid) else ""
@@ -119,14 +118,21 @@ def _want(table: FlowTable, f: LFlow, by_index: list[str | None], lb_groups: boo
         dps = frozenset(u for i in f.datapaths if i < len(by_index) and (u := by_index[i]))
     if not dps:
         return None
-    ext = {"stage-name": f.stage.name}
-    if f.hint:
-        ext["stage-hint"] = f.hint[:8]
+    kind = LB_GROUP_KIND if lb_groups and len(dps) > 1 and table.group_owned_only(f.fid) else ""
+    return WantFlow(dps, _ext(f.stage.name, f.hint[:8] if f.hint else ""), _tags(f), kind)
+
+
+def _ext(stage: str, hint: str) -> dict[str, str]:
+    """A flow's SB external_ids: its stage's name and the first 8 characters of its hint, if any."""
+    return {"stage-name": stage, "stage-hint": hint} if hint else {"stage-name": stage}
+
+
+def _tags(f: LFlow) -> dict[str, str]:
+    """A flow's SB tags: ``in_out_port`` when it has one, and its own tags."""
     tags = {"in_out_port": f.io_port} if f.io_port else {}
     if f.tags:
-        tags = {**tags, **dict(f.tags)}
-    kind = LB_GROUP_KIND if lb_groups and len(dps) > 1 and table.group_owned_only(f.fid) else ""
-    return WantFlow(dps, ext, tags, kind)
+        tags.update(f.tags)
+    return tags
 
 
 def desired_for_keys(table: FlowTable, nd: Northd, dp_uuid: Mapping[str, str], keys: Iterable[FKey],
