@@ -29,6 +29,7 @@ the foreign changes the flow writer's monitor reported folded in
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -428,6 +429,7 @@ class _Planner:
         "lb_scope",
         "named",
         "plan",
+        "scope_copied",
         "want",
         "want_lbs",
     )
@@ -441,6 +443,7 @@ class _Planner:
         self.lb_scope = lb_scope
         self.compare_hints = compare_hints
         self.plan = Plan()
+        self.scope_copied = False  # keys/want are this planner's own copies (_compare_too)
         # Like the reference, flows and load balancers never share a group: a group with flow
         # users is a flow group (load balancers on it move to a group of their own), one with only
         # load balancers on it is a load-balancer group.  Each kind is deduplicated by datapath set
@@ -468,6 +471,20 @@ class _Planner:
     def lb_in_scope(self, key: str) -> bool:
         return self.want_lbs is not None and (self.lb_scope is None or key in self.lb_scope)
 
+    def _compare_too(self, uuids: Iterable[str], dps: frozenset[str], kind: str) -> None:
+        """Bring the cached flows ``uuids`` (those not compared yet) into this plan, wanted on
+        ``dps`` with ``kind``: their group is resized under them, so they are written to another.
+        The caller's scope and want are copied first (they stay as they were)."""
+        if not self.scope_copied:
+            self.scope_copied = True
+            self.keys, self.want = set(self.keys), dict(self.want)
+        cache, keys, want = self.cache, self.keys, self.want
+        for u in uuids:
+            r = cache.flows[u]
+            if r.key not in keys:
+                keys.add(r.key)
+                want[r.key] = WantFlow(dps, dict(r.ext), dict(r.tags), kind)
+
     # -- 1. groups --
     def plan_groups(self) -> None:
         """Index the groups by kind and set; resize in place the groups (used by the flows and
@@ -494,7 +511,6 @@ class _Planner:
             elif g in lb_users:
                 self.lb_groups.setdefault(dps, g)
         resizes: list[tuple[str, frozenset[str], str | None]] = []
-        copied = False
         for g in sorted(affected):
             cur = cache.groups.get(g)
             if cur is None:
@@ -521,14 +537,8 @@ class _Planner:
                     # rather than every other flow being pointed at a new group.
                     (target,) = set(counts) - {(kind, cur)}
                     if counts[target] > counts[(kind, cur)] and target not in self.flow_groups:
-                        if not copied:  # (the caller's want and scope stay as they were)
-                            copied = True
-                            self.keys = keys = set(keys)
-                            self.want = want = dict(want)
-                        for u in stay:
-                            r = cache.flows[u]
-                            keys.add(r.key)
-                            want[r.key] = WantFlow(cur, dict(r.ext), dict(r.tags), kind)
+                        self._compare_too(stay, cur, kind)
+                        keys, want = self.keys, self.want
                         wanted_flows = {target}
                 if len(wanted_flows) == 1:
                     (new_kind, new), = wanted_flows
@@ -537,15 +547,8 @@ class _Planner:
                             and len(cache.group_users.get(other, ())) < len(cache.group_users[g])):
                         # Another group has the new set but fewer users (a node leaving: the few
                         # flows moved out when it joined): this group is resized and takes them.
-                        if not copied:
-                            copied = True
-                            self.keys = keys = set(keys)
-                            self.want = want = dict(want)
-                        for u in cache.group_users.get(other, ()):
-                            r = cache.flows[u]
-                            if r.key not in keys:
-                                keys.add(r.key)
-                                want[r.key] = WantFlow(new, dict(r.ext), dict(r.tags), new_kind)
+                        self._compare_too(cache.group_users.get(other, ()), new, new_kind)
+                        keys, want = self.keys, self.want
                         del self.flow_groups[(new_kind, new)]
                     if (new_kind, new) != (kind, cur) and (new_kind, new) not in self.flow_groups:
                         if self.flow_groups.get((kind, cur)) == g:
