@@ -168,10 +168,8 @@ def router_lb_vip_sets(router: Datapath, memo: dict[Any, Any] | None = None) -> 
     """
     template_v6 = RTR_LB_TEMPLATE_VIPS_IP6 in router.behaviours
     parts = [_lbs_vip_facts(router.nb.load_balancer, template_v6)]
+    memo = {} if memo is None else memo
     for group in router.nb.load_balancer_group:
-        if memo is None:
-            parts.append(_lbs_vip_facts(group.load_balancer, template_v6))
-            continue
         k = (group.uuid, template_v6)
         facts = memo.get(k)
         if facts is None:
