@@ -104,6 +104,7 @@ if [ ! -f "$OVN_DIR/.built" ]; then
 fi
 AUTOTEST_PATH=$(cd "$OVN_DIR" && make -s -f Makefile -f - print-AUTOTEST_PATH <<<$'print-%:\n\t@echo $($*)')
 flock -u 9
+exec 9>&-  # the tests and daemons started below must not inherit the lock's fd
 
 # --- which tests ---------------------------------------------------------------------------
 TESTSUITE=$OVN_DIR/tests/testsuite
