@@ -8,8 +8,8 @@ bash scripts/setup.sh
 # (/var/cache/ovn-northd-py/chroots): trixie (25.03) and sid (26.03), each with its ovn-host and
 # openvswitch-switch for the dataplane suite, and bookworm (23.03) unless the host is Debian 12.
 bash scripts/chroots.sh --for-tests
-# Static checks first: the package is kept ruff- and mypy-clean.
-.venv/bin/ruff check ovn_northd_py
+# Static checks first: the package and its tests are kept ruff-clean, the package mypy-clean.
+.venv/bin/ruff check ovn_northd_py tests
 .venv/bin/mypy ovn_northd_py
 rc=0
 .venv/bin/python -m pytest -q "$@" || rc=$?

@@ -105,7 +105,7 @@ class Env:
         doc = json.loads(out)
         tbl = doc[0] if isinstance(doc, list) else doc
         cols = tbl["headings"]
-        return [dict(zip(cols, r)) for r in tbl["data"]]
+        return [dict(zip(cols, r, strict=True)) for r in tbl["data"]]
 
     def sb_get(self, table: str, record: str, column: str) -> str:
         return self.sbctl("--bare", f"--columns={column}", "find", table, record).strip()

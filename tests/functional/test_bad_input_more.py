@@ -155,7 +155,7 @@ def test_static_route_with_bad_prefix_is_warned_and_skipped(env, ours, tmp_path)
                              check=True, capture_output=True, text=True).stdout
         doc = json.loads(out)
         tbl = doc[0] if isinstance(doc, list) else doc
-        ref_flows = [dict(zip(tbl["headings"], r)) for r in tbl["data"]]
+        ref_flows = [dict(zip(tbl["headings"], r, strict=True)) for r in tbl["data"]]
         assert routing_matches(ref_flows, "300.0.0.0") == []
         assert routing_matches(ref_flows, "20.0.0.0/8") == good
     finally:

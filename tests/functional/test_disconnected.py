@@ -176,7 +176,7 @@ def test_raft_leader_failover_never_two_lock_holders(tmp_path, started):
         wait_until(lambda: cluster.leader() is not None
                    and all("Status: cluster member" in cluster.status(i) for i in range(3)), 20, "a cluster leader")
         ports = (free_port(), free_port())
-        for name, port in zip("ab", ports):
+        for name, port in zip("ab", ports, strict=True):
             started.append(OurNorthd(tmp_path, nb.remote, cluster.remote, name=name,
                                      extra_args=[f"--metrics-address=127.0.0.1:{port}"]).start())
 

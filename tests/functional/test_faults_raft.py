@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbCluster, OvsdbServer, nbctl
+from ovn_northd_py.devtools.testing import free_port, metric, wait_until
 from ovn_northd_py.parity.faults import (
     assert_converged,
     monitor_cond_since_resumes,
     sb_state,
     writes_off_leader,
 )
-from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbCluster, OvsdbServer, nbctl
-from ovn_northd_py.devtools.testing import free_port, metric, wait_until
 from ovn_northd_py.parity.harness import workload
 
 BURST = 30  # NB transactions in the burst

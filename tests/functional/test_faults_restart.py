@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ovn_northd_py.parity.faults import assert_converged, assert_keys_kept, sb_state
 from ovn_northd_py.devtools.servers import OurNorthd
 from ovn_northd_py.devtools.testing import build_mixed, wait_until
+from ovn_northd_py.parity.faults import assert_converged, assert_keys_kept, sb_state
 
 
 def _changes(env: Any, tag: str) -> None:

@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from ovn_northd_py.parity.faults import assert_converged, assert_keys_kept, sb_state
 from ovn_northd_py.devtools.servers import (
     NB_SCHEMA,
     SB_SCHEMA,
@@ -29,6 +28,7 @@ from ovn_northd_py.devtools.servers import (
     sbctl,
 )
 from ovn_northd_py.devtools.testing import build_mixed, flows_not_of_profile, free_port, metric, wait_until
+from ovn_northd_py.parity.faults import assert_converged, assert_keys_kept, sb_state
 
 LOCK_HELD = "ovn_northd_py_sb_lock_held"
 LOCK_CONTENDED = "ovn_northd_py_sb_lock_contended"

@@ -13,6 +13,7 @@ a reconnect.  Row changes are observed with an OVSDB
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import os
 import signal
@@ -89,10 +90,8 @@ class JsonStream:
                 return msg["result"]
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self.sock.close()
 
 
@@ -155,10 +154,7 @@ class SbWatch:
             with self._lock:
                 for table, rows in msg["params"][1].items():
                     for u, ch in rows.items():
-                        if "old" in ch:
-                            kind = "modify" if "new" in ch else "delete"
-                        else:
-                            kind = "insert"
+                        kind = ("modify" if "new" in ch else "delete") if "old" in ch else "insert"
                         self.events.append((table, u, kind))
                 self.last = time.monotonic()
 

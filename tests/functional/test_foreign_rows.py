@@ -61,7 +61,7 @@ class Side:
                              check=True, capture_output=True, text=True).stdout
         doc = json.loads(out)
         tbl = doc[0] if isinstance(doc, list) else doc
-        return [dict(zip(tbl["headings"], r)) for r in tbl["data"]]
+        return [dict(zip(tbl["headings"], r, strict=True)) for r in tbl["data"]]
 
     def dp_uuid(self, name: str) -> str:
         return self.sbctl("--bare", "--columns=_uuid", "find", "datapath_binding", f"external_ids:name={name}").strip()

@@ -11,7 +11,14 @@ from typing import Any
 import pytest
 
 from ovn_northd_py.devtools.servers import OurNorthd, ReferenceNorthd
-from ovn_northd_py.devtools.testing import build_mixed, flows_not_of_profile, free_port, metric, node_runs, wait_until
+from ovn_northd_py.devtools.testing import (
+    build_mixed,
+    flows_not_of_profile,
+    free_port,
+    metric,
+    node_runs,
+    wait_until,
+)
 
 
 def _keys(env: Any) -> dict[str, int]:
@@ -171,7 +178,7 @@ def test_takeover_writes_what_nobody_wrote_while_standing_by(env: Any, started: 
     env.sync()
     late = next(r for r in env.sb_rows("Datapath_Binding") if dict(r["external_ids"][1]).get("name") == "late")
     groups = {str(g["_uuid"][1]) for g in env.sb_rows("Logical_DP_Group")
-              if late["_uuid"] in [d for d in g["datapaths"][1]] or g["datapaths"] == late["_uuid"]}
+              if late["_uuid"] in list(g["datapaths"][1]) or g["datapaths"] == late["_uuid"]}
     flows = [r for r in env.sb_rows("Logical_Flow") if r["logical_datapath"] == late["_uuid"]
              or (r["logical_dp_group"] != ["set", []] and str(r["logical_dp_group"][1]) in groups)]
     assert len(flows) > 40, f"only {len(flows)} flows on the switch added while nobody wrote"

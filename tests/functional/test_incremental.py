@@ -91,7 +91,7 @@ def random_batches(seed: int, total_ops: int) -> list[list[list[str]]]:
                 weights=[30, 20, 20, 8, 8, 5, 3, 2],
             )[0]
             sws = switches + extra_switches
-            if kind == "add" or not ports and kind in ("del", "addr", "psec", "enable", "type"):
+            if kind == "add" or (not ports and kind in ("del", "addr", "psec", "enable", "type")):
                 name = f"r{counter}"
                 sw = rnd.choice(sws)
                 ports[name] = sw

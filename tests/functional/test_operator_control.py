@@ -6,6 +6,7 @@ and the C ovn-northd is the reference for the option list.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
@@ -503,10 +504,8 @@ def test_syslog_target_and_method_send_to_udp(env, tmp_path):
             got = []
             deadline = time.monotonic() + 5
             while time.monotonic() < deadline and not any("first sync committed" in g for g in got):
-                try:
+                with contextlib.suppress(TimeoutError):
                     got.append(s.recv(65536).decode())
-                except TimeoutError:
-                    pass
             line = next(g for g in got if "first sync committed" in g)
             assert "ovn-northd|ovn_northd|INFO|" in line
         ok(ctl, "vlog/set", "syslog:off")

@@ -41,19 +41,19 @@ def build_gateway_peers_nb(remote: str) -> None:
         cmds += [["ls-add", f"s{i}"], ["lr-add", f"r{i}"], ["lsp-add", f"s{i}", f"v{i}"],
                  ["lsp-set-addresses", f"v{i}", f"00:00:00:00:0{i}:11 10.{i}.0.11"]]
     gw = "lrp-set-gateway-chassis"
-    cmds += _rport("s1", "r1", "r1-s1", "00:00:00:00:01:01", "10.1.0.1/24") + [[gw, "r1-s1", "hv1", "10"]]
+    cmds += [*_rport("s1", "r1", "r1-s1", "00:00:00:00:01:01", "10.1.0.1/24"), [gw, "r1-s1", "hv1", "10"]]
     cmds += _rport("s2", "r2", "r2-s2", "00:00:00:00:02:01", "10.2.0.1/24")
     cmds += [["ha-chassis-group-add", "hg2"], ["ha-chassis-group-add-chassis", "hg2", "hv1", "10"]]
-    cmds += _rport("s3", "r3", "r3-s3", "00:00:00:00:03:01", "10.3.0.1/24") + [[gw, "r3-s3", "hv1", "10"]]
+    cmds += [*_rport("s3", "r3", "r3-s3", "00:00:00:00:03:01", "10.3.0.1/24"), [gw, "r3-s3", "hv1", "10"]]
     cmds += _localnet("s3")
-    cmds += _rport("s4", "r4", "r4-s4", "00:00:00:00:04:01", "10.4.0.1/24") + [[gw, "r4-s4", "hv1", "10"]]
+    cmds += [*_rport("s4", "r4", "r4-s4", "00:00:00:00:04:01", "10.4.0.1/24"), [gw, "r4-s4", "hv1", "10"]]
     cmds += [["ls-add", "s4b"], *_rport("s4b", "r4", "r4-s4b", "00:00:00:00:04:02", "10.44.0.1/24"),
              [gw, "r4-s4b", "hv2", "10"]]
     cmds += _rport("s5", "r5", "r5-s5", "00:00:00:00:05:01", "10.5.0.1/24", "00:00:00:00:05:01 10.5.0.1")
     cmds += [[gw, "r5-s5", "hv1", "10"]]
-    cmds += _rport("s6", "r6", "r6-s6", "00:00:00:00:06:01", "10.6.0.1/24") + [[gw, "r6-s6", "hv1", "10"]]
+    cmds += [*_rport("s6", "r6", "r6-s6", "00:00:00:00:06:01", "10.6.0.1/24"), [gw, "r6-s6", "hv1", "10"]]
     cmds += [["set", "logical_router_port", "r6-s6", "options:redirect-type=bridged"]]
-    cmds += _rport("s7", "r7", "r7-s7", "00:00:00:00:07:01", "10.7.0.1/24") + [[gw, "r7-s7", "hv1", "10"]]
+    cmds += [*_rport("s7", "r7", "r7-s7", "00:00:00:00:07:01", "10.7.0.1/24"), [gw, "r7-s7", "hv1", "10"]]
     cmds += [["lsp-add", "s7", "vt7"], ["lsp-set-type", "vt7", "vtep"],
              ["lsp-set-options", "vt7", "vtep-physical-switch=p", "vtep-logical-switch=l"]]
     _txn(remote, cmds)
@@ -91,8 +91,7 @@ def build_snat_nb(remote: str) -> None:
     IP), dnat_and_snat."""
     cmds: list[list[str]] = [["ls-add", "pub"], ["ls-add", "in"], ["lr-add", "r"], *_localnet("pub"),
                              ["lsp-add", "in", "vm"], ["lsp-set-addresses", "vm", "00:00:00:00:0a:11 192.168.0.5"]]
-    cmds += _rport("pub", "r", "r-pub", "00:00:00:00:0a:01", "172.16.0.1/24") + [
-        ["lrp-set-gateway-chassis", "r-pub", "hv1", "10"]]
+    cmds += [*_rport("pub", "r", "r-pub", "00:00:00:00:0a:01", "172.16.0.1/24"), ["lrp-set-gateway-chassis", "r-pub", "hv1", "10"]]
     cmds += _rport("in", "r", "r-in", "00:00:00:00:0a:02", "192.168.0.1/24")
     cmds += [["lr-nat-add", "r", "snat", "172.16.0.100", "192.168.0.0/24"],
              ["lr-nat-add", "r", "snat", "172.16.0.1", "192.168.1.0/24"],

@@ -31,7 +31,7 @@ def assert_mcast_parity(r: ParityResult) -> None:
     by_stage = {s.stage: s for s in flows.stages}
     for name in MCAST_STAGES:
         s = by_stage.get(name)  # router stages: absent from an NB without routers
-        assert s is None or not s.missing and not s.extra, f"{name}\n" + r.report()
+        assert s is None or (not s.missing and not s.extra), f"{name}\n" + r.report()
     assert flows.extra == 0, r.report()
 
 

@@ -28,7 +28,7 @@ def rport(sw: str, name: str, lrp: str, *addresses: str) -> list[Cmd]:
     addrs = list(addresses) if addresses else ["router"]
     if addrs != [""]:
         cmds.append(["lsp-set-addresses", name, *addrs])
-    return cmds + [["lsp-set-options", name, f"router-port={lrp}"]]
+    return [*cmds, ["lsp-set-options", name, f"router-port={lrp}"]]
 
 
 def vif(sw: str, name: str, *addresses: str, type: str = "", options: Sequence[str] = ()) -> list[Cmd]:

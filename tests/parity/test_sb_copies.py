@@ -52,6 +52,6 @@ def test_static_mac_bindings_template_vars_and_mirrors(parity_run):
     tables = ("Static_MAC_Binding", "Chassis_Template_Var", "Mirror", "Port_Binding")
     r = parity_run(build_copies_nb, tables=(*tables, "Logical_Flow"))
     assert r.reference.settled and r.ours.settled, r.report()
-    for t, n in zip(tables, (4, 3, 3, 4)):
+    for t, n in zip(tables, (4, 3, 3, 4), strict=True):
         assert r.tables[t].ok and r.tables[t].ref_count == n, r.report()
     assert r.flows is not None and r.flows.missing == 0 and r.flows.extra == 0, r.report()

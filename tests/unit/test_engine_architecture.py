@@ -131,7 +131,7 @@ def test_no_import_cycle_in_engine() -> None:
 
     def visit(n: str, stack: list[str], done: set[str]) -> None:
         if n in stack:
-            cycles.append(stack[stack.index(n):] + [n])
+            cycles.append([*stack[stack.index(n):], n])
             return
         if n in done:
             return

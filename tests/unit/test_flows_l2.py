@@ -203,7 +203,7 @@ def nat(
 
 
 def lb(*vips: str) -> SimpleNamespace:
-    return SimpleNamespace(vips={v: "192.168.0.5:80" for v in vips}, options={}, uuid=uuid.uuid4(), protocol=[],
+    return SimpleNamespace(vips=dict.fromkeys(vips, "192.168.0.5:80"), options={}, uuid=uuid.uuid4(), protocol=[],
                            health_check=[], selection_fields=[])
 
 

@@ -109,6 +109,6 @@ def test_sb_down_monitors() -> None:
 
     rows = [row("p1", "1.1.1.1", ["offline"]), row("p1", "1.1.1.2", ["online"]), row("p2", "1.1.1.3", ["online"]),
             row("p2", "1.1.1.4", []), row("p2", "1.1.1.5", ["error"]), row("p3", "1.1.1.6", ["offline"], None)]
-    sb = SimpleNamespace(rows=lambda table: {i: r for i, r in enumerate(rows)})
+    sb = SimpleNamespace(rows=lambda table: dict(enumerate(rows)))
     down = sb_down_monitors(sb, lambda name: name == "p2")
     assert down == {monitor_key(rows[0]), monitor_key(rows[1]), monitor_key(rows[4])}

@@ -74,13 +74,13 @@ def test_override_needs_a_profile_and_servable_schemas():
     assert select_release("7.11.0", "20.41.0", override="23.03").name == "23.03"
     assert select_release("7.11.0", "20.41.0", override="25.03").name == "25.03"
     assert select_release("7.18.0", "21.8.0", override="26.03").profile is OVN_26_03
-    with pytest.raises(SchemaMismatch, match="needs OVN_Northbound >= 7.18.0"):
+    with pytest.raises(SchemaMismatch, match=r"needs OVN_Northbound >= 7\.18\.0"):
         select_release("7.11.0", "20.41.0", override="26.03")
     with pytest.raises(SchemaMismatch, match="different major"):
         select_release("7.18.0", "21.8.0", override="23.03")
-    with pytest.raises(SchemaMismatch, match="needs OVN_Southbound >= 20.27.0"):
+    with pytest.raises(SchemaMismatch, match=r"needs OVN_Southbound >= 20\.27\.0"):
         select_release("7.0.0", "20.26.0", override="23.03")
-    with pytest.raises(SchemaMismatch, match="needs OVN_Southbound >= 20.41.0"):
+    with pytest.raises(SchemaMismatch, match=r"needs OVN_Southbound >= 20\.41\.0"):
         select_release("7.11.0", "20.27.0", override="25.03")
     with pytest.raises(SchemaMismatch, match="unknown OVN release"):
         select_release("7.0.0", "20.27.0", override="22.03")
@@ -102,9 +102,9 @@ def _with_future_draft(monkeypatch) -> None:
 def test_a_draft_profile_is_not_served_by_default(monkeypatch):
     _with_future_draft(monkeypatch)
     monkeypatch.delenv(DRAFT_ENV, raising=False)
-    with pytest.raises(SchemaMismatch, match="OVN 99.03"):
+    with pytest.raises(SchemaMismatch, match=r"OVN 99\.03"):
         select_release("8.0.0", "22.0.0")
-    with pytest.raises(SchemaMismatch, match="no flow profile for OVN 99.03"):
+    with pytest.raises(SchemaMismatch, match=r"no flow profile for OVN 99\.03"):
         select_release("8.0.0", "22.0.0", override="99.03")
 
 
