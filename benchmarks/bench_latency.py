@@ -3,7 +3,7 @@
 
 usage: bench_latency.py [--workload mixed|ovnk|neutron] [--scales 50,200] [--rounds N] [--changes lsp-add,lsp-del]
                         [--json FILE] [--seed-dir DIR] [--settle S] [--warmup N] [--keep]
-                        [--release 23.03|25.03|26.03] [--from-chroot]
+                        [--release 23.03|25.03|26.03] [--from-chroot] [--nbctl-daemon]
 
 ``--release`` (default 23.03) is the OVN release of the reference and of the NB/SB schemas; the
 reference side's ovsdb-servers, ovn-northd and ovn-nbctl come from the host when the host's OVN
@@ -38,6 +38,12 @@ fresh, empty SB server, and:
 3. the SB database file's size right after the cold sync and at the end of the changes, each raw
    and after ``ovs-appctl -t SB.ctl ovsdb-server/compact`` (which also compacts the file the
    following rounds grow; "SB db MB ..." rows, ``sb_db_*`` bytes in the JSON).
+   ``--nbctl-daemon`` makes every change of a side (after its cold sync) through an ovn-nbctl
+   daemon of that side (``ovn-nbctl --detach``, OVN_NB_DAEMON; stopped with the side), which
+   keeps a replica of the NB as ovn-kubernetes' libovsdb client does; one-shot ``ovn-nbctl``
+   instead fetches most of the NB for every command (150-250 ms of a 100-node ovn-k NB).  The
+   daemon's stdout is not ours, so its "northd" figures are NB_Global's timestamps read back
+   through it, minus the wall clock when the client started.
 4. ours only: the engine counters of its Prometheus endpoint (``--metrics-address``) are read
    after the cold sync and around every change kind; the per-node deltas show whether changes
    were handled incrementally (the northd node's ``recompute`` count must not grow).
@@ -148,6 +154,11 @@ _SVC_ADD: Commands = (
      "options:event=false", "options:reject=true", "options:skip_snat=false"),
     ("add", "Load_Balancer_Group", "{lb_group}", "load_balancer", "@lb"),
 )
+# A service deleted as ovn-kubernetes does it (services.DeleteLBs): the Load_Balancer row destroyed,
+# nothing else; Load_Balancer_Group.load_balancer is a weak reference, so the same transaction
+# takes it out of the shared group.  (``lb-del`` does the same in more work: it looks the load
+# balancer up in every switch and router first.)
+_SVC_DEL: Commands = (("destroy", "Load_Balancer", "bench-svc{i}"),)
 _POD_ADD: Commands = (
     ("--id=@p", "create", "Logical_Switch_Port", "name={port}", 'addresses="{mac} {ip}"',
      'port_security="{mac} {ip}"', "external_ids:pod=true"),
@@ -163,8 +174,8 @@ _NETPOL_ADD: Commands = (
 )
 _ANCHOR: Commands = (("--may-exist", "lsp-add", "{sw}", "{pod}"), ("lsp-set-addresses", "{pod}", "0a:58:0a:80:00:fe 10.128.0.254"))
 _OVNK_KINDS = (
-    ChangeKind("svc-add", change=_SVC_ADD, undo=(("lb-del", "bench-svc{i}"),)),
-    ChangeKind("svc-del", setup=_SVC_ADD, change=(("lb-del", "bench-svc{i}"),)),
+    ChangeKind("svc-add", change=_SVC_ADD, undo=_SVC_DEL),
+    ChangeKind("svc-del", setup=_SVC_ADD, change=_SVC_DEL),
     ChangeKind(
         "svc-backends",
         prepare=tuple((*c[:3], "name=bench-svc-upd", *c[4:]) if c[0] == "--id=@lb" else c for c in _SVC_ADD),
@@ -339,10 +350,17 @@ def round_params(i: int, names: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def nbctl_argv(
-    remote: str, commands: Commands, params: dict[str, str], timeout: int, tools: Tools = HOST
+    remote: str, commands: Commands, params: dict[str, str], timeout: int, tools: Tools = HOST,
+    daemon: bool = False,
 ) -> list[str]:
-    argv = tools.cmd("ovn-nbctl", f"--db={tools.remote(remote)}", f"--timeout={timeout}", "--wait=sb",
-                     "--print-wait-time")
+    """One ``ovn-nbctl --wait=sb`` transaction of ``commands``; ``daemon``: through the nbctl daemon
+    named by the environment's OVN_NB_DAEMON (no --db; ``--print-wait-time`` would print in the
+    daemon's own stdout, so it is not asked for)."""
+    if daemon:
+        argv = tools.cmd("ovn-nbctl", f"--timeout={timeout}", "--wait=sb")
+    else:
+        argv = tools.cmd("ovn-nbctl", f"--db={tools.remote(remote)}", f"--timeout={timeout}", "--wait=sb",
+                         "--print-wait-time")
     for n, cmd in enumerate(commands):
         argv += (["--"] if n else []) + [word.format(**params) for word in cmd]
     return argv
@@ -518,6 +536,10 @@ class Side:
     stop_daemon: Callable[[], None] | None = None
     tools: Tools = HOST  # where the servers, the daemon (reference) and ovn-nbctl run
     release: Release = DEFAULT_RELEASE
+    # ``--nbctl-daemon``: the ovn-nbctl daemon of this side (its control socket as the tools see
+    # it, and its pid), started after the cold sync, stopped with the side
+    nbctl_socket: str | None = None
+    nbctl_pid: int | None = None
 
     def __post_init__(self) -> None:
         self.nb = OvsdbServer(self.workdir, "nb", self.release.nb_schema, db_file=self.seed, tools=self.tools)
@@ -526,7 +548,29 @@ class Side:
     def alive(self) -> bool:
         return self.pid is not None and not process_gone(self.pid)
 
+    def start_nbctl_daemon(self) -> None:
+        """An ``ovn-nbctl --detach`` daemon on this side's NB (ovn-nbctl's daemon mode: it keeps
+        a replica of the NB, as ovn-kubernetes' libovsdb client does, instead of fetching it
+        for every command); the change commands then go through it (OVN_NB_DAEMON)."""
+        t = self.tools
+        ctl, pidfile = self.workdir / "nbctl.ctl", self.workdir / "nbctl.pid"
+        subprocess.run(
+            t.cmd("ovn-nbctl", f"--db={t.remote(self.nb.remote)}", "--detach", "--no-chdir",
+                  f"--pidfile={t.path(pidfile)}", f"--unixctl={t.path(ctl)}",
+                  f"--log-file={t.path(self.workdir / 'nbctl.log')}"),
+            capture_output=True, text=True, check=True, timeout=120,
+        )
+        self.nbctl_pid = int(pidfile.read_text().strip())
+        self.nbctl_socket = t.path(ctl)
+
+    def nbctl_env(self) -> dict[str, str] | None:
+        """The environment of an nbctl client: OVN_NB_DAEMON when the side has an nbctl daemon."""
+        return None if self.nbctl_socket is None else {**os.environ, "OVN_NB_DAEMON": self.nbctl_socket}
+
     def stop(self) -> None:
+        if self.nbctl_pid is not None:
+            stop_process(self.nbctl_pid)
+            self.nbctl_pid = self.nbctl_socket = None
         try:
             if self.stop_daemon is not None:
                 self.stop_daemon()
@@ -592,15 +636,28 @@ def timed_nbctl_wait(
         commands = commands(params)
     if not commands:
         return math.nan, parse_wait_time("")
-    argv = nbctl_argv(side.nb.remote, commands, params, timeout, side.tools)
+    env = side.nbctl_env()
+    argv = nbctl_argv(side.nb.remote, commands, params, timeout, side.tools, daemon=env is not None)
+    wall0 = time.time()
     t0 = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
     ms = (time.perf_counter() - t0) * 1000
     if proc.returncode:
         raise HarnessError(f"{side.label}: {' '.join(argv[argv.index('--wait=sb'):])} failed: {proc.stderr.strip()[:500]}")
     if not side.alive():
         raise HarnessError(f"{side.label} daemon exited (logs in {side.workdir})")
-    return ms, parse_wait_time(proc.stdout)
+    return ms, parse_wait_time(proc.stdout) if env is None else daemon_wait_time(side, env, wall0)
+
+
+def daemon_wait_time(side: Side, env: dict[str, str], wall0: float) -> dict[str, float]:
+    """``--print-wait-time``'s figures for a change made through the nbctl daemon (whose stdout is
+    not ours): NB_Global's nb_cfg_timestamp / sb_cfg_timestamp, read back through the daemon,
+    minus the wall clock when the client started (a millisecond or two before the daemon's
+    commit, where one-shot nbctl takes its clock); NaN for a timestamp older than that."""
+    argv = side.tools.cmd("ovn-nbctl", "get", "NB_Global", ".", "nb_cfg_timestamp", "sb_cfg_timestamp")
+    proc = subprocess.run(argv, capture_output=True, text=True, check=True, env=env)
+    delay, completion = (float(v) - wall0 * 1000 for v in proc.stdout.split())
+    return {"delay": delay if delay >= 0 else math.nan, "completion": completion if completion >= 0 else math.nan}
 
 
 def sb_db_bytes(side: Side) -> tuple[int, int]:
@@ -622,6 +679,7 @@ class RunConfig:
     sync_timeout: float
     change_timeout: int
     names: dict[str, str] = field(default_factory=dict)  # the workload's {sw}, {lr}, {gw}
+    nbctl_daemon: bool = False  # changes through an ovn-nbctl daemon per side (--nbctl-daemon)
 
 
 def lb_group_uuids(side: Side) -> dict[str, str]:
@@ -660,6 +718,8 @@ def _run_side(side: Side, cfg: RunConfig) -> SideResult:
         before = scrape_engine(side.metrics_port) if side.metrics_port else {}
         res.engine_cold = before
         names = dict(cfg.names, **lb_group_uuids(side)) if "lb_group" in cfg.names else cfg.names
+        if cfg.nbctl_daemon:
+            side.start_nbctl_daemon()
         for kind in cfg.kinds:
             n = 0
             if kind.prepare:
@@ -895,6 +955,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--our-servers", choices=("reference", "host"), default="reference",
                     help="ovsdb-servers and ovn-nbctl of our side: the reference's (default, same as the "
                          "reference side) or the host's")
+    ap.add_argument("--nbctl-daemon", action="store_true",
+                    help="make the changes through an ovn-nbctl daemon per side (started after the cold "
+                         "sync) instead of one-shot ovn-nbctl, which fetches the NB for every command")
     args = ap.parse_args(argv)
 
     release = RELEASES[args.release]
@@ -908,6 +971,7 @@ def main(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 2
     print(f"reference: {ref_tools.describe()}", flush=True)
+    print(f"nbctl: {'daemon (--nbctl-daemon)' if args.nbctl_daemon else 'one-shot'}", flush=True)
     try:
         kinds = [CHANGE_KINDS[name] for name in args.changes.split(",") if name]
         scales = [Scale.parse(s, args.workload) for s in args.scales.split(",") if s]
@@ -924,6 +988,7 @@ def main(argv: list[str] | None = None) -> int:
         args.sync_timeout,
         args.change_timeout,
         WORKLOADS[args.workload].names(),
+        args.nbctl_daemon,
     )
 
     wd = Path(tempfile.mkdtemp(prefix="bench-latency-"))
@@ -931,6 +996,7 @@ def main(argv: list[str] | None = None) -> int:
         "host": {"cpus": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release()},
         "args": {k: str(v) for k, v in vars(args).items()},
         "reference": ref_tools.describe(),
+        "nbctl": "daemon" if args.nbctl_daemon else "one-shot",
         "scales": [],
     }
     try:
