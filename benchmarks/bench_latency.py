@@ -173,7 +173,7 @@ _NETPOL_ADD: Commands = (
      "allow-related"),
 )
 _ANCHOR: Commands = (("--may-exist", "lsp-add", "{sw}", "{pod}"), ("lsp-set-addresses", "{pod}", "0a:58:0a:80:00:fe 10.128.0.254"))
-_OVNK_KINDS = (
+_OVNK_KINDS: tuple[ChangeKind, ...] = (
     ChangeKind("svc-add", change=_SVC_ADD, undo=_SVC_DEL),
     ChangeKind("svc-del", setup=_SVC_ADD, change=_SVC_DEL),
     ChangeKind(
