@@ -31,7 +31,7 @@ others.)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Final, Literal
 
 from ..lflow.table import FlowTable
@@ -73,8 +73,9 @@ GROUP_OWNER_KINDS: Final = frozenset({OWNER_LB})
 
 
 def new_flow_table(capacity: int = 0) -> FlowTable:
-    """A flow table for the builders (counting the references of :data:`GROUP_OWNER_KINDS`)."""
-    return FlowTable(capacity, GROUP_OWNER_KINDS)
+    """A flow table for the builders (counting the references of :data:`GROUP_OWNER_KINDS`, each
+    scoped by :func:`group_scope`)."""
+    return FlowTable(capacity, GROUP_OWNER_KINDS, group_scope)
 
 
 def dp_owner(dp: Datapath) -> DpOwner:
@@ -93,15 +94,14 @@ def router_lb_owner(lb_key: str, router_key: str) -> RouterLbOwner:
     return (OWNER_LB, lb_key, router_key)
 
 
-def holds_only_other_routers(dp_keys: frozenset[str]) -> Callable[[Hashable], bool]:
-    """For :meth:`FlowTable.purge_datapaths` of the datapaths ``dp_keys``: owners whose flows are
-    all on one router that is not among them (a load balancer's per-router flows, built on that
-    router's datapath alone: :func:`router_lb_owner`)."""
-
-    def skip(owner: Hashable) -> bool:
-        return type(owner) is tuple and len(owner) == 3 and owner[0] == OWNER_LB and owner[2] not in dp_keys
-
-    return skip
+def group_scope(owner: Hashable) -> Hashable:
+    """The datapath key that holds every flow of a group owner, when there is one: the router of a
+    load balancer's per-router flows (built on that router's datapath alone: :func:`router_lb_owner`);
+    None for a load balancer's switch flows (on all its switches).  Purging deleted datapaths
+    (:meth:`FlowTable.purge_datapaths` with their keys as ``scopes``) scans no other router's."""
+    if type(owner) is tuple and len(owner) == 3 and owner[0] == OWNER_LB:
+        return owner[2]
+    return None
 
 
 def acl_owner(acl_key: str, dp_key: str) -> AclOwner:

@@ -28,13 +28,16 @@ made by owners of those kinds (tuple owners whose first item is one of them; the
 load balancers, which the reference adds through a datapath bitmap rather than datapath by
 datapath).  :meth:`FlowTable.group_owned_only` says whether every reference to a flow is such
 one; the SB writer of a release that keeps those flows in datapath groups of their own asks it.
+Such a table may also know each group owner's ``group_scope`` (a datapath key when all its flows
+are on that one datapath: a load balancer's per-router flows), so that purging deleted datapaths
+scans only the owners that may hold references on them.
 """
 
 from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -52,6 +55,9 @@ MAX_DATAPATHS = 1 << PAIR_SHIFT  # datapath indices must fit in the low bits of 
 _DP_MASK = MAX_DATAPATHS - 1
 MAX_PRIORITY = 65535
 _DROP = re.compile(r"\bdrop;")  # the drop action (not a longer word ending so)
+# A group owner's log up to this many entries is scanned in Python on a purge (a per-node load
+# balancer's few flows); numpy's fixed cost per call is larger than that.
+_SMALL_LOG = 48
 
 
 def _pair(fid: int, dp: int) -> int:
@@ -141,7 +147,9 @@ class FlowTable:
         "_free",
         "_gexempt",
         "_gkinds",
+        "_gowners",
         "_grefs",
+        "_gscope",
         "_hint",
         "_index",
         "_io_port",
@@ -158,7 +166,8 @@ class FlowTable:
         "drop_action",
     )
 
-    def __init__(self, capacity: int = 0, group_owner_kinds: frozenset[str] = frozenset()) -> None:
+    def __init__(self, capacity: int = 0, group_owner_kinds: frozenset[str] = frozenset(),
+                 group_scope: Callable[[Owner], Hashable] | None = None) -> None:
         if not 0 <= capacity <= MAX_DATAPATHS:
             raise ValueError(f"capacity must be within 0..{MAX_DATAPATHS}")
         self._capacity = capacity
@@ -183,6 +192,10 @@ class FlowTable:
         self._extra: dict[int, int] = {}  # pair -> references beyond the first
         self._owners: dict[Owner, array[int]] = {}
         self._gkinds = group_owner_kinds
+        # The group owners that hold references, by scope (``group_scope(owner)``, None without
+        # one), in the order they appeared; kept in step with ``_owners``.
+        self._gscope = group_scope
+        self._gowners: dict[Hashable, dict[Owner, None]] = {}
         self._grefs: dict[int, int] = {}  # flow id -> references made by owners of those kinds
         self._gexempt: dict[Owner, dict[int, int]] = {}  # their per_datapath references (pair -> count)
         self._bits = BitmapPool(capacity)
@@ -290,6 +303,8 @@ class FlowTable:
             log = self._owners.get(owner)
             if log is None:
                 log = self._owners[owner] = array("q")
+                if self._gkinds and self._group_owned(owner):
+                    self._gowners_of(owner)[owner] = None
             log.append((fid << PAIR_SHIFT) | dp_index)
             if self._gkinds and self._group_owned(owner):
                 pair = (fid << PAIR_SHIFT) | dp_index
@@ -302,6 +317,21 @@ class FlowTable:
 
     def _group_owned(self, owner: Owner) -> bool:
         return type(owner) is tuple and bool(owner) and owner[0] in self._gkinds
+
+    def _gowners_of(self, owner: Owner) -> dict[Owner, None]:
+        """The (ordered) set of group owners of ``owner``'s scope."""
+        scope = self._gscope(owner) if self._gscope is not None else None
+        group = self._gowners.get(scope)
+        if group is None:
+            group = self._gowners[scope] = {}
+        return group
+
+    def _forget_group_owner(self, owner: Owner) -> None:
+        group = self._gowners_of(owner)
+        del group[owner]
+        if not group:
+            scope = self._gscope(owner) if self._gscope is not None else None
+            del self._gowners[scope]
 
     def add_many(
         self,
@@ -347,6 +377,8 @@ class FlowTable:
             log = self._owners.get(owner)
             if log is None:
                 log = self._owners[owner] = array("q")
+                if self._gkinds and self._group_owned(owner):
+                    self._gowners_of(owner)[owner] = None
             log.frombytes(((fid << PAIR_SHIFT) | distinct).astype(np.int64).tobytes())
             if self._gkinds and self._group_owned(owner):
                 self._grefs[fid] = self._grefs.get(fid, 0) + int(distinct.size)
@@ -469,6 +501,7 @@ class FlowTable:
             for k in log:
                 unlink(k >> PAIR_SHIFT, k & _DP_MASK)
         if self._gkinds and self._group_owned(owner):
+            self._forget_group_owner(owner)
             self._release_group_refs(log, self._gexempt.pop(owner, None))
         return len(log)
 
@@ -490,7 +523,7 @@ class FlowTable:
             else:
                 del grefs[fid]
 
-    def purge_datapaths(self, dps: Iterable[int], skip: Callable[[Owner], bool] | None = None) -> int:
+    def purge_datapaths(self, dps: Iterable[int], scopes: Collection[Hashable] | None = None) -> int:
         """Drop every reference any owner holds on the datapaths ``dps`` (deleted: the owners
         that are not theirs -- a load balancer, a port group... -- keep references the builders
         would no longer make); those bits must never be used again in this table.  Returns how
@@ -498,16 +531,20 @@ class FlowTable:
 
         The logs of owners of ``group_owner_kinds`` are cleaned (their counts stay exact); the
         other owners keep their entries on those bits, which :meth:`remove_owner` then skips.
-        ``skip``: group owners the caller knows hold no reference on ``dps`` (their logs are not
-        scanned; e.g. the per-router flows of a load balancer on a router not deleted)."""
+        ``scopes``: the scopes (``group_scope``) of ``dps``: group owners of any other scope hold
+        no reference on them and are not scanned (e.g. the per-router flows of a load balancer on
+        a router not deleted); None: every group owner is scanned."""
         targets = sorted(set(dps))
         if not targets:
             return 0
         self._dead.update(targets)
         n = 0
         if self._gkinds:
-            for owner in [o for o in self._owners if self._group_owned(o) and not (skip and skip(o))]:
-                n += self._purge_log(owner, targets)
+            groups = (self._gowners.values() if scopes is None
+                      else [g for s in (None, *scopes) if (g := self._gowners.get(s)) is not None])
+            small = frozenset(targets)
+            for owner in [o for g in groups for o in g]:
+                n += self._purge_log(owner, targets, small)
         single = np.frombuffer(self._single, dtype=np.intc)
         rows_of = np.frombuffer(self._row, dtype=np.intc)
         hits: list[tuple[int, int]] = []
@@ -522,26 +559,34 @@ class FlowTable:
             self._unlink(fid, dp)
         return n
 
-    def _purge_log(self, owner: Owner, targets: list[int]) -> int:
+    def _purge_log(self, owner: Owner, targets: list[int], target_set: frozenset[int]) -> int:
         """Drop a group owner's references on ``targets`` (log entries and counts)."""
         log = self._owners[owner]
-        a = np.frombuffer(log, dtype=np.int64)
-        d = a & _DP_MASK
-        hit = d == targets[0]  # (np.isin costs ~20 us a call: a few hundred owners per purge)
-        for t in targets[1:]:
-            hit |= d == t
-        if not hit.any():
-            return 0
-        gone = a[hit].tolist()
-        keep = a[~hit].tobytes()
-        del a, d
+        keep: array[int] | bytes
+        if len(log) <= _SMALL_LOG:
+            gone = [k for k in log if k & _DP_MASK in target_set]
+            if not gone:
+                return 0
+            keep = array("q", [k for k in log if k & _DP_MASK not in target_set])
+        else:
+            a = np.frombuffer(log, dtype=np.int64)
+            d = a & _DP_MASK
+            hit = d == targets[0]  # (np.isin costs ~20 us a call: a few hundred owners per purge)
+            for t in targets[1:]:
+                hit |= d == t
+            if not hit.any():
+                return 0
+            gone = a[hit].tolist()
+            keep = a[~hit].tobytes()
+            del a, d
         for k in gone:
             self._unlink(k >> PAIR_SHIFT, k & _DP_MASK)
         self._release_group_refs(gone, self._gexempt.get(owner))
         if keep:
-            self._owners[owner] = array("q", keep)
+            self._owners[owner] = keep if isinstance(keep, array) else array("q", keep)
         else:
             del self._owners[owner]
+            self._forget_group_owner(owner)
         return len(gone)
 
     def has_owner(self, owner: Owner) -> bool:
@@ -554,7 +599,7 @@ class FlowTable:
 
     def clear(self) -> None:
         """Forget everything, including pending changes (capacity is kept)."""
-        self.__init__(self._capacity, self._gkinds)  # type: ignore[misc]
+        self.__init__(self._capacity, self._gkinds, self._gscope)  # type: ignore[misc]
 
     # -- changes --------------------------------------------------------------
 

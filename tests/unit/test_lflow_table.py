@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ovn_northd_py.flows.owners import holds_only_other_routers
+from ovn_northd_py.flows.owners import group_scope
 from ovn_northd_py.lflow.stages import LR_IN_ADMISSION, LS_IN_ACL, LS_IN_L2_LKUP, LS_IN_LB, Stage
 from ovn_northd_py.lflow.table import FlowTable
 
@@ -560,12 +560,12 @@ def test_purge_keeps_group_owned_counts_consistent() -> None:
 
 
 def test_purge_skipping_per_router_load_balancer_owners_of_other_routers_keeps_counts_exact() -> None:
-    # (holds_only_other_routers: a load balancer's per-router flows are on that router alone)
-    t = FlowTable(4, group_owner_kinds=frozenset({"lb"}))
+    # (group_scope: a load balancer's per-router flows are on that router alone)
+    t = FlowTable(4, group_owner_kinds=frozenset({"lb"}), group_scope=group_scope)
     on_r1 = t.add(1, LS_IN_LB, 10, "ip4.dst == 10.0.0.1", "ct_lb;", owner=("lb", "x", "r1"))
     on_r2 = t.add(2, LS_IN_LB, 10, "ip4.dst == 10.0.0.1", "ct_lb;", owner=("lb", "x", "r2"))
     assert on_r1 is not None and on_r1 == on_r2
-    assert t.purge_datapaths([2], holds_only_other_routers(frozenset({"r2"}))) == 1
+    assert t.purge_datapaths([2], frozenset({"r2"})) == 1
     assert t.datapaths(on_r1) == [1] and t.group_owned_only(on_r1)
     t.remove_owner(("lb", "x", "r1"))  # (must not find a count below zero)
     t.remove_owner(("lb", "x", "r2"))  # (its log was purged)
@@ -592,3 +592,27 @@ def test_drop_action_leaves_a_drop_the_reference_never_samples() -> None:
     t.drop_action = SAMPLE
     fid = t.add(0, LS_IN_L2_LKUP, 1, "1", "drop; /* DHCP_RELAY_REQ */", sample_drop=False)
     assert t.flow(fid).actions == "drop; /* DHCP_RELAY_REQ */"
+
+
+def test_purge_of_a_group_owner_with_a_long_log_drops_only_the_purged_datapaths_references() -> None:
+    t = FlowTable(4, group_owner_kinds=frozenset({"lb"}))
+    fids = [t.add_many([0, 1, 2], LS_IN_LB, 10, f"ip4.dst == 10.0.0.{k}", "ct_lb;", owner=("lb", "x"))
+            for k in range(30)]  # (90 log entries: the numpy path)
+    assert t.purge_datapaths([1]) == 30
+    assert all(f is not None and t.datapaths(f) == [0, 2] and t.group_owned_only(f) for f in fids)
+    assert t.owner_refs(("lb", "x")) == 60
+    t.remove_owner(("lb", "x"))
+    assert len(t) == 0
+
+
+def test_purge_with_scopes_leaves_other_routers_per_router_owners_unscanned_and_whole() -> None:
+    t = FlowTable(4, group_owner_kinds=frozenset({"lb"}), group_scope=group_scope)
+    t.add(1, LS_IN_LB, 10, "ip4.dst == 10.0.0.1", "ct_lb;", owner=("lb", "x", "r1"))
+    t.add(2, LS_IN_LB, 10, "ip4.dst == 10.0.0.2", "ct_lb;", owner=("lb", "x", "r2"))
+    t.add_many([0, 2], LS_IN_LB, 10, "ip4.dst == 10.0.0.3", "ct_lb;", owner=("lb", "y"))
+    assert t.purge_datapaths([2], frozenset({"r2"})) == 2  # r2's owner and the switch owner's entry
+    assert t.owner_refs(("lb", "x", "r1")) == 1 and not t.has_owner(("lb", "x", "r2"))
+    assert t.owner_refs(("lb", "y")) == 1
+    t.remove_owner(("lb", "x", "r1"))
+    t.remove_owner(("lb", "y"))
+    assert len(t) == 0

@@ -15,7 +15,7 @@ from ...flows.lr_pipeline import (
     route_and_policy_owners,
 )
 from ...flows.lr_routing import chain_order_dependents
-from ...flows.owners import OWNER_DP, OWNER_PORT, holds_only_other_routers, new_flow_table
+from ...flows.owners import OWNER_DP, OWNER_PORT, new_flow_table
 from ...ovsdb.connection import RowChange
 from ...sync.indexes import PB_BY_NAME
 from ..engine import UNCHANGED, UNHANDLED, UPDATED, EngineCtx, HandlerResult, Node
@@ -103,8 +103,7 @@ class LflowNode(Node):
                 return UNHANDLED
         if t is not None and t.dps_deleted:
             # Whatever the features left on a deleted datapath's bit (the bit is never reused).
-            h.table.purge_datapaths((dp.index for dp in t.dps_deleted.values()),
-                                    holds_only_other_routers(frozenset(t.dps_deleted)))
+            h.table.purge_datapaths((dp.index for dp in t.dps_deleted.values()), frozenset(t.dps_deleted))
         return UPDATED
 
     def on_northd(self, ctx: EngineCtx) -> HandlerResult:
