@@ -69,7 +69,7 @@ from .lflows import (
     other_ls_group_column,
     plan_sync,
 )
-from .load_balancers import desired_sb_lb, desired_sb_lbs
+from .load_balancers import desired_sb_lb, desired_sb_lb_on, desired_sb_lbs
 
 FLOW_COLUMNS = ("logical_datapath", "logical_dp_group", "pipeline", "table_id", "priority", "match", "actions",
                 "controller_meter", "external_ids", "tags")
@@ -587,17 +587,19 @@ def _changed_lbs(lflow: Any, nd: Any, nb_lbs: Any, dp_uuid: Mapping[str, str]
         return None, None
     idx = fctx.lbs
     want: dict[str, WantLb] = {}
-    # Load balancers on the same datapaths (a cluster-wide group's) share their datapath lists:
-    # sorted and resolved to SB uuids once, not once per load balancer.
-    lists: dict[frozenset[str], tuple[list[str], dict[str, str], list[str]]] = {}
+    # Load balancers on the same datapaths (a cluster-wide group's) share their SB datapath sets
+    # (switches; routers too with lb_split_datapath_groups): resolved once, not per load balancer.
+    lists: dict[frozenset[str], tuple[frozenset[str], frozenset[str]]] = {}
+    split = fctx.profile.has("lb_split_datapath_groups")
     for key in idx.sb_dirty:
         dps = frozenset(idx.lb_dps.get(key, ()))
         got = lists.get(dps)
         if got is None:
-            ls = [d.key for d in idx.switches_of(key, nd)]
-            lr = [d.key for d in idx.routers_of(key, nd)]
-            got = lists[dps] = (ls, {d: dp_uuid[d] for d in (*ls, *lr) if d in dp_uuid}, lr)
-        w = desired_sb_lb(nb_lbs.get(uuid.UUID(key)), got[0], got[1], got[2], fctx.profile)
+            ls = frozenset(dp_uuid[d.key] for d in idx.switches_of(key, nd) if d.key in dp_uuid)
+            lr = (frozenset(dp_uuid[d.key] for d in idx.routers_of(key, nd) if d.key in dp_uuid)
+                  if split else frozenset())
+            got = lists[dps] = (ls, lr)
+        w = desired_sb_lb_on(nb_lbs.get(uuid.UUID(key)), got[0], got[1], fctx.profile)
         if w is not None:
             want[key] = w
     scope = set(idx.sb_dirty)

@@ -57,6 +57,14 @@ def desired_sb_lb(lb: Any, switches: Iterable[str], dp_uuid: Mapping[str, str], 
     sb_dps = frozenset(dp_uuid[d] for d in switches if d in dp_uuid)
     split = profile.has("lb_split_datapath_groups")
     lr_dps = frozenset(dp_uuid[d] for d in routers if d in dp_uuid) if split else frozenset()
+    return desired_sb_lb_on(lb, sb_dps, lr_dps, profile)
+
+
+def desired_sb_lb_on(lb: Any, sb_dps: frozenset[str], lr_dps: frozenset[str],
+                     profile: FlowProfile = DEFAULT_PROFILE) -> WantLb | None:
+    """:func:`desired_sb_lb` with the datapaths already resolved to SB uuids (``lr_dps``: empty
+    without ``lb_split_datapath_groups``), for load balancers that share them."""
+    split = profile.has("lb_split_datapath_groups")
     if lb is None or not (sb_dps or lr_dps):
         return None
     ids = {} if split else {"lb_id": str(lb.uuid)}  # observed: the NB external_ids are not copied
