@@ -96,8 +96,14 @@ def uses_dynamic_addresses(nd: Any) -> bool:
     """Does any switch port hold or ask for IPAM addresses?  Without such ports, static addresses
     (and router ports) on a switch with IPAM keys change no assignment (MACs are allocated
     network-wide, so every port counts)."""
-    return any(p.kind == "lsp" and (p.dynamic_addresses or any("dynamic" in a and "dynamic" in a.split() for a in p.mac))
-               for p in nd.ports.values())
+    for p in nd.ports.values():  # (plain loops: this runs over every port of the network)
+        if p.kind == "lsp":
+            if p.dynamic_addresses:
+                return True
+            for a in p.mac:
+                if "dynamic" in a and "dynamic" in a.split():
+                    return True
+    return False
 
 
 # --------------------------------------------------------------------------- switch configuration
