@@ -4,7 +4,8 @@
 set and map columns it first rebuilds the datum (``Datum.from_python`` with constraint checks)
 and sorts referenced rows: reading a load-balancer group's ``load_balancer`` column for every
 router that uses the group dominated a cold sync.  We keep the converted value per (row, column)
-and hand out a shallow copy (so callers may still modify what they get).
+and hand out a shallow copy (so callers may still modify what they get); a column without
+pending local changes is converted straight from its stored datum, without the rebuild.
 
 Invalidation: the IDL updates a datum *in place* for update2 diffs, so the cache cannot key on
 the datum object.  Instead every row the IDL reports as changed or deleted (our ``notify``
@@ -49,7 +50,11 @@ def _fast_getattr(self: Any, name: str) -> Any:
     try:
         value = cache[name]
     except KeyError:
-        value = cache[name] = _ORIG_GETATTR(self, name)
+        # No change or mutation pending on the column: the stored datum, converted once.  (The
+        # IDL's own __getattr__ first rebuilds a set or map datum from its Python values, with
+        # constraint checks, to merge pending mutations: the same value, at several times the
+        # cost for a large set -- an address set of thousands, every load balancer's options.)
+        value = cache[name] = data[name].to_python(self._uuid_to_row)
     t = type(value)
     if t is list:
         return list(value)
