@@ -577,7 +577,9 @@ class Daemon:
                 # transaction (the writer checks its plan covers them, else compares them all).
                 gone = frozenset(str(r.uuid) for r in deleted_rows(ctx.sb_txn, "Datapath_Binding")) \
                     if ctx.stats.deleted.get("Datapath_Binding") else frozenset()
-                plan = self._plan_flows(gone, started_ms)
+                dps = self._dp_uuid()
+                alone = self._send_idl_part_first(ctx, dps)
+                plan = self._plan_flows(gone, started_ms, dps)
         except Exception:
             self.log.exception("engine run failed; will recompute")
             ctx.sb_txn.abort()
@@ -600,13 +602,21 @@ class Daemon:
         if self.warn.count:
             self.metrics.bad_rows.labels(kind="any").inc(self.warn.count)
             self.warn.count = 0
-        # One run, one SB transaction: the flow plan and the extra operations ride on the IDL's.
+        # One run, one SB transaction: the flow plan and the extra operations ride on the IDL's
+        # (but for the first write into an SB without flows: :meth:`_send_idl_part_first`).
         ops = plan.ops + ctx.sb_extra_ops
         self.write.sb_plan = plan
         self.write.started = time.perf_counter()
-        self.raw.tap.attach_ops = ops or None
         self.write.sb_txn = ctx.sb_txn
-        self.sb.expect_inserts(ctx.sb_txn)  # (their echo is recognised as ours: RowChange.own)
+        if alone:
+            if ops:
+                self.write.flow_req = self.raw.send(ops)
+                if self.write.flow_req is None:
+                    self.write.sb_plan = None
+                    self._write_failed("flow", "not connected", None)
+        else:
+            self.raw.tap.attach_ops = ops or None
+            self.sb.expect_inserts(ctx.sb_txn)  # (their echo is recognised as ours: RowChange.own)
         self.write.nb_txn = ctx.nb_txn
         self._poll_txns()
         if ctx.stats.total:
@@ -641,15 +651,38 @@ class Daemon:
         if at is not None:
             poller.timer_wait(at - now)
 
-    def _plan_flows(self, gone_dps: frozenset[str], started_ms: int) -> Plan:
+    def _send_idl_part_first(self, ctx: Ctx, dps: LazyDpUuids) -> bool:
+        """The first write into an SB that holds none of our flows, datapath groups or load
+        balancers (a cold start): the run's IDL changes (datapaths, port bindings, multicast and
+        port groups, address sets, ...) are sent now, in a transaction of their own, and the flow
+        plan follows as a second one.  The server executes the first while we plan and encode
+        the second, and we read the first's echo while it executes the second (a tenth of a
+        100-node cold sync).  True if the first went out.
+
+        Only then is it safe: until the second commits, SB holds datapaths without a single flow
+        (every packet dropped, as before any northd wrote), and no flow can name a row the first
+        did not commit (the server refuses the second: both are retried).  Anywhere else a run
+        stays one transaction.  ``dps`` is read before the commit (which takes the IDL's
+        uncommitted inserts out of its tables) for the plan that follows."""
+        if not self.writer.full_sync_needed or not self.writer.holds_nothing or not ctx.sb_txn._txn_rows:
+            return False
+        assert self.sb is not None
+        len(dps)  # (read now)
+        self.sb.expect_inserts(ctx.sb_txn)
+        if ctx.sb_txn.commit() != Txn.INCOMPLETE:
+            return False
+        assert self.raw is not None
+        self.raw.flush(2.0)  # (all of it to the server now, not after the plan)
+        return True
+
+    def _plan_flows(self, gone_dps: frozenset[str], started_ms: int, dps: LazyDpUuids) -> Plan:
         """This run's plan for the raw tables, plus SB_Global.nb_cfg (written with them, so
         ``--wait=sb`` returns only once what this run wrote has committed).  As the reference,
         copying nb_cfg stamps NB_Global nb_cfg_timestamp with the run's start (``started_ms``;
         ovn-nb(5), ovn-nbctl --print-wait-time's "ovn-northd delay before processing")."""
         assert self.sb is not None and self.nb is not None and self.graph is not None
         lflow = self.graph.lflow
-        plan, nwant = self.writer.plan(lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"), self._dp_uuid(),
-                                       gone_dps)
+        plan, nwant = self.writer.plan(lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"), dps, gone_dps)
         self.metrics.lflows.set(nwant if nwant is not None else len(lflow.table))
         self.metrics.flow_plans.labels(kind="incremental" if nwant is None else "full").inc()
         sbg = sb_global_row(self.sb)
@@ -696,7 +729,9 @@ class Daemon:
         if st == Txn.INCOMPLETE:
             return
         self.write.sb_txn, txn = None, self.write.sb_txn
-        plan, self.write.sb_plan = self.write.sb_plan, None
+        plan = None
+        if self.write.flow_req is None:  # (a plan sent alone after this transaction is _poll_flows')
+            plan, self.write.sb_plan = self.write.sb_plan, None
         self.metrics.commits.labels(status=Txn.status_to_string(st)).inc()
         self.metrics.commit_seconds.observe(time.perf_counter() - self.write.started)
         results = tap.attached_results.pop(getattr(txn, "_request_id", None), None)

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Hashable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
@@ -72,7 +73,7 @@ from ..lflow.stages import (
     LR_OUT_SNAT,
     LR_OUT_UNDNAT,
 )
-from ..lflow.table import FlowTable
+from ..lflow.table import FlowSpec7, FlowTable
 from ..northd.addresses import AddressError, IPAddress, LrpNetworks, parse_ip
 from ..northd.lb_vips import Endpoint, lb_protocol
 from ..northd.model import Datapath, Port
@@ -197,20 +198,47 @@ def build_router_lbs_flows(router: Datapath, gw: LbGateway, lbs: list[Any], tabl
             tuple((d.name, d.crp.name if d.crp is not None else None) for d in dgps),
             copp_meter(router, ctx, "event-elb"), copp_meter(router, ctx, "reject"))
     nat_check = gateway and bool(nat_ips)
+    plain_shape: Hashable = (base, frozenset())
+    index, key = router.index, router.key
     for lb in lbs:
         u = str(lb.uuid)
-        by_shape: dict[Hashable, list[_Spec]] = ctx.cached("router_lb_flows", u, dict)
-        nat_vips = ctx.cached("router_lb_vip_ips", u, partial(_vip_ips, lb, ctx)) & nat_ips if nat_check \
-            else frozenset()
-        shape = (base, nat_vips)
-        specs = by_shape.get(shape)
-        if specs is None:
-            specs = by_shape[shape] = _router_lb_specs(router, gw, lb, force_snat, nat_ips, gateway, ctx)
-        _add_specs(router, lb, table, specs, u)
+        by_shape: dict[Hashable, _RouterLbFlows] = ctx.cached("router_lb_flows", u, dict)
+        if nat_check:
+            nat_vips = ctx.cached("router_lb_vip_ips", u, partial(_vip_ips, lb, ctx)) & nat_ips
+            shape: Hashable = (base, nat_vips) if nat_vips else plain_shape
+        else:
+            shape = plain_shape
+        flows = by_shape.get(shape)
+        if flows is None:
+            flows = by_shape[shape] = _RouterLbFlows(
+                _specs7(_router_lb_specs(router, gw, lb, force_snat, nat_ips, gateway, ctx)), hint(u))
+        flows.add(table, index, router_lb_owner(u, key))
 
 
 # (stage, priority, match, actions, controller meter, added datapath by datapath: FlowTable.add's per_datapath)
 _Spec = tuple[Any, int, str, str, str | None, bool]
+
+
+def _specs7(specs: list[_Spec]) -> list[FlowSpec7]:
+    """As :meth:`FlowTable.add_specs` takes them (the learn flows' ``/* drop */`` is a comment:
+    never sampled)."""
+    return [(*spec, spec[0] != LR_IN_LB_AFF_LEARN) for spec in specs]
+
+
+@dataclass(slots=True)
+class _RouterLbFlows:
+    """A load balancer's flows on the routers of one shape, with the flow ids the last router
+    added got (the next router's adds skip building and looking up the flows' keys)."""
+
+    specs: list[FlowSpec7]
+    hint: str
+    epoch: object = None
+    fids: list[int] | None = None
+
+    def add(self, table: FlowTable, dp_index: int, owner: Hashable) -> None:
+        known = self.fids if self.epoch is table.epoch else None
+        self.fids = table.add_specs(dp_index, self.specs, self.hint, owner, known)
+        self.epoch = table.epoch
 
 
 def lb_dgps(router: Datapath, gw: LbGateway, ctx: FlowCtx | None) -> list[Port]:
@@ -234,14 +262,9 @@ def _vip_ips(lb: Any, ctx: FlowCtx) -> frozenset[IPAddress | None]:
     return frozenset(parse_ip_strict(v.vip.ip) for v in cached_vips(lb, ctx))
 
 
-def _add_specs(router: Datapath, lb: Any, table: FlowTable, specs: list[_Spec], u: str | None = None) -> None:
-    """``u``: ``str(lb.uuid)``, when the caller has it."""
-    if u is None:
-        u = str(lb.uuid)
-    i, owner, h = router.index, router_lb_owner(u, router.key), hint(u)
-    for stage, prio, match, actions, meter, per_dp in specs:
-        table.add(i, stage, prio, match, actions, hint=h, owner=owner, controller_meter=meter, per_datapath=per_dp,
-                  sample_drop=stage != LR_IN_LB_AFF_LEARN)  # (the learn flows' ``/* drop */``: a comment)
+def _add_specs(router: Datapath, lb: Any, table: FlowTable, specs: list[_Spec]) -> None:
+    u = str(lb.uuid)
+    table.add_specs(router.index, _specs7(specs), hint(u), router_lb_owner(u, router.key))
 
 
 def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool, nat_ips: frozenset[IPAddress],

@@ -137,14 +137,24 @@ def lrp_networks(lrp: Port) -> LrpNetworks | None:
         return None
 
 
+def _inside(x: int, bounds: list[tuple[int, int]]) -> bool:
+    """Is address ``x`` (an int) in one of the networks ``bounds`` (their first and last addresses)?"""
+    for lo, hi in bounds:  # noqa: SIM110 (a loop: no generator per address, thousands of them)
+        if lo <= x <= hi:
+            return True
+    return False
+
+
 def reachable_vips(nets: LrpNetworks, vips: tuple[IPAddress, ...]) -> list[str]:
     """The VIPs inside one of the port's networks (``options:neighbor_responder`` is not consulted)."""
     out: list[str] = []
+    b4 = [n.bounds() for n in nets.ipv4]
+    b6 = [n.bounds() for n in nets.ipv6]
     for vip in vips:
         if isinstance(vip, IPv4Address):
-            if any(n.contains(vip) for n in nets.ipv4):
+            if b4 and _inside(int(vip), b4):
                 out.append(str(vip))
-        elif isinstance(vip, IPv6Address) and any(n.contains(vip) for n in nets.ipv6):
+        elif isinstance(vip, IPv6Address) and b6 and _inside(int(vip), b6):
             out.append(format_ip(vip))
     return out
 
@@ -183,10 +193,12 @@ def router_lb_vip_sets(router: Datapath, memo: dict[Any, Any] | None = None) -> 
     anywhere = frozenset().union(*(p[1] for p in parts))
     in_v6 = frozenset().union(*(p[2] for p in parts))
     nets = [n for n in (lrp_networks(p) for p in router.ports if p.kind == "lrp") if n is not None]
+    b4 = [n.bounds() for ns in nets for n in ns.ipv4]
+    b6 = [n.bounds() for ns in nets for n in ns.ipv6]
     v4 = sorted({t for v, t in vips.items() if isinstance(v, IPv4Address) and v not in in_v6
-                 and (v in anywhere or any(n.contains(v) for ns in nets for n in ns.ipv4))})
+                 and (v in anywhere or _inside(int(v), b4))})
     v6 = sorted({t for v, t in vips.items() if v in in_v6 or (isinstance(v, IPv6Address)
-                 and (v in anywhere or any(n.contains(v) for ns in nets for n in ns.ipv6)))})
+                 and (v in anywhere or _inside(int(v), b6)))})
     out: dict[str, list[str]] = {}
     if v4:
         out[f"_rtr_lb_{router.tunnel_key}_ip4"] = v4

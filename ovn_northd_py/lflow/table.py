@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -49,6 +49,8 @@ from ovn_northd_py.lflow.stages import Stage
 
 Owner = Hashable
 FlowKey = tuple[str, int, str, str, str | None]  # (stage name, priority, match, actions, meter)
+# add_specs: (stage, priority, match, actions, controller_meter, per_datapath, sample_drop)
+FlowSpec7 = tuple[Stage, int, str, str, str | None, bool, bool]
 
 PAIR_SHIFT = 24
 MAX_DATAPATHS = 1 << PAIR_SHIFT  # datapath indices must fit in the low bits of a pair key
@@ -143,6 +145,7 @@ class FlowTable:
         "_capacity",
         "_dead",
         "_dirty",
+        "_epoch",
         "_extra",
         "_free",
         "_gexempt",
@@ -189,6 +192,9 @@ class FlowTable:
         # re-added owner often leaves a flow exactly as it was: take_changed then skips it).
         self._snap: dict[int, int | bytes | None] = {}
         self._free: list[int] = []
+        # Replaced whenever a flow id is freed (and may later name another flow): ids handed out
+        # under one epoch keep naming the same flows while it lasts (``add_specs``'s ``known``).
+        self._epoch = object()
         self._extra: dict[int, int] = {}  # pair -> references beyond the first
         self._owners: dict[Owner, array[int]] = {}
         self._gkinds = group_owner_kinds
@@ -314,6 +320,63 @@ class FlowTable:
                 else:
                     self._grefs[fid] = self._grefs.get(fid, 0) + 1
         return fid
+
+    @property
+    def epoch(self) -> object:
+        """Stays the same (``is``) while no flow id is freed: flow ids :meth:`add_specs` returned
+        under it still name the same flows."""
+        return self._epoch
+
+    def add_specs(
+        self,
+        dp_index: int,
+        specs: Sequence[FlowSpec7],
+        hint: str | None = None,
+        owner: Owner | None = None,
+        known: Sequence[int] | None = None,
+    ) -> list[int]:
+        """:meth:`add` of each ``(stage, priority, match, actions, controller_meter, per_datapath,
+        sample_drop)`` of ``specs`` on ``dp_index``, all with ``hint`` and ``owner``; returns their
+        flow ids, in order.  The same references, owner log and changes as one ``add`` each.
+
+        ``known``: the ids an earlier call with the same ``specs`` returned under the current
+        :attr:`epoch`: their keys are not built and looked up again (a load balancer's flows,
+        the same on each of a hundred gateway routers sharing its group)."""
+        if not specs:
+            return []
+        if not 0 <= dp_index < self._capacity:
+            self._grow_for(dp_index)
+        log = None
+        gowned = False
+        if owner is not None:
+            gowned = bool(self._gkinds) and self._group_owned(owner)
+            log = self._owners.get(owner)
+            if log is None:
+                log = self._owners[owner] = array("q")
+                if gowned:
+                    self._gowners_of(owner)[owner] = None
+        ndp, index, link = self._ndp, self._index, self._link
+        out: list[int] = []
+        for n, (stage, priority, match, actions, meter, per_dp, sample_drop) in enumerate(specs):
+            fid = known[n] if known is not None else -1
+            if fid < 0 or ndp[fid] == 0:  # (a flow emptied earlier in this batch: revived as add does)
+                if self.drop_action is not None and sample_drop and "drop" in actions:
+                    actions = self._debug_drop(actions)
+                key = (stage.name, priority, match, actions, meter)
+                got = index.get(key)
+                fid = self._create(key, stage, None, hint) if got is None or ndp[got] == 0 else got
+            link(fid, dp_index)
+            out.append(fid)
+            if log is not None:
+                pair = (fid << PAIR_SHIFT) | dp_index
+                log.append(pair)
+                if gowned:
+                    if per_dp:
+                        exempt = self._gexempt.setdefault(owner, {})
+                        exempt[pair] = exempt.get(pair, 0) + 1
+                    else:
+                        self._grefs[fid] = self._grefs.get(fid, 0) + 1
+        return out
 
     def _group_owned(self, owner: Owner) -> bool:
         return type(owner) is tuple and bool(owner) and owner[0] in self._gkinds
@@ -658,6 +721,7 @@ class FlowTable:
         self._tags.pop(fid, None)
         self._reported[fid] = 0
         self._free.append(fid)
+        self._epoch = object()
 
     # -- reading --------------------------------------------------------------
 

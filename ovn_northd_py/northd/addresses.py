@@ -299,6 +299,12 @@ class Ipv4Net:
         m = ~_host_mask(self.plen, 32)
         return (int(addr) & m) == (int(self.addr) & m)
 
+    def bounds(self) -> tuple[int, int]:
+        """The network's first and last address, as ints (for many :meth:`contains` in a row)."""
+        host = _host_mask(self.plen, 32)
+        lo = int(self.addr) & ~host
+        return lo, lo | host
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class Ipv6Net:
@@ -346,6 +352,12 @@ class Ipv6Net:
     def contains(self, addr: IPv6Address) -> bool:
         m = ~_host_mask(self.plen, 128)
         return (int(addr) & m) == (int(self.addr) & m)
+
+    def bounds(self) -> tuple[int, int]:
+        """The network's first and last address, as ints (for many :meth:`contains` in a row)."""
+        host = _host_mask(self.plen, 128)
+        lo = int(self.addr) & ~host
+        return lo, lo | host
 
 
 _LLA_NET: Final = ipaddress.IPv6Network("fe80::/10")

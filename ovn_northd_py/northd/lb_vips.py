@@ -77,13 +77,27 @@ def parse_endpoint(text: str) -> Endpoint | None:
         port = int(p)
     else:
         host = s
+    if port is not None and not 0 < port <= 65535:
+        return None
+    if _plain_ipv4(host):  # (as ipaddress would write it: thousands of backends per cold sync)
+        return Endpoint(host, False, port)
     try:
         addr = ipaddress.ip_address(host)
     except ValueError:
         return None
-    if port is not None and not 0 < port <= 65535:
-        return None
     return Endpoint(str(addr), addr.version == 6, port)
+
+
+def _plain_ipv4(host: str) -> bool:
+    """Dotted-quad IPv4 in its canonical text (no leading zeros): ``ipaddress`` would accept it
+    and write it back unchanged."""
+    parts = host.split(".")
+    if len(parts) != 4:
+        return False
+    for p in parts:
+        if not (p.isascii() and p.isdigit()) or len(p) > 3 or (p[0] == "0" and len(p) > 1) or int(p) > 255:
+            return False
+    return True
 
 
 def lb_protocol(lb: Any) -> str:

@@ -24,6 +24,8 @@ from __future__ import annotations
 import errno
 import itertools
 import json
+import select
+import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Self
@@ -122,6 +124,26 @@ def send_bulk(session: Any, msg: Any) -> int:
     if was_empty:
         rpc.run()
     return int(rpc.status)
+
+
+def flush(session: Any, timeout: float) -> bool:
+    """Write what the session has queued, waiting for the socket to take it for up to
+    ``timeout`` seconds (the server reads as we write).  True if nothing is left queued.  For a
+    request the server should start on while we go on computing: a queued remainder would
+    otherwise wait for the next turn of the loop."""
+    rpc = getattr(session, "rpc", None)
+    if rpc is None or rpc.status:
+        return False
+    deadline = time.monotonic() + timeout
+    while True:
+        rpc.run()
+        if not rpc.get_backlog():
+            return True
+        left = deadline - time.monotonic()
+        sock = getattr(rpc.stream, "socket", None)
+        if left <= 0 or sock is None or rpc.status:
+            return False
+        select.select([], [sock], [], left)
 
 
 def _name_persisted_inserts(params: list[Any]) -> None:
@@ -251,6 +273,10 @@ class RawSb:
             self.tap.waiting.discard(rid)
             return None
         return RawRequest(rid, self.tap.get_seqno(), len(head) - 1 if params is None else 0)
+
+    def flush(self, timeout: float) -> bool:
+        """:func:`flush` of this session."""
+        return flush(self.tap._s, timeout)
 
     def cancel_monitor(self, drop: bool = True) -> None:
         """Stop our monitor (if any).  ``drop``: its updates, and those already received, are

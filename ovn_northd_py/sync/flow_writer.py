@@ -172,6 +172,12 @@ class FlowWriter:
         return self.cache.loaded
 
     @property
+    def holds_nothing(self) -> bool:
+        """SB has been read and holds no logical flow, datapath group or load balancer."""
+        c = self.cache
+        return c.loaded and not (c.flows or c.groups or c.lbs)
+
+    @property
     def loading(self) -> bool:
         """A select of the load is in flight (:meth:`poll_load` takes its reply)."""
         return self.load_req is not None

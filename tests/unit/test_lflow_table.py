@@ -616,3 +616,60 @@ def test_purge_with_scopes_leaves_other_routers_per_router_owners_unscanned_and_
     t.remove_owner(("lb", "x", "r1"))
     t.remove_owner(("lb", "y"))
     assert len(t) == 0
+
+
+# -- add_specs: one router's load-balancer flows at a time -----------------------
+
+_SPECS = [(LS_IN_LB, 120, "vip", "ct_lb;", None, False, True),
+          (LS_IN_LB, 110, "vip2", "drop;", "m1", True, True),
+          (LS_IN_ACL, 10, "learn", "commit; /* drop */", None, False, False)]
+
+
+def _state(t: FlowTable) -> list[tuple[object, ...]]:
+    return sorted((f.stage.name, f.priority, f.match, f.actions, f.controller_meter, f.hint, f.datapaths,
+                   t.group_owned_only(f.fid)) for f in t.flows())
+
+
+def test_add_specs_leaves_the_table_as_one_add_per_spec_would() -> None:
+    one = FlowTable(4, group_owner_kinds=frozenset({"lb"}), group_scope=group_scope)
+    many = FlowTable(4, group_owner_kinds=frozenset({"lb"}), group_scope=group_scope)
+    one.drop_action = many.drop_action = "sample(); drop;"
+    for dp in (0, 2):
+        owner = ("lb", "x", f"r{dp}")
+        for stage, prio, match, actions, meter, per_dp, sample in _SPECS:
+            one.add(dp, stage, prio, match, actions, hint="h", owner=owner, controller_meter=meter,
+                    per_datapath=per_dp, sample_drop=sample)
+        many.add_specs(dp, _SPECS, "h", owner)
+    assert _state(one) == _state(many)
+    assert one.take_changes() == many.take_changes()
+    for dp in (0, 2):
+        assert one.owner_refs(("lb", "x", f"r{dp}")) == many.owner_refs(("lb", "x", f"r{dp}")) == 3
+    one.remove_owner(("lb", "x", "r0"))
+    many.remove_owner(("lb", "x", "r0"))
+    assert _state(one) == _state(many)
+
+
+def test_add_specs_reuses_known_flow_ids_only_within_one_epoch() -> None:
+    t = FlowTable(4)
+    fids = t.add_specs(0, _SPECS, "h", ("lb", "x", "r0"))
+    epoch = t.epoch
+    assert t.add_specs(1, _SPECS, "h", ("lb", "x", "r1"), known=fids) == fids
+    assert t.epoch is epoch
+    t.remove_owner(("lb", "x", "r0"))
+    t.remove_owner(("lb", "x", "r1"))
+    t.take_changes()  # (the emptied flows' ids are freed)
+    assert t.epoch is not epoch
+    other = t.add(0, LS_IN_L2_LKUP, 50, "eth.dst == 1", "next;")  # may take a freed id
+    again = t.add_specs(2, _SPECS, "h", ("lb", "x", "r2"))
+    assert other not in again and t.flow(other).stage == LS_IN_L2_LKUP
+    assert [t.flow(f).match for f in again] == ["vip", "vip2", "learn"]
+
+
+def test_add_specs_revives_a_known_flow_emptied_earlier_in_the_batch() -> None:
+    t = FlowTable(4)
+    fids = t.add_specs(0, _SPECS, "h", ("lb", "x", "r0"))
+    t.take_changes()
+    t.remove_owner(("lb", "x", "r0"))  # emptied, ids kept until the next take_changes
+    assert t.add_specs(1, _SPECS, "h2", ("lb", "x", "r1"), known=fids) == fids
+    assert [t.datapaths(f) for f in fids] == [[1], [1], [1]]
+    assert t.take_changes().modified == sorted(fids)
