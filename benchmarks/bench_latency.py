@@ -74,6 +74,7 @@ and cluster_density.py), each a change kind whose rounds accumulate as ovn-heate
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import math
 import os
@@ -93,6 +94,7 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+import ovn_northd_py
 from ovn_northd_py.devtools.gen_neutron import build_neutron_nb, neutron_names
 from ovn_northd_py.devtools.gen_ovnk import (
     Node,
@@ -971,6 +973,9 @@ def main(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 2
     print(f"reference: {ref_tools.describe()}", flush=True)
+    # Ours byte-compiled, as an installed package is (an editable checkout under
+    # PYTHONDONTWRITEBYTECODE would compile every module again at each daemon start).
+    compileall.compile_dir(str(Path(ovn_northd_py.__file__).parent), quiet=1)
     print(f"nbctl: {'daemon (--nbctl-daemon)' if args.nbctl_daemon else 'one-shot'}", flush=True)
     try:
         kinds = [CHANGE_KINDS[name] for name in args.changes.split(",") if name]

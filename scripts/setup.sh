@@ -46,3 +46,6 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import ovn_northd_py, num
   /usr/bin/python3 -m venv --system-site-packages .venv
   .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
 fi
+# Byte-compiled as a package install is (an editable install is not; PYTHONDONTWRITEBYTECODE
+# would then have every daemon start compile its modules again).
+.venv/bin/python -m compileall -q ovn_northd_py >/dev/null
