@@ -23,7 +23,7 @@ import resource
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import ovs.unixctl
@@ -525,7 +525,7 @@ def plan(d: Any, limit: int = 20, cache: Any = None) -> str:
     return "\n".join(lines)
 
 
-def _describe_op(op: dict[str, Any]) -> str:
+def _describe_op(op: Mapping[str, Any]) -> str:
     table = op.get("table", "?")
     row = op.get("row") or {}
     where = op.get("where")

@@ -27,6 +27,7 @@ import json
 import select
 import time
 from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -108,21 +109,50 @@ def _bulk_output(rpc: Any) -> _OutBuf:
     return out
 
 
+# A request's operations are encoded this many at a time (see send_bulk).
+_OPS_PER_CHUNK = 2000
+
+
+def _json_default(obj: Any) -> Any:
+    """An operation that builds its JSON when encoded (``json_value``: a flow writer's insert);
+    else the text (python-ovs 3.1 puts a uuid.UUID object in a persist_uuid insert)."""
+    value = getattr(obj, "json_value", None)
+    return value() if value is not None else str(obj)
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), default=_json_default)
+
+
 def send_bulk(session: Any, msg: Any) -> int:
-    """Queue ``msg`` on a python-ovs Session, serialised once with the C encoder (no key
-    sorting) into the chunked output queue.  Returns 0 or an errno, like ``Session.send``."""
+    """Queue ``msg`` on a python-ovs Session, serialised with the C encoder (no key sorting) into
+    the chunked output queue.  Returns 0 or an errno, like ``Session.send``.
+
+    A long ``params`` list (a cold sync's 70,000 inserts) is encoded a slice at a time, each
+    slice written to the socket as far as it takes it before the next is encoded: the server
+    parses the request while we encode the rest, and the whole text (30 MB, twice over as str
+    and bytes) never sits in memory at once."""
     rpc = getattr(session, "rpc", None)
     if rpc is None:
         return errno.ENOTCONN
     if rpc.status:
         return int(rpc.status)
-    # (default=str: python-ovs 3.1 puts a uuid.UUID object in a persist_uuid insert.)
-    data = json.dumps(msg.to_json(), separators=(",", ":"), default=str).encode("utf-8")
+    j = msg.to_json()
+    params = j.get("params")
     out = _bulk_output(rpc)
-    was_empty = len(out) == 0
-    out += data
-    if was_empty:
+    if not isinstance(params, list) or len(params) <= _OPS_PER_CHUNK:
+        was_empty = len(out) == 0
+        out += _dumps(j).encode("utf-8")
+        if was_empty:
+            rpc.run()
+        return int(rpc.status)
+    rest = _dumps({k: v for k, v in j.items() if k != "params"})
+    for i in range(0, len(params), _OPS_PER_CHUNK):
+        text = _dumps(params[i:i + _OPS_PER_CHUNK])[1:-1]
+        out += ('{"params":[' + text if i == 0 else "," + text).encode("utf-8")
         rpc.run()
+    out += ("]" + ("," + rest[1:] if len(rest) > 2 else "}")).encode("utf-8")
+    rpc.run()
     return int(rpc.status)
 
 
@@ -158,6 +188,29 @@ _T_REPLY = ovs.jsonrpc.Message.T_REPLY
 _T_ERROR = ovs.jsonrpc.Message.T_ERROR
 
 
+# The row updates a lean monitor sends for an insert or a delete (no columns), shared by all:
+# readers of ``SessionTap.updates`` must not modify them.
+_INSERTED: dict[str, Any] = {"new": {}}
+_DELETED: dict[str, Any] = {"old": {}}
+
+
+def _compact(update: Any) -> Any:
+    """A monitor update with its column-less inserts and deletes made one shared object each (a
+    cold sync's echo of 60,000 inserts sits in memory beside the transaction's reply)."""
+    if not isinstance(update, dict):
+        return update
+    for rows in update.values():
+        if not isinstance(rows, dict):
+            continue
+        for u, ru in rows.items():
+            if isinstance(ru, dict) and len(ru) == 1:
+                if ru.get("new") == {}:
+                    rows[u] = _INSERTED
+                elif ru.get("old") == {}:
+                    rows[u] = _DELETED
+    return update
+
+
 class SessionTap:
     """Wraps an ``ovs.jsonrpc.Session``: replies to our requests and updates of our monitor are
     kept; raw operations can ride on the IDL's next ``transact``; everything else passes."""
@@ -168,7 +221,7 @@ class SessionTap:
         self.replies: dict[Any, Any] = {}
         self.unread: set[Any] = set()  # requests whose replies nobody reads: dropped
         # Set by the caller right before ``Transaction.commit()``; taken by the next transact.
-        self.attach_ops: list[dict[str, Any]] | None = None
+        self.attach_ops: list[Mapping[str, Any]] | None = None
         self.attached: dict[Any, int] = {}  # IDL request id -> index of the first attached result
         self.attached_results: dict[Any, list[Any] | str] = {}
         self.last_attached_id: Any = None
@@ -218,7 +271,7 @@ class SessionTap:
             elif (msg.type == ovs.jsonrpc.Message.T_NOTIFY and msg.method == "update"
                   and isinstance(msg.params, list) and len(msg.params) == 2 and msg.params[0] in self.monitor_ids):
                 if msg.params[0] not in self.dropped_ids:
-                    self.updates.append(msg.params[1])
+                    self.updates.append(_compact(msg.params[1]))
                 continue
             return msg
 
@@ -257,7 +310,7 @@ class RawSb:
             idl._session = SessionTap(idl._session)
         self.tap: SessionTap = idl._session
 
-    def send(self, ops: list[dict[str, Any]], with_lock: bool = True, method: str = "transact",
+    def send(self, ops: Sequence[Mapping[str, Any]], with_lock: bool = True, method: str = "transact",
              params: list[Any] | None = None) -> RawRequest | None:
         """Send one transaction (or another request with ``params``); None if not connected."""
         if not self.tap.is_connected():
@@ -266,7 +319,7 @@ class RawSb:
         if with_lock and self.lock_name:
             head.append({"op": "assert", "lock": self.lock_name})
         rid = f"raw{next(_ids)}"
-        body = params if params is not None else head + ops
+        body = params if params is not None else [*head, *ops]
         msg = ovs.jsonrpc.Message(ovs.jsonrpc.Message.T_REQUEST, method, body, None, None, rid)
         self.tap.waiting.add(rid)
         if send_bulk(self.tap._s, msg):

@@ -59,6 +59,7 @@ def desired_flows(table: FlowTable, nd: Northd, dp_uuid: Mapping[str, str], prof
     groups = table.groups()
     gid_of = groups.as_dict()
     group_sets: dict[int, frozenset[str]] = {}
+    single: dict[str, frozenset[str]] = {}
     want: dict[FKey, WantFlow] = {}
     lb_groups = _lb_groups(profile)
     # The external_ids and tags maps, one object per distinct value (shared by the desired flows
@@ -75,7 +76,11 @@ def desired_flows(table: FlowTable, nd: Northd, dp_uuid: Mapping[str, str], prof
                 group_sets[gid] = dps
         else:
             u = by_index[f.datapaths[0]] if f.datapaths and f.datapaths[0] < len(by_index) else None
-            dps = frozenset((u,)) if u else frozenset()
+            if not u:
+                continue
+            dps = single.get(u)  # (one set per datapath, shared by its flows: 200 bytes a flow)
+            if dps is None:
+                dps = single[u] = frozenset((u,))
         if not dps:
             continue
         st = f.stage

@@ -29,7 +29,7 @@ the foreign changes the flow writer's monitor reported folded in
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -311,6 +311,44 @@ def _norm_json(v: Any) -> Any:
     return repr(v)
 
 
+class FlowInsert(Mapping[str, Any]):
+    """A Logical_Flow ``insert`` operation whose JSON is built only as the request is encoded
+    (:meth:`json_value`, which the raw path's encoder calls) and then dropped: a cold sync's
+    60,000 inserts as dicts, rows and external_ids lists were the daemon's peak memory.  Reads as
+    the operation's dict.  ``ref``: the flow's group reference (None: on its single datapath)."""
+
+    __slots__ = ("k", "ref", "w")
+
+    def __init__(self, k: FKey, w: WantFlow, ref: list[Any] | None) -> None:
+        self.k, self.w, self.ref = k, w, ref
+
+    def json_value(self) -> dict[str, Any]:
+        k, w = self.k, self.w
+        # (An inserted row's empty columns are left out: the server gives them their default,
+        # empty; a cold sync's transaction is that much smaller.)
+        row: dict[str, Any] = {"pipeline": k[1], "table_id": k[2], "priority": k[3], "match": k[4],
+                               "actions": k[5], "external_ids": _omap(w.ext)}
+        if w.tags:
+            row["tags"] = _omap(w.tags)
+        if k[6]:
+            row["controller_meter"] = k[6]
+        if self.ref is None:
+            (d,) = tuple(w.dps)
+            row["logical_datapath"] = ["uuid", d]
+        else:
+            row["logical_dp_group"] = self.ref
+        return {"op": "insert", "table": "Logical_Flow", "row": row}
+
+    def __getitem__(self, key: str) -> Any:
+        return self.json_value()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("op", "table", "row"))
+
+    def __len__(self) -> int:
+        return 3
+
+
 # ---- plans: the operations of one write, and the actions that replay it on the cache ----
 #
 # Each action records what one operation (``op``: its index in ``Plan.ops``) does to the cache,
@@ -375,7 +413,7 @@ _WITH_OP = (InsertGroup, InsertFlow, UpdateFlow, InsertLb, UpdateLb)
 
 @dataclass(slots=True)
 class Plan:
-    ops: list[dict[str, Any]] = field(default_factory=list)
+    ops: list[Mapping[str, Any]] = field(default_factory=list)
     actions: list[PlanAction] = field(default_factory=list)  # replayed on the cache after success
     inserted: int = 0
     updated: int = 0
@@ -634,20 +672,7 @@ class _Planner:
                     self._delete_flow(u)
                 continue
             if not have:
-                # (An inserted row's empty columns are left out: the server gives them their
-                # default, empty; a cold sync's transaction is that much smaller.)
-                row = {"pipeline": k[1], "table_id": k[2], "priority": k[3], "match": k[4], "actions": k[5],
-                       "external_ids": _omap(w.ext)}
-                if w.tags:
-                    row["tags"] = _omap(w.tags)
-                if k[6]:
-                    row["controller_meter"] = k[6]
-                if len(w.dps) == 1:
-                    (d,) = tuple(w.dps)
-                    row["logical_datapath"] = ["uuid", d]
-                else:
-                    row["logical_dp_group"] = self.flow_group_ref(w)
-                ops.append({"op": "insert", "table": "Logical_Flow", "row": row})
+                ops.append(FlowInsert(k, w, None if len(w.dps) == 1 else self.flow_group_ref(w)))
                 actions.append(InsertFlow(len(ops) - 1, k, w))
                 plan.inserted += 1
                 continue
