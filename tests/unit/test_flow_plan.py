@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Any
 
+from ovn_northd_py.ovsdb.raw import _dumps
 from ovn_northd_py.sync.flow_writer import FlowWriter
 from ovn_northd_py.sync.lflows import (
     DeleteFlow,
@@ -201,3 +203,17 @@ def test_cache_by_key_holds_one_uuid_as_a_string_and_duplicates_as_a_list() -> N
     assert cache.by_key[k] == "u3" and cache.uuids(k) == ("u3",)
     cache.del_flow("u3")
     assert k not in cache.by_key and cache.uuids(k) == ()
+
+
+def test_a_planned_flow_insert_reads_and_encodes_as_its_operation() -> None:
+    want = {key("a"): WantFlow(frozenset({"dp1"}), {"stage-name": "ls_in_acl"}, {"in_out_port": "p1"}),
+            key("b"): flow("dp1", "dp2")}
+    plan = plan_sync(FlowCache(), want, None, set(want))
+    (single,) = [op for op in plan.ops if op["table"] == "Logical_Flow" and op["row"]["match"] == "a"]
+    assert dict(single) == {"op": "insert", "table": "Logical_Flow", "row": {
+        "pipeline": "ingress", "table_id": 8, "priority": 100, "match": "a", "actions": "next;",
+        "external_ids": ["map", [["stage-name", "ls_in_acl"]]], "tags": ["map", [["in_out_port", "p1"]]],
+        "logical_datapath": ["uuid", "dp1"]}}
+    (grouped,) = [op for op in plan.ops if op["table"] == "Logical_Flow" and op["row"]["match"] == "b"]
+    assert grouped["row"]["logical_dp_group"][0] == "named-uuid"
+    assert json.loads(_dumps(plan.ops)) == [dict(op) for op in plan.ops]

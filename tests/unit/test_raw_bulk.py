@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from ovn_northd_py.ovsdb.connection import DbConnection
-from ovn_northd_py.ovsdb.raw import RawSb
+from ovn_northd_py.ovsdb.raw import RawSb, _compact
 
 
 def test_a_transaction_of_many_operations_is_sent_whole(env: Any) -> None:
@@ -34,3 +34,13 @@ def test_a_transaction_of_many_operations_is_sent_whole(env: Any) -> None:
         assert sorted(r["name"] for r in rows) == sorted(f"as{i}" for i in range(4500))
     finally:
         conn.close()
+
+
+def test_column_less_inserts_and_deletes_of_a_monitor_update_are_shared_objects() -> None:
+    update = {"Logical_Flow": {"u1": {"new": {}}, "u2": {"old": {}}, "u3": {"old": {"match": "a"}, "new": {"match": "b"}}},
+              "Logical_DP_Group": {"g1": {"new": {}}}}
+    out = _compact(update)
+    assert out == {"Logical_Flow": {"u1": {"new": {}}, "u2": {"old": {}}, "u3": {"old": {"match": "a"}, "new": {"match": "b"}}},
+                   "Logical_DP_Group": {"g1": {"new": {}}}}
+    assert out["Logical_Flow"]["u1"] is out["Logical_DP_Group"]["g1"]
+    assert out["Logical_Flow"]["u3"]["new"] == {"match": "b"}
