@@ -579,7 +579,7 @@ class Daemon:
                     if ctx.stats.deleted.get("Datapath_Binding") else frozenset()
                 dps = self._dp_uuid()
                 alone = self._send_idl_part_first(ctx, dps)
-                plan = self._plan_flows(gone, started_ms, dps)
+                plan = self._plan_flows(gone, started_ms, dps, after_idl_part=alone)
         except Exception:
             self.log.exception("engine run failed; will recompute")
             ctx.sb_txn.abort()
@@ -675,22 +675,32 @@ class Daemon:
         self.raw.flush(2.0)  # (all of it to the server now, not after the plan)
         return True
 
-    def _plan_flows(self, gone_dps: frozenset[str], started_ms: int, dps: LazyDpUuids) -> Plan:
+    def _plan_flows(self, gone_dps: frozenset[str], started_ms: int, dps: LazyDpUuids,
+                    after_idl_part: bool = False) -> Plan:
         """This run's plan for the raw tables, plus SB_Global.nb_cfg (written with them, so
         ``--wait=sb`` returns only once what this run wrote has committed).  As the reference,
         copying nb_cfg stamps NB_Global nb_cfg_timestamp with the run's start (``started_ms``;
-        ovn-nb(5), ovn-nbctl --print-wait-time's "ovn-northd delay before processing")."""
+        ovn-nb(5), ovn-nbctl --print-wait-time's "ovn-northd delay before processing").
+        ``after_idl_part``: the plan goes after the run's IDL transaction, already sent
+        (:meth:`_send_idl_part_first`)."""
         assert self.sb is not None and self.nb is not None and self.graph is not None
         lflow = self.graph.lflow
         plan, nwant = self.writer.plan(lflow, self.graph.northd.data, self.nb.rows("Load_Balancer"), dps, gone_dps)
         self.metrics.lflows.set(nwant if nwant is not None else len(lflow.table))
         self.metrics.flow_plans.labels(kind="incremental" if nwant is None else "full").inc()
         sbg = sb_global_row(self.sb)
-        # (While SB_Global is being created, its echo triggers another run that writes nb_cfg.)
-        if (sbg is not None and sbg._data is not None and self.write.pending_nb_cfg is not None
-                and sbg.nb_cfg != self.write.pending_nb_cfg):
-            plan.ops.append({"op": "update", "table": "SB_Global", "where": [["_uuid", "==", ["uuid", str(sbg.uuid)]]],
-                             "row": {"nb_cfg": self.write.pending_nb_cfg}})
+        pending = self.write.pending_nb_cfg
+        where: list[Any] | None = None
+        if sbg is not None and sbg._data is not None and pending is not None and sbg.nb_cfg != pending:
+            where = [["_uuid", "==", ["uuid", str(sbg.uuid)]]]
+        elif after_idl_part and sbg is None and pending is not None:
+            # The IDL's transaction, already sent, creates SB_Global: the plan that follows it
+            # updates the (one) row it committed.
+            where = []
+        # (Else, while SB_Global is being created with the plan, its echo triggers another run
+        # that writes nb_cfg.)
+        if where is not None:
+            plan.ops.append({"op": "update", "table": "SB_Global", "where": where, "row": {"nb_cfg": pending}})
             nbg = nb_global_row(self.nb)
             if nbg is not None:
                 nbg.nb_cfg_timestamp = started_ms
