@@ -278,9 +278,9 @@ def stateless_acl_with_lb(dp: Datapath, ctx: FlowCtx) -> bool:
 
 def switch_acl_rows(dp: Datapath, ctx: FlowCtx) -> dict[str, Any]:
     """acl uuid -> row of every ACL applied to switch ``dp`` (its own, then its port groups')."""
-    out: dict[str, Any] = {str(a.uuid): a for a in dp.nb.acls}
+    out: dict[str, Any] = {fastrow.uuid_str(a): a for a in dp.nb.acls}
     for a in ctx.acl.pg_acl_rows(dp.key):
-        out.setdefault(str(a.uuid), a)
+        out.setdefault(fastrow.uuid_str(a), a)
     return out
 
 

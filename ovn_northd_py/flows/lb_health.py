@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..northd.lb_vips import Endpoint, explicit_backends, is_template_lb, lb_protocol, parse_endpoint
+from ..ovsdb import fastrow
 
 HEALTH_PROTOCOLS: Final = frozenset({"tcp", "udp"})
 DOWN: Final = frozenset({"offline", "error"})
@@ -46,9 +47,9 @@ def hash_fields(lb: Any) -> str:
 
     Observed: ``tp_src``/``tp_dst`` become ``<protocol>_src``/``_dst`` only when the load balancer
     names its protocol; without one (tcp by default) the reference writes ``tp_src`` as it is."""
-    proto = getattr(lb, "protocol", None) or []
+    proto = fastrow.peek(lb, "protocol") or []
     named = proto[0] if proto else None
-    fields = sorted(lb.selection_fields)
+    fields = sorted(fastrow.peek(lb, "selection_fields"))
     if named:
         fields = [f.replace("tp_", f"{named}_") for f in fields]
     return f'; hash_fields="{",".join(fields)}"' if fields else ""

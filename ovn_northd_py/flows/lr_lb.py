@@ -77,6 +77,7 @@ from ..lflow.table import FlowSpec7, FlowTable
 from ..northd.addresses import AddressError, IPAddress, LrpNetworks, parse_ip
 from ..northd.lb_vips import Endpoint, lb_protocol
 from ..northd.model import Datapath, Port
+from ..ovsdb.fastrow import uuid_str
 from .chassis_features import ALL_FEATURES
 from .context import FlowCtx, hint
 from .copp import copp_meter
@@ -201,7 +202,7 @@ def build_router_lbs_flows(router: Datapath, gw: LbGateway, lbs: list[Any], tabl
     plain_shape: Hashable = (base, frozenset())
     index, key = router.index, router.key
     for lb in lbs:
-        u = str(lb.uuid)
+        u = uuid_str(lb)
         by_shape: dict[Hashable, _RouterLbFlows] = ctx.cached("router_lb_flows", u, dict)
         if nat_check:
             nat_vips = ctx.cached("router_lb_vip_ips", u, partial(_vip_ips, lb, ctx)) & nat_ips

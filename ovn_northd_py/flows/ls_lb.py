@@ -64,6 +64,7 @@ from ..lflow.stages import (
 from ..lflow.table import FlowTable
 from ..northd.lb_vips import Endpoint, is_template_lb, lb_protocol, parse_vip
 from ..northd.model import Datapath, Northd
+from ..ovsdb.fastrow import uuid_str
 from .acl_index import ls_has_lb_vips, smap_bool, stateless_acl_with_lb
 from .acl_rules import reject_reentry_stage
 from .context import FlowCtx, hint
@@ -350,7 +351,7 @@ def cached_vips(lb: Any, ctx: FlowCtx | None) -> tuple[Vip, ...]:
     under the load balancer's uuid: whoever changes what it reads calls ``ctx.forget(uuid)``)."""
     if ctx is None:
         return tuple(lb_vips(lb))
-    return ctx.cached("lb_vips", str(lb.uuid), lambda: tuple(lb_vips(lb, ctx)))
+    return ctx.cached("lb_vips", uuid_str(lb), lambda: tuple(lb_vips(lb, ctx)))
 
 
 def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
@@ -384,7 +385,7 @@ def switch_lb_specs(lb: Any, ctx: FlowCtx | None) -> list[FlowSpec]:
 
     if ctx is None:
         return compute()
-    return ctx.cached("ls_lb_flows", str(lb.uuid), compute)
+    return ctx.cached("ls_lb_flows", uuid_str(lb), compute)
 
 
 def stateless_lb_specs(lb: Any, ctx: FlowCtx) -> list[FlowSpec]:
@@ -409,7 +410,8 @@ def build_lb_flows_on_switches(dps: list[Datapath], lb: Any, ctx: FlowCtx | None
     added once over all of them."""
     if not dps:
         return
-    owner, h = switch_lb_owner(str(lb.uuid)), hint(str(lb.uuid))
+    u = uuid_str(lb)
+    owner, h = switch_lb_owner(u), hint(u)
     indices = [dp.index for dp in dps]
     slb = [dp.index for dp in dps if ctx is not None and stateless_acl_with_lb(dp, ctx)]
     if slb and ctx is not None:

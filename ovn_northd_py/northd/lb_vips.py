@@ -14,6 +14,7 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..ovsdb import fastrow
 from .addresses import AddressError, IPAddress, parse_ip
 
 PROTOCOLS: Final = ("tcp", "udp", "sctp")
@@ -100,15 +101,23 @@ def _plain_ipv4(host: str) -> bool:
     return True
 
 
+def _read(lb: Any, column: str) -> Any:
+    """A column only read here (not copied: :func:`.fastrow.peek`); None if the row has none."""
+    try:
+        return fastrow.peek(lb, column)
+    except AttributeError:
+        return None
+
+
 def lb_protocol(lb: Any) -> str:
-    proto = getattr(lb, "protocol", None) or []
+    proto = _read(lb, "protocol") or []
     p = proto[0] if proto else "tcp"
     return p if p in PROTOCOLS else "tcp"
 
 
 def is_template_lb(lb: Any) -> bool:
     """``options:template=true``: VIPs and backends may name Chassis_Template_Var variables (``^VAR``)."""
-    options = getattr(lb, "options", None) or {}
+    options = _read(lb, "options") or {}
     return str(options.get("template", "")).lower() == "true"
 
 

@@ -63,6 +63,39 @@ def _fast_getattr(self: Any, name: str) -> Any:
     return value
 
 
+def uuid_str(row: Any) -> str:
+    """``str(row.uuid)``, kept with the row (a row's uuid never changes; hot loops over every
+    load balancer of every router convert the same uuids again and again)."""
+    d = row.__dict__
+    s: str | None = d.get("_npy_uuid_s")
+    if s is None:
+        s = d["_npy_uuid_s"] = str(d["uuid"])
+    return s
+
+
+def peek(row: Any, name: str) -> Any:
+    """``row.<name>`` for a caller that only reads it: the cached value itself, not the copy
+    ``getattr`` hands out (a load balancer's ``options`` read for every router it is on).  The
+    caller must not modify it."""
+    d = getattr(row, "__dict__", None)
+    if d is None:
+        return getattr(row, name)
+    if d.get("_data") is not None and not _state["busy"] and not d.get("_changes") and not d.get("_mutations"):
+        cache = d.get(_CACHE_ATTR)
+        if cache is not None:
+            value = cache.get(name, _MISSING)
+            if value is not _MISSING:
+                return value
+        getattr(row, name)  # (fills the cache when it may)
+        cache = d.get(_CACHE_ATTR)
+        if cache is not None and name in cache:
+            return cache[name]
+    return getattr(row, name)
+
+
+_MISSING = object()
+
+
 def derived(row: Any, kind: str, compute: Any) -> Any:
     """``compute(row)``, a value derived from ``row``'s columns alone, kept with the row's column
     cache (so dropped whenever the row changes).  Not cached while the IDL processes a message or

@@ -13,6 +13,7 @@ from typing import Any
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.lb_vips import sb_vip_key
 from ..northd.model import Northd
+from ..ovsdb.fastrow import uuid_str
 from .lflows import WantLb, _omap
 
 
@@ -30,7 +31,7 @@ def switch_lb_datapaths(nd: Northd) -> dict[str, tuple[Any, set[str]]]:
         lbs = list(_dp_lbs(dp))
         lbs.extend(dp.lbs_from_routers)  # install_ls_lb_from_router
         for lb in lbs:
-            out.setdefault(str(lb.uuid), (lb, set()))[1].add(dp.key)
+            out.setdefault(uuid_str(lb), (lb, set()))[1].add(dp.key)
     return out
 
 
@@ -42,7 +43,7 @@ def lb_datapaths(nd: Northd) -> dict[str, tuple[Any, set[str], set[str]]]:
         if not dp.is_router:
             lbs.extend(dp.lbs_from_routers)  # install_ls_lb_from_router
         for lb in lbs:
-            entry = out.setdefault(str(lb.uuid), (lb, set(), set()))
+            entry = out.setdefault(uuid_str(lb), (lb, set(), set()))
             (entry[2] if dp.is_router else entry[1]).add(dp.key)
     return out
 
