@@ -730,7 +730,9 @@ class _Planner:
                 continue
             u = have_lb[0]
             lb = cache.lbs[u]
-            upd = {c: v for c, v in wl.cols.items() if _norm_json(lb.cols.get(c)) != _norm_json(v)}
+            have = lb.cols
+            # (Equal as written is the rule; only a difference is looked at again, order aside.)
+            upd = {c: v for c, v in wl.cols.items() if (old := have.get(c)) != v and _norm_json(old) != _norm_json(v)}
             if split:
                 moved = lb.group is not None and lb.group_col != ls_col  # (the chassis features changed)
                 if _ref_json(lb.group) != gref or moved:
