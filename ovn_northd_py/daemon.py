@@ -564,6 +564,7 @@ class Daemon:
         self.standby.takeover = False
         t0 = time.perf_counter()
         started_ms = int(time.time() * 1000)  # NB_Global nb_cfg_timestamp, if this run writes nb_cfg
+        alone = False
         try:
             with _gc_paused():
                 rep = self.graph.engine.run(ctx, force=force, recompute=recompute)
@@ -582,7 +583,10 @@ class Daemon:
                 plan = self._plan_flows(gone, started_ms, dps, after_idl_part=alone)
         except Exception:
             self.log.exception("engine run failed; will recompute")
-            ctx.sb_txn.abort()
+            if alone:  # (the IDL's part is on its way: no other run before it completes)
+                self.write.sb_txn = ctx.sb_txn
+            else:
+                ctx.sb_txn.abort()
             ctx.nb_txn.abort()
             self.state.force_recompute = True
             self.writer.failed()
