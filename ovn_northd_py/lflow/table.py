@@ -313,13 +313,17 @@ class FlowTable:
                     self._gowners_of(owner)[owner] = None
             log.append((fid << PAIR_SHIFT) | dp_index)
             if self._gkinds and self._group_owned(owner):
-                pair = (fid << PAIR_SHIFT) | dp_index
-                if per_datapath:
-                    exempt = self._gexempt.setdefault(owner, {})
-                    exempt[pair] = exempt.get(pair, 0) + 1
-                else:
-                    self._grefs[fid] = self._grefs.get(fid, 0) + 1
+                self._count_group_ref(owner, fid, (fid << PAIR_SHIFT) | dp_index, per_datapath)
         return fid
+
+    def _count_group_ref(self, owner: Owner, fid: int, pair: int, per_datapath: bool) -> None:
+        """One more reference by group owner ``owner`` to (fid, dp) (``pair``): counted for the
+        flow, or as the owner's per-datapath exemption."""
+        if per_datapath:
+            exempt = self._gexempt.setdefault(owner, {})
+            exempt[pair] = exempt.get(pair, 0) + 1
+        else:
+            self._grefs[fid] = self._grefs.get(fid, 0) + 1
 
     @property
     def epoch(self) -> object:
@@ -371,11 +375,7 @@ class FlowTable:
                 pair = (fid << PAIR_SHIFT) | dp_index
                 log.append(pair)
                 if gowned:
-                    if per_dp:
-                        exempt = self._gexempt.setdefault(owner, {})
-                        exempt[pair] = exempt.get(pair, 0) + 1
-                    else:
-                        self._grefs[fid] = self._grefs.get(fid, 0) + 1
+                    self._count_group_ref(owner, fid, pair, per_dp)
         return out
 
     def _group_owned(self, owner: Owner) -> bool:
