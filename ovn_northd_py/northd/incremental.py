@@ -363,6 +363,11 @@ def _touches_lport_mirrors(nd: Northd, nb: Any, changes: list[RowChange], b: _Ba
     mirror and the model no mirror port: a Mirror's ``type`` or ``sink`` (or name) changed, a switch
     port's ``mirror_rules`` changed, a switch port added or removed that is a mirror's sink or has an
     lport mirror."""
+    # (None of the three below in the batch: nothing to look at, whatever NB holds -- the scan of
+    # every port that says whether any mirror exists would be a fixed cost of every run.)
+    if not (b.switch_changes or b.created) and not any(c.table == "Mirror" for c in changes) \
+            and not any("mirror_rules" in cols for cols in b.lsp_updates.values()):
+        return False
     sinks = {str(m.sink) for m in nb.rows("Mirror").values() if m.type == "lport"}
     if not sinks and not any(p.kind == "mirror" for p in nd.ports.values()):
         return False
