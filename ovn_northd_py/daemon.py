@@ -140,6 +140,8 @@ class Daemon:
         self.log = logmod.get("ovn_northd_py")
         self.metrics = metrics or Metrics()
         self._conn_metric_children: tuple[Any, Any, Any, list[tuple[Any, str]]] | None = None
+        self._node_metric_children: dict[tuple[str, str], tuple[Any, Any]] = {}
+        self._rows_metric_seqno: int | None = None
         self.warn = logmod.WarnOnce(self.log)
         self.release: Release = DEFAULT_RELEASE  # set by check_schemas from the servers' versions
         # Connections and what runs on them (set by connect()).
@@ -287,8 +289,14 @@ class Daemon:
         self.raw = RawSb(self.sb.idl, "OVN_Southbound", LOCK_NAME)
 
     def _on_node(self, node: str, result: str, seconds: float) -> None:
-        self.metrics.node_runs.labels(node=node, result=result).inc()
-        self.metrics.node_seconds.labels(node=node).inc(seconds)
+        # (Once per node per run: the labelled children are looked up once, not on each call.)
+        children = self._node_metric_children.get((node, result))
+        if children is None:
+            m = self.metrics
+            children = self._node_metric_children[node, result] = (
+                m.node_runs.labels(node=node, result=result), m.node_seconds.labels(node=node))
+        children[0].inc()
+        children[1].inc(seconds)
 
     # ---- loop ----
     async def run(self) -> None:
@@ -879,6 +887,7 @@ class Daemon:
         # (Every loop step: the labelled children are looked up once, not on each step.)
         children = self._conn_metric_children
         if children is None or children[0] is not self.sb.idl:
+            self._rows_metric_seqno = None
             children = self._conn_metric_children = (
                 self.sb.idl, m.db_connected.labels(db="nb"), m.db_connected.labels(db="sb"),
                 [(m.sb_rows.labels(table=t), t) for t in self.sb.idl.tables])  # (the connected schema's)
@@ -887,8 +896,11 @@ class Daemon:
         sb_connected.set(1 if self.sb.connected else 0)
         m.lock_held.set(1 if self.sb.has_lock else 0)
         m.lock_contended.set(1 if self.sb.lock_contended else 0)
-        for gauge, t in sb_rows:
-            gauge.set(len(self.sb.rows(t)))
+        seqno = self.sb.idl.change_seqno
+        if seqno != self._rows_metric_seqno:  # (row counts: when SB changed, not on every step)
+            self._rows_metric_seqno = seqno
+            for gauge, t in sb_rows:
+                gauge.set(len(self.sb.rows(t)))
 
     # ---- control ----
     def install_signals(self, loop: asyncio.AbstractEventLoop) -> None:
