@@ -45,7 +45,7 @@ from .sync.aging import Aging
 from .sync.datapaths import LazyDpUuids
 from .sync.flow_writer import FlowWriter
 from .sync.foreign import cleanup_ops, deleted_rows, referential_integrity_rows, referrer_cleanup_ops
-from .sync.globals import nb_global_row, northd_probe_interval, sb_global_row
+from .sync.globals import hv_cfg, nb_global_row, northd_probe_interval, sb_global_row, sync_nb_global
 from .sync.lflows import FlowCache, Plan
 from .txn_failures import TxnFailures
 
@@ -115,6 +115,7 @@ class WriteState:
     flow_req: RawRequest | None = None
     started: float = 0.0  # perf_counter() when the SB write went out
     pending_nb_cfg: int | None = None  # NB_Global.nb_cfg the write in flight covers
+    carries_nb_cfg: bool = False  # the plan of the write in flight sets SB_Global.nb_cfg
     retry_at: float = 0.0  # monotonic(): no engine run before (back-off after a failure)
     # After a referential-integrity failure: the deletions of referrers the retry adds.
     ri_retry_ops: list[dict[str, Any]] = field(default_factory=list)
@@ -711,6 +712,7 @@ class Daemon:
             where = []
         # (Else, while SB_Global is being created with the plan, its echo triggers another run
         # that writes nb_cfg.)
+        self.write.carries_nb_cfg = where is not None
         if where is not None:
             plan.ops.append({"op": "update", "table": "SB_Global", "where": where, "row": {"nb_cfg": pending}})
             nbg = nb_global_row(self.nb)
@@ -766,10 +768,32 @@ class Daemon:
                 else:
                     with _gc_paused():
                         self.writer.committed(plan, results)
+                    self._report_sb_cfg()
             self._write_succeeded()
         else:
             self._write_failed("sb", Txn.status_to_string(st), txn.get_error())
         self._maybe_settled()
+
+    def _report_sb_cfg(self) -> None:
+        """A write that set SB_Global.nb_cfg committed: NB_Global.sb_cfg (and hv_cfg) now, from what
+        the SB IDL holds (the server sends a transaction's updates before its reply), rather than
+        in the engine run that SB's echo triggers: that run comes one NB round trip later and
+        finds them written.  Not while an NB transaction is in flight (that run writes them)."""
+        if not self.write.carries_nb_cfg:
+            return
+        self.write.carries_nb_cfg = False
+        if self.write.nb_txn is not None or self.nb is None or self.sb is None or self.graph is None:
+            return
+        gopts = self.graph.northd.gopts
+        sbg = sb_global_row(self.sb)
+        if gopts is None or sbg is None:
+            return
+        txn = Txn(self.nb.idl)
+        if sync_nb_global(txn, self.nb, gopts, sbg.nb_cfg, hv_cfg(self.sb, sbg.nb_cfg)):
+            self.write.nb_txn = txn
+            txn.commit()
+        else:
+            txn.abort()
 
     def _write_succeeded(self) -> None:
         self.failures.succeeded()
@@ -816,6 +840,7 @@ class Daemon:
         if plan is not None:
             with _gc_paused():
                 self.writer.committed(plan, result)
+            self._report_sb_cfg()
         self.metrics.commits.labels(status="flow-success").inc()
         self.metrics.commit_seconds.observe(time.perf_counter() - self.write.started)
         self._write_succeeded()
