@@ -280,7 +280,8 @@ def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any
                 prev[1] if prev and prev[0] == dp.key else None,
             ))
         # Like the reference, new port keys continue after the largest key in use on the datapath.
-        got = KeyAssigner(pool, w, "port", bump_hint=True, requests_win=keys.requests_win).assign(ents)
+        got = KeyAssigner(pool, w, "port", bump_hint=True, requests_win=keys.requests_win,
+                          keep_out_of_range=True).assign(ents)
         keys.port_pools[dp.key] = pool
         kept = []
         for p in dp.ports:

@@ -70,6 +70,10 @@ class KeyAssigner:
     # Requests win (observed on 23.03 and 25.03): a requested key held by an entity that did not
     # request it is taken from it (it gets a fresh one); else requests only get keys nobody holds.
     requests_win: bool = True
+    # A key held outside the pool's range (a VXLAN chassis appeared and narrowed it) is kept, not
+    # renumbered (observed for ports, OVN's ovn-northd.at "check port tunnel ids exhaustion; vxlan
+    # chassis pops up midflight"); else such an entity gets a fresh key.
+    keep_out_of_range: bool = False
     assigned: dict[str, int] = field(default_factory=dict)
 
     def assign(
@@ -82,6 +86,7 @@ class KeyAssigner:
         # 1. Every entity holds on to its current key (SB first, then our own earlier choice),
         # even one that requests another: it gives the key up only if its request is granted.
         held: dict[str, int] = {}
+        outside: set[int] = set()  # held keys beyond the pool's range (keep_out_of_range)
         wanted: set[int] = set()
         if self.requests_win:  # (keys asked for by an entity not holding them yet)
             wanted = {e[3] for e in entities if e[3] is not None and e[3] != (e[4] if e[4] is not None else e[5])}
@@ -93,6 +98,10 @@ class KeyAssigner:
                 continue  # (given up to a request; a fresh key below)
             if current is not None and self.pool.reserve(current, bump_hint=self.bump_hint):
                 held[ident] = current
+            elif (current is not None and self.keep_out_of_range and not self.pool.in_range(current)
+                  and current not in outside):
+                held[ident] = current
+                outside.add(current)
         # 2. Requests, granted only from keys nobody holds.
         fresh: list[tuple[str, object, str]] = []
         for ident, row, table, requested, _sb_key, _prev in entities:
