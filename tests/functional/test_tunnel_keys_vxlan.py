@@ -20,7 +20,8 @@ def _pb_keys(env: Any) -> dict[str, int]:
     return {r["logical_port"]: r["tunnel_key"] for r in env.sb_rows("Port_Binding")}
 
 
-def test_existing_port_keys_outside_a_narrowed_vxlan_range_are_kept(env: Any, ours: OurNorthd) -> None:
+def _full_switch_then_vxlan(env: Any) -> dict[str, int]:
+    """A switch with N ports (keys 1..N), then a VXLAN chassis; the port keys before it."""
     cmd = ["ls-add", "lsw"]
     for i in range(1, N + 1):
         cmd += ["--", "lsp-add", "lsw", f"lsp-{i}"]
@@ -29,6 +30,11 @@ def test_existing_port_keys_outside_a_narrowed_vxlan_range_are_kept(env: Any, ou
     assert len(before) == N and max(before.values()) == N
     env.sbctl("--id=@e", "create", "encap", "chassis_name=hv1", "ip=192.168.0.1", "type=vxlan",
               "--", "--id=@c", "create", "chassis", "name=hv1", "encaps=@e")
+    return before
+
+
+def test_existing_port_keys_outside_a_narrowed_vxlan_range_are_kept(env: Any, ours: OurNorthd) -> None:
+    before = _full_switch_then_vxlan(env)
     env.nbctl("lsp-add", "lsw", "lsp-exhausted")
     deadline = time.monotonic() + 30
     while "all port tunnel ids exhausted" not in ours.log_file.read_text():
@@ -38,14 +44,8 @@ def test_existing_port_keys_outside_a_narrowed_vxlan_range_are_kept(env: Any, ou
     assert _pb_keys(env) == before
 
 
-def test_a_vxlan_chassis_before_the_new_port_is_seen_alone_changes_no_key(env: Any, ours: OurNorthd) -> None:
-    cmd = ["ls-add", "lsw"]
-    for i in range(1, N + 1):
-        cmd += ["--", "lsp-add", "lsw", f"lsp-{i}"]
-    env.nbctl(*cmd, wait="sb", timeout=120)
-    before = _pb_keys(env)
-    env.sbctl("--id=@e", "create", "encap", "chassis_name=hv1", "ip=192.168.0.1", "type=vxlan",
-              "--", "--id=@c", "create", "chassis", "name=hv1", "encaps=@e")
+def test_a_vxlan_chassis_seen_on_its_own_changes_no_key(env: Any, ours: OurNorthd) -> None:
+    before = _full_switch_then_vxlan(env)
     time.sleep(1.0)  # (the daemon handles the chassis on its own first)
     env.sync()
     assert _pb_keys(env) == before
