@@ -45,7 +45,7 @@ from .sync.aging import Aging
 from .sync.datapaths import LazyDpUuids
 from .sync.flow_writer import FlowWriter
 from .sync.foreign import cleanup_ops, deleted_rows, referential_integrity_rows, referrer_cleanup_ops
-from .sync.globals import hv_cfg, nb_global_row, northd_probe_interval, sb_global_row, sync_nb_global
+from .sync.globals import nb_global_row, northd_probe_interval, sb_global_row, sync_nb_global_from_sb
 from .sync.lflows import FlowCache, Plan
 from .txn_failures import TxnFailures
 
@@ -785,11 +785,10 @@ class Daemon:
         if self.write.nb_txn is not None or self.nb is None or self.sb is None or self.graph is None:
             return
         gopts = self.graph.northd.gopts
-        sbg = sb_global_row(self.sb)
-        if gopts is None or sbg is None:
+        if gopts is None or sb_global_row(self.sb) is None:
             return
         txn = Txn(self.nb.idl)
-        if sync_nb_global(txn, self.nb, gopts, sbg.nb_cfg, hv_cfg(self.sb, sbg.nb_cfg)):
+        if sync_nb_global_from_sb(txn, self.nb, self.sb, gopts):
             self.write.nb_txn = txn
             txn.commit()
         else:

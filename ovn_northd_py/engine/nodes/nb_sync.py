@@ -7,7 +7,7 @@ from ...lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ...northd.model import Port
 from ...ovsdb.connection import DbConnection
 from ...sync.bfd import sync_nb_bfd_status
-from ...sync.globals import hv_cfg, sb_global_row, sync_nb_global
+from ...sync.globals import sync_nb_global_from_sb
 from ...sync.indexes import PB_BY_NAME
 from ...sync.network_functions import sync_nf_active
 from ...sync.service_monitor import sync_lsp_health_status
@@ -44,10 +44,7 @@ class NbSyncNode(Node):
     def _sync_globals(self, ctx: EngineCtx) -> None:
         gopts = self.northd.gopts
         assert gopts is not None
-        sbg = sb_global_row(ctx.sb)
-        sb_cfg = sbg.nb_cfg if sbg is not None else None
-        hv = hv_cfg(ctx.sb, sb_cfg) if sb_cfg is not None else None
-        sync_nb_global(ctx.nb_txn, ctx.nb, gopts, sb_cfg, hv)
+        sync_nb_global_from_sb(ctx.nb_txn, ctx.nb, ctx.sb, gopts)
         sync_nb_bfd_status(ctx.nb, ctx.sb, self.northd.data)  # every incremental handler comes here
         if ctx.profile.has("network_function"):  # (a few rows: a full pass)
             sync_nf_active(ctx.nb, ctx.sb)
@@ -105,12 +102,7 @@ class NbSyncNode(Node):
         txn, nb, sb = ctx.nb_txn, ctx.nb, ctx.sb
         gopts = self.northd.gopts
         assert gopts is not None
-        sbg = sb_global_row(sb)
-        # sb_cfg is what SB has *committed* (read back from the SB IDL), so
-        # `ovn-nbctl --wait=sb` returns only once our SB write is durable.
-        sb_cfg = sbg.nb_cfg if sbg is not None else None
-        hv = hv_cfg(sb, sb_cfg) if sb_cfg is not None else None
-        sync_nb_global(txn, nb, gopts, sb_cfg, hv)
+        sync_nb_global_from_sb(txn, nb, sb, gopts)
         sync_nb_bfd_status(nb, sb, self.northd.data)
         self._sync_lsp_up(nb, sb, ctx.profile)
         self._sync_lsp_tags()
