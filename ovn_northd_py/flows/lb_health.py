@@ -47,7 +47,7 @@ def hash_fields(lb: Any) -> str:
 
     Observed: ``tp_src``/``tp_dst`` become ``<protocol>_src``/``_dst`` only when the load balancer
     names its protocol; without one (tcp by default) the reference writes ``tp_src`` as it is."""
-    proto = fastrow.peek(lb, "protocol") or []
+    proto = fastrow.peek(lb, "protocol", None) or []
     named = proto[0] if proto else None
     fields = sorted(fastrow.peek(lb, "selection_fields"))
     if named:

@@ -101,23 +101,15 @@ def _plain_ipv4(host: str) -> bool:
     return True
 
 
-def _read(lb: Any, column: str) -> Any:
-    """A column only read here (not copied: :func:`.fastrow.peek`); None if the row has none."""
-    try:
-        return fastrow.peek(lb, column)
-    except AttributeError:
-        return None
-
-
 def lb_protocol(lb: Any) -> str:
-    proto = _read(lb, "protocol") or []
+    proto = fastrow.peek(lb, "protocol", None) or []
     p = proto[0] if proto else "tcp"
     return p if p in PROTOCOLS else "tcp"
 
 
 def is_template_lb(lb: Any) -> bool:
     """``options:template=true``: VIPs and backends may name Chassis_Template_Var variables (``^VAR``)."""
-    options = _read(lb, "options") or {}
+    options = fastrow.peek(lb, "options", None) or {}
     return str(options.get("template", "")).lower() == "true"
 
 

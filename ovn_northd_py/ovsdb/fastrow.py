@@ -63,6 +63,9 @@ def _fast_getattr(self: Any, name: str) -> Any:
     return value
 
 
+_MISSING = object()
+
+
 def uuid_str(row: Any) -> str:
     """``str(row.uuid)``, kept with the row (a row's uuid never changes; hot loops over every
     load balancer of every router convert the same uuids again and again)."""
@@ -73,27 +76,24 @@ def uuid_str(row: Any) -> str:
     return s
 
 
-def peek(row: Any, name: str) -> Any:
+def peek(row: Any, name: str, default: Any = _MISSING) -> Any:
     """``row.<name>`` for a caller that only reads it: the cached value itself, not the copy
     ``getattr`` hands out (a load balancer's ``options`` read for every router it is on).  The
-    caller must not modify it."""
-    d = getattr(row, "__dict__", None)
-    if d is None:
-        return getattr(row, name)
-    if d.get("_data") is not None and not _state["busy"] and not d.get("_changes") and not d.get("_mutations"):
-        cache = d.get(_CACHE_ATTR)
-        if cache is not None:
-            value = cache.get(name, _MISSING)
-            if value is not _MISSING:
-                return value
-        getattr(row, name)  # (fills the cache when it may)
+    caller must not modify it.  ``default``: what a row without that attribute gives (as
+    ``getattr``'s; without it, AttributeError)."""
+    d: dict[str, Any] = getattr(row, "__dict__", None) or {}
+    usable = (d.get("_data") is not None and not _state["busy"] and not d.get("_changes")
+              and not d.get("_mutations"))
+    if usable:
         cache = d.get(_CACHE_ATTR)
         if cache is not None and name in cache:
             return cache[name]
-    return getattr(row, name)
-
-
-_MISSING = object()
+    value = getattr(row, name) if default is _MISSING else getattr(row, name, default)
+    if usable:
+        cache = d.get(_CACHE_ATTR)  # (the read filled it, when it may)
+        if cache is not None:
+            return cache.get(name, value)
+    return value
 
 
 def derived(row: Any, kind: str, compute: Any) -> Any:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from ovn_northd_py.ovsdb import fastrow
 from ovn_northd_py.ovsdb.connection import DbConnection
 
@@ -53,5 +55,15 @@ def test_uuid_str_is_the_rows_uuid_as_text(env: Any) -> None:
     try:
         assert fastrow.uuid_str(row) == str(row.uuid)
         assert fastrow.uuid_str(row) is fastrow.uuid_str(row)
+    finally:
+        conn.close()
+
+
+def test_peek_of_a_missing_attribute_gives_the_default_or_raises(env: Any) -> None:
+    conn, row = _lb(env)
+    try:
+        assert fastrow.peek(row, "no_such_column", None) is None
+        with pytest.raises(AttributeError):
+            fastrow.peek(row, "no_such_column")
     finally:
         conn.close()
