@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import json
 import os
@@ -36,7 +37,8 @@ from .engine.engine import EngineCtx as Ctx
 from .engine.graph import Graph, build_graph
 from .memtrim import BulkGc, MemoryTrimmer, trim_timeout_ms
 from .metrics import Metrics
-from .ovsdb.aiopoll import AsyncPoller
+from .ovsdb import fastrow
+from .ovsdb.aiopoll import AsyncPoller, WakeEvent
 from .ovsdb.connection import DbConnection
 from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
@@ -116,6 +118,13 @@ class WriteState:
     started: float = 0.0  # perf_counter() when the SB write went out
     pending_nb_cfg: int | None = None  # NB_Global.nb_cfg the write in flight covers
     carries_nb_cfg: bool = False  # the plan of the write in flight sets SB_Global.nb_cfg
+    # NB_Global nb_cfg_timestamp of the run that wrote nb_cfg into SB, when that run had nothing
+    # else to write into NB: it goes with sb_cfg (:meth:`Daemon._report_sb_cfg`), one NB
+    # transaction per change instead of two.
+    nb_cfg_timestamp: int | None = None
+    # The SB write carrying nb_cfg committed while an NB transaction was in flight: sb_cfg is
+    # written as soon as that transaction completes.
+    report_after_nb: bool = False
     retry_at: float = 0.0  # monotonic(): no engine run before (back-off after a failure)
     # After a referential-integrity failure: the deletions of referrers the retry adds.
     ri_retry_ops: list[dict[str, Any]] = field(default_factory=list)
@@ -140,9 +149,8 @@ class Daemon:
         self.opts = opts
         self.log = logmod.get("ovn_northd_py")
         self.metrics = metrics or Metrics()
-        self._conn_metric_children: tuple[Any, Any, Any, list[tuple[Any, str]]] | None = None
-        self._node_metric_children: dict[tuple[str, str], tuple[Any, Any]] = {}
-        self._rows_metric_seqno: int | None = None
+        self._rows_metric_tables: frozenset[str] = frozenset()
+        self._loop_options_seen: Any = None  # the NB_Global options last applied (_apply_loop_options)
         self.warn = logmod.WarnOnce(self.log)
         self.release: Release = DEFAULT_RELEASE  # set by check_schemas from the servers' versions
         # Connections and what runs on them (set by connect()).
@@ -160,9 +168,9 @@ class Daemon:
         self.aging = Aging()  # MAC_Binding / FDB aging: when to look again
         # Signals, operator control (ovn_northd_py.control: pause/resume, a wake-up, per-iteration
         # hooks) and tooling (``settled``: the first sync committed).
-        self.stop_event = asyncio.Event()
-        self.recompute_event = asyncio.Event()
-        self.wake_event = asyncio.Event()
+        self.stop_event = WakeEvent()
+        self.recompute_event = WakeEvent()
+        self.wake_event = WakeEvent()
         self.settled = asyncio.Event()
         self.paused = False
         self.loop_hooks: list[Any] = []
@@ -286,18 +294,41 @@ class Daemon:
         self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, SB_TABLES, lock_name=LOCK_NAME,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.graph = build_graph(self.nb, self.sb)
-        self.graph.engine.on_node = self._on_node
+        self.graph.engine.on_node = self.metrics.nodes.add
         self.raw = RawSb(self.sb.idl, "OVN_Southbound", LOCK_NAME)
+        self._loop_options_seen = None
+        self._wire_conn_metrics()
 
-    def _on_node(self, node: str, result: str, seconds: float) -> None:
-        # (Once per node per run: the labelled children are looked up once, not on each call.)
-        children = self._node_metric_children.get((node, result))
-        if children is None:
-            m = self.metrics
-            children = self._node_metric_children[node, result] = (
-                m.node_runs.labels(node=node, result=result), m.node_seconds.labels(node=node))
-        children[0].inc()
-        children[1].inc(seconds)
+    def _wire_conn_metrics(self) -> None:
+        """The connections' gauges (connected, lock, probe interval, SB row counts) read their
+        values when scraped, from whichever connections the daemon has then: nothing to update
+        on each loop step."""
+        m = self.metrics
+        for name in ("nb", "sb"):
+            m.db_connected.labels(db=name).set_function(functools.partial(self._conn_gauge, name, "connected"))
+            m.probe_interval.labels(db=name).set_function(functools.partial(self._conn_gauge, name, "probe"))
+        m.lock_held.set_function(functools.partial(self._conn_gauge, "sb", "lock"))
+        m.lock_contended.set_function(functools.partial(self._conn_gauge, "sb", "contended"))
+        assert self.sb is not None
+        tables = frozenset(self.sb.idl.tables)  # (the connected schema's)
+        for t in self._rows_metric_tables - tables:
+            m.sb_rows.remove(t)
+        for t in tables:
+            m.sb_rows.labels(table=t).set_function(functools.partial(self._sb_rows_gauge, t))
+        self._rows_metric_tables = tables
+
+    def _conn_gauge(self, db: str, what: str) -> float:
+        c = self.nb if db == "nb" else self.sb
+        if c is None:
+            return 0.0
+        if what == "probe":
+            return c.probe_interval / 1000.0
+        up = c.connected if what == "connected" else c.has_lock if what == "lock" else c.lock_contended
+        return 1.0 if up else 0.0
+
+    def _sb_rows_gauge(self, table: str) -> float:
+        sb = self.sb
+        return float(len(sb.rows(table))) if sb is not None and table in sb.idl.tables else 0.0
 
     # ---- loop ----
     async def run(self) -> None:
@@ -355,7 +386,6 @@ class Daemon:
         if nb_changed or sb_changed:
             self.aging.changed()
         self._apply_loop_options()
-        self._update_conn_metrics()
         self._poll_txns()
         self._poll_flows()
         if sb.connects != self.state.sb_connects_seen:
@@ -589,7 +619,7 @@ class Daemon:
                     if ctx.stats.deleted.get("Datapath_Binding") else frozenset()
                 dps = self._dp_uuid()
                 alone = self._send_idl_part_first(ctx, dps)
-                plan = self._plan_flows(gone, started_ms, dps, after_idl_part=alone)
+                plan = self._plan_flows(gone, started_ms, dps, ctx.nb_txn, after_idl_part=alone)
         except Exception:
             self.log.exception("engine run failed; will recompute")
             if alone:  # (the IDL's part is on its way: no other run before it completes)
@@ -688,12 +718,15 @@ class Daemon:
         self.raw.flush(2.0)  # (all of it to the server now, not after the plan)
         return True
 
-    def _plan_flows(self, gone_dps: frozenset[str], started_ms: int, dps: LazyDpUuids,
+    def _plan_flows(self, gone_dps: frozenset[str], started_ms: int, dps: LazyDpUuids, nb_txn: Any,
                     after_idl_part: bool = False) -> Plan:
         """This run's plan for the raw tables, plus SB_Global.nb_cfg (written with them, so
         ``--wait=sb`` returns only once what this run wrote has committed).  As the reference,
         copying nb_cfg stamps NB_Global nb_cfg_timestamp with the run's start (``started_ms``;
-        ovn-nb(5), ovn-nbctl --print-wait-time's "ovn-northd delay before processing").
+        ovn-nb(5), ovn-nbctl --print-wait-time's "ovn-northd delay before processing"): in the
+        run's NB transaction (``nb_txn``) if it writes NB anyway, else with sb_cfg once SB has
+        committed (the reference writes it at once, in a transaction of its own; the value is
+        the same, and nbctl reads it after its wait).
         ``after_idl_part``: the plan goes after the run's IDL transaction, already sent
         (:meth:`_send_idl_part_first`)."""
         assert self.sb is not None and self.nb is not None and self.graph is not None
@@ -715,9 +748,10 @@ class Daemon:
         self.write.carries_nb_cfg = where is not None
         if where is not None:
             plan.ops.append({"op": "update", "table": "SB_Global", "where": where, "row": {"nb_cfg": pending}})
-            nbg = nb_global_row(self.nb)
-            if nbg is not None:
-                nbg.nb_cfg_timestamp = started_ms
+            self.write.nb_cfg_timestamp = started_ms
+        nbg = nb_global_row(self.nb)
+        if self.write.nb_cfg_timestamp is not None and nbg is not None and nb_txn._txn_rows:
+            nbg.nb_cfg_timestamp, self.write.nb_cfg_timestamp = self.write.nb_cfg_timestamp, None
         return plan
 
     def _dp_uuid(self) -> LazyDpUuids:
@@ -735,6 +769,9 @@ class Daemon:
                     self.failures.failed("nb", Txn.status_to_string(st), self.write.nb_txn.get_error())
                     self.state.force_recompute = True
                 self.write.nb_txn = None
+                if self.write.report_after_nb:
+                    self.write.report_after_nb = False
+                    self._write_sb_cfg()
                 self._maybe_settled()
 
     def _poll_sb_txn(self) -> None:
@@ -778,17 +815,31 @@ class Daemon:
         """A write that set SB_Global.nb_cfg committed: NB_Global.sb_cfg (and hv_cfg) now, from what
         the SB IDL holds (the server sends a transaction's updates before its reply), rather than
         in the engine run that SB's echo triggers: that run comes one NB round trip later and
-        finds them written.  Not while an NB transaction is in flight (that run writes them)."""
+        finds them written.  With an NB transaction in flight (the IDL has one at a time), as soon
+        as it completes."""
         if not self.write.carries_nb_cfg:
             return
         self.write.carries_nb_cfg = False
-        if self.write.nb_txn is not None or self.nb is None or self.sb is None or self.graph is None:
+        if self.write.nb_txn is not None:
+            self.write.report_after_nb = True
+            return
+        self._write_sb_cfg()
+
+    def _write_sb_cfg(self) -> None:
+        """NB_Global sb_cfg / hv_cfg from SB (and the nb_cfg_timestamp held back for them), in an
+        NB transaction of their own."""
+        if self.nb is None or self.sb is None or self.graph is None:
             return
         gopts = self.graph.northd.gopts
-        if gopts is None or sb_global_row(self.sb) is None:
+        nbg = nb_global_row(self.nb)
+        if gopts is None or sb_global_row(self.sb) is None or nbg is None:
             return
         txn = Txn(self.nb.idl)
-        if sync_nb_global_from_sb(txn, self.nb, self.sb, gopts):
+        wrote = sync_nb_global_from_sb(txn, self.nb, self.sb, gopts)
+        if self.write.nb_cfg_timestamp is not None:
+            nbg.nb_cfg_timestamp, self.write.nb_cfg_timestamp = self.write.nb_cfg_timestamp, None
+            wrote = True
+        if wrote:
             self.write.nb_txn = txn
             txn.commit()
         else:
@@ -886,7 +937,13 @@ class Daemon:
         if not self.nb.synced and self.state.probe_applied:
             return
         nbg = nb_global_row(self.nb) if self.nb.synced else None
-        options = nbg.options if nbg is not None else {}
+        # (Every step, but looked at again only when NB_Global changed: the row's cached options,
+        # which fastrow drops whenever the server updates the row, are the same object till then.)
+        options = fastrow.peek(nbg, "options") if nbg is not None else None
+        if options is not None and options is self._loop_options_seen:
+            return
+        self._loop_options_seen = options
+        options = options or {}
         self.trimmer.timeout_ms = trim_timeout_ms(options)
         for conn in (self.nb, self.sb):
             want = northd_probe_interval(options, conn.default_probe_interval_ms())
@@ -894,7 +951,6 @@ class Daemon:
                 conn.set_probe_interval(want)
                 self.state.probe_applied[conn.name] = want
                 self.log.info("probe interval", db=conn.name, ms=conn.probe_interval)
-            self.metrics.probe_interval.labels(db=conn.name).set(conn.probe_interval / 1000.0)
 
     def _trim_memory(self, poller: AsyncPoller) -> None:
         """After northd_trim_timeout ms without an engine run, return freed heap to the system once."""
@@ -904,27 +960,6 @@ class Daemon:
         due = self.trimmer.due_in()
         if due is not None:
             poller.timer_wait(due * 1000)
-
-    def _update_conn_metrics(self) -> None:
-        assert self.nb is not None and self.sb is not None
-        m = self.metrics
-        # (Every loop step: the labelled children are looked up once, not on each step.)
-        children = self._conn_metric_children
-        if children is None or children[0] is not self.sb.idl:
-            self._rows_metric_seqno = None
-            children = self._conn_metric_children = (
-                self.sb.idl, m.db_connected.labels(db="nb"), m.db_connected.labels(db="sb"),
-                [(m.sb_rows.labels(table=t), t) for t in self.sb.idl.tables])  # (the connected schema's)
-        _, nb_connected, sb_connected, sb_rows = children
-        nb_connected.set(1 if self.nb.connected else 0)
-        sb_connected.set(1 if self.sb.connected else 0)
-        m.lock_held.set(1 if self.sb.has_lock else 0)
-        m.lock_contended.set(1 if self.sb.lock_contended else 0)
-        seqno = self.sb.idl.change_seqno
-        if seqno != self._rows_metric_seqno:  # (row counts: when SB changed, not on every step)
-            self._rows_metric_seqno = seqno
-            for gauge, t in sb_rows:
-                gauge.set(len(self.sb.rows(t)))
 
     # ---- control ----
     def install_signals(self, loop: asyncio.AbstractEventLoop) -> None:

@@ -2,11 +2,42 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client.core import CounterMetricFamily, Metric
 
 _BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+class EngineNodeTally:
+    """Engine node runs and time, tallied in plain dicts on every run (prometheus-client's labelled
+    counters take a lock per increment, several per run) and turned into the counters
+    ``ovn_northd_py_engine_node_runs_total{node,result}`` and ``ovn_northd_py_engine_node_seconds_total{node}``
+    when scraped.  Lives as long as the registry: totals never go back (a new engine graph adds on)."""
+
+    def __init__(self) -> None:
+        self.runs: dict[tuple[str, str], int] = {}
+        self.seconds: dict[str, float] = {}
+
+    def add(self, node: str, result: str, seconds: float) -> None:
+        runs = self.runs
+        runs[node, result] = runs.get((node, result), 0) + 1
+        if seconds:
+            self.seconds[node] = self.seconds.get(node, 0.0) + seconds
+
+    def collect(self) -> Iterator[Metric]:
+        runs = CounterMetricFamily("ovn_northd_py_engine_node_runs",
+                                   "Engine node runs by result (recompute/incremental/unhandled/unchanged)",
+                                   labels=["node", "result"])
+        for (node, result), n in sorted(self.runs.items()):
+            runs.add_metric([node, result], n)
+        yield runs
+        secs = CounterMetricFamily("ovn_northd_py_engine_node_seconds", "Time spent per engine node", labels=["node"])
+        for node, t in sorted(self.seconds.items()):
+            secs.add_metric([node], t)
+        yield secs
 
 
 @dataclass(slots=True)
@@ -24,8 +55,7 @@ class Metrics:
     dp_groups: Gauge = field(init=False)
     runs: Counter = field(init=False)
     flow_plans: Counter = field(init=False)
-    node_runs: Counter = field(init=False)
-    node_seconds: Counter = field(init=False)
+    nodes: EngineNodeTally = field(init=False)
     commits: Counter = field(init=False)
     bad_rows: Counter = field(init=False)
     nb_cfg: Gauge = field(init=False)
@@ -58,11 +88,8 @@ class Metrics:
         self.runs = Counter(p + "engine_runs", "Engine runs by kind", ["kind"], registry=r)
         self.flow_plans = Counter(p + "flow_plans", "Flow writer plans by kind (full: every flow compared)",
                                   ["kind"], registry=r)
-        self.node_runs = Counter(
-            p + "engine_node_runs", "Engine node runs by result (recompute/incremental/unhandled/unchanged)",
-            ["node", "result"], registry=r,
-        )
-        self.node_seconds = Counter(p + "engine_node_seconds", "Time spent per engine node", ["node"], registry=r)
+        self.nodes = EngineNodeTally()
+        r.register(self.nodes)
         self.commits = Counter(p + "sb_commits", "SB transactions by status", ["status"], registry=r)
         self.bad_rows = Counter(p + "nb_bad_rows", "Malformed NB rows skipped (first report)", ["kind"], registry=r)
         self.nb_cfg = Gauge(p + "nb_cfg", "Last nb_cfg propagated to SB", registry=r)

@@ -143,6 +143,7 @@ def build_northd(nb: Any, sb: Any, keys: KeyState, warn: WarnOnce, mac_prefix: s
         assign_qos_queues(nd, sb)
     _build_ha_groups(nd, nb, w)
     if install_ls_lb_from_router(nb):
+        nd.lbs_from_routers = True
         _add_router_lbs_to_switches(nd)
     # ---- IPAM: dynamic addresses (ipam.py) ----
     if mac_prefix:

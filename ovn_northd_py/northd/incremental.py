@@ -134,7 +134,7 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     Three steps: :func:`_classify` the changes, :func:`_plan` (validate) what they do to the
     model -- both return None, having changed nothing, when a recompute is needed -- then
     :func:`_apply` the plan, which cannot fail."""
-    if any(dp.lbs_from_routers for dp in nd.switches()) or install_ls_lb_from_router(nb):
+    if nd.lbs_from_routers or install_ls_lb_from_router(nb):
         return None  # (install_ls_lb_from_router: which switch gets which LB follows the topology)
     batch = _classify(nb, changes, flow_only_tables, flow_only_columns or {})
     if batch is None:
@@ -281,6 +281,8 @@ def _touches_dgp_peers(nd: Northd, nb: Any, b: _Batch) -> bool:
     gateway ports, their peers) or what it copies (the switch port's addresses)?  Then recompute.
     Conservative: any port change on a switch attached to a router with a gateway port, any
     router-type switch port updated, any port change of a router with a gateway port."""
+    if not (b.switch_changes or b.router_port_changes or b.lrp_updates or b.lsp_updates or b.created):
+        return False  # (no port, switch or router in the batch: e.g. an address set, an ACL)
     gw_routers = {r.key for r in nd.routers() if any(p.kind == "lrp" and p.crp is not None for p in r.ports)}
     touched_switches: set[str] = set()
     for key in gw_routers:

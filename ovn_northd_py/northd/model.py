@@ -101,6 +101,9 @@ class Northd:
     slots: list[Datapath | None] = field(default_factory=list)
     name_winners: dict[str, tuple[str, str]] = field(default_factory=dict)  # port -> (dp key, row uuid)
     behaviours: frozenset[str] = frozenset()  # the release profile's (new datapaths take them)
+    # Built with NB_Global options:install_ls_lb_from_router: switches hold their routers' load
+    # balancers (``Datapath.lbs_from_routers``), which only a full build keeps right.
+    lbs_from_routers: bool = False
 
     def add_datapath(self, dp: Datapath) -> None:
         """Register ``dp`` under the next datapath-group bit."""

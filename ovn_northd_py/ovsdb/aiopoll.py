@@ -9,10 +9,25 @@ event loop (uvloop) without a thread and without busy polling.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import ovs.poller
 import ovs.timeval
+
+
+class WakeEvent(asyncio.Event):
+    """An ``asyncio.Event`` that also calls back the pollers blocked on it (``AsyncPoller.wake_on``):
+    waiting on a plain event costs a task per loop iteration."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.listeners: list[Callable[[], None]] = []
+
+    def set(self) -> None:
+        super().set()
+        for cb in list(self.listeners):
+            cb()
 
 
 def _fileno(fd: Any) -> int:
@@ -26,7 +41,7 @@ class AsyncPoller:
         self.readers: set[int] = set()
         self.writers: set[int] = set()
         self.timeout_ms: float | None = None
-        self._extra: list[asyncio.Future[Any] | asyncio.Event] = []
+        self._extra: list[asyncio.Event] = []
 
     # --- the ovs.poller.Poller interface used by streams, sessions and the IDL ---
     def fd_wait(self, fd: Any, events: int) -> None:
@@ -69,22 +84,34 @@ class AsyncPoller:
         for fd in self.writers:
             loop.add_writer(fd, wake)
         waiters: list[asyncio.Task[Any]] = []
+        listening: list[WakeEvent] = []
         for ev in self._extra:
-            if isinstance(ev, asyncio.Event):
-                if ev.is_set():
-                    wake()
+            if ev.is_set():
+                wake()
+            if isinstance(ev, WakeEvent):
+                ev.listeners.append(wake)
+                listening.append(ev)
+            else:
                 waiters.append(asyncio.ensure_future(ev.wait()))
         for w in waiters:
             w.add_done_callback(wake)
+        timer = loop.call_later(self.timeout_ms / 1000.0, wake) if self.timeout_ms is not None else None
         try:
-            timeout = None if self.timeout_ms is None else self.timeout_ms / 1000.0
-            # (asyncio.wait, not wait_for: Python 3.11's wait_for swallows a cancellation that comes
-            # as ``woke`` completes, and a cancelled task -- the control task at exit -- ran on forever)
-            await asyncio.wait((woke,), timeout=timeout)
+            # (Awaiting the future itself: a cancellation that comes as it completes is still
+            # delivered -- Python 3.11's wait_for swallowed it, and the control task ran on at exit.
+            # Woken already, it still yields once: a waker that stays set must not starve the loop.)
+            if woke.done():
+                await asyncio.sleep(0)
+            else:
+                await woke
         finally:
+            if timer is not None:
+                timer.cancel()
             for fd in self.readers:
                 loop.remove_reader(fd)
             for fd in self.writers:
                 loop.remove_writer(fd)
+            for ev in listening:
+                ev.listeners.remove(wake)
             for w in waiters:
                 w.cancel()

@@ -54,13 +54,27 @@ def _fast_getattr(self: Any, name: str) -> Any:
         # IDL's own __getattr__ first rebuilds a set or map datum from its Python values, with
         # constraint checks, to merge pending mutations: the same value, at several times the
         # cost for a large set -- an address set of thousands, every load balancer's options.)
-        value = cache[name] = data[name].to_python(self._uuid_to_row)
+        value = cache[name] = _to_python(data[name], self)
     t = type(value)
     if t is list:
         return list(value)
     if t is dict:
         return dict(value)
     return value
+
+
+def _to_python(datum: Any, row: Any) -> Any:
+    """``datum.to_python(row._uuid_to_row)``: the same value, read straight from the atoms for a set
+    or map of plain values (no row references), where python-ovs converts atom by atom through
+    ``_uuid_to_row`` (a namespace's address set holds hundreds)."""
+    t = datum.type
+    if (t.n_max == 1 and t.value is None) or t.key.ref_table_name is not None:
+        return datum.to_python(row._uuid_to_row)
+    if t.value is None:
+        return sorted([k.value for k in datum.values])
+    if t.value.ref_table_name is not None:
+        return datum.to_python(row._uuid_to_row)
+    return {k.value: v.value for k, v in datum.values.items()}
 
 
 _MISSING = object()

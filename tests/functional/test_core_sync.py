@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -103,6 +104,35 @@ def test_nb_cfg_and_sb_cfg_timestamps_for_print_wait_time(env, ours):
     assert 0 <= int(figures["delay before processing"]) <= int(figures["completion"]) <= after - before + 1000, out
     stamps = [int(env.nbctl("get", "nb_global", ".", col).strip()) for col in ("nb_cfg_timestamp", "sb_cfg_timestamp")]
     assert before - 1000 <= stamps[0] <= stamps[1] <= after + 1000
+
+
+def _nb_global_commits(env) -> list[dict]:
+    """NB_Global's changed columns in each committed NB transaction touching it, oldest first."""
+    out = []
+    for line in env.nb.db_path.read_bytes().split(b"\n"):
+        if line.startswith(b"{"):
+            rec = json.loads(line)
+            if "_date" in rec and isinstance(rec.get("NB_Global"), dict):
+                out.append({c for row in rec["NB_Global"].values() if row for c in row})
+    return out
+
+
+def test_a_change_costs_one_nb_transaction_carrying_all_three_cfg_columns(env, ours):
+    """A change that makes the daemon write nothing else into NB: sb_cfg, sb_cfg_timestamp and the
+    nb_cfg_timestamp of the run that copied nb_cfg go in one NB transaction, once SB has
+    committed (the reference writes nb_cfg_timestamp in a transaction of its own first: one
+    commit and one round of notifications more on every ``--wait=sb``)."""
+    env.nbctl("ls-add", "sw0", wait="sb")
+    before = len(_nb_global_commits(env))
+    env.nbctl("create", "Address_Set", "name=as1", 'addresses="10.0.0.1"', wait="sb")
+    later = _nb_global_commits(env)[before:]
+    ours_ = [cols for cols in later if "nb_cfg" not in cols]  # (nbctl's own commit bumps nb_cfg)
+    assert len(ours_) == 1, later
+    # (hv_cfg too: without chassis it follows sb_cfg)
+    assert {"sb_cfg", "sb_cfg_timestamp", "nb_cfg_timestamp"} <= ours_[0] <= {
+        "sb_cfg", "sb_cfg_timestamp", "nb_cfg_timestamp", "hv_cfg", "hv_cfg_timestamp"}, later
+    stamps = [int(env.nbctl("get", "nb_global", ".", c).strip()) for c in ("nb_cfg_timestamp", "sb_cfg_timestamp")]
+    assert 0 < stamps[0] <= stamps[1]
 
 
 def test_wait_hv_follows_chassis_private(env, ours):

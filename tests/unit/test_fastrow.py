@@ -67,3 +67,25 @@ def test_peek_of_a_missing_attribute_gives_the_default_or_raises(env: Any) -> No
             fastrow.peek(row, "no_such_column")
     finally:
         conn.close()
+
+
+def test_every_column_reads_as_python_ovs_converts_it(env: Any) -> None:
+    # (plain sets and maps are read straight from their atoms: the same values as the IDL's own
+    # conversion, for sets, maps, optional scalars and references alike)
+    env.nbctl("ls-add", "sw0", "--", "lsp-add", "sw0", "p1", "--", "lsp-set-addresses", "p1",
+              "00:00:00:00:00:02 10.0.0.2", "00:00:00:00:00:01 10.0.0.1",
+              "--", "set", "Logical_Switch_Port", "p1", "tag_request=7", "options:b=2", "options:a=1",
+              "--", "create", "Address_Set", "name=as1", "addresses=\"10.0.0.9\",\"10.0.0.10\",\"10.0.0.1\"")
+    tables = {"Logical_Switch": None, "Logical_Switch_Port": None, "Address_Set": None}
+    conn = DbConnection("nb", env.nb.remote, env.release.nb_schema, tables)
+    try:
+        _run_until(conn, lambda: conn.synced and conn.rows("Address_Set") and conn.rows("Logical_Switch"))
+        rows = [*conn.rows("Address_Set").values(), *conn.rows("Logical_Switch").values(),
+                *conn.rows("Logical_Switch_Port").values()]
+        for row in rows:
+            for col, datum in row._data.items():
+                assert fastrow._to_python(datum, row) == datum.to_python(row._uuid_to_row), col
+        (as1,) = conn.rows("Address_Set").values()
+        assert as1.addresses == ["10.0.0.1", "10.0.0.10", "10.0.0.9"]
+    finally:
+        conn.close()
