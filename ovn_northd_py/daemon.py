@@ -44,6 +44,7 @@ from .ovsdb.raw import RawRequest, RawSb
 from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
 from .release import DEFAULT_RELEASE, Release, select_release
 from .sync.aging import Aging
+from .sync.aging import inputs_changed as aging_inputs_changed
 from .sync.datapaths import LazyDpUuids
 from .sync.flow_writer import FlowWriter
 from .sync.foreign import cleanup_ops, deleted_rows, referential_integrity_rows, referrer_cleanup_ops
@@ -166,6 +167,7 @@ class Daemon:
         self.failures = TxnFailures(self.log, self.metrics)
         self.trimmer = MemoryTrimmer()  # NB_Global options:northd_trim_timeout
         self.aging = Aging()  # MAC_Binding / FDB aging: when to look again
+        self._aging_seen: dict[str, tuple[list[Any], int]] = {}  # db -> (its tracked changes, how many read)
         # Signals, operator control (ovn_northd_py.control: pause/resume, a wake-up, per-iteration
         # hooks) and tooling (``settled``: the first sync committed).
         self.stop_event = WakeEvent()
@@ -383,7 +385,7 @@ class Daemon:
         assert nb is not None and sb is not None and self.graph is not None and self.raw is not None
         nb_changed = nb.run()
         sb_changed = sb.run()
-        if nb_changed or sb_changed:
+        if (nb_changed or sb_changed) and self._aging_inputs_changed():
             self.aging.changed()
         self._apply_loop_options()
         self._poll_txns()
@@ -681,6 +683,19 @@ class Daemon:
                 self.log.info("aged out", table=table, rows=n - before.get(table, 0))
         return ops
 
+    def _aging_inputs_changed(self) -> bool:
+        """Did the changes the IDLs tracked since the last look touch what aging reads (a resync:
+        anything may have)?  Each tracked list is read once (``_aging_seen``: up to where)."""
+        touched = False
+        for conn in (self.nb, self.sb):
+            assert conn is not None
+            changes = conn.idl.changes
+            seen = self._aging_seen.get(conn.name)
+            start = seen[1] if seen is not None and seen[0] is changes else 0
+            self._aging_seen[conn.name] = (changes, len(changes))
+            touched = touched or conn.resynced or aging_inputs_changed(changes, start)
+        return touched
+
     def _aging_wait(self, poller: AsyncPoller) -> None:
         """Wake the loop when aging is due: only when the next step can run the engine (the active
         instance, both databases in sync, nothing in flight, not paused, no back-off); anything else
@@ -803,9 +818,9 @@ class Daemon:
                     self.log.warning("sb transaction committed without results for the flow plan; re-reading")
                     self.writer.reset()
                 else:
+                    self._report_sb_cfg()  # (first: nbctl --wait=sb waits on it)
                     with _gc_paused():
                         self.writer.committed(plan, results)
-                    self._report_sb_cfg()
             self._write_succeeded()
         else:
             self._write_failed("sb", Txn.status_to_string(st), txn.get_error())
@@ -835,7 +850,7 @@ class Daemon:
         if gopts is None or sb_global_row(self.sb) is None or nbg is None:
             return
         txn = Txn(self.nb.idl)
-        wrote = sync_nb_global_from_sb(txn, self.nb, self.sb, gopts)
+        wrote = sync_nb_global_from_sb(txn, self.nb, self.sb, gopts, options=False)  # (options: the engine's)
         if self.write.nb_cfg_timestamp is not None:
             nbg.nb_cfg_timestamp, self.write.nb_cfg_timestamp = self.write.nb_cfg_timestamp, None
             wrote = True
@@ -888,9 +903,9 @@ class Daemon:
             self._write_failed("flow", "error", result)
             return
         if plan is not None:
+            self._report_sb_cfg()  # (first: nbctl --wait=sb waits on it)
             with _gc_paused():
                 self.writer.committed(plan, result)
-            self._report_sb_cfg()
         self.metrics.commits.labels(status="flow-success").inc()
         self.metrics.commit_seconds.observe(time.perf_counter() - self.write.started)
         self._write_succeeded()

@@ -91,6 +91,8 @@ class _TrackingIdl(ovs.db.idl.Idl):  # type: ignore[misc]
         self.track = True
         # uuid -> the columns we wrote, of rows our transaction in flight inserts (persisted uuids)
         self.expect_own: dict[Any, dict[str, Any]] = {}
+        # The tables whose old values ``notify`` reads (fastidl copies a changed column for those only).
+        self.old_value_tables = OLD_VALUE_TABLES
         super().__init__(remote, helper, **kw)
 
     def notify(self, event: str, row: Any, updates: Any = None) -> None:

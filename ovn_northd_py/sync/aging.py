@@ -26,6 +26,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from ..northd.model import Northd
@@ -177,6 +178,27 @@ def expire(cands: list[Candidate], now_ms: float, limit: int) -> tuple[list[Cand
 
 def delete_ops(gone: Iterable[Candidate]) -> list[dict[str, Any]]:
     return [{"op": "delete", "table": c.table, "where": [["_uuid", "==", ["uuid", str(c.uuid)]]]} for c in gone]
+
+
+# What a scan reads, by table: the columns whose update matters (None: any change of the table's
+# rows); a row created or deleted always matters.
+AGING_INPUTS: Mapping[str, frozenset[str] | None] = MappingProxyType({
+    "MAC_Binding": None, "FDB": None, "Datapath_Binding": None,  # SB
+    "Logical_Router": frozenset({"options"}), "Logical_Switch": frozenset({"other_config"}),  # NB
+    "NB_Global": frozenset({"options"}),
+})
+
+
+def inputs_changed(changes: list[Any], start: int = 0) -> bool:
+    """Do the tracked row changes ``changes[start:]`` (``RowChange``) touch what a scan reads?
+    (A pod joining a switch, an address set, a load balancer: no rescan.)"""
+    for c in changes[start:]:
+        if c.table not in AGING_INPUTS:
+            continue
+        cols = AGING_INPUTS[c.table]
+        if cols is None or c.event != "update" or not cols.isdisjoint(c.columns):
+            return True
+    return False
 
 
 @dataclass(slots=True)

@@ -137,18 +137,21 @@ def hv_cfg(sb: Any, sb_nb_cfg: int) -> tuple[int, int]:
     return lo, ts
 
 
-def sync_nb_global(txn: Any, nb: Any, gopts: GlobalOptions, sb_cfg: int | None, hv: tuple[int, int] | None) -> bool:
-    """Write northd's options and the cfg counters into NB_Global.  True if anything was written."""
+def sync_nb_global(txn: Any, nb: Any, gopts: GlobalOptions, sb_cfg: int | None, hv: tuple[int, int] | None,
+                   options: bool = True) -> bool:
+    """Write northd's options (unless ``options`` is false) and the cfg counters into NB_Global.
+    True if anything was written."""
     row = nb_global_row(nb)
     if row is None:
         return False
     wrote = False
-    opts = dict(row.options)
-    want = dict(opts)
-    want.update(gopts.as_dict())
-    if want != opts:
-        row.options = want
-        wrote = True
+    if options:
+        opts = dict(row.options)
+        want = dict(opts)
+        want.update(gopts.as_dict())
+        if want != opts:
+            row.options = want
+            wrote = True
     now = int(time.time() * 1000)
     if sb_cfg is not None and row.sb_cfg != sb_cfg:
         row.sb_cfg = sb_cfg
@@ -161,14 +164,14 @@ def sync_nb_global(txn: Any, nb: Any, gopts: GlobalOptions, sb_cfg: int | None, 
     return wrote
 
 
-def sync_nb_global_from_sb(txn: Any, nb: Any, sb: Any, gopts: GlobalOptions) -> bool:
+def sync_nb_global_from_sb(txn: Any, nb: Any, sb: Any, gopts: GlobalOptions, options: bool = True) -> bool:
     """:func:`sync_nb_global` with the cfg counters SB holds: sb_cfg is SB_Global's *committed*
     nb_cfg (read back from the SB IDL, so ``ovn-nbctl --wait=sb`` returns only once our SB write
     is durable), hv_cfg what every chassis has caught up with.  True if anything was written."""
     sbg = sb_global_row(sb)
     sb_cfg = sbg.nb_cfg if sbg is not None else None
     hv = hv_cfg(sb, sb_cfg) if sb_cfg is not None else None
-    return sync_nb_global(txn, nb, gopts, sb_cfg, hv)
+    return sync_nb_global(txn, nb, gopts, sb_cfg, hv, options=options)
 
 
 _INT_TEXT = re.compile(r"^[ \t\n\v\f\r]*([+-]?[0-9]+)$")

@@ -59,3 +59,37 @@ def test_row_update_matches_python_ovs(idl: Any, table: str, row_json: dict[str,
     orig = _apply(idl, table, row_json, fastidl._ORIG_ADD_DEFAULT, fastidl._ORIG_ROW_UPDATE)
     assert fast == orig
 
+
+
+DIFFS = [
+    ("Port_Binding", {"mac": ["set", ["00:00:00:00:00:02 10.0.0.2"]]}),  # a set gains one
+    ("Port_Binding", {"mac": ["set", ["00:00:00:00:00:01 10.0.0.1"]]}),  # ... and loses one
+    ("Port_Binding", {"options": ["map", [["a", "c"], ["d", "e"]]]}),  # a map: one changed, one new
+    ("Port_Binding", {"tunnel_key": 9, "up": ["set", [True]]}),  # a single value, an optional one
+    ("Port_Binding", {"nonexistent_column": 1, "tunnel_key": "x"}),  # warnings
+]
+
+
+def _diffed(idl: Any, table: str, diff: dict[str, Any], apply_diff: Any, old_value_tables: Any) -> Any:
+    t = idl.tables[table]
+    row = ovs.db.idl.Row(idl, t, uuid.uuid4(), ovs.db.idl.ColumnDefaultDict(t))
+    fastidl._ORIG_ROW_UPDATE(idl, t, row, copy.deepcopy(ROWS["Port_Binding"][0]))
+    warnings: list[str] = []
+    orig_warn = ovs.db.idl.vlog.warn
+    ovs.db.idl.vlog.warn = warnings.append
+    idl.old_value_tables = old_value_tables
+    try:
+        old = apply_diff(idl, t, row, copy.deepcopy(diff))
+    finally:
+        ovs.db.idl.vlog.warn = orig_warn
+        del idl.old_value_tables
+    stored = {k: v.to_json() for k, v in dict.items(row._data)}
+    return stored, {k: v.to_json() for k, v in old.items()}, sorted(old), warnings
+
+
+@pytest.mark.parametrize("table,diff", DIFFS)
+def test_apply_diff_matches_python_ovs(idl: Any, table: str, diff: dict[str, Any]) -> None:
+    orig = _diffed(idl, table, diff, fastidl._ORIG_APPLY_DIFF, None)
+    assert _diffed(idl, table, diff, fastidl._fast_apply_diff, None) == orig  # (old values kept: all)
+    fast = _diffed(idl, table, diff, fastidl._fast_apply_diff, frozenset({"NB_Global"}))
+    assert (fast[0], fast[2], fast[3]) == (orig[0], orig[2], orig[3])  # (old values not kept: the columns)

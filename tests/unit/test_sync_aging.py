@@ -50,3 +50,17 @@ def test_aging_rescans_at_most_once_a_second_after_changes():
     a.last_scan, a.dirty, a.next_due = 1_000.0, True, None
     assert not a.due(1_500.0) and a.wake_at(1_500.0) == 2_000.0
     assert a.due(2_000.0)
+
+
+def test_only_changes_to_what_a_scan_reads_call_for_a_rescan() -> None:
+    from ovn_northd_py.ovsdb.connection import RowChange
+    from ovn_northd_py.sync.aging import inputs_changed
+
+    pod = [RowChange("create", "Logical_Switch_Port", "u1", frozenset()),
+           RowChange("update", "Logical_Switch", "u2", frozenset({"ports"})),
+           RowChange("update", "Address_Set", "u3", frozenset({"addresses"}))]
+    assert not inputs_changed(pod)
+    assert inputs_changed([*pod, RowChange("update", "Logical_Router", "u4", frozenset({"options"}))])
+    assert inputs_changed([*pod, RowChange("delete", "Logical_Switch", "u2", frozenset())])
+    assert inputs_changed([*pod, RowChange("update", "MAC_Binding", "u5", frozenset({"timestamp"}))])
+    assert not inputs_changed([RowChange("update", "FDB", "u6", frozenset({"mac"})), *pod], start=1)
