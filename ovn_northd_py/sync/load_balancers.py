@@ -13,6 +13,7 @@ from typing import Any
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.lb_vips import sb_vip_key
 from ..northd.model import Northd
+from ..ovsdb import fastrow
 from ..ovsdb.fastrow import uuid_str
 from .lflows import WantLb, _omap
 
@@ -68,23 +69,31 @@ def desired_sb_lb_on(lb: Any, sb_dps: frozenset[str], lr_dps: frozenset[str],
     split = profile.has("lb_split_datapath_groups")
     if lb is None or not (sb_dps or lr_dps):
         return None
+    flags = (split, not profile.has("no_hairpin_orig_tuple"), profile.has("template_lb_backends_each"))
+    # (Kept with the row till it changes: a node joining or leaving a cluster-wide group marks
+    # every service's load balancer, whose columns stay as they were.  Shared: never modified.)
+    cols: dict[str, Any] = fastrow.derived(lb, f"sb_lb_cols:{flags}", lambda row: _sb_lb_cols(row, *flags))
+    if split:
+        return WantLb(sb_dps, cols, lr_dps, str(lb.uuid))
+    return WantLb(sb_dps, cols)
+
+
+def _sb_lb_cols(lb: Any, split: bool, hairpin_orig_tuple: bool, each: bool) -> dict[str, Any]:
+    """The SB Load_Balancer columns of NB ``lb`` but its datapaths (``each``: 26.03's template
+    backends read one by one)."""
     ids = {} if split else {"lb_id": str(lb.uuid)}  # observed: the NB external_ids are not copied
     opts = dict(lb.options)
-    if not profile.has("no_hairpin_orig_tuple"):  # 26.03 (SB 21.x): no longer written
+    if hairpin_orig_tuple:  # (26.03, SB 21.x: no longer written)
         opts["hairpin_orig_tuple"] = "true"
     # observed: copied as is; an NB row without protocol (the flows read it as tcp) gives none
     proto: Any = lb.protocol[0] if lb.protocol else ["set", []]
-    each = profile.has("template_lb_backends_each")  # 26.03: template backends read one by one
-    cols = {
+    return {
         "name": lb.name,
         "vips": _omap({sb_vip_key(lb, k, each): v for k, v in lb.vips.items()}),
         "protocol": proto,
         "options": _omap(opts),
         "external_ids": _omap(ids),
     }
-    if split:
-        return WantLb(sb_dps, cols, lr_dps, str(lb.uuid))
-    return WantLb(sb_dps, cols)
 
 
 def desired_sb_lbs(nd: Northd, dp_uuid: Mapping[str, str], profile: FlowProfile = DEFAULT_PROFILE) -> dict[str, WantLb]:
