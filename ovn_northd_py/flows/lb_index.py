@@ -61,6 +61,13 @@ class LbIndex:
     # routers) when last recorded: a datapath whose row did not change since gets its groups' changes
     # only (:meth:`_set_dp_groups`).
     dp_seen: dict[str, tuple[Any, tuple[frozenset[str], ...], tuple[str, ...]]] = field(default_factory=dict)
+    # A service joining a group on hundreds of datapaths: the same members' difference and the same
+    # new load-balancer set for each of them, computed once (and the sets shared).  Bounded, and
+    # holding what it keys on (identities are compared only while the objects live).
+    _diffs: dict[tuple[int, int], tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]] = \
+        field(default_factory=dict, compare=False, repr=False)
+    _sets: dict[tuple[frozenset[str], frozenset[str], frozenset[str]], frozenset[str]] = \
+        field(default_factory=dict, compare=False, repr=False)
 
     def set_dp(self, dp: Datapath | None, key: str) -> frozenset[str]:
         """Record datapath ``key``'s present attachments (``dp`` None: it is gone); returns the
@@ -114,8 +121,9 @@ class LbIndex:
         removed: set[str] = set()
         for new, was in zip(members, seen[1], strict=True):
             if new is not was:
-                added |= new - was
-                removed |= was - new
+                more, fewer = self._members_diff(new, was)
+                added |= more
+                removed |= fewer
         self.dp_seen[key] = (st, members, seen[2])
         for g, m in zip(grps, members, strict=True):
             self.group_lbs[str(g.uuid)] = m
@@ -128,7 +136,7 @@ class LbIndex:
                 and not any(lb in m for m in members)}
         if not gained and not lost:
             return frozenset()
-        lbs = (old | gained) - lost
+        lbs = self._lb_set(old, frozenset(gained), frozenset(lost))
         for x in lost:
             users = self.lb_dps.get(x)
             if users is not None:
@@ -137,8 +145,28 @@ class LbIndex:
                     del self.lb_dps[x]
         for x in gained:
             self.lb_dps.setdefault(x, set()).add(key)
-        _store(self.dp_lbs, key, frozenset(lbs))
+        _store(self.dp_lbs, key, lbs)
         return frozenset(gained | lost)
+
+    def _members_diff(self, new: frozenset[str], was: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """(``new - was``, ``was - new``), once per pair of member sets."""
+        k = (id(new), id(was))
+        hit = self._diffs.get(k)
+        if hit is None or hit[0] is not new or hit[1] is not was:
+            if len(self._diffs) >= 64:
+                self._diffs.clear()
+            hit = self._diffs[k] = (new, was, new - was, was - new)
+        return hit[2], hit[3]
+
+    def _lb_set(self, old: frozenset[str], gained: frozenset[str], lost: frozenset[str]) -> frozenset[str]:
+        """``(old | gained) - lost``, the same set object for datapaths whose sets were equal."""
+        k = (old, gained, lost)
+        hit = self._sets.get(k)
+        if hit is None:
+            if len(self._sets) >= 64:
+                self._sets.clear()
+            hit = self._sets[k] = (old | gained) - lost
+        return hit
 
     def switches_of(self, lb: str, nd: Northd) -> list[Datapath]:
         out = []

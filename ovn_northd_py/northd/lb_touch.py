@@ -116,13 +116,26 @@ def _nets(mac: str, networks: tuple[str, ...]) -> LrpNetworks | None:
 def _nat_addrs(router: Datapath) -> set[IPAddress]:
     out: set[IPAddress] = set()
     for nat in router.nb.nat:
-        text = str(nat.external_ip).strip()
-        for lenient in (False, True):
-            try:
-                out.add(parse_ip(text, lenient=lenient))
-            except AddressError:
-                continue
+        out |= fastrow.derived(nat, "lb_touch_external_ip", _external_ips)
     return out
+
+
+def _external_ips(nat: Any) -> frozenset[IPAddress]:
+    """A NAT rule's external IP, read strictly and leniently (kept with the row till it changes)."""
+    text = str(nat.external_ip).strip()
+    out: set[IPAddress] = set()
+    for lenient in (False, True):
+        try:
+            out.add(parse_ip(text, lenient=lenient))
+        except AddressError:
+            continue
+    return frozenset(out)
+
+
+def _port_nets(lrp: Any) -> LrpNetworks | None:
+    """A router port's networks (kept with its NB row till it changes: every gateway router is
+    looked at when a service joins the cluster-wide group)."""
+    return _nets(lrp.mac, tuple(sorted(lrp.networks)))
 
 
 def views_touch_router(views: Iterable[LbView], router: Datapath) -> bool:
@@ -133,7 +146,7 @@ def views_touch_router(views: Iterable[LbView], router: Datapath) -> bool:
         return False
     if any(v.everywhere for v in views):
         return True
-    nets = [n for n in (_nets(p.nb.mac, tuple(sorted(p.nb.networks))) for p in router.ports if p.kind == "lrp")
+    nets = [n for n in (fastrow.derived(p.nb, "lb_touch_nets", _port_nets) for p in router.ports if p.kind == "lrp")
             if n is not None]
     nat = _nat_addrs(router) if router.nb.nat else set()
     for v in views:
