@@ -242,13 +242,15 @@ def build_acl_index(nd: Northd, nb: Any, sb: Any = None) -> AclIndex:
 
 
 def _lbs_have_vips(lbs: Iterable[Any]) -> bool:
-    return any(lb.vips for lb in lbs)
+    return any(fastrow.peek(lb, "vips") for lb in lbs)
 
 
 def ls_has_lb_vips(dp: Datapath) -> bool:
-    """A load balancer with VIPs is attached to the switch, directly or through a group."""
+    """A load balancer with VIPs is attached to the switch, directly or through a group.  (Read
+    without copies: every switch of a cluster-wide group of hundreds asks on each service added.)"""
     nb = dp.nb
-    return _lbs_have_vips(nb.load_balancer) or any(_lbs_have_vips(g.load_balancer) for g in nb.load_balancer_group)
+    return _lbs_have_vips(fastrow.peek(nb, "load_balancer")) or any(
+        _lbs_have_vips(fastrow.peek(g, "load_balancer")) for g in fastrow.peek(nb, "load_balancer_group"))
 
 
 @dataclass(frozen=True, slots=True)

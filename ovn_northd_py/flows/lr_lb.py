@@ -54,7 +54,6 @@ ARP/ND replies for them are :func:`.router_addrs.router_lb_vip_sets` and :mod:`.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import partial
@@ -77,6 +76,7 @@ from ..lflow.table import FlowSpec7, FlowTable
 from ..northd.addresses import AddressError, IPAddress, LrpNetworks, parse_ip
 from ..northd.lb_vips import Endpoint, lb_protocol
 from ..northd.model import Datapath, Port
+from ..ovsdb import fastrow
 from ..ovsdb.fastrow import uuid_str
 from .chassis_features import ALL_FEATURES
 from .context import FlowCtx, hint
@@ -143,9 +143,19 @@ def force_snat_router_ip(router: Datapath, ctx: FlowCtx) -> bool:
 def nat_external_ips(router: Datapath) -> frozenset[IPAddress]:
     out: set[IPAddress] = set()
     for nat in router.nb.nat:
-        with contextlib.suppress(AddressError):
-            out.add(parse_ip(nat.external_ip.strip()))
+        ip = fastrow.derived(nat, "nat_external_ip", _nat_external_ip)
+        if ip is not None:
+            out.add(ip)
     return frozenset(out)
+
+
+def _nat_external_ip(nat: Any) -> IPAddress | None:
+    """A NAT rule's external IP, strictly read (kept with the row till it changes: every gateway
+    router's NAT rules are read again when a service joins the cluster-wide group)."""
+    try:
+        return parse_ip(nat.external_ip.strip())
+    except AddressError:
+        return None
 
 
 def _fam(e: Endpoint) -> str:

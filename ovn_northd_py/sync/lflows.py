@@ -529,13 +529,16 @@ class _Planner:
         load balancers being compared) whose users all want one new set nobody has."""
         cache, keys, want = self.cache, self.keys, self.want
         affected: set[str] = set()
+        compared: dict[str, list[str]] = {}  # group -> its users being compared
         for k in keys:
             for u in cache.uuids(k):
                 g = cache.flows[u].group
                 if g is not None:
                     affected.add(g)
+                    compared.setdefault(g, []).append(u)
         if self.want_lbs is not None:
-            affected |= {g for lb in cache.lbs.values() if self.lb_in_scope(lb.key) for g in lb.groups()}
+            scope = self.lb_scope
+            affected |= {g for lb in cache.lbs.values() if scope is None or lb.key in scope for g in lb.groups()}
         lb_users: dict[str, list[LbRow]] = {}
         for lb in cache.lbs.values():
             for g in lb.groups():
@@ -555,6 +558,8 @@ class _Planner:
                 continue
             if cache.group_users.get(g):
                 kind = kinds[g]
+                if not self._wants_another_set(compared.get(g, ()), kind, cur):
+                    continue  # (a service joining: its flows join the cluster group as it is)
                 counts: dict[tuple[str, frozenset[str]], int] = {}
                 stay: list[str] = []  # users not compared: they keep the group's set
                 for u in cache.group_users.get(g, ()):
@@ -620,6 +625,19 @@ class _Planner:
                              "row": {"datapaths": _uuid_set_json(new)}})
             plan.actions.append(ResizeGroup(g, new, resized_kind))
             plan.updated += 1
+
+    def _wants_another_set(self, users: Iterable[str], kind: str, cur: frozenset[str]) -> bool:
+        """Does one of the compared flows ``users`` of a group with ``kind`` and set ``cur`` want
+        another group kind or set?  If none does, the group stays as it is: the others keep it,
+        and flows brought into the comparison later (:meth:`_compare_too`) want their own group's
+        kind and set -- so its users need not be counted one by one (thousands in the cluster
+        load balancers' group)."""
+        cache, want = self.cache, self.want
+        for u in users:
+            w = want.get(cache.flows[u].key)
+            if w is not None and len(w.dps) > 1 and (w.group_kind != kind or w.dps != cur):
+                return True
+        return False
 
     def _insert_group(self, s: frozenset[str], kind: str | None) -> list[Any]:
         """A new group with set ``s`` (``kind``: a flow group's group_kind), named in this plan."""
