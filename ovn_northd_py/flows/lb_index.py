@@ -61,12 +61,10 @@ class LbIndex:
     # routers) when last recorded: a datapath whose row did not change since gets its groups' changes
     # only (:meth:`_set_dp_groups`).
     dp_seen: dict[str, tuple[Any, tuple[frozenset[str], ...], tuple[str, ...]]] = field(default_factory=dict)
-    # A service joining a group on hundreds of datapaths: the same members' difference and the same
-    # new load-balancer set for each of them, computed once (and the sets shared).  Bounded, and
-    # holding what it keys on (identities are compared only while the objects live).
+    # A service joining a group on hundreds of datapaths: the members' difference is the same for
+    # each of them, computed once.  Bounded, and holding what it keys on (identities are compared
+    # only while the objects live).
     _diffs: dict[tuple[int, int], tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]] = \
-        field(default_factory=dict, compare=False, repr=False)
-    _sets: dict[tuple[frozenset[str], frozenset[str], frozenset[str]], frozenset[str]] = \
         field(default_factory=dict, compare=False, repr=False)
 
     def set_dp(self, dp: Datapath | None, key: str) -> frozenset[str]:
@@ -136,7 +134,7 @@ class LbIndex:
                 and not any(lb in m for m in members)}
         if not gained and not lost:
             return frozenset()
-        lbs = self._lb_set(old, frozenset(gained), frozenset(lost))
+        lbs = (old | gained) - lost if lost else old | gained  # (one copy, not two, for a service added)
         for x in lost:
             users = self.lb_dps.get(x)
             if users is not None:
@@ -157,16 +155,6 @@ class LbIndex:
                 self._diffs.clear()
             hit = self._diffs[k] = (new, was, new - was, was - new)
         return hit[2], hit[3]
-
-    def _lb_set(self, old: frozenset[str], gained: frozenset[str], lost: frozenset[str]) -> frozenset[str]:
-        """``(old | gained) - lost``, the same set object for datapaths whose sets were equal."""
-        k = (old, gained, lost)
-        hit = self._sets.get(k)
-        if hit is None:
-            if len(self._sets) >= 64:
-                self._sets.clear()
-            hit = self._sets[k] = (old | gained) - lost
-        return hit
 
     def switches_of(self, lb: str, nd: Northd) -> list[Datapath]:
         out = []
