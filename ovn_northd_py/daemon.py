@@ -123,6 +123,8 @@ class WriteState:
     # else to write into NB: it goes with sb_cfg (:meth:`Daemon._report_sb_cfg`), one NB
     # transaction per change instead of two.
     nb_cfg_timestamp: int | None = None
+    # The read of the raw tables' uuids after a write under a monitor without inserts.
+    insert_check: RawRequest | None = None
     # The SB write carrying nb_cfg committed while an NB transaction was in flight: sb_cfg is
     # written as soon as that transaction completes.
     report_after_nb: bool = False
@@ -655,10 +657,12 @@ class Daemon:
         self.write.sb_txn = ctx.sb_txn
         if alone:
             if ops:
+                self.writer.quiet_inserts(self.raw)
                 self.write.flow_req = self.raw.send(ops)
                 if self.write.flow_req is None:
                     self.write.sb_plan = None
                     self._write_failed("flow", "not connected", None)
+                    self._watch_inserts_again()
         else:
             self.raw.tap.attach_ops = ops or None
             self.sb.expect_inserts(ctx.sb_txn)  # (their echo is recognised as ours: RowChange.own)
@@ -884,8 +888,33 @@ class Daemon:
             self.writer.reset()
 
     # ---- the raw path alone: loading the cache, plans without IDL changes, repairs ----
+    def _watch_inserts_again(self) -> None:
+        """The first write into an empty SB went out under a monitor without inserts
+        (:meth:`FlowWriter.quiet_inserts`): watch them again, and read which rows others
+        inserted meanwhile (:meth:`_poll_insert_check`)."""
+        if self.writer.inserts_unwatched:
+            assert self.raw is not None
+            self.write.insert_check = self.writer.watch_inserts_again(self.raw)
+
+    def _poll_insert_check(self) -> None:
+        """Rows others inserted while inserts were not watched go to the repairs, as the monitor's
+        inserts would have."""
+        assert self.raw is not None
+        if self.write.insert_check is None:
+            return
+        done, result = self.raw.poll(self.write.insert_check)
+        if not done:
+            return
+        self.write.insert_check = None
+        if isinstance(result, list):
+            unknown = self.writer.unknown_rows(result)
+            if unknown:
+                self.raw.tap.updates.append(unknown)
+        # (On an error or a reconnection the raw tables are read again from scratch anyway.)
+
     def _poll_flows(self) -> None:
         assert self.raw is not None
+        self._poll_insert_check()
         if self.writer.loading:
             with _gc_paused():
                 error = self.writer.poll_load(self.raw)
@@ -897,6 +926,7 @@ class Daemon:
         if not done:
             return
         self.write.flow_req = None
+        self._watch_inserts_again()
         plan, self.write.sb_plan = self.write.sb_plan, None
         if isinstance(result, str):
             self.metrics.commits.labels(status="flow-error").inc()

@@ -75,14 +75,15 @@ FLOW_COLUMNS = ("logical_datapath", "logical_dp_group", "pipeline", "table_id", 
                 "controller_meter", "external_ids", "tags")
 
 
-def monitor_requests(full: bool = False, split: bool = False) -> dict[str, Any]:
+def monitor_requests(full: bool = False, split: bool = False, inserts: bool = True) -> dict[str, Any]:
     """Two requests per table (ovsdb-server filters the columns it sends by each one's
     ``select``): inserts and deletes with no columns, modifications with every column we own.
-    ``full``: every change with every column (a hot standby follows what another northd writes)."""
+    ``full``: every change with every column (a hot standby follows what another northd writes).
+    ``inserts`` False: no inserts (:meth:`FlowWriter.quiet_inserts`)."""
     def two(cols: list[str]) -> list[dict[str, Any]]:
         if full:
             return [{"columns": cols, "select": {"initial": False}}]
-        return [{"columns": [], "select": {"initial": False, "insert": True, "delete": True, "modify": False}},
+        return [{"columns": [], "select": {"initial": False, "insert": inserts, "delete": True, "modify": False}},
                 {"columns": cols, "select": {"initial": False, "insert": False, "delete": False, "modify": True}}]
 
     return {
@@ -137,6 +138,9 @@ class FlowWriter:
     # After taking over from a hot standby: once our first write commits, the monitor goes from
     # following (full rows) to lean (foreign changes only).
     lean_after_write: bool = False
+    # The first write into an empty SB is in flight under a monitor without inserts
+    # (:meth:`quiet_inserts`); :meth:`watch_inserts_again` follows it.
+    inserts_unwatched: bool = False
     _chunks: list[list[dict[str, Any]]] = field(default_factory=list)  # selects still to send
     _sent: list[dict[str, Any]] = field(default_factory=list)  # the select whose reply is awaited
     # Hot standby: the cache follows what another northd writes (full monitor), and ``dirty``
@@ -162,6 +166,7 @@ class FlowWriter:
         self.cache.reset()
         self.load_req = None
         self.full_sync_needed = True
+        self.inserts_unwatched = False
         self.following = False
         self.dirty_all = True
         self.dirty_keys.clear()
@@ -230,6 +235,38 @@ class FlowWriter:
         """After taking over: watch for foreign changes only (our own bulk writes echo cheaply).
         The new monitor starts before the old one is cancelled, so nothing falls between."""
         raw.monitor(monitor_requests(split=self.cache.split_lbs), cancel_old=True)
+
+    def quiet_inserts(self, raw: Any) -> None:
+        """Before the first write into an empty SB (66,000 flows at 100 ovn-kubernetes nodes): a
+        monitor without inserts, so that the server does not notify us of each of ours, a quarter
+        of its time on that transaction, on the path to ``--wait=sb``.  Deletes and modifications
+        stay watched (the new monitor starts before the lean one is cancelled); rows others insert
+        meanwhile are found by :meth:`watch_inserts_again` once the write is done."""
+        if raw.monitor(monitor_requests(split=self.cache.split_lbs, inserts=False), cancel_old=True) is not None:
+            self.inserts_unwatched = True
+
+    def watch_inserts_again(self, raw: Any) -> Any:
+        """After that write (committed or not): the lean monitor again, then a read of the three
+        tables' uuids (after the monitor, on the same connection: an insert is in one or the
+        other), whose reply :meth:`unknown_rows` turns into the inserts to repair.  Returns the
+        read's request (None: not connected; a reconnection reads everything again anyway)."""
+        self.inserts_unwatched = False
+        if raw.monitor(monitor_requests(split=self.cache.split_lbs), cancel_old=True) is None:
+            return None
+        return raw.send([{"op": "select", "table": t, "where": [], "columns": ["_uuid"]} for t in _RAW_TABLES],
+                        with_lock=False)
+
+    def unknown_rows(self, results: list[Any]) -> dict[str, Any]:
+        """The rows of that read the cache does not know, as monitor inserts (empty: none)."""
+        cache = self.cache
+        out: dict[str, Any] = {}
+        for table, res in zip(_RAW_TABLES, results, strict=True):
+            known: Collection[str] = (cache.flows if table == "Logical_Flow" else
+                                      cache.groups if table == "Logical_DP_Group" else cache.lbs)
+            rows: dict[str, Any] = {u: {"new": {}} for r in res.get("rows", ()) if (u := str(r["_uuid"][1])) not in known}
+            if rows:
+                out[table] = rows
+        return out
 
     def take_over(self, updates: list[dict[str, Any]], compare_all: bool) -> None:
         """We got the lock while following another northd: what it wrote (``updates`` not yet
