@@ -910,7 +910,10 @@ class Daemon:
             unknown = self.writer.unknown_rows(result)
             if unknown:
                 self.raw.tap.updates.append(unknown)
-        # (On an error or a reconnection the raw tables are read again from scratch anyway.)
+        elif result != "connection lost":  # (a reconnection reads the raw tables again anyway)
+            # As a requested recompute: the raw tables are read again, unless a write is in flight.
+            self.log.warning("reading the raw tables' uuids failed; recomputing", error=result)
+            self.recompute_event.set()
 
     def _poll_flows(self) -> None:
         assert self.raw is not None

@@ -12,6 +12,7 @@ warnings included, is python-ovs's.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import ovs.db.data
@@ -58,10 +59,10 @@ def _fast_add_default(self: Any, table: Any, row_update: Any) -> None:
             row_update[name] = list(default) if is_list else default
 
 
-def _fast_row_update(self: Any, table: Any, row: Any, row_json: Any) -> bool:
-    changed = False
+def _parsed_columns(table: Any, row_json: Any) -> Iterator[tuple[str, Any, Any]]:
+    """(column name, column, parsed datum) of each column of ``row_json`` (a row, or a diff), with
+    python-ovs' warnings for an unknown column or one that does not parse (those are skipped)."""
     columns = table.columns
-    data = row._data
     from_json = ovs.db.data.Datum.from_json
     vlog = ovs.db.idl.vlog
     for column_name, datum_json in row_json.items():
@@ -74,6 +75,13 @@ def _fast_row_update(self: Any, table: Any, row: Any, row_json: Any) -> bool:
         except ovs.db.error.Error as e:
             vlog.warn(f"error parsing column {column_name} in table {table.name}: {e}")
             continue
+        yield column_name, column, datum
+
+
+def _fast_row_update(self: Any, table: Any, row: Any, row_json: Any) -> bool:
+    changed = False
+    data = row._data
+    for column_name, column, datum in _parsed_columns(table, row_json):
         old = dict.get(data, column_name)  # (without the default a ColumnDefaultDict builds)
         if old is None:
             if datum.is_default():
@@ -94,21 +102,9 @@ def _fast_apply_diff(self: Any, table: Any, row: Any, row_diff: Any) -> dict[str
     the column's datum itself (their consumer reads which columns changed, not what they held)."""
     keep = getattr(self, "old_value_tables", None)
     copy_old = keep is None or table.name in keep
-    columns = table.columns
     data = row._data
-    from_json = ovs.db.data.Datum.from_json
-    vlog = ovs.db.idl.vlog
     old_row: dict[str, Any] = {}
-    for column_name, datum_diff_json in row_diff.items():
-        column = columns.get(column_name)
-        if not column:
-            vlog.warn(f"unknown column {column_name} updating table {table.name}")
-            continue
-        try:
-            datum_diff = from_json(column.type, datum_diff_json)
-        except ovs.db.error.Error as e:
-            vlog.warn(f"error parsing column {column_name} in table {table.name}: {e}")
-            continue
+    for column_name, _column, datum_diff in _parsed_columns(table, row_diff):
         stored = dict.get(data, column_name)  # (None: the column's default, built afresh on each read)
         cur = stored if stored is not None else data[column_name]
         old_row[column_name] = cur.copy() if copy_old else cur
