@@ -457,8 +457,8 @@ def _gone_datapaths(nd: Northd, nb: Any, b: _Batch, profile: FlowProfile) -> dic
         return gone
     names = {p.name for dp in gone.values() for p in dp.ports}
     for table in ("Logical_Switch_Port", "Logical_Router_Port"):
-        for row in nb.rows(table).values():
-            if row.name in names:
+        for row in fastrow.plain_rows(nb.rows(table)).values():
+            if fastrow.scalar(row, "name") in names:
                 return None  # a row surviving (or moving) under one of their names
     return gone
 

@@ -149,6 +149,19 @@ def plain_rows(rows: Any) -> Any:
     return data if isinstance(data, dict) else rows
 
 
+def scalar(row: Any, column: str) -> Any:
+    """``row.<column>`` for a column of exactly one plain value (a name), read from the committed
+    datum without the cache's bookkeeping: for loops over every row of a large table."""
+    d = row.__dict__
+    data = d.get("_data")
+    if data is not None and not d.get("_changes"):
+        datum = dict.get(data, column)
+        if datum is not None and len(datum.values) == 1 and datum.type.is_scalar() and not datum.type.key.ref_table_name:
+            for atom in datum.values:
+                return atom.value
+    return getattr(row, column)
+
+
 def raw_ref_uuids(row: Any, column: str) -> frozenset[Any] | None:
     """The uuids a reference-set column of ``row`` holds, rows that are gone included, read from the
     committed datum; None when the row has pending changes (read the column then)."""

@@ -89,3 +89,12 @@ def test_every_column_reads_as_python_ovs_converts_it(env: Any) -> None:
         assert as1.addresses == ["10.0.0.1", "10.0.0.10", "10.0.0.9"]
     finally:
         conn.close()
+
+
+def test_scalar_reads_a_single_value_as_getattr_does(env: Any) -> None:
+    conn, row = _lb(env)
+    try:
+        assert fastrow.scalar(row, "name") == row.name == "lb0"
+        assert fastrow.scalar(row, "protocol") == row.protocol  # (an optional column: getattr's list)
+    finally:
+        conn.close()
