@@ -304,16 +304,39 @@ def first_ipv6(nets: LrpNetworks) -> str:
 
 
 def find_lrp_for_ip(router: Datapath, ctx: FlowCtx, ip: IPAddress) -> tuple[Port, str] | None:
-    """The first router port (port order) with a network containing ``ip``, and its address there."""
+    """The first router port (port order) with a network containing ``ip``, and its address there
+    (the port's first such network).  Looked up by network, once per prefix length the router's
+    ports have: ``ovn_cluster_router`` resolves a route per node through one of a hundred ports."""
+    v6 = not isinstance(ip, IPv4Address)
+    n = int(ip)
+    best: tuple[int, int, Port, str] | None = None
+    for (fam6, host), nets in ctx.cached(LRP_BY_NET, router.key, lambda: _lrp_by_net(router, ctx)).items():
+        if fam6 is v6:
+            hit = nets.get(n & ~host)
+            if hit is not None and (best is None or hit[:2] < best[:2]):
+                best = hit
+    return (best[2], best[3]) if best is not None else None
+
+
+LRP_BY_NET = "lrp_by_net"
+
+
+def _lrp_by_net(router: Datapath, ctx: FlowCtx) -> dict[tuple[bool, int], dict[int, tuple[int, int, Port, str]]]:
+    """(IPv6?, host mask) -> network -> (port position, network position in the port, port, its
+    address there), the first port and network of each network."""
     info = router_info(router, ctx)
-    for p in router.ports:
+    out: dict[tuple[bool, int], dict[int, tuple[int, int, Port, str]]] = {}
+    for i, p in enumerate(router.ports):
         nets = info.nets.get(p.name)
         if nets is None:
             continue
-        addr = network_addr_for(nets, ip)
-        if addr is not None:
-            return p, addr
-    return None
+        for j, n4 in enumerate(nets.ipv4):
+            lo, hi = n4.bounds()
+            out.setdefault((False, hi - lo), {}).setdefault(lo, (i, j, p, n4.addr_s))
+        for j, n6 in enumerate(nets.ipv6):
+            lo, hi = n6.bounds()
+            out.setdefault((True, hi - lo), {}).setdefault(lo, (i, j, p, n6.addr_s))
+    return out
 
 
 def network_addr_for(nets: LrpNetworks, ip: IPAddress) -> str | None:
