@@ -667,8 +667,14 @@ def parse_lrp_networks(mac: str, networks: Iterable[str], *, strict: bool = Fals
     port).  A bad network is skipped and recorded in ``errors`` (the reference
     logs "invalid syntax '...' in networks" and keeps the port); with ``strict``
     it raises instead.  Pass ``networks`` in OVSDB set order (sorted strings) to
-    get the reference's order.
+    get the reference's order.  (Parsed once per distinct port: the result is immutable and
+    shared, and a hundred-port router's networks are read by many builders.)
     """
+    return _parse_lrp_networks(mac, tuple(networks), strict)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _parse_lrp_networks(mac: str, networks: tuple[str, ...], strict: bool) -> LrpNetworks:
     # Observed: leading whitespace is tolerated, trailing whitespace is not.
     if not _MAC_RE.fullmatch(mac.lstrip()):
         raise AddressError(f"bad 'mac' {mac!r}", mac)
