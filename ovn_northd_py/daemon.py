@@ -584,9 +584,11 @@ class Daemon:
         self.state.force_recompute = True
 
     def _ready_for_more(self) -> bool:
-        """Work we can do now without waiting for the network (else the poller would sleep on it)."""
-        sb = self.sb
-        if sb is None or not sb.has_lock or not sb.synced or self.raw is None:
+        """Work we can do now without waiting for the network (else the poller would sleep on it).
+        Nothing runs before both databases are in sync (:meth:`step`): a recompute pending while NB
+        is down must wait on the connections, not wake the loop at once again."""
+        sb, nb = self.sb, self.nb
+        if sb is None or not sb.has_lock or not sb.synced or self.raw is None or nb is None or not nb.synced:
             return False
         if self._busy():
             return False

@@ -91,6 +91,27 @@ def test_nb_down_no_busy_loop(env, started):
     assert {"sw0", "sw1"} <= names
 
 
+def test_nb_down_a_requested_recompute_waits_without_spinning(env, started):
+    # A recompute asked for (or a failed write's) while NB is down cannot run before NB is back:
+    # the loop must sleep on the connections, not wake at once to find it still cannot.
+    d, port = daemon(env, "ours")
+    started.append(d.start())
+    env.nbctl("ls-add", "sw0", wait="sb", timeout=20)
+    assert d.pid is not None
+    env.nb.stop()
+    try:
+        wait_until(lambda: scrape_or_none(port, "ovn_northd_py_db_connected", 'db="nb"') == 0, 10, "nb disconnected")
+        r = d.appctl("recompute")
+        assert r.returncode == 0, r.stderr
+        ticks = cpu_over(d.pid, 4.0)
+        assert ticks <= 0.05 * 4.0 * CLK_TCK, f"{ticks} CPU ticks in 4 s with NB down and a recompute pending"
+    finally:
+        env.nb.start()
+    env.nbctl("ls-add", "sw1", wait="sb", timeout=20)
+    names = {dict(r["external_ids"][1]).get("name") for r in env.sb_rows("Datapath_Binding")}
+    assert {"sw0", "sw1"} <= names
+
+
 def test_two_instances_neither_claims_the_lock_while_sb_is_down(env, started):
     a, pa = daemon(env, "a")
     b, pb = daemon(env, "b")
