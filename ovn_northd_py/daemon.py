@@ -770,10 +770,19 @@ class Daemon:
         if where is not None:
             plan.ops.append({"op": "update", "table": "SB_Global", "where": where, "row": {"nb_cfg": pending}})
             self.write.nb_cfg_timestamp = started_ms
-        nbg = nb_global_row(self.nb)
-        if self.write.nb_cfg_timestamp is not None and nbg is not None and nb_txn._txn_rows:
-            nbg.nb_cfg_timestamp, self.write.nb_cfg_timestamp = self.write.nb_cfg_timestamp, None
+        if nb_txn._txn_rows:
+            self._stamp_nb_cfg()
         return plan
+
+    def _stamp_nb_cfg(self) -> bool:
+        """Write the held-back NB_Global nb_cfg_timestamp (:attr:`WriteState.nb_cfg_timestamp`)
+        into the NB transaction being built; True if there was one to write."""
+        ts = self.write.nb_cfg_timestamp
+        nbg = nb_global_row(self.nb) if ts is not None else None
+        if nbg is None:
+            return False
+        nbg.nb_cfg_timestamp, self.write.nb_cfg_timestamp = ts, None
+        return True
 
     def _dp_uuid(self) -> LazyDpUuids:
         """NB datapath key -> SB Datapath_Binding uuid (read when first used)."""
@@ -852,15 +861,11 @@ class Daemon:
         if self.nb is None or self.sb is None or self.graph is None:
             return
         gopts = self.graph.northd.gopts
-        nbg = nb_global_row(self.nb)
-        if gopts is None or sb_global_row(self.sb) is None or nbg is None:
+        if gopts is None or sb_global_row(self.sb) is None or nb_global_row(self.nb) is None:
             return
         txn = Txn(self.nb.idl)
         wrote = sync_nb_global_from_sb(txn, self.nb, self.sb, gopts, options=False)  # (options: the engine's)
-        if self.write.nb_cfg_timestamp is not None:
-            nbg.nb_cfg_timestamp, self.write.nb_cfg_timestamp = self.write.nb_cfg_timestamp, None
-            wrote = True
-        if wrote:
+        if self._stamp_nb_cfg() or wrote:
             self.write.nb_txn = txn
             txn.commit()
         else:
