@@ -387,10 +387,10 @@ class Daemon:
         assert nb is not None and sb is not None and self.graph is not None and self.raw is not None
         nb_changed = nb.run()
         sb_changed = sb.run()
+        self._poll_txns()  # (first: a committed nb_cfg is reported to NB_Global at once)
         if (nb_changed or sb_changed) and self._aging_inputs_changed():
             self.aging.changed()
         self._apply_loop_options()
-        self._poll_txns()
         self._poll_flows()
         if sb.connects != self.state.sb_connects_seen:
             # A (re)connection: requests in flight and our monitor went with the old connection, and
@@ -637,20 +637,11 @@ class Daemon:
             self.writer.failed()
             self.write.retry_at = time.monotonic() + 1.0  # don't spin on a persistent failure
             return
-        self.metrics.compute_seconds.observe(time.perf_counter() - t0)
-        self.metrics.runs.labels(kind="recompute" if force else "incremental").inc()
-        if not force and rep.incremental and not rep.recomputed:
-            self.state.incremental_since_check += 1
-        self.log.debug("engine run", recomputed=rep.recomputed, incremental=rep.incremental,
-                       unhandled=rep.unhandled, ms=round(rep.seconds * 1000, 2))
+        computed = time.perf_counter() - t0
         self.state.runs += 1
         self.state.last_report = rep
         self.write.ri_retry_ops = []
         self.write.aging_ops = []
-        self.trimmer.active()
-        if self.warn.count:
-            self.metrics.bad_rows.labels(kind="any").inc(self.warn.count)
-            self.warn.count = 0
         # One run, one SB transaction: the flow plan and the extra operations ride on the IDL's
         # (but for the first write into an SB without flows: :meth:`_send_idl_part_first`).
         ops = plan.ops + ctx.sb_extra_ops
@@ -670,6 +661,17 @@ class Daemon:
             self.sb.expect_inserts(ctx.sb_txn)  # (their echo is recognised as ours: RowChange.own)
         self.write.nb_txn = ctx.nb_txn
         self._poll_txns()
+        # (The bookkeeping once the transaction is on its way: ``--wait=sb`` waits on it.)
+        self.metrics.compute_seconds.observe(computed)
+        self.metrics.runs.labels(kind="recompute" if force else "incremental").inc()
+        if not force and rep.incremental and not rep.recomputed:
+            self.state.incremental_since_check += 1
+        self.log.debug("engine run", recomputed=rep.recomputed, incremental=rep.incremental,
+                       unhandled=rep.unhandled, ms=round(rep.seconds * 1000, 2))
+        self.trimmer.active()
+        if self.warn.count:
+            self.metrics.bad_rows.labels(kind="any").inc(self.warn.count)
+            self.warn.count = 0
         if ctx.stats.total:
             self.log.debug("sb changes", inserted=ctx.stats.inserted, updated=ctx.stats.updated,
                            deleted=ctx.stats.deleted)
@@ -823,8 +825,7 @@ class Daemon:
         plan = None
         if self.write.flow_req is None:  # (a plan sent alone after this transaction is _poll_flows')
             plan, self.write.sb_plan = self.write.sb_plan, None
-        self.metrics.commits.labels(status=Txn.status_to_string(st)).inc()
-        self.metrics.commit_seconds.observe(time.perf_counter() - self.write.started)
+        took = time.perf_counter() - self.write.started
         results = tap.attached_results.pop(getattr(txn, "_request_id", None), None)
         if st in (Txn.SUCCESS, Txn.UNCHANGED):
             if plan is not None and plan.ops:
@@ -839,6 +840,8 @@ class Daemon:
             self._write_succeeded()
         else:
             self._write_failed("sb", Txn.status_to_string(st), txn.get_error())
+        self.metrics.commits.labels(status=Txn.status_to_string(st)).inc()
+        self.metrics.commit_seconds.observe(took)
         self._maybe_settled()
 
     def _report_sb_cfg(self) -> None:

@@ -9,10 +9,10 @@ for metrics.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import ovs.db.idl
 import ovs.db.types
@@ -21,6 +21,8 @@ import ovs.stream
 
 from . import fastdatum, fastidl, fastrow, fasttxn
 from .aiopoll import AsyncPoller
+
+T = TypeVar("T")
 
 fastdatum.install()
 fastidl.install()
@@ -93,16 +95,21 @@ class _TrackingIdl(ovs.db.idl.Idl):  # type: ignore[misc]
         self.expect_own: dict[Any, dict[str, Any]] = {}
         # The tables whose old values ``notify`` reads (fastidl copies a changed column for those only).
         self.old_value_tables = OLD_VALUE_TABLES
+        # table -> row events seen (every insert, update and delete the server sent, tracked or
+        # not): what :meth:`DbConnection.table_memo` keys on.
+        self.table_events: dict[str, int] = {}
         super().__init__(remote, helper, **kw)
 
     def notify(self, event: str, row: Any, updates: Any = None) -> None:
+        table_name = row._table.name
+        self.table_events[table_name] = self.table_events.get(table_name, 0) + 1
         if event != ovs.db.idl.ROW_CREATE:
             fastrow.invalidate(row)
         if not self.track:
             return
         cols: frozenset[str] = frozenset(updates._data.keys()) if updates is not None else frozenset()
         old = None
-        table = row._table.name
+        table = table_name
         if updates is not None and table in OLD_VALUE_TABLES:
             old = {c: _old_value(updates, c) for c in cols}
         elif event == ovs.db.idl.ROW_DELETE and table in OLD_ROW_TABLES:
@@ -157,6 +164,8 @@ class DbConnection:
     resynced: bool = field(default=True, init=False)
     connects: int = field(default=0, init=False)  # session seqno changes seen (connects and disconnects)
     _monitor_canceled: bool = field(default=False, init=False)  # the server sent monitor_canceled
+    # (table, kind) -> (the table's rows object, its event count, the value): :meth:`table_memo`
+    _memos: dict[tuple[str, str], tuple[Any, int, Any]] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         helper = ovs.db.idl.SchemaHelper(location=str(self.schema_path))
@@ -304,6 +313,21 @@ class DbConnection:
 
     def rows(self, table: str) -> dict[Any, Any]:
         return self.idl.tables[table].rows
+
+    def table_memo(self, table: str, kind: str, compute: Callable[[Any], T]) -> T:
+        """``compute(rows)`` of ``table``'s committed rows, computed again only once the server
+        changed the table: a row inserted, updated or deleted (every such event goes through the
+        IDL's ``notify``), or the table re-read after a reconnection (python-ovs then replaces its
+        rows object, and a table that comes back empty sends no event).  Not for what a
+        transaction being built writes: the IDL's rows answer with its pending values."""
+        rows = self.idl.tables[table].rows
+        events = self.idl.table_events.get(table, 0)
+        memo = self._memos.get((table, kind))
+        if memo is not None and memo[0] is rows and memo[1] == events:
+            return cast(T, memo[2])
+        value = compute(rows)
+        self._memos[(table, kind)] = (rows, events, value)
+        return value
 
     def close(self) -> None:
         self.idl.close()

@@ -127,14 +127,20 @@ def sync_sb_global(txn: Any, sb: Any, nb_global: Any, gopts: GlobalOptions) -> i
     return nb_cfg
 
 
-def hv_cfg(sb: Any, sb_nb_cfg: int) -> tuple[int, int]:
-    """The smallest nb_cfg every chassis has caught up with, and the newest timestamp among them."""
-    cfgs = [(cp.nb_cfg, cp.nb_cfg_timestamp) for cp in sb.rows("Chassis_Private").values()]
+def _chassis_cfg(rows: Any) -> tuple[int, int] | None:
+    """(smallest nb_cfg, newest nb_cfg_timestamp) of the Chassis_Private ``rows``; None without any."""
+    cfgs = [(cp.nb_cfg, cp.nb_cfg_timestamp) for cp in rows.values()]
     if not cfgs:
-        return sb_nb_cfg, 0
-    lo = min(c for c, _ in cfgs)
-    ts = max(t for _, t in cfgs)
-    return lo, ts
+        return None
+    return min(c for c, _ in cfgs), max(t for _, t in cfgs)
+
+
+def hv_cfg(sb: Any, sb_nb_cfg: int) -> tuple[int, int]:
+    """The smallest nb_cfg every chassis has caught up with, and the newest timestamp among them
+    (read again only after Chassis_Private changed: every ``--wait=sb`` reports it, and a
+    deployment has a row per chassis)."""
+    got = sb.table_memo("Chassis_Private", "hv_cfg", _chassis_cfg)
+    return got if got is not None else (sb_nb_cfg, 0)
 
 
 def sync_nb_global(txn: Any, nb: Any, gopts: GlobalOptions, sb_cfg: int | None, hv: tuple[int, int] | None,
