@@ -42,6 +42,7 @@ from ..lflow.profile import FlowProfile
 from ..northd.model import Datapath, Northd
 from ..ovsdb.columns import opt
 from ..ovsdb.connection import RowChange
+from ..ovsdb.fastrow import set_values
 from ..sync.acl_ids import has_acl_ids, persists, sync_acl_ids
 from ..sync.address_sets import address_set_row, desired_address_sets, sync_address_sets, warn_name_clash
 from ..sync.indexes import ADDRESS_SET_BY_NAME as IDX_ADDRESS_SET
@@ -332,6 +333,8 @@ class AclSb:
                 if done:
                     h.stats.bump(h.stats.updated, table)
                 return
+        if want is not None and col is not None and isinstance(want.get(col), frozenset):
+            want = {**want, col: sorted(want[col])}  # (the IDL takes a list or set, not a frozenset)
         new = sync_one_row(h.sb_txn, table, row, want, h.stats)
         if row is None and new is not None:
             self.state.pending[(table, name)] = new
@@ -395,7 +398,7 @@ class AclSb:
             self._sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, sets[name]))
             return True
         if nb_set is not None:
-            self._sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, list(nb_set.addresses)))
+            self._sync(h, "Address_Set", IDX_ADDRESS_SET, name, address_set_row(name, set_values(nb_set, "addresses")))
             return True
         if not delete_unknown:
             return False

@@ -128,6 +128,15 @@ def derived(row: Any, kind: str, compute: Any) -> Any:
         return value
 
 
+def set_values(row: Any, column: str) -> frozenset[Any]:
+    """The atoms of committed set column ``column`` of ``row`` as a frozenset, kept with the row
+    (:func:`derived`: dropped when the server changes the row).  No sort and no copy: an address set
+    or port group of thousands is compared with what it should hold on every change to it, and
+    the SB copy read once after our write's echo is the base the next change compares with."""
+    values: frozenset[Any] = derived(row, "set:" + column, lambda r: frozenset(a.value for a in r._data[column].values))
+    return values
+
+
 def _ref_uuids(row: Any, column: str) -> frozenset[Any]:
     d = row.__dict__
     data = d.get("_data")

@@ -12,7 +12,7 @@ another derived set (``svc_monitor_mac``, ``_rtr_lb_*``) wins.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Collection, Hashable
 from typing import Any
 
 from ..flows.router_addrs import router_lb_vip_sets
@@ -51,7 +51,7 @@ def warn_name_clash(warn: Any, nb_set: Any, pg_name: str) -> None:
          name=str(nb_set.name), port_group=str(pg_name))
 
 
-def address_set_row(name: str, addresses: list[str]) -> dict[str, Any]:
+def address_set_row(name: str, addresses: Collection[str]) -> dict[str, Any]:
     return {"name": name, "addresses": addresses}
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import ovs.db.idl
 
-from ..ovsdb.fastrow import names_gone_row
+from ..ovsdb.fastrow import names_gone_row, set_values
 
 
 @dataclass(slots=True)
@@ -176,8 +176,7 @@ def update_set_column(row: Any, col: str, want: Collection[Any]) -> bool | None:
     data, changes, muts = d.get("_data"), d.get("_changes"), d.get("_mutations")
     if data is None or changes is None or muts is None or col in changes:
         return None
-    datum = data.get(col)
-    base = {a.value for a in datum.values} if datum is not None else set()
+    base = set_values(row, col) if data.get(col) is not None else frozenset()
     want_s = want if isinstance(want, (set, frozenset)) else set(want)
     add, rem = want_s - base, base - want_s
     for kind in ("_inserts", "_removes"):
