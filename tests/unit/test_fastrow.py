@@ -98,3 +98,38 @@ def test_scalar_reads_a_single_value_as_getattr_does(env: Any) -> None:
         assert fastrow.scalar(row, "protocol") == row.protocol  # (an optional column: getattr's list)
     finally:
         conn.close()
+
+
+def _address_set(env: Any) -> tuple[DbConnection, Any]:
+    env.nbctl("create", "Address_Set", "name=as1", 'addresses="10.0.0.1","10.0.0.2"')
+    conn = DbConnection("nb", env.nb.remote, env.release.nb_schema, {"Address_Set": None})
+    _run_until(conn, lambda: conn.synced and conn.rows("Address_Set"))
+    (row,) = conn.rows("Address_Set").values()
+    return conn, row
+
+
+def test_set_values_is_kept_with_the_row_until_the_server_changes_it(env: Any) -> None:
+    conn, row = _address_set(env)
+    try:
+        first = fastrow.set_values(row, "addresses")
+        assert first == frozenset({"10.0.0.1", "10.0.0.2"})
+        assert fastrow.set_values(row, "addresses") is first  # (read once)
+        env.nbctl("add", "Address_Set", "as1", "addresses", "10.0.0.3")
+        _run_until(conn, lambda: "10.0.0.3" in row.addresses)
+        assert fastrow.set_values(row, "addresses") == frozenset({"10.0.0.1", "10.0.0.2", "10.0.0.3"})
+    finally:
+        conn.close()
+
+
+def test_set_values_reads_the_committed_set_under_a_pending_mutation(env: Any) -> None:
+    """The base a mutate is computed against: what the server holds, not the transaction's."""
+    from ovs.db.idl import Transaction
+
+    conn, row = _address_set(env)
+    try:
+        txn = Transaction(conn.idl)
+        row.addvalue("addresses", "10.0.0.9")
+        assert fastrow.set_values(row, "addresses") == frozenset({"10.0.0.1", "10.0.0.2"})
+        txn.abort()
+    finally:
+        conn.close()
