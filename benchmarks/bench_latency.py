@@ -105,6 +105,7 @@ from ovn_northd_py.devtools.gen_ovnk import (
 )
 from ovn_northd_py.devtools.servers import OurNorthd, OvsdbServer, ReferenceNorthd
 from ovn_northd_py.devtools.tools import HOST, Tools, ToolsUnavailable, tools_for
+from ovn_northd_py.flows.chassis_features import OTHER_CONFIG_KEYS
 from ovn_northd_py.parity.harness import (
     HarnessError,
     NbSource,
@@ -470,6 +471,30 @@ def counter_delta(before: Counters, after: Counters) -> Counters:
     return {k: after[k] - before.get(k, 0.0) for k in sorted(after) if after[k] != before.get(k, 0.0)}
 
 
+def add_chassis(sb_remote: str, n: int) -> None:
+    """``n`` chassis in SB, as ``n`` ovn-controllers would announce themselves before the daemon
+    starts: ``Chassis`` ``chassis-0000``... (the names the ovn-k-like gateway routers'
+    ``options:chassis`` give) with a geneve ``Encap`` and every feature flag, and their
+    ``Chassis_Private`` (whose ``nb_cfg`` the daemon reads for NB_Global ``hv_cfg`` on every change)."""
+    features = ["map", [[key, "true"] for key in sorted(OTHER_CONFIG_KEYS.values())]]
+    ops: list[dict[str, Any]] = []
+    for i in range(n):
+        name = f"chassis-{i:04d}"
+        ops += [
+            {"op": "insert", "table": "Encap", "uuid-name": f"e{i}",
+             "row": {"type": "geneve", "ip": f"172.16.{i // 250}.{i % 250 + 1}", "chassis_name": name,
+                     "options": ["map", [["csum", "true"]]]}},
+            {"op": "insert", "table": "Chassis", "uuid-name": f"c{i}",
+             "row": {"name": name, "hostname": name, "encaps": ["named-uuid", f"e{i}"], "other_config": features}},
+            {"op": "insert", "table": "Chassis_Private",
+             "row": {"name": name, "chassis": ["named-uuid", f"c{i}"], "nb_cfg": 0}},
+        ]
+    proc = subprocess.run(["ovsdb-client", "--timeout=300", "transact", sb_remote, json.dumps(["OVN_Southbound", *ops])],
+                          capture_output=True, text=True, check=True)
+    if '"error"' in proc.stdout:
+        raise RuntimeError(f"adding chassis: {proc.stdout[:500]}")
+
+
 def count_rows(sb_remote: str, table: str) -> int:
     txn = json.dumps(["OVN_Southbound", {"op": "select", "table": table, "where": [], "columns": ["_uuid"]}])
     proc = subprocess.run(
@@ -682,6 +707,7 @@ class RunConfig:
     change_timeout: int
     names: dict[str, str] = field(default_factory=dict)  # the workload's {sw}, {lr}, {gw}
     nbctl_daemon: bool = False  # changes through an ovn-nbctl daemon per side (--nbctl-daemon)
+    chassis: int = 0  # SB chassis added before the daemon starts (--chassis)
 
 
 def lb_group_uuids(side: Side) -> dict[str, str]:
@@ -705,6 +731,8 @@ def _run_side(side: Side, cfg: RunConfig) -> SideResult:
     try:
         side.nb.start()
         side.sb.start()
+        if cfg.chassis:
+            add_chassis(side.sb.remote, cfg.chassis)
         t0 = time.monotonic()
         side.pid = side.start_daemon(side)
         wait_sync(side, cfg.sync_timeout)
@@ -960,6 +988,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nbctl-daemon", action="store_true",
                     help="make the changes through an ovn-nbctl daemon per side (started after the cold "
                          "sync) instead of one-shot ovn-nbctl, which fetches the NB for every command")
+    ap.add_argument("--chassis", type=int, default=0, metavar="N",
+                    help="N chassis in each side's SB before its daemon starts (Chassis chassis-0000... with "
+                         "an Encap and every feature flag, and Chassis_Private), as N ovn-controllers "
+                         "would announce themselves; --workload ovnk names its gateway routers' chassis so "
+                         "(default 0: none)")
     args = ap.parse_args(argv)
 
     release = RELEASES[args.release]
@@ -994,6 +1027,7 @@ def main(argv: list[str] | None = None) -> int:
         args.change_timeout,
         WORKLOADS[args.workload].names(),
         args.nbctl_daemon,
+        args.chassis,
     )
 
     wd = Path(tempfile.mkdtemp(prefix="bench-latency-"))

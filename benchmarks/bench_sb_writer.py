@@ -230,10 +230,7 @@ def change_one_percent(want: dict[FKey, WantFlow], dps: list[str], rng: np.rando
             out[nk] = w
         else:
             extra = dps[int(rng.integers(0, len(dps)))]
-            if len(w.dps) == 1:
-                new = frozenset([extra])
-            else:
-                new = w.dps | {extra}
+            new = frozenset([extra]) if len(w.dps) == 1 else w.dps | {extra}
             out[k] = WantFlow(new, w.ext, w.tags)
     return out
 

@@ -24,7 +24,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ovn_northd_py.devtools.servers import NB_SCHEMA, SB_SCHEMA, OurNorthd, OvsdbServer, ReferenceNorthd, nbctl
+from ovn_northd_py.devtools.servers import (
+    NB_SCHEMA,
+    SB_SCHEMA,
+    OurNorthd,
+    OvsdbServer,
+    ReferenceNorthd,
+    nbctl,
+)
 
 MIXED = Path(__file__).resolve().parent.parent.parent / "shared" / "workloads" / "mixed.py"
 

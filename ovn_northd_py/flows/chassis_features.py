@@ -107,6 +107,10 @@ _KEYS: Mapping[str, str] = MappingProxyType({
 })
 
 
+# (Public: what a chassis that has every feature announces, e.g. a benchmark's chassis.)
+OTHER_CONFIG_KEYS = _KEYS
+
+
 def _true(smap: Any, key: str) -> bool:
     return str(smap.get(key, "false")).lower() == "true"
 
