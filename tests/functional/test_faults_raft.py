@@ -77,7 +77,9 @@ class Burst(threading.Thread):
                 cmd += ["--", "--if-exists", "lsp-del", f"burst{k - 2}"]
             for attempt in range(5):
                 try:
-                    nbctl(self.remote, *cmd, timeout=20)
+                    # (A transaction sent to the leader as it is killed gets no reply: ovn-nbctl waits
+                    # out its timeout.  8 s, not more: the recovery measured below includes it.)
+                    nbctl(self.remote, *cmd, timeout=8)
                     break
                 except subprocess.CalledProcessError as e:
                     self.retries += 1
