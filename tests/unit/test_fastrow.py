@@ -19,13 +19,18 @@ def _run_until(conn: DbConnection, done: Any) -> None:
         time.sleep(0.01)
 
 
-def _lb(env: Any) -> tuple[DbConnection, Any]:
-    env.nbctl("lb-add", "lb0", "10.0.0.10:80", "10.0.1.2:8080", "tcp", "--", "set", "Load_Balancer", "lb0",
-              "options:reject=true")
-    conn = DbConnection("nb", env.nb.remote, env.release.nb_schema, {"Load_Balancer": None})
-    _run_until(conn, lambda: conn.synced and conn.rows("Load_Balancer"))
-    (row,) = conn.rows("Load_Balancer").values()
+def _one_row(env: Any, table: str, *nbctl: str) -> tuple[DbConnection, Any]:
+    """A connection monitoring ``table``, once ``ovn-nbctl nbctl...`` put its one row there."""
+    env.nbctl(*nbctl)
+    conn = DbConnection("nb", env.nb.remote, env.release.nb_schema, {table: None})
+    _run_until(conn, lambda: conn.synced and conn.rows(table))
+    (row,) = conn.rows(table).values()
     return conn, row
+
+
+def _lb(env: Any) -> tuple[DbConnection, Any]:
+    return _one_row(env, "Load_Balancer", "lb-add", "lb0", "10.0.0.10:80", "10.0.1.2:8080", "tcp",
+                    "--", "set", "Load_Balancer", "lb0", "options:reject=true")
 
 
 def test_a_read_hands_out_a_copy_and_peek_the_cached_value_itself(env: Any) -> None:
@@ -101,11 +106,7 @@ def test_scalar_reads_a_single_value_as_getattr_does(env: Any) -> None:
 
 
 def _address_set(env: Any) -> tuple[DbConnection, Any]:
-    env.nbctl("create", "Address_Set", "name=as1", 'addresses="10.0.0.1","10.0.0.2"')
-    conn = DbConnection("nb", env.nb.remote, env.release.nb_schema, {"Address_Set": None})
-    _run_until(conn, lambda: conn.synced and conn.rows("Address_Set"))
-    (row,) = conn.rows("Address_Set").values()
-    return conn, row
+    return _one_row(env, "Address_Set", "create", "Address_Set", "name=as1", 'addresses="10.0.0.1","10.0.0.2"')
 
 
 def test_set_values_is_kept_with_the_row_until_the_server_changes_it(env: Any) -> None:
