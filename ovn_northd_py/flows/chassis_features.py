@@ -97,18 +97,15 @@ class ChassisFeatures:
 
 ALL_FEATURES = ChassisFeatures()
 
-# The SB Chassis other_config key announcing each feature.
-_KEYS: Mapping[str, str] = MappingProxyType({
+# The SB Chassis other_config key announcing each feature (a chassis with every feature, e.g. a
+# benchmark's, sets them all to true).
+OTHER_CONFIG_KEYS: Mapping[str, str] = MappingProxyType({
     "ct_no_masked_label": "ct-no-masked-label", "ct_lb_related": "ovn-ct-lb-related",
     "mac_binding_timestamp": "mac-binding-timestamp", "fdb_timestamp": "fdb-timestamp",
     "ls_dpg_column": "ls-dpg-column", "ct_commit_nat_v2": "ct-commit-nat-v2",
     "ct_commit_to_zone": "ct-commit-to-zone", "sample_with_reg": "ovn-sample-with-registers",
     "ct_next_zone": "ct-next-zone", "ct_label_flush": "ct-label-flush", "ct_state_save": "ct-state-save",
 })
-
-
-# (Public: what a chassis that has every feature announces, e.g. a benchmark's chassis.)
-OTHER_CONFIG_KEYS = _KEYS
 
 
 def _true(smap: Any, key: str) -> bool:
@@ -133,8 +130,8 @@ def chassis_features(sb: Any, profile: FlowProfile = DEFAULT_PROFILE, latch: Fea
     release whose features latch, one found off once stays off (``latch`` records it)."""
     if sb is None:
         return ALL_FEATURES
-    asked = {a: _KEYS[a] for a in profile.chassis_features}
-    on = dict.fromkeys(_KEYS, True)
+    asked = {a: OTHER_CONFIG_KEYS[a] for a in profile.chassis_features}
+    on = dict.fromkeys(OTHER_CONFIG_KEYS, True)
     for ch in sb.rows("Chassis").values():
         oc = ch.other_config
         if _true(oc, "is-remote"):

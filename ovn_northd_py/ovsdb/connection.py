@@ -101,15 +101,14 @@ class _TrackingIdl(ovs.db.idl.Idl):  # type: ignore[misc]
         super().__init__(remote, helper, **kw)
 
     def notify(self, event: str, row: Any, updates: Any = None) -> None:
-        table_name = row._table.name
-        self.table_events[table_name] = self.table_events.get(table_name, 0) + 1
+        table = row._table.name
+        self.table_events[table] = self.table_events.get(table, 0) + 1
         if event != ovs.db.idl.ROW_CREATE:
             fastrow.invalidate(row)
         if not self.track:
             return
         cols: frozenset[str] = frozenset(updates._data.keys()) if updates is not None else frozenset()
         old = None
-        table = table_name
         if updates is not None and table in OLD_VALUE_TABLES:
             old = {c: _old_value(updates, c) for c in cols}
         elif event == ovs.db.idl.ROW_DELETE and table in OLD_ROW_TABLES:
