@@ -3,7 +3,7 @@
 
 usage: bench_latency.py [--workload mixed|ovnk|neutron] [--scales 50,200] [--rounds N] [--changes lsp-add,lsp-del]
                         [--json FILE] [--seed-dir DIR] [--settle S] [--warmup N] [--keep]
-                        [--release 23.03|25.03|26.03] [--from-chroot] [--nbctl-daemon]
+                        [--release 23.03|25.03|26.03] [--from-chroot] [--nbctl-daemon] [--interleave]
 
 ``--release`` (default 23.03) is the OVN release of the reference and of the NB/SB schemas; the
 reference side's ovsdb-servers, ovn-northd and ovn-nbctl come from the host when the host's OVN
@@ -20,8 +20,8 @@ host's instead.
 ``ovnk`` (:mod:`ovn_northd_py.devtools.gen_ovnk`, an ovn-kubernetes-like network; S is the number
 of nodes, ``N:P:S:Q`` gives nodes, pods per node, services and network policies; default 10 50 10).
 For each scale the NB is built once and backed up with ``ovsdb-client backup``.  Then each side in turn
-(reference first, then ours; never both at once) gets an NB server on a copy of that backup and a
-fresh, empty SB server, and:
+(reference first, then ours; never both at once; but see ``--interleave`` below) gets an NB server on
+a copy of that backup and a fresh, empty SB server, and:
 
 1. cold sync: the daemon is started and ``ovn-nbctl --wait=sb sync`` is run at once; the time
    from just before the daemon start to the sync returning.  After ``--settle`` seconds the
@@ -47,6 +47,18 @@ fresh, empty SB server, and:
 4. ours only: the engine counters of its Prometheus endpoint (``--metrics-address``) are read
    after the cold sync and around every change kind; the per-node deltas show whether changes
    were handled incrementally (the northd node's ``recompute`` count must not grow).
+
+``--interleave`` (ABBA) takes out the machine's load drift (10-30% over minutes on a shared machine,
+which biases the p50 ratio of two sides measured minutes apart): each side is started and
+cold-synced in turn as above (steps 1 and 3's cold figures unchanged), and stays up; then for each
+change kind, each side's ``prepare``, and each round (warm-up ones too) is run on one side then
+the other, each with its own setup, change and undo as above: reference then ours in the first
+round, ours then reference in the second, and so on (``round_order``: each side goes first in
+half the rounds).  Ours' engine counters are still read around each change kind (its deltas are its
+own: the other side's transactions go to the other side's servers).  The idle side's daemons
+(northd, servers, nbctl daemon) keep running meanwhile; idle, they use next to no CPU.  The
+results have the same shape, with ``"interleaved": true`` in the JSON and a note in the table's
+header.  A side that fails is stopped and the other goes on.
 
 Change kinds are rows of ``CHANGE_KINDS`` (name, prepare, setup, change, undo); command words
 are ``str.format`` templates with ``{i}`` (round number), ``{port}``, ``{mac}``, ``{ip}``,
@@ -88,9 +100,10 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -125,6 +138,8 @@ CommandsOf = Commands | Callable[[dict[str, str]], Commands]
 NODE_RUNS = "ovn_northd_py_engine_node_runs"
 BENCH_NODE_BASE = 900  # node-add / node-del: nodes node901, node902, ... (beyond any generated scale)
 ENGINE_RUNS = "ovn_northd_py_engine_runs"
+T = TypeVar("T")
+P = ParamSpec("P")
 
 
 # --------------------------------------------------------------------------- change kinds
@@ -722,80 +737,206 @@ def lb_group_uuids(side: Side) -> dict[str, str]:
 
 
 def run_side(side: Side, cfg: RunConfig) -> SideResult:
+    """One side alone, from its servers' start to its teardown (the default: no ``--interleave``)."""
     with tools_workdir(side.tools, side.workdir):
         return _run_side(side, cfg)
 
 
+# A side's failure: recorded in its result, the side stopped (the other side goes on)
+SIDE_ERRORS = (HarnessError, OSError, subprocess.SubprocessError)
+
+
+@dataclass(slots=True)
+class KindSamples:
+    """One change kind's samples on one side: the change's and the undo's wall times, the daemon's
+    own part ("ovn-northd completion", "delay before processing"), and the rounds run (warm-up too)."""
+
+    lat: Latency = field(default_factory=Latency)
+    undo: Latency = field(default_factory=Latency)
+    own: Latency = field(default_factory=Latency)
+    delay: Latency = field(default_factory=Latency)
+    n: int = 0
+
+
+@dataclass(slots=True)
+class SideRun:
+    """A side under measurement: its result so far, its rounds' template names (with its own NB's
+    load-balancer group uuids), ours' engine counters at their last read, the current kind's samples."""
+
+    side: Side
+    res: SideResult
+    names: dict[str, str] = field(default_factory=dict)
+    counters: Counters = field(default_factory=dict)
+    samples: KindSamples = field(default_factory=KindSamples)
+    up: bool = True  # until stop_side
+
+    @property
+    def live(self) -> bool:
+        """Still measured: not stopped, no error."""
+        return self.up and self.res.error is None
+
+
+def start_side(run: SideRun, cfg: RunConfig) -> None:
+    """Servers (and ``--chassis``), the daemon and its cold sync; then RSS, the SB's rows and size and
+    ours' engine counters; last the side's ovn-nbctl daemon (``--nbctl-daemon``)."""
+    side, res = run.side, run.res
+    side.nb.start()
+    side.sb.start()
+    if cfg.chassis:
+        add_chassis(side.sb.remote, cfg.chassis)
+    t0 = time.monotonic()
+    side.pid = side.start_daemon(side)
+    wait_sync(side, cfg.sync_timeout)
+    res.cold_sync_s = time.monotonic() - t0
+    res.cold_sync_cpu_s = proc_cpu_s(side.pid)
+    print(f"  {side.label:<9} cold sync {res.cold_sync_s:8.3f} s (daemon CPU {res.cold_sync_cpu_s:.2f} s)", flush=True)
+    time.sleep(cfg.settle)
+    res.rss_mb = proc_status_mb(side.pid, "VmRSS")
+    res.hwm_mb = proc_status_mb(side.pid, "VmHWM")
+    res.sb_logical_flows = count_rows(side.sb.remote, "Logical_Flow")
+    res.sb_port_bindings = count_rows(side.sb.remote, "Port_Binding")
+    res.sb_db_cold_raw, res.sb_db_cold = sb_db_bytes(side)
+    run.counters = res.engine_cold = scrape_engine(side.metrics_port) if side.metrics_port else {}
+    run.names = dict(cfg.names, **lb_group_uuids(side)) if "lb_group" in cfg.names else cfg.names
+    if cfg.nbctl_daemon:
+        side.start_nbctl_daemon()
+
+
+def prepare_kind(run: SideRun, kind: ChangeKind, cfg: RunConfig) -> None:
+    """Before ``kind``'s first round: its ``prepare`` transaction (untimed), fresh samples."""
+    run.samples = KindSamples()
+    if kind.prepare:
+        timed_nbctl(run.side, kind.prepare, round_params(0, run.names), cfg.change_timeout)
+    per_round = sum(1 for c in (kind.setup, kind.change, kind.undo) if c)
+    run.res.txns[kind.name] = bool(kind.prepare) + per_round * (cfg.warmup + cfg.rounds)
+
+
+def run_round(run: SideRun, kind: ChangeKind, r: int, cfg: RunConfig) -> None:
+    """Round ``r`` (from 0; the first ``cfg.warmup`` are not recorded) of ``kind``: its setup
+    (untimed), its change and its undo."""
+    side, s = run.side, run.samples
+    params = round_params(r + 1, run.names)
+    if kind.setup:
+        timed_nbctl(side, kind.setup, params, cfg.change_timeout)
+    ms, wait = timed_nbctl_wait(side, kind.change, params, cfg.change_timeout)
+    undo_ms = timed_nbctl(side, kind.undo, params, cfg.change_timeout) if kind.undo else None
+    if r >= cfg.warmup:
+        s.lat.samples_ms.append(ms)
+        s.own.samples_ms.append(wait["completion"])
+        s.delay.samples_ms.append(wait["delay"])
+        if undo_ms is not None:
+            s.undo.samples_ms.append(undo_ms)
+    s.n += 1
+
+
+def finish_kind(run: SideRun, kind: ChangeKind, cfg: RunConfig) -> None:
+    """``kind``'s samples into the side's result (ours: the engine counters' deltas since the last
+    read), and its line printed."""
+    side, res, s = run.side, run.res, run.samples
+    res.changes[kind.name] = s.lat
+    res.northd[kind.name] = s.own.valid()
+    res.northd_delay[kind.name] = s.delay.valid()
+    if s.undo.samples_ms:
+        res.undos[kind.name] = s.undo
+    if side.metrics_port:
+        after = scrape_engine(side.metrics_port)
+        res.engine_deltas[kind.name] = counter_delta(run.counters, after)
+        run.counters = after
+    print(
+        f"  {side.label:<9} {kind.name:<10} p50 {s.lat.p50:8.1f} ms  p90 {s.lat.p90:8.1f} ms  "
+        f"max {s.lat.max:8.1f} ms; northd p50 {res.northd[kind.name].p50:8.1f} ms  "
+        f"({s.n} rounds, {cfg.warmup} warm-up)",
+        flush=True,
+    )
+
+
+def finish_side(run: SideRun) -> None:
+    """After the last change kind: the daemon's RSS and the SB's size, printed."""
+    side, res = run.side, run.res
+    res.rss_after_changes_mb = proc_status_mb(side.pid, "VmRSS") if side.pid is not None else math.nan
+    res.sb_db_end_raw, res.sb_db_end = sb_db_bytes(side)
+    print(f"  {side.label:<9} SB db MB: cold {res.sb_db_cold_raw / 1e6:.2f} raw, {res.sb_db_cold / 1e6:.2f} "
+          f"compacted; end {res.sb_db_end_raw / 1e6:.2f} raw, {res.sb_db_end / 1e6:.2f} compacted", flush=True)
+
+
+def fail_side(run: SideRun, exc: BaseException) -> None:
+    run.res.error = str(exc)
+    print(f"  {run.side.label}: ERROR {exc}", flush=True)
+
+
+def stop_side(run: SideRun) -> None:
+    """The side's daemons and servers stopped (once), and the load average at its end."""
+    if run.up:
+        run.up = False
+        run.side.stop()
+        run.res.loadavg.append(loadavg())
+
+
 def _run_side(side: Side, cfg: RunConfig) -> SideResult:
-    res = SideResult(side.label, loadavg=[loadavg()])
+    run = SideRun(side, SideResult(side.label, loadavg=[loadavg()]))
     try:
-        side.nb.start()
-        side.sb.start()
-        if cfg.chassis:
-            add_chassis(side.sb.remote, cfg.chassis)
-        t0 = time.monotonic()
-        side.pid = side.start_daemon(side)
-        wait_sync(side, cfg.sync_timeout)
-        res.cold_sync_s = time.monotonic() - t0
-        res.cold_sync_cpu_s = proc_cpu_s(side.pid)
-        print(f"  {side.label:<9} cold sync {res.cold_sync_s:8.3f} s (daemon CPU {res.cold_sync_cpu_s:.2f} s)", flush=True)
-        time.sleep(cfg.settle)
-        res.rss_mb = proc_status_mb(side.pid, "VmRSS")
-        res.hwm_mb = proc_status_mb(side.pid, "VmHWM")
-        res.sb_logical_flows = count_rows(side.sb.remote, "Logical_Flow")
-        res.sb_port_bindings = count_rows(side.sb.remote, "Port_Binding")
-        res.sb_db_cold_raw, res.sb_db_cold = sb_db_bytes(side)
-        before = scrape_engine(side.metrics_port) if side.metrics_port else {}
-        res.engine_cold = before
-        names = dict(cfg.names, **lb_group_uuids(side)) if "lb_group" in cfg.names else cfg.names
-        if cfg.nbctl_daemon:
-            side.start_nbctl_daemon()
+        start_side(run, cfg)
         for kind in cfg.kinds:
-            n = 0
-            if kind.prepare:
-                timed_nbctl(side, kind.prepare, round_params(0, names), cfg.change_timeout)
-            per_round = sum(1 for c in (kind.setup, kind.change, kind.undo) if c)
-            res.txns[kind.name] = bool(kind.prepare) + per_round * (cfg.warmup + cfg.rounds)
-            lat, undo, own, delay = Latency(), Latency(), Latency(), Latency()
+            prepare_kind(run, kind, cfg)
             for r in range(cfg.warmup + cfg.rounds):
-                params = round_params(r + 1, names)
-                if kind.setup:
-                    timed_nbctl(side, kind.setup, params, cfg.change_timeout)
-                ms, wait = timed_nbctl_wait(side, kind.change, params, cfg.change_timeout)
-                undo_ms = timed_nbctl(side, kind.undo, params, cfg.change_timeout) if kind.undo else None
-                if r >= cfg.warmup:
-                    lat.samples_ms.append(ms)
-                    own.samples_ms.append(wait["completion"])
-                    delay.samples_ms.append(wait["delay"])
-                    if undo_ms is not None:
-                        undo.samples_ms.append(undo_ms)
-                n += 1
-            res.changes[kind.name] = lat
-            res.northd[kind.name] = own.valid()
-            res.northd_delay[kind.name] = delay.valid()
-            if undo.samples_ms:
-                res.undos[kind.name] = undo
-            if side.metrics_port:
-                after = scrape_engine(side.metrics_port)
-                res.engine_deltas[kind.name] = counter_delta(before, after)
-                before = after
-            print(
-                f"  {side.label:<9} {kind.name:<10} p50 {lat.p50:8.1f} ms  p90 {lat.p90:8.1f} ms  "
-                f"max {lat.max:8.1f} ms; northd p50 {res.northd[kind.name].p50:8.1f} ms  "
-                f"({n} rounds, {cfg.warmup} warm-up)",
-                flush=True,
-            )
-        res.rss_after_changes_mb = proc_status_mb(side.pid, "VmRSS")
-        res.sb_db_end_raw, res.sb_db_end = sb_db_bytes(side)
-        print(f"  {side.label:<9} SB db MB: cold {res.sb_db_cold_raw / 1e6:.2f} raw, {res.sb_db_cold / 1e6:.2f} "
-              f"compacted; end {res.sb_db_end_raw / 1e6:.2f} raw, {res.sb_db_end / 1e6:.2f} compacted", flush=True)
-    except (HarnessError, OSError, subprocess.SubprocessError) as exc:
-        res.error = str(exc)
-        print(f"  {side.label}: ERROR {exc}", flush=True)
+                run_round(run, kind, r, cfg)
+            finish_kind(run, kind, cfg)
+        finish_side(run)
+    except SIDE_ERRORS as exc:
+        fail_side(run, exc)
     finally:
-        side.stop()
-        res.loadavg.append(loadavg())
-    return res
+        stop_side(run)
+    return run.res
+
+
+# --------------------------------------------------------------------------- --interleave
+
+
+def round_order(runs: Sequence[T], r: int) -> list[T]:
+    """``--interleave``: the sides' order in round ``r`` (warm-up rounds counted): as given in even
+    rounds, reversed in odd ones (A B, B A, A B, ...), so that each side goes first, right after the
+    other side's undo, in half the rounds."""
+    return list(runs) if r % 2 == 0 else list(reversed(runs))
+
+
+def run_sides_interleaved(sides: Sequence[Side], cfg: RunConfig) -> dict[str, SideResult]:
+    """``--interleave``: every side started and cold-synced in turn (each then stays up, idle while
+    the others work), then for each change kind every side's prepare, and each round on every side
+    in ``round_order``.  A side that fails is stopped; the others go on."""
+    runs = [SideRun(side, SideResult(side.label)) for side in sides]
+    with ExitStack() as stack:  # at the end, each side stopped (the last first), then its workdir left
+        for run in runs:
+            stack.enter_context(tools_workdir(run.side.tools, run.side.workdir))
+            stack.callback(stop_side, run)
+            run.res.loadavg.append(loadavg())
+            _step(run, start_side, cfg)
+        for kind in cfg.kinds:
+            _interleave_kind(runs, kind, cfg)
+        for run in runs:
+            _step(run, finish_side)
+    return {run.side.label: run.res for run in runs}
+
+
+def _interleave_kind(runs: Sequence[SideRun], kind: ChangeKind, cfg: RunConfig) -> None:
+    for run in runs:
+        _step(run, prepare_kind, kind, cfg)
+    for r in range(cfg.warmup + cfg.rounds):
+        for run in round_order(runs, r):
+            _step(run, run_round, kind, r, cfg)
+    for run in runs:
+        _step(run, finish_kind, kind, cfg)
+
+
+def _step(run: SideRun, fn: Callable[Concatenate[SideRun, P], None], *args: P.args, **kwargs: P.kwargs) -> None:
+    """``fn(run, ...)`` if the side is still live; its failure is the side's (recorded, printed, the
+    side stopped)."""
+    if not run.live:
+        return
+    try:
+        fn(run, *args, **kwargs)
+    except SIDE_ERRORS as exc:
+        fail_side(run, exc)
+        stop_side(run)
 
 
 # --------------------------------------------------------------------------- scales and report
@@ -930,9 +1071,10 @@ def rows_for(
 
 
 def print_table(
-    scale: Scale, rounds: int, ours: SideResult, ref: SideResult, kinds: list[ChangeKind]
+    scale: Scale, rounds: int, ours: SideResult, ref: SideResult, kinds: list[ChangeKind], interleaved: bool = False
 ) -> None:
-    print(f"\n== {scale.workload} {scale}: {rounds} rounds per change kind ==")
+    order = ", sides interleaved round by round (--interleave)" if interleaved else ""
+    print(f"\n== {scale.workload} {scale}: {rounds} rounds per change kind{order} ==")
     print(f"{'metric':<36} {'ours':>12} {'reference':>12} {'ours/ref':>9}")
     for label, o, r, fmt in rows_for(ours, ref, kinds):
         print(f"{label:<36} {format(o, fmt):>12} {format(r, fmt):>12} {ratio(o, r):>9.2f}")
@@ -947,6 +1089,13 @@ def print_table(
         verdict = "incremental" if northd_recomputes == 0 else f"NORTHD RECOMPUTED x{northd_recomputes:.0f}"
         txns = ours.txns.get(name, 0)
         print(f"ours engine deltas during {name} ({txns} nbctl transactions, {verdict}): {json.dumps(delta)}")
+
+
+def make_side(label: str, workdir: Path, seed: Path, ref_tools: Tools, our_tools: Tools, release: Release) -> Side:
+    """The side ``label`` ("reference" or "ours") of a scale, in ``workdir / label``."""
+    if label == "reference":
+        return Side(label, workdir / label, seed, start_reference, tools=ref_tools, release=release)
+    return Side(label, workdir / label, seed, start_ours, metrics_port=free_port(), tools=our_tools, release=release)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -993,6 +1142,10 @@ def main(argv: list[str] | None = None) -> int:
                          "an Encap and every feature flag, and Chassis_Private), as N ovn-controllers "
                          "would announce themselves; --workload ovnk names its gateway routers' chassis so "
                          "(default 0: none)")
+    ap.add_argument("--interleave", action="store_true",
+                    help="after both sides' cold syncs (one after the other; both then stay up), run each "
+                         "round of a change kind on one side then the other (reversed every other round), "
+                         "so that load drift hits both alike; the idle side's daemons keep running")
     args = ap.parse_args(argv)
 
     release = RELEASES[args.release]
@@ -1010,6 +1163,8 @@ def main(argv: list[str] | None = None) -> int:
     # PYTHONDONTWRITEBYTECODE would compile every module again at each daemon start).
     compileall.compile_dir(str(Path(ovn_northd_py.__file__).parent), quiet=1)
     print(f"nbctl: {'daemon (--nbctl-daemon)' if args.nbctl_daemon else 'one-shot'}", flush=True)
+    if args.interleave:
+        print("sides: both up, interleaved round by round (--interleave)", flush=True)
     try:
         kinds = [CHANGE_KINDS[name] for name in args.changes.split(",") if name]
         scales = [Scale.parse(s, args.workload) for s in args.scales.split(",") if s]
@@ -1036,6 +1191,7 @@ def main(argv: list[str] | None = None) -> int:
         "args": {k: str(v) for k, v in vars(args).items()},
         "reference": ref_tools.describe(),
         "nbctl": "daemon" if args.nbctl_daemon else "one-shot",
+        "interleaved": args.interleave,
         "scales": [],
     }
     try:
@@ -1044,16 +1200,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{scale.workload} {scale}: building the NB ...", flush=True)
             seed, build_s = seed_for(scale, swd, args.seed_dir, release)
             print(f"  NB ready ({'reused' if build_s is None else f'built in {build_s:.1f} s'}): {seed}")
-            results: dict[str, SideResult] = {}
-            for label in sides:
-                start = start_reference if label == "reference" else start_ours
-                port = free_port() if label == "ours" else None
-                tools = ref_tools if label == "reference" or args.our_servers == "reference" else HOST
-                side = Side(label, swd / label, seed, start, metrics_port=port, tools=tools, release=release)
-                results[label] = run_side(side, cfg)
+            our_tools = ref_tools if args.our_servers == "reference" else HOST
+            if args.interleave:
+                results = run_sides_interleaved(
+                    [make_side(label, swd, seed, ref_tools, our_tools, release) for label in sides], cfg
+                )
+            else:  # each side made when its turn comes (ours' metrics port picked then, as ever)
+                results = {
+                    label: run_side(make_side(label, swd, seed, ref_tools, our_tools, release), cfg)
+                    for label in sides
+                }
             ours = results.get("ours", SideResult("ours", error="not run"))
             ref = results.get("reference", SideResult("reference", error="not run"))
-            print_table(scale, args.rounds, ours, ref, kinds)
+            print_table(scale, args.rounds, ours, ref, kinds, args.interleave)
             report["scales"].append(
                 {
                     "scale": str(scale),
