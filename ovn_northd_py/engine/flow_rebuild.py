@@ -2,7 +2,9 @@
 
 :func:`rebuild_router_scope` rebuilds every flow of a router and of the switch ports peering with
 it; the lflow node (router ports changed), the load-balancer / NAT feature and the ACL feature
-(address sets renamed under NAT rules) use it.
+(address sets renamed under NAT rules) use it.  :func:`ports_only_candidate` and
+:func:`router_switch_candidate` spare the lflow node the ports of a router, and of a switch of
+router-type ports, that a router joining or leaving leaves as they were.
 """
 
 from __future__ import annotations
@@ -12,14 +14,18 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from ..flows import build_datapath_flows, build_port_flows
+from ..flows.acl_index import ACL_FACTS, switch_acls
 from ..flows.context import FlowCtx
-from ..flows.lr_common import LR_INFO, router_info, router_nat_owned
+from ..flows.lr_common import LR_INFO, router_info, router_nat_owned, switch_port_types
 from ..flows.lr_nat import remember_router_lb_facts
-from ..flows.lr_pipeline import route_and_policy_owners
+from ..flows.lr_pipeline import attached_router_ports, build_lsp_flows_on_router_port, route_and_policy_owners
 from ..flows.lr_routing import route_table_ids
+from ..flows.ls_arp_rsp import has_arp_proxy
+from ..flows.ls_l2 import switch_l2, switch_mcast
 from ..flows.owners import dp_owner, nat_owner, port_owner, router_lb_owner
 from ..flows.router_addrs import router_addrs, router_lb_vip_set_names
 from ..lflow.table import FlowTable
+from ..northd.incremental import Tracked
 from ..northd.model import Datapath
 
 
@@ -141,3 +147,105 @@ def ports_only_facts_same(router: Datapath, fctx: FlowCtx, cand: PortsOnly) -> b
     if any(new.nets.get(name) != nets for name, nets in old.nets.items() if name in new.nets):
         return False
     return all(fn(router, fctx) == cand.facts[kind] for kind, fn in _FACTS)
+
+
+# The memoised switch-wide facts (``FlowCtx`` kinds under the switch's key) that the flows of a
+# switch's router-type ports and of the router ports attached to it read, besides each port's own
+# rows and the attached routers themselves; compared before and after a router joins or leaves a
+# switch of router-type ports (:func:`router_switch_candidate`).
+_SWITCH_FACTS: tuple[tuple[str, Callable[[Datapath, FlowCtx], Any]], ...] = (
+    ("switch_l2", switch_l2),
+    ("switch_mcast", switch_mcast),
+    ("has_arp_proxy", has_arp_proxy),
+    ("lr_sw_types", switch_port_types),
+    (ACL_FACTS, switch_acls),
+)
+# What a router joining or leaving changes by design: the attached routers, and their bindings'
+# texts (the bindings on and of the router that came or went are added or removed by themselves).
+_ATTACH_KINDS = frozenset({"lr_attached", "lr_attached_texts"})
+
+
+@dataclasses.dataclass(slots=True)
+class RouterSwitchJoin:
+    """A switch of router-type ports whose change is only routers joining or leaving it: the facts
+    its ports read, as memoised before the change, and the router-type ports that joined."""
+
+    facts: dict[str, Any]
+    joined: list[str]
+
+
+def _plain_router_lsp(p: Any) -> bool:
+    q = p.peer
+    return (p.kind == "lsp" and p.is_router_lsp and p.crp is None and q is not None and q.kind == "lrp"
+            and q.crp is None and "routing-protocol-redirect" not in q.nb.options)
+
+
+def router_switch_candidate(sw: Datapath, fctx: FlowCtx, table: FlowTable, t: Tracked) -> RouterSwitchJoin | None:
+    """Before anything of this run forgets the switch's memos: may the ports of switch ``sw`` that
+    did not change keep their flows?  Only when, conservatively, every port of the switch is a
+    router-type port peering a router port, neither with a chassisredirect port, nor a
+    ``routing-protocol-redirect`` (a join or transit switch: no VIF, localnet, vtep, virtual or
+    external port reads the attached routers), and its change is only such ports joining (new: no
+    flows yet) or leaving with their router (deleted in the same change: the flows the others put
+    on it go with its datapath).  A port's flows then read the other ports only through the
+    attached routers' bindings, which are built port by port (:func:`add_joined_router_flows`),
+    and the switch facts, compared after the rebuild (:func:`router_switch_facts_same`)."""
+    if not sw.is_switch:
+        return None
+    joined: list[str] = []
+    for p in sw.ports:
+        if not _plain_router_lsp(p):
+            return None
+        if p.name in t.ports_changed:
+            if table.has_owner(port_owner(p)):
+                return None  # changed in place
+            joined.append(p.name)
+    left = [name for name, key in t.ports_deleted.items() if key == sw.key]
+    if any(t.detached_peers.get(name) not in t.dps_deleted for name in left):
+        return None  # a port left without its router: the others' bindings on it stay
+    if not joined and not left:
+        return None
+    key = sw.key
+    known = {kind for kind, _ in _SWITCH_FACTS} | _ATTACH_KINDS
+    if any(kind not in known and (kind, key) in fctx.memo for kind in fctx.kinds):
+        return None  # a fact of the switch we do not know how to compare
+    facts = {kind: fctx.memo[(kind, key)] for kind, _ in _SWITCH_FACTS if (kind, key) in fctx.memo}
+    return RouterSwitchJoin(facts, joined)
+
+
+def router_switch_facts_same(sw: Datapath, fctx: FlowCtx, cand: RouterSwitchJoin) -> bool:
+    """After the rebuild of the switch's datapath flows and of its new ports: are the switch facts
+    its other ports (and the router ports attached to it) read as they were?  A fact nobody had
+    read before must still be unread."""
+    for kind, fn in _SWITCH_FACTS:
+        if kind not in cand.facts:
+            if (kind, sw.key) in fctx.memo:
+                return False
+        elif fn(sw, fctx) != cand.facts[kind]:
+            return False
+    return True
+
+
+def add_joined_router_flows(sw: Datapath, fctx: FlowCtx, table: FlowTable, cand: RouterSwitchJoin,
+                            built: set[str]) -> None:
+    """The flows each port of ``sw`` that was not rebuilt (not in ``built``) puts on the routers that
+    joined: its bindings there (:func:`~ovn_northd_py.flows.lr_pipeline.build_lsp_flows_on_router_port`)."""
+    nd = fctx.nd
+    lrps = [p.peer for name in cand.joined if (p := nd.ports.get(name)) is not None and p.peer is not None]
+    if not lrps:
+        return
+    for p in sw.ports:
+        if p.name in built or p.name in cand.joined:
+            continue
+        for lrp in lrps:
+            build_lsp_flows_on_router_port(p, lrp, fctx, table)
+
+
+def rebuild_switch_ports(sw: Datapath, fctx: FlowCtx, table: FlowTable, built: set[str]) -> None:
+    """Every port of ``sw`` and every router port attached to it not in ``built`` (which this adds
+    them to), rebuilt: a router-type switch whose facts changed after all."""
+    for p in (*sw.ports, *attached_router_ports(sw)):
+        if p.name not in built:
+            table.remove_owner(port_owner(p))
+            build_port_flows(p, fctx, table)
+            built.add(p.name)

@@ -22,8 +22,13 @@ priority-0 drop is in :mod:`.defaults`):
     hold the VIP;
   - other router ports R on that switch (enabled or not): all R's IPv4 addresses
     in one flow (a set when several) and all its IPv6 ones, unless Q's router has
-    ``options:dynamic_neigh_routers`` or the router-type switch port of Q, which
-    builds them, is disabled;
+    ``options:dynamic_neigh_routers`` or the router-type switch port of Q is
+    disabled.  Their stage hint is that of Q's router-type switch port, but they
+    are built with, and owned by, R's router-type switch port, like a VIF's: a
+    router joining a switch of N routers brings its own bindings on the others,
+    and each other port adds its one binding on the newcomer
+    (:func:`build_lsp_arp_resolve_flows` with ``only``); leaving with its router,
+    it takes its own bindings along and the others' go with its datapath;
 * IPs of a router port that are also SNAT external IPs or load-balancer VIPs are
   dropped (2), one set per port and family;
 * a distributed gateway port D with ``options:redirect-type=bridged`` (any case): traffic
@@ -147,22 +152,27 @@ def build_lrp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> N
     table.add(peer.dp.index, LR_IN_ARP_RESOLVE, 100, match, actions, hint=h, owner=owner)
 
 
-def build_lsp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
-    """The static bindings a switch port gives the routers attached to its switch."""
+def build_lsp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable, only: Port | None = None) -> None:
+    """The static bindings a switch port gives the routers attached to its switch; with ``only``
+    (a router port attached to the switch), those on that router port alone (not for a virtual
+    port, whose one binding is on the first router port that fits: none)."""
     if port.kind != "lsp":
         return
     routers = attached_routers(port.dp, ctx)
+    if only is not None:
+        routers = tuple(ar for ar in routers if ar.lrp is only)
     if not routers:
         return
     if port.is_router_lsp:
-        _router_lsp_flows(port, routers, ctx, table)
+        _router_lsp_flows(port, attached_routers(port.dp, ctx), routers, ctx, table)
         return
     if not port.enabled:
         return
     owner = port_owner(port)
     h = hint(port.nb_key)
     if port.sb_type == "virtual":
-        _virtual_flows(port, routers, ctx, table)
+        if only is None:
+            _virtual_flows(port, routers, ctx, table)
         return
     addresses = lsp_addresses(port)
     # 26.03 (bridged_dgp_no_lsp_binding, observed): a switch port's addresses (a VIF's, a
@@ -225,34 +235,40 @@ def _virtual_flows(port: Port, routers: tuple[AttachedRouter, ...], ctx: FlowCtx
             return
 
 
-def _router_lsp_flows(port: Port, routers: tuple[AttachedRouter, ...], ctx: FlowCtx, table: FlowTable) -> None:
-    me = next((ar for ar in routers if ar.lsp is port), None)
-    if me is None or me.dynamic_neigh or not port.enabled:
+def _router_lsp_flows(port: Port, routers: tuple[AttachedRouter, ...], targets: tuple[AttachedRouter, ...],
+                      ctx: FlowCtx, table: FlowTable) -> None:
+    """The bindings of router-type port ``port``'s router port addresses on the ``targets`` (of the
+    switch's attached ``routers``): on each target's router, with the stage hint of the target's
+    router-type port (the reference builds them from that side), owned by ``port``."""
+    mine = _binding_texts(port.dp.key, routers, ctx).get(port.name)
+    if mine is None:
         return
+    me, actions, v4, v6 = mine
     owner = port_owner(port)
-    h = hint(port.nb_key)
-    out = f'outport == "{me.lrp.name}"'
-    i = me.lrp.dp.index
-    for other, actions, v4, v6 in _binding_texts(port.dp.key, routers, ctx):
-        if other is me or other.lrp is me.lrp:
+    for ar in targets:
+        if ar is me or ar.lrp is me.lrp or ar.dynamic_neigh or not ar.lsp.enabled:
             continue
+        out = f'outport == "{ar.lrp.name}"'
+        h = hint(ar.lsp.nb_key)
+        i = ar.lrp.dp.index
         if v4 is not None:
             table.add(i, LR_IN_ARP_RESOLVE, 100, f"{out} && {REG_NEXT_HOP_IPV4} == {v4}", actions, hint=h, owner=owner)
         table.add(i, LR_IN_ARP_RESOLVE, 100, f"{out} && {REG_NEXT_HOP_IPV6} == {v6}", actions, hint=h, owner=owner)
 
 
 def _binding_texts(sw_key: str, routers: tuple[AttachedRouter, ...], ctx: FlowCtx
-                   ) -> list[tuple[AttachedRouter, str, str | None, str]]:
-    """Per attached router port: its binding action and address sets as text (the same for every
-    other router port of the switch, so built once per switch: a join switch with N routers has N²
-    bindings).  Memoised under the switch's key, like :func:`attached_routers`."""
+                   ) -> dict[str, tuple[AttachedRouter, str, str | None, str]]:
+    """Per attached router port, by its router-type switch port's name: its binding action and
+    address sets as text (the same on every other router port of the switch, so built once per
+    switch: a join switch with N routers has N² bindings).  Memoised under the switch's key, like
+    :func:`attached_routers`."""
 
-    def compute() -> list[tuple[AttachedRouter, str, str | None, str]]:
-        out = []
+    def compute() -> dict[str, tuple[AttachedRouter, str, str | None, str]]:
+        out = {}
         for other in routers:
             v4 = ip_set([n.addr_s for n in other.nets.ipv4]) if other.nets.ipv4 else None
-            out.append((other, f"eth.dst = {other.nets.ea_s}; next;", v4,
-                        ip_set([n.addr_s for n in other.nets.ipv6])))
+            out[other.lsp.name] = (other, f"eth.dst = {other.nets.ea_s}; next;", v4,
+                                   ip_set([n.addr_s for n in other.nets.ipv6]))
         return out
 
     return ctx.cached("lr_attached_texts", sw_key, compute)

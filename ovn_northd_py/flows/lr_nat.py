@@ -905,9 +905,10 @@ def _routes_on(router: Datapath, ctx: FlowCtx, nat: Any, dgp: Port) -> bool:
     return _dgp_for_ip(router, ctx, nat.external_ip) is dgp
 
 
-def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) -> None:
+def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable, only: Port | None = None) -> None:
     """The ``add_route`` flows of the NAT rules applied on the distributed gateway port peering with
-    router-type switch port ``port``, on the other routers attached to its switch (module doc).
+    router-type switch port ``port``, on the other routers attached to its switch (module doc); with
+    ``only`` (a router port attached to the switch), on that router port's router alone.
 
     Behaviour ``add_route_any_router`` (25.03, observed): the router port peering ``port`` need not
     be a DGP: on a gateway router the routes and bindings are those of a DGP (its own MAC; every
@@ -948,6 +949,8 @@ def build_lsp_nat_add_route_flows(port: Port, ctx: FlowCtx, table: FlowTable) ->
     for q in port.dp.ports:
         p = q.peer
         if q is port or not q.is_router_lsp or p is None or p.kind != "lrp" or p.dp is router:
+            continue
+        if only is not None and p is not only:
             continue
         if opt(p.dp.nb.enabled) is False:
             continue

@@ -15,7 +15,8 @@
 * :data:`LSP_ROUTER_BUILDERS` take a switch port: the ``lr_in_arp_resolve`` bindings
   of its addresses on the routers attached to its switch (a router-type port: of
   the other attached router ports' addresses on its own router port), owned by the
-  switch port.
+  switch port.  :func:`build_lsp_flows_on_router_port` makes those a switch port puts on one
+  router port only (one newly attached to its switch).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from .lr_delivery import (
     build_lrp_network_id_flows,
 )
 from .lr_ip_input import build_lr_ip_input_flows, build_lrp_ip_input_flows
-from .lr_nat import build_lr_nat_flows
+from .lr_nat import build_lr_nat_flows, build_lsp_nat_add_route_flows
 from .lr_nd_ra import build_lrp_nd_ra_flows
 from .lr_neighbor import build_lr_neighbor_flows, build_lrp_neighbor_flows
 from .lr_policy import build_lr_policy_flows
@@ -98,3 +99,13 @@ def build_lr_route_and_policy_flows(router: Datapath, ctx: FlowCtx, table: FlowT
 def attached_router_ports(sw: Datapath) -> list[Port]:
     """The router ports attached to switch ``sw`` (their flows read the switch's port types)."""
     return [p.peer for p in sw.ports if p.is_router_lsp and p.peer is not None and p.peer.kind == "lrp"]
+
+
+def build_lsp_flows_on_router_port(port: Port, lrp: Port, ctx: FlowCtx, table: FlowTable) -> None:
+    """What switch port ``port`` puts on the router of ``lrp``, a router port attached to its switch
+    through another router-type port: its address bindings there and its NAT ``add_route`` flows
+    (:func:`.lr_nat.build_lsp_nat_add_route_flows`), owned by ``port`` like the rest of its flows (a
+    full build of ``port`` makes them too).  These are the only flows a switch port's builders put
+    on another datapath than its switch."""
+    build_lsp_arp_resolve_flows(port, ctx, table, only=lrp)
+    build_lsp_nat_add_route_flows(port, ctx, table, only=lrp)

@@ -109,6 +109,9 @@ class Tracked:
     # Datapaths deleted (by key; the Datapath as it was, its bit in ``index``): their ports are in
     # ``ports_deleted``; every feature sees them as an update of all its columns.
     dps_deleted: dict[str, Datapath] = field(default_factory=dict)
+    # Router-type switch ports that left their switch, by name: the router their router port is
+    # on (whose datapath holds what the switch's other ports bound there).
+    detached_peers: dict[str, str] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.ports_changed or self.ports_deleted or self.dps_changed or self.routers_changed

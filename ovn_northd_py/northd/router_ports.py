@@ -263,6 +263,7 @@ class _Apply:
             self.drop(q)
             self.t.attach_changed.add(q.dp.key)
             if lrp is not None and lrp.kind == "lrp" and lrp.peer is q:
+                self.t.detached_peers[q.name] = lrp.dp.key
                 lrp.peer = None
                 lrp.options.pop("peer", None)
                 self.touched_lrps.add(lrp.name)

@@ -20,7 +20,15 @@ from ...ovsdb.connection import RowChange
 from ...sync.indexes import PB_BY_NAME
 from ..engine import UNCHANGED, UNHANDLED, UPDATED, EngineCtx, HandlerResult, Node
 from ..features import FeatureSet, FlowFeatureCtx
-from ..flow_rebuild import ports_only_candidate, ports_only_facts_same, rebuild_router_scope
+from ..flow_rebuild import (
+    add_joined_router_flows,
+    ports_only_candidate,
+    ports_only_facts_same,
+    rebuild_router_scope,
+    rebuild_switch_ports,
+    router_switch_candidate,
+    router_switch_facts_same,
+)
 from .inputs import DbInput
 from .northd import NorthdNode
 
@@ -140,6 +148,13 @@ class LflowNode(Node):
         # they read turn out changed (checked after the rebuild, below).
         ports_only = {r.key: c for r in routers if r.key not in t.dps_added
                       and (c := ports_only_candidate(r, fctx, table, t.ports_changed)) is not None}
+        # Switches of router-type ports only (the join switch) that routers only joined or left:
+        # their other ports, and the router ports attached to them, keep their flows unless the
+        # switch facts they read turn out changed (checked after the rebuild, below); each adds
+        # its bindings on the routers that joined.
+        joins = {key: sc for key in sorted(t.dps_changed | t.attach_changed)
+                 if key not in t.dps_added and (sw := nd.datapaths.get(key)) is not None
+                 and (sc := router_switch_candidate(sw, fctx, table, t)) is not None}
         for router in routers:
             fctx.forget(router.key)  # switch flows below read the router's memoised facts
             cand = ports_only.get(router.key)
@@ -161,6 +176,8 @@ class LflowNode(Node):
             if dp is None:
                 continue
             build_datapath_flows(dp, fctx, table)
+            if key in joins:
+                continue
             # Router-type, virtual and external ports read the other ports of their switch,
             # and so do the router ports attached to it (localnet / vtep ports).
             rebuild_ports |= {p.name for p in dp.ports if port_reads_switch(p)}
@@ -169,7 +186,8 @@ class LflowNode(Node):
             sw = nd.datapaths.get(key)
             if sw is not None:
                 fctx.forget(key)
-                rebuild_ports |= {p.name for p in sw.ports}
+                if key not in joins:
+                    rebuild_ports |= {p.name for p in sw.ports}
         done: set[str] = set()  # ports rebuilt with their router's scope (not again below)
         for router in routers:
             cand = ports_only.get(router.key)
@@ -180,9 +198,9 @@ class LflowNode(Node):
         if fctx.profile.has("ecmp_route_chain_order") and (routers or t.dps_changed):
             # 25.03: a router's ECMP numbering counts the routes (connected ones too) of the
             # routers before it (flows/lr_routing._chain_order).
-            done = {r.key for r in routers}
+            scoped = {r.key for r in routers}
             for other in chain_order_dependents(nd):
-                if other.key not in done:
+                if other.key not in scoped:
                     for owner in route_and_policy_owners(other):
                         table.remove_owner(owner)
                     build_lr_route_and_policy_flows(other, fctx, table)
@@ -191,6 +209,13 @@ class LflowNode(Node):
             p = nd.ports.get(name)
             if p is not None:
                 build_port_flows(p, fctx, table)
+        built = rebuild_ports | done
+        for key, join in joins.items():
+            sw = nd.datapaths[key]
+            if router_switch_facts_same(sw, fctx, join):
+                add_joined_router_flows(sw, fctx, table, join, built)
+            else:
+                rebuild_switch_ports(sw, fctx, table, built)
         h.tracked = t
         for f in self.features:  # e.g. health-checked backends on the changed ports
             if f.on_northd_flows is not None and not f.on_northd_flows([], h):
