@@ -44,6 +44,14 @@ def join_router(i: int, *extra: list[str], chassis: bool = True) -> list[list[st
     return cmds + [list(c) for c in extra]
 
 
+def add_route_nat(i: int) -> list[list[str]]:
+    """A dnat_and_snat rule with ``options:add_route=true`` on ``GR<i>`` (25.03 on: routes and
+    bindings of its external IP on the other routers of the join switch)."""
+    return [["--id=@nat", "create", "NAT", "type=dnat_and_snat", f"external_ip=172.19.0.{10 + i}",
+             f"logical_ip=10.128.9.{10 + i}", "options:add_route=true"],
+            ["add", "logical_router", _gr(i), "nat", "@nat"]]
+
+
 def leave_router(i: int) -> list[list[str]]:
     return [["lr-del", _gr(i)], ["lsp-del", f"jtor-{_gr(i)}"]]
 
@@ -109,6 +117,18 @@ def test_disabled_router_port_joining_gets_no_bindings(join) -> None:
     assert _binding(env, "rtoj-GR0", _ip(7))
 
 
+@pytest.mark.releases("25.03", "26.03")
+def test_router_joining_gets_the_others_add_route_flows(join) -> None:
+    """A gateway router's NAT ``add_route`` puts a /32 route to its external IP on every other
+    router of the switch (behaviour ``add_route_any_router``): on the newcomer too."""
+    env, d, _ = join
+    done: list[list[list[str]]] = []
+    apply_checked(env, d, add_route_nat(0), done, 0)
+    apply_checked(env, d, join_router(7), done, 0)
+    routes = [r for r in env.sb_rows("Logical_Flow") if r["match"] == "ip4.dst == 172.19.0.10/32"]
+    assert any('outport = "rtoj-GR7"' in r["actions"] for r in routes)
+
+
 def test_router_joining_a_switch_with_a_vif(join) -> None:
     """Not a switch of router-type ports only: every port is rebuilt (the VIF binds its address on
     the newcomer)."""
@@ -136,8 +156,9 @@ def test_first_gateway_router_on_a_switch_of_distributed_routers(env) -> None:
 
 
 def test_random_joins_and_leaves_incremental_equals_recompute(join) -> None:
-    """Routers joining and leaving (some with dynamic_neigh_routers, a disabled port, without a
-    chassis), ports leaving without their router, and both at once: incremental equals recompute."""
+    """Routers joining and leaving (some with dynamic_neigh_routers, a disabled port, a NAT
+    add_route, without a chassis), ports leaving without their router, and both at once:
+    incremental equals recompute."""
     env, d, _ = join
     seed = int(os.environ.get("OVN_TEST_SEED", "20261204"))
     rnd = random.Random(seed)
@@ -148,16 +169,18 @@ def test_random_joins_and_leaves_incremental_equals_recompute(join) -> None:
     for _ in range(14):
         k = rnd.random()
         batch: list[list[str]] = []
+        released: list[int] = []  # (its name free again after this transaction)
         if k < 0.4 and spare:
             i = spare.pop(rnd.randrange(len(spare)))
             extra = rnd.choice([[], [["set", "logical_router", _gr(i), "options:dynamic_neigh_routers=true"]],
-                                [["set", "logical_switch_port", f"jtor-{_gr(i)}", "enabled=false"]]])
+                                [["set", "logical_switch_port", f"jtor-{_gr(i)}", "enabled=false"]],
+                                add_route_nat(i)])
             batch = join_router(i, *extra, chassis=rnd.random() < 0.8)
             present.append(i)
         elif k < 0.7 and present:
             i = present.pop(rnd.randrange(len(present)))
             batch = leave_router(i)
-            spare.append(i)
+            released.append(i)
         elif k < 0.85 and present:
             i = present.pop(rnd.randrange(len(present)))
             batch = [["lsp-del", f"jtor-{_gr(i)}"]]
@@ -168,5 +191,6 @@ def test_random_joins_and_leaves_incremental_equals_recompute(join) -> None:
             i = spare.pop(rnd.randrange(len(spare)))
             batch += join_router(i)
             present.append(i)
+        spare += released
         if batch:
             apply_checked(env, d, batch, done, seed)
