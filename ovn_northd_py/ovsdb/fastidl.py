@@ -21,6 +21,8 @@ import ovs.db.idl
 import ovs.db.types
 import ovs.ovsuuid
 
+from . import fastrow
+
 _Idl = ovs.db.idl.Idl
 _ORIG_ROW_UPDATE = _Idl._Idl__row_update
 _ORIG_ADD_DEFAULT = _Idl._Idl__add_default
@@ -104,10 +106,13 @@ def _fast_apply_diff(self: Any, table: Any, row: Any, row_diff: Any) -> dict[str
     copy_old = keep is None or table.name in keep
     data = row._data
     old_row: dict[str, Any] = {}
-    for column_name, _column, datum_diff in _parsed_columns(table, row_diff):
+    for column_name, column, datum_diff in _parsed_columns(table, row_diff):
         stored = dict.get(data, column_name)  # (None: the column's default, built afresh on each read)
         cur = stored if stored is not None else data[column_name]
         old_row[column_name] = cur.copy() if copy_old else cur
+        ctype = column.type
+        if ctype.value is None and ctype.n_max > 1:  # a set: its atoms toggle (Datum.diff)
+            fastrow.carry_set_diff(row, column_name, datum_diff.values)
         datum = cur.diff(datum_diff)
         if stored is None:
             if datum != data[column_name]:

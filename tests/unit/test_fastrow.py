@@ -134,3 +134,33 @@ def test_set_values_reads_the_committed_set_under_a_pending_mutation(env: Any) -
         txn.abort()
     finally:
         conn.close()
+
+
+def _no_read(_row: Any) -> frozenset[Any]:
+    raise AssertionError("read every atom again")
+
+
+def test_set_values_carries_over_the_servers_diff_without_reading_every_atom(env: Any) -> None:
+    """A change of one address (the server sends the toggled atoms) carries the kept set over to the
+    row's new version: the same set as the column now holds, not built again."""
+    conn, row = _address_set(env)
+    try:
+        fastrow.set_values(row, "addresses")
+        env.nbctl("add", "Address_Set", "as1", "addresses", "10.0.0.3", "--",
+                  "remove", "Address_Set", "as1", "addresses", "10.0.0.1")
+        _run_until(conn, lambda: "10.0.0.3" in row.addresses)
+        carried = fastrow.derived(row, "set:addresses", _no_read)
+        assert carried == frozenset({"10.0.0.2", "10.0.0.3"}) == frozenset(row.addresses)
+        assert fastrow.set_values(row, "addresses") is carried
+    finally:
+        conn.close()
+
+
+def test_set_values_not_kept_before_a_diff_is_read_after_it(env: Any) -> None:
+    conn, row = _address_set(env)
+    try:
+        env.nbctl("remove", "Address_Set", "as1", "addresses", "10.0.0.2")
+        _run_until(conn, lambda: "10.0.0.2" not in row.addresses)
+        assert fastrow.set_values(row, "addresses") == frozenset({"10.0.0.1"})
+    finally:
+        conn.close()
