@@ -142,6 +142,8 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     batch = _classify(nb, changes, flow_only_tables, flow_only_columns or {})
     if batch is None:
         return None
+    if _nothing_for_the_model(batch, changes):
+        return Tracked()
     if profile.has(CENTRALIZED_DGP_PEER) and _touches_dgp_peers(nd, nb, batch):
         return None
     if profile.has(QOS_QUEUES) and _touches_qos(nd, nb, batch):
@@ -180,6 +182,19 @@ class _Plan:
     lrp_ports: list[Port]  # router ports updated in place
     lrp_updates: dict[str, frozenset[str]]
     gone: dict[str, Datapath] = field(default_factory=dict)  # datapaths deleted, by key
+
+
+# The NB tables whose changes the steps below read themselves, not through the batch: NAT rules
+# and load balancers (the values router ports derive from them, _apply), a router's derived
+# columns, lport mirrors (_touches_lport_mirrors).
+_READ_BEYOND_BATCH = frozenset({"NAT", "Load_Balancer", "Load_Balancer_Group", "Logical_Router", "Mirror"})
+
+
+def _nothing_for_the_model(b: _Batch, changes: list[RowChange]) -> bool:
+    """Changes only the features take (an address set, an ACL, a port group, our own NB_Global
+    write's echo): nothing for the model to plan or apply."""
+    return not (b.switch_changes or b.router_port_changes or b.lsp_updates or b.lrp_updates or b.created
+                or b.deleted) and not any(c.table in _READ_BEYOND_BATCH for c in changes)
 
 
 def _classify(nb: Any, changes: list[RowChange], flow_only: frozenset[str],
