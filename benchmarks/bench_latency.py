@@ -3,7 +3,7 @@
 
 usage: bench_latency.py [--workload mixed|ovnk|neutron] [--scales 50,200] [--rounds N] [--changes lsp-add,lsp-del]
                         [--json FILE] [--seed-dir DIR] [--settle S] [--warmup N] [--keep]
-                        [--release 23.03|25.03|26.03] [--from-chroot] [--nbctl-daemon] [--interleave]
+                        [--release 23.03|25.03|26.03] [--from-chroot] [--nbctl-daemon] [--interleave] [--gap MS]
 
 ``--release`` (default 23.03) is the OVN release of the reference and of the NB/SB schemas; the
 reference side's ovsdb-servers, ovn-northd and ovn-nbctl come from the host when the host's OVN
@@ -59,6 +59,11 @@ own: the other side's transactions go to the other side's servers).  The idle si
 (northd, servers, nbctl daemon) keep running meanwhile; idle, they use next to no CPU.  The
 results have the same shape, with ``"interleaved": true`` in the JSON and a note in the table's
 header.  A side that fails is stopped and the other goes on.
+
+``--gap MS`` pauses before each timed change (after its setup), so that neither side's change
+starts while a daemon is still busy with the work that follows its previous reply (ours: the engine
+run its SB write's echo triggers, under a millisecond for a small change): in ``--interleave``
+each change would otherwise pay for the other side's, in the default order for its own undo's.
 
 Change kinds are rows of ``CHANGE_KINDS`` (name, prepare, setup, change, undo); command words
 are ``str.format`` templates with ``{i}`` (round number), ``{port}``, ``{mac}``, ``{ip}``,
@@ -723,6 +728,7 @@ class RunConfig:
     names: dict[str, str] = field(default_factory=dict)  # the workload's {sw}, {lr}, {gw}
     nbctl_daemon: bool = False  # changes through an ovn-nbctl daemon per side (--nbctl-daemon)
     chassis: int = 0  # SB chassis added before the daemon starts (--chassis)
+    gap_ms: float = 0.0  # pause before each timed change (--gap)
 
 
 def lb_group_uuids(side: Side) -> dict[str, str]:
@@ -818,6 +824,8 @@ def run_round(run: SideRun, kind: ChangeKind, r: int, cfg: RunConfig) -> None:
     params = round_params(r + 1, run.names)
     if kind.setup:
         timed_nbctl(side, kind.setup, params, cfg.change_timeout)
+    if cfg.gap_ms:
+        time.sleep(cfg.gap_ms / 1000)  # (what the daemons still do after the last reply: done)
     ms, wait = timed_nbctl_wait(side, kind.change, params, cfg.change_timeout)
     undo_ms = timed_nbctl(side, kind.undo, params, cfg.change_timeout) if kind.undo else None
     if r >= cfg.warmup:
@@ -1146,6 +1154,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="after both sides' cold syncs (one after the other; both then stay up), run each "
                          "round of a change kind on one side then the other (reversed every other round), "
                          "so that load drift hits both alike; the idle side's daemons keep running")
+    ap.add_argument("--gap", type=float, default=0.0, metavar="MS",
+                    help="pause MS milliseconds before each timed change (after its setup), so that it "
+                         "starts with both sides' daemons idle (default 0: right after the last reply)")
     args = ap.parse_args(argv)
 
     release = RELEASES[args.release]
@@ -1163,6 +1174,8 @@ def main(argv: list[str] | None = None) -> int:
     # PYTHONDONTWRITEBYTECODE would compile every module again at each daemon start).
     compileall.compile_dir(str(Path(ovn_northd_py.__file__).parent), quiet=1)
     print(f"nbctl: {'daemon (--nbctl-daemon)' if args.nbctl_daemon else 'one-shot'}", flush=True)
+    if args.gap:
+        print(f"a {args.gap:g} ms pause before each timed change (--gap)", flush=True)
     if args.interleave:
         print("sides: both up, interleaved round by round (--interleave)", flush=True)
     try:
@@ -1183,6 +1196,7 @@ def main(argv: list[str] | None = None) -> int:
         WORKLOADS[args.workload].names(),
         args.nbctl_daemon,
         args.chassis,
+        args.gap,
     )
 
     wd = Path(tempfile.mkdtemp(prefix="bench-latency-"))
