@@ -129,6 +129,17 @@ def test_router_joining_gets_the_others_add_route_flows(join) -> None:
     assert any('outport = "rtoj-GR7"' in r["actions"] for r in routes)
 
 
+def test_router_port_disabled_in_place_unbinds_the_others_on_its_router(join) -> None:
+    """The bindings on a router are built by the other routers' ports: disabling the router-type
+    port of GR0 (in place, not a join) still takes them off GR0, and enabling it puts them back."""
+    env, d, _ = join
+    done: list[list[list[str]]] = []
+    apply_checked(env, d, [["set", "logical_switch_port", "jtor-GR0", "enabled=false"]], done, 0)
+    assert not _binding(env, "rtoj-GR0", _ip(1)) and _binding(env, "rtoj-GR1", _ip(0))
+    apply_checked(env, d, [["set", "logical_switch_port", "jtor-GR0", "enabled=true"]], done, 0)
+    assert _binding(env, "rtoj-GR0", _ip(1))
+
+
 def test_router_joining_a_switch_with_a_vif(join) -> None:
     """Not a switch of router-type ports only: every port is rebuilt (the VIF binds its address on
     the newcomer)."""
