@@ -140,6 +140,20 @@ def test_router_port_disabled_in_place_unbinds_the_others_on_its_router(join) ->
     assert _binding(env, "rtoj-GR0", _ip(1))
 
 
+def test_second_port_of_a_router_already_there_joins(join) -> None:
+    """Not a new router: GR0 attaches a second port to the switch (its router is rebuilt with its
+    new port only), then detaches it again (the port leaves without its router)."""
+    env, d, _ = join
+    done: list[list[list[str]]] = []
+    apply_checked(env, d, [["lrp-add", "GR0", "rtoj2-GR0", "0a:58:64:40:01:10", "100.64.1.10/16"],
+                           ["lsp-add", "join", "jtor2-GR0"], ["lsp-set-type", "jtor2-GR0", "router"],
+                           ["lsp-set-addresses", "jtor2-GR0", "router"],
+                           ["lsp-set-options", "jtor2-GR0", "router-port=rtoj2-GR0"]], done, 0)
+    assert _binding(env, "rtoj2-GR0", _ip(1)) and _binding(env, "rtoj-GR1", "100.64.1.10")
+    apply_checked(env, d, [["lsp-del", "jtor2-GR0"], ["lrp-del", "rtoj2-GR0"]], done, 0)
+    assert not _binding(env, "rtoj-GR1", "100.64.1.10")
+
+
 def test_router_joining_a_switch_with_a_vif(join) -> None:
     """Not a switch of router-type ports only: every port is rebuilt (the VIF binds its address on
     the newcomer)."""
