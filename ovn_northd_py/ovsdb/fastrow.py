@@ -112,6 +112,16 @@ def peek(row: Any, name: str, default: Any = _MISSING) -> Any:
     return value
 
 
+def _derived_key(kind: str) -> tuple[str, str]:
+    """Where :func:`derived` keeps a value of ``kind`` in the row's cache."""
+    return ("derived", kind)
+
+
+def _set_kind(column: str) -> str:
+    """The :func:`derived` kind of :func:`set_values` of ``column``."""
+    return "set:" + column
+
+
 def derived(row: Any, kind: str, compute: Any) -> Any:
     """``compute(row)``, a value derived from ``row``'s columns alone, kept with the row's column
     cache (so dropped whenever the row changes).  Not cached while the IDL processes a message or
@@ -122,7 +132,7 @@ def derived(row: Any, kind: str, compute: Any) -> Any:
     cache = d.get(_CACHE_ATTR)
     if cache is None:
         cache = d[_CACHE_ATTR] = {}
-    key = ("derived", kind)
+    key = _derived_key(kind)
     try:
         return cache[key]
     except KeyError:
@@ -135,7 +145,8 @@ def set_values(row: Any, column: str) -> frozenset[Any]:
     (:func:`derived`: dropped when the server changes the row).  No sort and no copy: an address set
     or port group of thousands is compared with what it should hold on every change to it, and
     the SB copy read once after our write's echo is the base the next change compares with."""
-    values: frozenset[Any] = derived(row, "set:" + column, lambda r: frozenset(a.value for a in r._data[column].values))
+    values: frozenset[Any] = derived(row, _set_kind(column),
+                                     lambda r: frozenset(a.value for a in r._data[column].values))
     return values
 
 
@@ -242,17 +253,16 @@ def carry_set_diff(row: Any, column: str, atoms: Any) -> None:
     symmetric difference (restored by :func:`invalidate`), instead of built again from every atom:
     an address set of thousands changed by one address, on each change and on its echo."""
     d = row.__dict__
-    key = ("derived", "set:" + column)
-    carry = d.get(_CARRY_ATTR)
-    base = carry.get(key) if carry is not None else None
+    carry = d.get(_CARRY_ATTR)  # column -> its set's values after the diffs applied so far
+    base = carry.get(column) if carry is not None else None
     if base is None:
         cache = d.get(_CACHE_ATTR)
-        base = cache.get(key) if cache is not None else None
+        base = cache.get(_derived_key(_set_kind(column))) if cache is not None else None
         if base is None:
             return
     if carry is None:
         carry = d[_CARRY_ATTR] = {}
-    carry[key] = base.symmetric_difference([a.value for a in atoms])
+    carry[column] = base.symmetric_difference([a.value for a in atoms])
 
 
 def invalidate(row: Any) -> None:
@@ -266,10 +276,10 @@ def invalidate(row: Any) -> None:
         return
     data = d.get("_data")
     kept = {}
-    for key, values in carry.items():
-        datum = dict.get(data, key[1][4:]) if data is not None else None
+    for column, values in carry.items():
+        datum = dict.get(data, column) if data is not None else None
         if datum is not None and len(datum.values) == len(values):
-            kept[key] = values
+            kept[_derived_key(_set_kind(column))] = values
     if kept:
         d[_CACHE_ATTR] = kept
 
