@@ -158,13 +158,12 @@ def build_lsp_arp_resolve_flows(port: Port, ctx: FlowCtx, table: FlowTable, only
     port, whose one binding is on the first router port that fits: none)."""
     if port.kind != "lsp":
         return
-    routers = attached_routers(port.dp, ctx)
-    if only is not None:
-        routers = tuple(ar for ar in routers if ar.lrp is only)
+    attached = attached_routers(port.dp, ctx)
+    routers = attached if only is None else tuple(ar for ar in attached if ar.lrp is only)
     if not routers:
         return
     if port.is_router_lsp:
-        _router_lsp_flows(port, attached_routers(port.dp, ctx), routers, ctx, table)
+        _router_lsp_flows(port, attached, routers, ctx, table)
         return
     if not port.enabled:
         return
