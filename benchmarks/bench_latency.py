@@ -788,7 +788,7 @@ _PREFAULT = """
 import sys
 chunks = [bytearray(1 << 20) for _ in range(int(sys.argv[1]))]
 for c in chunks:
-    c[::4096] = b"\\1" * len(range(0, len(c), 4096))
+    c[::4096] = b"\\1" * (len(c) // 4096)
 """
 
 
