@@ -34,6 +34,7 @@ import ovs.db.idl
 
 from . import log as logmod
 from .engine.engine import EngineCtx as Ctx
+from .engine.engine import Node
 from .engine.graph import Graph, build_graph
 from .memtrim import BulkGc, MemoryTrimmer, trim_timeout_ms
 from .metrics import Metrics
@@ -75,6 +76,27 @@ SB_TABLES: dict[str, Any] = {**dict.fromkeys((
     "Advertised_MAC_Binding": None}
 
 Txn = ovs.db.idl.Transaction
+# The SB tables whose rows the flow node reads that a cold start's IDL part may write (the
+# ACL ids of persist-established ACLs): while it writes any, the part is not sent before the
+# flows are built (committing takes its inserts out of the IDL's tables, and its updates till
+# they echo back).
+_FLOWS_READ_WRITES = frozenset({"ACL_ID"})
+
+
+def _writes_into(txn: Any, tables: frozenset[str]) -> bool:
+    """Does the IDL transaction ``txn`` write a row of one of ``tables``?"""
+    return any(r._table.name in tables for r in txn._txn_rows.values())
+
+
+@dataclass(slots=True)
+class _IdlPart:
+    """An engine run's IDL transaction once closed (:meth:`Daemon._close_idl_part`): the
+    Datapath_Binding rows it deletes, our datapaths' uuids, and whether it went alone."""
+
+    dps: LazyDpUuids
+    gone: frozenset[str] = frozenset()
+    closed: bool = False
+    alone: bool = False
 
 
 @dataclass(slots=True)
@@ -609,26 +631,27 @@ class Daemon:
         self.standby.takeover = False
         t0 = time.perf_counter()
         started_ms = int(time.time() * 1000)  # NB_Global nb_cfg_timestamp, if this run writes nb_cfg
-        alone = False
+        part = _IdlPart(self._dp_uuid())
+        lflow = self.graph.lflow
+
+        def before(node: Node) -> None:
+            # A cold start sends the IDL's part before the flows are built (the server commits
+            # it while we build them): the flow node writes no IDL row, and reads none the IDL
+            # part writes but ACL_ID rows (:data:`_FLOWS_READ_WRITES`).
+            if node is lflow and self._idl_part_may_go(ctx) and not _writes_into(ctx.sb_txn, _FLOWS_READ_WRITES):
+                self._close_idl_part(ctx, part)
+                part.alone = self._send_idl_part_first(ctx, part.dps)
+
         try:
             with _gc_paused():
-                rep = self.graph.engine.run(ctx, force=force, recompute=recompute)
-                # Others' rows (MAC_Binding, FDB, IGMP_Group) that name the datapaths and ports deleted here.
-                ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
-                ctx.sb_extra_ops += self.write.ri_retry_ops
-                ctx.sb_extra_ops += self.write.aging_ops
-                nbg = nb_global_row(self.nb)
-                self.write.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
-                # Every flow, group and load balancer on a deleted datapath must go in this same
-                # transaction (the writer checks its plan covers them, else compares them all).
-                gone = frozenset(str(r.uuid) for r in deleted_rows(ctx.sb_txn, "Datapath_Binding")) \
-                    if ctx.stats.deleted.get("Datapath_Binding") else frozenset()
-                dps = self._dp_uuid()
-                alone = self._send_idl_part_first(ctx, dps)
-                plan = self._plan_flows(gone, started_ms, dps, ctx.nb_txn, after_idl_part=alone)
+                rep = self.graph.engine.run(ctx, force=force, recompute=recompute, before=before)
+                if not part.closed:
+                    self._close_idl_part(ctx, part)
+                    part.alone = self._send_idl_part_first(ctx, part.dps)
+                plan = self._plan_flows(part.gone, started_ms, part.dps, ctx.nb_txn, after_idl_part=part.alone)
         except Exception:
             self.log.exception("engine run failed; will recompute")
-            if alone:  # (the IDL's part is on its way: no other run before it completes)
+            if part.alone:  # (the IDL's part is on its way: no other run before it completes)
                 self.write.sb_txn = ctx.sb_txn
             else:
                 ctx.sb_txn.abort()
@@ -648,7 +671,7 @@ class Daemon:
         self.write.sb_plan = plan
         self.write.started = time.perf_counter()
         self.write.sb_txn = ctx.sb_txn
-        if alone:
+        if part.alone:
             if ops:
                 self.writer.quiet_inserts(self.raw)
                 self.write.flow_req = self.raw.send(ops)
@@ -717,20 +740,43 @@ class Daemon:
         if at is not None:
             poller.timer_wait(at - now)
 
+    def _close_idl_part(self, ctx: Ctx, part: _IdlPart) -> None:
+        """What goes with the run's IDL transaction, read from it once every node that writes it
+        has run (and before it may be committed): the deletes of others' rows (MAC_Binding, FDB,
+        IGMP_Group) naming the datapaths and ports it deletes, the retried and aged-out deletes,
+        the NB nb_cfg this run covers, the Datapath_Binding rows it deletes and our datapaths'
+        uuids (``part.dps``, read now)."""
+        assert self.nb is not None and self.graph is not None
+        part.closed = True
+        ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
+        ctx.sb_extra_ops += self.write.ri_retry_ops
+        ctx.sb_extra_ops += self.write.aging_ops
+        nbg = nb_global_row(self.nb)
+        self.write.pending_nb_cfg = nbg.nb_cfg if nbg is not None else None
+        # Every flow, group and load balancer on a deleted datapath must go in this same
+        # transaction (the writer checks its plan covers them, else compares them all).
+        part.gone = frozenset(str(r.uuid) for r in deleted_rows(ctx.sb_txn, "Datapath_Binding")) \
+            if ctx.stats.deleted.get("Datapath_Binding") else frozenset()
+        len(part.dps)  # (read now: committing takes the IDL's inserts out of its tables)
+
+    def _idl_part_may_go(self, ctx: Ctx) -> bool:
+        """May this run's IDL changes go in a transaction of their own (:meth:`_send_idl_part_first`)?"""
+        return self.writer.full_sync_needed and self.writer.holds_nothing and bool(ctx.sb_txn._txn_rows)
+
     def _send_idl_part_first(self, ctx: Ctx, dps: LazyDpUuids) -> bool:
         """The first write into an SB that holds none of our flows, datapath groups or load
         balancers (a cold start): the run's IDL changes (datapaths, port bindings, multicast and
         port groups, address sets, ...) are sent now, in a transaction of their own, and the flow
-        plan follows as a second one.  The server executes the first while we plan and encode
-        the second, and we read the first's echo while it executes the second (a tenth of a
-        100-node cold sync).  True if the first went out.
+        plan follows as a second one.  Sent before the flow node runs (:meth:`run_engine`), the
+        server executes the first while we build, plan and encode the flows, and we read its
+        echo while the server executes the second.  True if the first went out.
 
         Only then is it safe: until the second commits, SB holds datapaths without a single flow
         (every packet dropped, as before any northd wrote), and no flow can name a row the first
         did not commit (the server refuses the second: both are retried).  Anywhere else a run
         stays one transaction.  ``dps`` is read before the commit (which takes the IDL's
         uncommitted inserts out of its tables) for the plan that follows."""
-        if not self.writer.full_sync_needed or not self.writer.holds_nothing or not ctx.sb_txn._txn_rows:
+        if not self._idl_part_may_go(ctx):
             return False
         assert self.sb is not None
         len(dps)  # (read now)

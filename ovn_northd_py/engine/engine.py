@@ -171,13 +171,16 @@ class Engine:
         raise KeyError(name)
 
     def run(self, ctx: EngineCtx, force: bool = False, skip: frozenset[str] = frozenset(),
-            recompute: frozenset[str] = frozenset()) -> RunReport:
+            recompute: frozenset[str] = frozenset(), before: Callable[[Node], None] | None = None) -> RunReport:
         """One run.  ``skip``: nodes not run at all this time (a hot standby computes but does not
         write: its writer nodes are skipped, and must be recomputed before they run again);
-        ``recompute``: nodes recomputed whatever their inputs say."""
+        ``recompute``: nodes recomputed whatever their inputs say; ``before``: called with each
+        node, in run order, before it runs (every node before it has run)."""
         rep = RunReport()
         t_run = time.perf_counter()
         for n in self.nodes:
+            if before is not None:
+                before(n)
             t0 = time.perf_counter()
             result = "unchanged"
             if n.name in skip:

@@ -2,7 +2,7 @@
 
 Into an SB holding no logical flow, datapath group or load balancer (a cold start), the daemon
 sends its IDL changes (datapaths, port bindings, groups, ...) first and its flows, datapath groups
-and load balancers after them (the server executes the first while the daemon plans the second).
+and load balancers after them (the server executes the first while the daemon builds the second).
 Read from the SB server's own transaction log; a second SB client checks that no state in between
 holds a flow naming a missing row.  Anywhere else (a change, a restart onto a populated SB) a new
 datapath and its flows commit together.
