@@ -105,6 +105,7 @@ from .acl_rules import build_all_acl_flows
 from .context import FlowCtx, WarnFn, flow_ctx_from_nb, hint
 from .defaults import build_lr_default_flows, build_lrp_default_flows, build_ls_default_flows
 from .dhcp_relay import build_all_dhcp_relay_flows
+from .lr_lb import RouterLbBatch
 from .lr_nat import build_lsp_nat_add_route_flows, remember_router_lb_facts
 from .lr_pipeline import LR_DP_BUILDERS, LR_PORT_BUILDERS, LSP_ROUTER_BUILDERS
 from .ls_acl import build_ls_acl_flows, build_lsp_dhcp_reply_flows
@@ -208,12 +209,17 @@ def build_lflows(nd: Northd, ctx: FlowCtx, table: FlowTable) -> None:
     one: the table rewrites them, here and in every later incremental add)."""
     table.drop_action = ctx.debug_drop
     table.ensure_capacity(len(nd.slots))
-    for dp in nd.by_index:
-        build_datapath_flows(dp, ctx, table)
-        for port in dp.ports:
-            build_port_flows(port, ctx, table)
-        if dp.is_router:
-            remember_router_lb_facts(dp, ctx)  # (what a later load-balancer change compares with)
+    batch = ctx.router_lb_batch = RouterLbBatch()  # (the routers' load-balancer flows, added after them)
+    try:
+        for dp in nd.by_index:
+            build_datapath_flows(dp, ctx, table)
+            for port in dp.ports:
+                build_port_flows(port, ctx, table)
+            if dp.is_router:
+                remember_router_lb_facts(dp, ctx)  # (what a later load-balancer change compares with)
+    finally:
+        ctx.router_lb_batch = None
+    batch.flush(table)
     for build in ROW_BUILDERS:
         build(nd, ctx, table)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..northd.model import Northd
@@ -22,6 +22,9 @@ from .chassis_features import ALL_FEATURES, ChassisFeatures, FeatureLatch, chass
 from .dynamic_routing import LearnedRoute, read_learned_routes
 from .lb_health import LbHealth, build_lb_health, nf_online_pairs, svc_monitor_src_ips
 from .lb_index import LbIndex, build_lb_index
+
+if TYPE_CHECKING:
+    from .lr_lb import RouterLbBatch
 
 T = TypeVar("T")
 
@@ -105,6 +108,9 @@ class FlowCtx:
     # (``engine.flow_rebuild.rebuild_router_scope``): the load balancers whose per-router flows
     # (``("lb", uuid, router)``) stay in the table as they are, so they are not built again.
     keep_router_lbs: frozenset[str] = frozenset()
+    # Set only during a full build (:func:`.build_lflows`): the load balancers' per-router flows
+    # are collected there and added load balancer by load balancer at the end of the datapaths.
+    router_lb_batch: RouterLbBatch | None = None
     memo: dict[tuple[str, Hashable], Any] = field(default_factory=dict)
     kinds: set[str] = field(default_factory=set)  # the memo's kinds, so forget() is O(kinds)
 

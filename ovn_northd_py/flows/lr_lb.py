@@ -211,6 +211,7 @@ def build_router_lbs_flows(router: Datapath, gw: LbGateway, lbs: list[Any], tabl
     nat_check = gateway and bool(nat_ips)
     plain_shape: Hashable = (base, frozenset())
     index, key = router.index, router.key
+    batch = ctx.router_lb_batch
     for lb in lbs:
         u = uuid_str(lb)
         by_shape: dict[Hashable, _RouterLbFlows] = ctx.cached("router_lb_flows", u, dict)
@@ -223,7 +224,35 @@ def build_router_lbs_flows(router: Datapath, gw: LbGateway, lbs: list[Any], tabl
         if flows is None:
             flows = by_shape[shape] = _RouterLbFlows(
                 _specs7(_router_lb_specs(router, gw, lb, force_snat, nat_ips, gateway, ctx)), hint(u))
-        flows.add(table, index, router_lb_owner(u, key))
+        if batch is not None:
+            batch.add(flows, index, router_lb_owner(u, key))
+        else:
+            flows.add(table, index, router_lb_owner(u, key))
+
+
+class RouterLbBatch:
+    """A full build's load-balancer flows on routers: each router's are collected as its flows
+    are built (by shape, :func:`build_router_lbs_flows`), then :meth:`flush` adds each load
+    balancer's flows on all the routers of one shape at once (:meth:`FlowTable.add_specs_many`;
+    the same references and owners as router by router)."""
+
+    __slots__ = ("_pending",)
+
+    def __init__(self) -> None:
+        # id of a _RouterLbFlows -> (it, router indices, their owners); insertion order.
+        self._pending: dict[int, tuple[_RouterLbFlows, list[int], list[Hashable]]] = {}
+
+    def add(self, flows: _RouterLbFlows, dp_index: int, owner: Hashable) -> None:
+        entry = self._pending.get(id(flows))
+        if entry is None:
+            entry = self._pending[id(flows)] = (flows, [], [])
+        entry[1].append(dp_index)
+        entry[2].append(owner)
+
+    def flush(self, table: FlowTable) -> None:
+        for flows, indices, owners in self._pending.values():
+            table.add_specs_many(indices, flows.specs, flows.hint, owners)
+        self._pending.clear()
 
 
 # (stage, priority, match, actions, controller meter, added datapath by datapath: FlowTable.add's per_datapath)

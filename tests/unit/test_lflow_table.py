@@ -673,3 +673,36 @@ def test_add_specs_revives_a_known_flow_emptied_earlier_in_the_batch() -> None:
     assert t.add_specs(1, _SPECS, "h2", ("lb", "x", "r1"), known=fids) == fids
     assert [t.datapaths(f) for f in fids] == [[1], [1], [1]]
     assert t.take_changes().modified == sorted(fids)
+
+
+# -- add_specs_many: a load balancer's flows on the routers of one shape at once ------
+
+
+def test_add_specs_many_leaves_the_table_as_add_specs_per_datapath_would() -> None:
+    one = FlowTable(4, group_owner_kinds=frozenset({"lb"}), group_scope=group_scope)
+    many = FlowTable(4, group_owner_kinds=frozenset({"lb"}), group_scope=group_scope)
+    one.drop_action = many.drop_action = "sample(); drop;"
+    for t in (one, many):  # (a flow already on router 2, added by the router itself)
+        t.add(2, LS_IN_LB, 110, "vip2", "drop;", controller_meter="m1", owner=("dp", "r2"))
+    owners = [("lb", "x", f"r{dp}") for dp in (0, 2, 3)]
+    for dp, owner in zip((0, 2, 3), owners):
+        one.add_specs(dp, _SPECS, "h", owner)
+    many.add_specs_many([0, 2, 3], _SPECS, "h", owners)
+    assert _state(one) == _state(many)
+    assert one.take_changes() == many.take_changes()
+    for owner in owners:
+        assert one.owner_refs(owner) == many.owner_refs(owner) == 3
+    for owner in owners[:2]:
+        one.remove_owner(owner)
+        many.remove_owner(owner)
+        assert _state(one) == _state(many)
+    assert one.purge_datapaths([3], frozenset({"r3"})) == many.purge_datapaths([3], frozenset({"r3"}))
+    assert _state(one) == _state(many)
+    assert one.take_changes() == many.take_changes()
+
+
+def test_add_specs_many_on_one_datapath_is_add_specs() -> None:
+    t = FlowTable(2)
+    t.add_specs_many([1], _SPECS, "h", [("lb", "x", "r1")])
+    assert [f.datapaths for f in t.flows()] == [(1,), (1,), (1,)]
+    assert t.owner_refs(("lb", "x", "r1")) == 3
