@@ -63,7 +63,9 @@ def _fast_add_default(self: Any, table: Any, row_update: Any) -> None:
 
 def _parsed_columns(table: Any, row_json: Any) -> Iterator[tuple[str, Any, Any]]:
     """(column name, column, parsed datum) of each column of ``row_json`` (a row, or a diff), with
-    python-ovs' warnings for an unknown column or one that does not parse (those are skipped)."""
+    python-ovs' warnings for an unknown column or one that does not parse (those are skipped).
+    The name is the schema's string, not the message's: the rows' column dicts share their keys
+    (one string per column, not one per row and column: 6 MB of a 100-node NB)."""
     columns = table.columns
     from_json = ovs.db.data.Datum.from_json
     vlog = ovs.db.idl.vlog
@@ -77,7 +79,7 @@ def _parsed_columns(table: Any, row_json: Any) -> Iterator[tuple[str, Any, Any]]
         except ovs.db.error.Error as e:
             vlog.warn(f"error parsing column {column_name} in table {table.name}: {e}")
             continue
-        yield column_name, column, datum
+        yield column.name, column, datum
 
 
 def _fast_row_update(self: Any, table: Any, row: Any, row_json: Any) -> bool:

@@ -685,7 +685,7 @@ def test_add_specs_many_leaves_the_table_as_add_specs_per_datapath_would() -> No
     for t in (one, many):  # (a flow already on router 2, added by the router itself)
         t.add(2, LS_IN_LB, 110, "vip2", "drop;", controller_meter="m1", owner=("dp", "r2"))
     owners = [("lb", "x", f"r{dp}") for dp in (0, 2, 3)]
-    for dp, owner in zip((0, 2, 3), owners):
+    for dp, owner in zip((0, 2, 3), owners, strict=True):
         one.add_specs(dp, _SPECS, "h", owner)
     many.add_specs_many([0, 2, 3], _SPECS, "h", owners)
     assert _state(one) == _state(many)
