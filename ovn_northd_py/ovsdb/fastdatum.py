@@ -27,6 +27,7 @@ _T = ovs.db.types
 _ORIG_FROM_JSON = _Datum.from_json
 _ORIG_TO_JSON = _Datum.to_json
 _ORIG_IS_DEFAULT = _Datum.is_default
+_ORIG_FROM_PYTHON = _Datum.from_python
 _UUID_MATCH = ovs.ovsuuid.uuidRE.match
 _state = {"installed": False}
 
@@ -121,6 +122,58 @@ def _fast_from_json(type_: Any, json: Any, symtab: Any = None) -> Any:
         return _ORIG_FROM_JSON(type_, json, symtab)
 
 
+def _py_base_parser(base: Any) -> _Parser:
+    """An atom maker for ``base`` from a Python value (``Datum.from_python``'s, after
+    ``row_to_uuid``): the Atom, or raises _Slow."""
+    at = base.type
+    if at is _T.UuidType and base.enum is None:
+        def make_uuid(v: Any) -> Any:
+            if type(v) is not uuid.UUID:
+                raise _Slow
+            return _Atom(at, v)
+        return make_uuid
+    return _parser(base)  # (str, int and bool values are their own JSON)
+
+
+_py_parsers: dict[int, tuple[Any, _Parser]] = {}
+
+
+def _py_parser(base: Any) -> _Parser:
+    hit = _py_parsers.get(id(base))
+    if hit is None or hit[0] is not base:
+        hit = _py_parsers[id(base)] = (base, _py_base_parser(base))
+    return hit[1]
+
+
+def _fast_from_python(type_: Any, value: Any, row_to_uuid: Any) -> Any:
+    """``Datum.from_python`` for plain values (str, int, bool, uuid.UUID; rows through
+    ``row_to_uuid``), with its checks: anything else is python-ovs's."""
+    try:
+        key = _py_parser(type_.key)
+        vt = type(value)
+        if vt is dict:
+            if type_.value is None:
+                raise _Slow
+            val = _py_parser(type_.value)
+            d = {key(row_to_uuid(k)): val(row_to_uuid(v)) for k, v in value.items()}
+        elif type_.value is not None:
+            raise _Slow  # (a map's value not a dict)
+        elif vt is list or vt is set or vt is tuple:
+            d = {}
+            for k in value:
+                a = key(row_to_uuid(k))
+                if a in d:
+                    raise _Slow
+                d[a] = None
+        else:
+            d = {key(row_to_uuid(value)): None}
+        if not type_.n_min <= len(d) <= type_.n_max or (vt is dict and len(d) != len(value)):
+            raise _Slow
+        return _Datum(type_, d)
+    except _Slow:
+        return _ORIG_FROM_PYTHON(type_, value, row_to_uuid)
+
+
 def _atom_value(a: Any) -> Any:
     return a.value
 
@@ -165,6 +218,7 @@ def install() -> None:
     """Patch ``ovs.db.data.Datum`` (idempotent)."""
     if not _state["installed"]:
         _Datum.from_json = staticmethod(_fast_from_json)
+        _Datum.from_python = staticmethod(_fast_from_python)
         _Datum.to_json = _fast_to_json
         _Datum.is_default = _fast_is_default
         _state["installed"] = True

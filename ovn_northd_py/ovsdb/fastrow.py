@@ -18,9 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import ovs.db.data
+import ovs.db.error
 import ovs.db.idl
 
 _ORIG_GETATTR = ovs.db.idl.Row.__getattr__
+_ORIG_SETATTR = ovs.db.idl.Row.__setattr__
+_ROW_TO_UUID = ovs.db.idl._row_to_uuid
 _DEFAULT_DICT = ovs.db.idl.ColumnDefaultDict
 _CACHE_ATTR = "_npy_cache"
 # Values of the row's cache carried over to its next version by the IDL's diff (carry_set_diff).
@@ -294,8 +298,41 @@ class busy:
         _state["busy"] -= 1
 
 
+def _fast_setattr(self: Any, column_name: str, value: Any) -> None:
+    """``Row.__setattr__`` (a write in the IDL's transaction) for a table without indexes and a
+    writable column: python-ovs' datum, checks and bookkeeping, without reading the column back
+    first (``hasattr``, only to update indexes) and without copying the fresh datum it stores.
+    Anything else, python-ovs' own."""
+    table = self._table
+    idl = self._idl
+    column = table.columns.get(column_name)
+    if (column is None or table.rows.indexes or table.name in idl.readonly or idl.txn is None
+            or self._changes is None):
+        _ORIG_SETATTR(self, column_name, value)
+        return
+    try:
+        datum = ovs.db.data.Datum.from_python(column.type, value, _ROW_TO_UUID)
+    except ovs.db.error.Error:
+        _ORIG_SETATTR(self, column_name, value)  # (its error log)
+        return
+    name = column.name
+    changes = self._changes
+    if not column.alert and self._data is not None and self._data.get(name) == datum:
+        new_value = changes.get(name)
+        if new_value is None or new_value == datum:
+            return  # (python-ovs' _write: an unchanged write-only column)
+    idl.txn._txn_rows[self.uuid] = self
+    mutations = self._mutations
+    if "_inserts" in mutations:
+        mutations["_inserts"].pop(name, None)
+    if "_removes" in mutations:
+        mutations["_removes"].pop(name, None)
+    changes[name] = datum
+
+
 def install() -> None:
     """Patch ``ovs.db.idl.Row`` (idempotent)."""
     if not _state["installed"]:
         ovs.db.idl.Row.__getattr__ = _fast_getattr
+        ovs.db.idl.Row.__setattr__ = _fast_setattr
         _state["installed"] = True

@@ -164,3 +164,38 @@ def test_set_values_not_kept_before_a_diff_is_read_after_it(env: Any) -> None:
         assert fastrow.set_values(row, "addresses") == frozenset({"10.0.0.1"})
     finally:
         conn.close()
+
+
+def _write_both(row: Any, column: str, value: Any) -> tuple[Any, Any]:
+    """What the row's transaction holds for ``column`` after ``row.column = value``, written by
+    the fast path and by python-ovs' own (the row's pending change reset in between)."""
+    out = []
+    before = row._changes.get(column)
+    for write in (fastrow._fast_setattr, fastrow._ORIG_SETATTR):
+        row._changes.pop(column, None)
+        if before is not None:
+            row._changes[column] = before
+        write(row, column, value)
+        got = row._changes.get(column)
+        out.append(got.to_json() if got is not None else None)
+    return out[0], out[1]
+
+
+def test_a_write_leaves_the_transaction_as_python_ovs_would(env: Any) -> None:
+    from ovs.db.idl import Transaction
+
+    conn, row = _lb(env)
+    try:
+        txn = Transaction(conn.idl)
+        new = txn.insert(conn.idl.tables["Load_Balancer"])
+        cases = [("name", "lb1"), ("options", {"reject": "false", "a": "b"}), ("options", {"reject": "true"}),
+                 ("protocol", ["udp"]), ("protocol", []), ("protocol", "bogus"), ("vips", {"10.0.0.1:80": "10.0.1.1:80"}),
+                 ("selection_fields", ["ip_src", "ip_dst"]), ("selection_fields", ["nope"]), ("name", 3)]
+        for target in (row, new):
+            for column, value in cases:
+                fast, orig = _write_both(target, column, value)
+                assert fast == orig, (column, value)
+        assert row.uuid in txn._txn_rows and new.uuid in txn._txn_rows
+        txn.abort()
+    finally:
+        conn.close()
