@@ -496,9 +496,14 @@ def add_chassis(sb_remote: str, n: int) -> None:
     starts: ``Chassis`` ``chassis-0000``... (the names the ovn-k-like gateway routers'
     ``options:chassis`` give) with a geneve ``Encap`` and every feature flag, and their
     ``Chassis_Private`` (whose ``nb_cfg`` the daemon reads for NB_Global ``hv_cfg`` on every change)."""
+    for start in range(0, n, 50):  # (one argument stays below the kernel's 128 KiB)
+        _add_chassis_range(sb_remote, start, min(n, start + 50))
+
+
+def _add_chassis_range(sb_remote: str, start: int, end: int) -> None:
     features = ["map", [[key, "true"] for key in sorted(OTHER_CONFIG_KEYS.values())]]
     ops: list[dict[str, Any]] = []
-    for i in range(n):
+    for i in range(start, end):
         name = f"chassis-{i:04d}"
         ops += [
             {"op": "insert", "table": "Encap", "uuid-name": f"e{i}",
