@@ -316,7 +316,8 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
         out.append((stage, prio, match, actions, meter, per_dp))
 
     proto = lb_protocol(lb)
-    skip = smap_bool(lb.options, "skip_snat", False)
+    options = fastrow.peek(lb, "options")  # (read only: no copy per router)
+    skip = smap_bool(options, "skip_snat", False)
     if skip:
         prefix, suffix = "flags.skip_snat_for_lb = 1; ", "; skip_snat"
         # (26.03 groups it with the router's own flows, not its load balancers': per_dp)
@@ -325,25 +326,25 @@ def _router_lb_specs(router: Datapath, gw: LbGateway, lb: Any, force_snat: bool,
         prefix, suffix = "flags.force_snat_for_lb = 1; ", "; force_snat"
     else:
         prefix = suffix = ""
-    reject = smap_bool(lb.options, "reject", False)
+    reject = smap_bool(options, "reject", False)
     features = ctx.features if ctx is not None else ALL_FEATURES
     # Old chassis (:mod:`.chassis_features`): ct_lb, and no SNAT flag in the action (the affinity
     # flows keep theirs and ct_lb_mark, as the reference).
     lb_suffix = suffix if features.ct_lb_related else ""
     try:
-        timeout = int(lb.options.get("affinity_timeout", "0"))
+        timeout = int(options.get("affinity_timeout", "0"))
     except ValueError:
         timeout = 0
     dgps = lb_dgps(router, gw, ctx)
     # (stateless NAT only when the load balancer's flows are on several DGPs)
-    stateless = len(dgps) > 1 and smap_bool(lb.options, "use_stateless_nat", False)
+    stateless = len(dgps) > 1 and smap_bool(options, "use_stateless_nat", False)
     # Where the VIP flows that depend on the chassis are: each DGP, or the gateway / plain router.
     places = [(d, _resident(d)) for d in dgps] if dgps else [(None, gw.resident())]
     v2 = ctx is not None and ctx.profile.has("lb_vip_regs_v2")
     ct_extract = ctx is not None and ctx.profile.has("ct_extract_lb_match")
     template_input = ctx is not None and ctx.profile.has("template_vip_ip_input")
     select = ctx is not None and ctx.profile.has("lb_stateless_select") and smap_bool(
-        lb.options, "use_stateless_nat", False)
+        options, "use_stateless_nat", False)
     for v in cached_vips(lb, ctx):
         vip, fam = v.vip, _fam(v.vip)
         if select:

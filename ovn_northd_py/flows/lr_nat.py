@@ -130,6 +130,7 @@ from ..northd.lb_vips import is_template_lb, parse_vip
 from ..northd.model import Datapath, Port
 from ..northd.nat_rules import logical_ip, nat_rejection, rejects, valid_nats
 from ..northd.ovs_order import sset_order
+from ..ovsdb import fastrow
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
 from .lr_common import (
@@ -986,7 +987,7 @@ def _add_route_vips(lbs: list[Any]) -> list[str]:
     left out."""
     ips: list[str] = []
     for lb in lbs:
-        if not smap_bool(lb.options, "add_route", False) or is_template_lb(lb):
+        if not smap_bool(fastrow.peek(lb, "options"), "add_route", False) or is_template_lb(lb):
             continue
         for key in sorted(str(k) for k in lb.vips):
             parsed = parse_vip(lb, key)
