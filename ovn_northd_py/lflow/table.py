@@ -385,14 +385,18 @@ class FlowTable:
         hint: str | None,
         owners: Sequence[Owner],
     ) -> None:
-        """:meth:`add_specs` of ``specs`` on each of the distinct datapaths ``dp_indices``, with the
-        owner at the same position of ``owners``: the same references, owner logs and changes,
-        each flow's key built and looked up once and its datapaths set by one bitmap OR (a load
-        balancer's flows on the hundreds of gateway routers of its group, in a full build)."""
+        """:meth:`add_specs` of ``specs`` on each of the datapaths ``dp_indices``, with the owner at
+        the same position of ``owners``: the same references, owner logs and changes, each flow's
+        key built and looked up once and its datapaths set by one bitmap OR (a load balancer's
+        flows on the hundreds of gateway routers of its group, in a full build).  A datapath
+        listed twice (a load balancer a router has both itself and through a group) is one more
+        reference each time, as two ``add_specs`` make: then it is ``add_specs`` datapath by
+        datapath."""
         if not specs or not dp_indices:
             return
-        if len(dp_indices) == 1:
-            self.add_specs(dp_indices[0], specs, hint, owners[0])
+        if len(dp_indices) == 1 or len(set(dp_indices)) != len(dp_indices):
+            for dp, owner in zip(dp_indices, owners, strict=True):
+                self.add_specs(dp, specs, hint, owner)
             return
         hi = max(dp_indices)
         if min(dp_indices) < 0:

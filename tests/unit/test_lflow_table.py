@@ -706,3 +706,22 @@ def test_add_specs_many_on_one_datapath_is_add_specs() -> None:
     t.add_specs_many([1], _SPECS, "h", [("lb", "x", "r1")])
     assert [f.datapaths for f in t.flows()] == [(1,), (1,), (1,)]
     assert t.owner_refs(("lb", "x", "r1")) == 3
+
+
+def test_add_specs_many_with_a_datapath_twice_counts_both_references() -> None:
+    """A load balancer a router has itself and through a group: two references, as two add_specs."""
+    one = FlowTable(4, group_owner_kinds=frozenset({"lb"}), group_scope=group_scope)
+    many = FlowTable(4, group_owner_kinds=frozenset({"lb"}), group_scope=group_scope)
+    for t in (one, many):  # (the router's own reference to one of the flows)
+        t.add(1, LS_IN_LB, 120, "vip", "ct_lb;", owner=("dp", "r1"))
+    owners = [("lb", "x", "r1"), ("lb", "x", "r2"), ("lb", "x", "r1")]
+    for dp, owner in zip((1, 2, 1), owners, strict=True):
+        one.add_specs(dp, _SPECS, "h", owner)
+    many.add_specs_many([1, 2, 1], _SPECS, "h", owners)
+    assert _state(one) == _state(many)
+    for t in (one, many):
+        assert t.owner_refs(("lb", "x", "r1")) == 6
+        t.remove_owner(("lb", "x", "r2"))
+        t.remove_owner(("lb", "x", "r1"))
+    assert _state(one) == _state(many)
+    assert [(f.match, f.datapaths) for f in many.flows()] == [("vip", (1,))]  # (the router's stays)
