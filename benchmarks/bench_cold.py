@@ -47,6 +47,7 @@ from bench_latency import (
     prefault_memory,
     proc_cpu_s,
     proc_status_mb,
+    round_order,
     seed_for,
     wait_sync,
 )
@@ -68,11 +69,6 @@ class ColdSamples:
 
 def _stats(values: list[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
-
-
-def side_order(labels: list[str], r: int) -> list[str]:
-    """The sides' order in round ``r``: as given in even rounds, reversed in odd ones."""
-    return list(labels) if r % 2 == 0 else list(reversed(labels))
 
 
 def cold_once(label: str, workdir: Path, seed: Path, ref_tools: Tools, release: Release, chassis: int,
@@ -147,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{scale.workload} {scale}: {args.rounds} cold syncs per side, alternating", flush=True)
             samples = {label: ColdSamples() for label in labels}
             for r in range(args.rounds):
-                for label in side_order(labels, r):
+                for label in round_order(labels, r):  # (A B, B A, ...)
                     s = samples[label]
                     try:
                         wall, cpu, rss = cold_once(label, wd / scale.slug / f"r{r}", seed, ref_tools, release,

@@ -640,14 +640,12 @@ class Daemon:
             # part writes but ACL_ID rows (:data:`_FLOWS_READ_WRITES`).
             if node is lflow and self._idl_part_may_go(ctx) and not _writes_into(ctx.sb_txn, _FLOWS_READ_WRITES):
                 self._close_idl_part(ctx, part)
-                part.alone = self._send_idl_part_first(ctx, part.dps)
 
         try:
             with _gc_paused():
                 rep = self.graph.engine.run(ctx, force=force, recompute=recompute, before=before)
                 if not part.closed:
                     self._close_idl_part(ctx, part)
-                    part.alone = self._send_idl_part_first(ctx, part.dps)
                 plan = self._plan_flows(part.gone, started_ms, part.dps, ctx.nb_txn, after_idl_part=part.alone)
         except Exception:
             self.log.exception("engine run failed; will recompute")
@@ -745,7 +743,8 @@ class Daemon:
         has run (and before it may be committed): the deletes of others' rows (MAC_Binding, FDB,
         IGMP_Group) naming the datapaths and ports it deletes, the retried and aged-out deletes,
         the NB nb_cfg this run covers, the Datapath_Binding rows it deletes and our datapaths'
-        uuids (``part.dps``, read now)."""
+        uuids (``part.dps``, read now); then, on a cold start, the transaction sent alone
+        (:meth:`_send_idl_part_first`, ``part.alone``)."""
         assert self.nb is not None and self.graph is not None
         part.closed = True
         ctx.sb_extra_ops += cleanup_ops(ctx.sb_txn, self.sb, self.graph.northd.data)
@@ -758,12 +757,13 @@ class Daemon:
         part.gone = frozenset(str(r.uuid) for r in deleted_rows(ctx.sb_txn, "Datapath_Binding")) \
             if ctx.stats.deleted.get("Datapath_Binding") else frozenset()
         len(part.dps)  # (read now: committing takes the IDL's inserts out of its tables)
+        part.alone = self._send_idl_part_first(ctx)
 
     def _idl_part_may_go(self, ctx: Ctx) -> bool:
         """May this run's IDL changes go in a transaction of their own (:meth:`_send_idl_part_first`)?"""
         return self.writer.full_sync_needed and self.writer.holds_nothing and bool(ctx.sb_txn._txn_rows)
 
-    def _send_idl_part_first(self, ctx: Ctx, dps: LazyDpUuids) -> bool:
+    def _send_idl_part_first(self, ctx: Ctx) -> bool:
         """The first write into an SB that holds none of our flows, datapath groups or load
         balancers (a cold start): the run's IDL changes (datapaths, port bindings, multicast and
         port groups, address sets, ...) are sent now, in a transaction of their own, and the flow
@@ -774,12 +774,11 @@ class Daemon:
         Only then is it safe: until the second commits, SB holds datapaths without a single flow
         (every packet dropped, as before any northd wrote), and no flow can name a row the first
         did not commit (the server refuses the second: both are retried).  Anywhere else a run
-        stays one transaction.  ``dps`` is read before the commit (which takes the IDL's
-        uncommitted inserts out of its tables) for the plan that follows."""
+        stays one transaction.  Our datapaths' uuids are read before (:meth:`_close_idl_part`):
+        the commit takes the IDL's uncommitted inserts out of its tables."""
         if not self._idl_part_may_go(ctx):
             return False
         assert self.sb is not None
-        len(dps)  # (read now)
         self.sb.expect_inserts(ctx.sb_txn)
         if ctx.sb_txn.commit() != Txn.INCOMPLETE:
             return False

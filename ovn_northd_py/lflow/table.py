@@ -350,25 +350,13 @@ class FlowTable:
             return []
         if not 0 <= dp_index < self._capacity:
             self._grow_for(dp_index)
-        log = None
-        gowned = False
-        if owner is not None:
-            gowned = bool(self._gkinds) and self._group_owned(owner)
-            log = self._owners.get(owner)
-            if log is None:
-                log = self._owners[owner] = array("q")
-                if gowned:
-                    self._gowners_of(owner)[owner] = None
-        ndp, index, link = self._ndp, self._index, self._link
+        log, gowned = self._owner_log(owner) if owner is not None else (None, False)
+        ndp, link = self._ndp, self._link
         out: list[int] = []
         for n, (stage, priority, match, actions, meter, per_dp, sample_drop) in enumerate(specs):
             fid = known[n] if known is not None else -1
             if fid < 0 or ndp[fid] == 0:  # (a flow emptied earlier in this batch: revived as add does)
-                if self.drop_action is not None and sample_drop and "drop" in actions:
-                    actions = self._debug_drop(actions)
-                key = (stage.name, priority, match, actions, meter)
-                got = index.get(key)
-                fid = self._create(key, stage, None, hint) if got is None or ndp[got] == 0 else got
+                fid = self._spec_fid(stage, priority, match, actions, meter, sample_drop, hint)
             link(fid, dp_index)
             out.append(fid)
             if log is not None:
@@ -404,25 +392,15 @@ class FlowTable:
         if hi >= self._capacity:
             self._grow_for(hi)
         packed = pack_unchecked(np.asarray(dp_indices, dtype=np.int64), self._capacity)
-        ndp, index = self._ndp, self._index
         fids: list[int] = []
         for stage, priority, match, actions, meter, _per_dp, sample_drop in specs:
-            if self.drop_action is not None and sample_drop and "drop" in actions:
-                actions = self._debug_drop(actions)
-            key = (stage.name, priority, match, actions, meter)
-            got = index.get(key)
-            fid = self._create(key, stage, None, hint) if got is None or ndp[got] == 0 else got
+            fid = self._spec_fid(stage, priority, match, actions, meter, sample_drop, hint)
             self._link_many(fid, packed)
             fids.append(fid)
         per_dp = [spec[5] for spec in specs]
         gowned = 0
         for dp, owner in zip(dp_indices, owners, strict=True):
-            log = self._owners.get(owner)
-            owned = bool(self._gkinds) and self._group_owned(owner)
-            if log is None:
-                log = self._owners[owner] = array("q")
-                if owned:
-                    self._gowners_of(owner)[owner] = None
+            log, owned = self._owner_log(owner)
             pairs = [(fid << PAIR_SHIFT) | dp for fid in fids]
             log.extend(pairs)
             if owned:
@@ -435,6 +413,27 @@ class FlowTable:
             for k, fid in enumerate(fids):
                 if not per_dp[k]:
                     grefs[fid] = grefs.get(fid, 0) + gowned
+
+    def _spec_fid(self, stage: Stage, priority: int, match: str, actions: str, meter: str | None,
+                  sample_drop: bool, hint: str | None) -> int:
+        """The id of the flow an ``add_specs`` spec names: the existing flow, or one created (or
+        revived, if emptied earlier in this batch) with ``hint``."""
+        if self.drop_action is not None and sample_drop and "drop" in actions:
+            actions = self._debug_drop(actions)
+        key = (stage.name, priority, match, actions, meter)
+        got = self._index.get(key)
+        return self._create(key, stage, None, hint) if got is None or self._ndp[got] == 0 else got
+
+    def _owner_log(self, owner: Owner) -> tuple[array[int], bool]:
+        """``owner``'s log of (flow, datapath) pairs, made (and the owner registered as a group
+        owner when it is one) on its first reference; and whether it is a group owner."""
+        gowned = bool(self._gkinds) and self._group_owned(owner)
+        log = self._owners.get(owner)
+        if log is None:
+            log = self._owners[owner] = array("q")
+            if gowned:
+                self._gowners_of(owner)[owner] = None
+        return log, gowned
 
     def _group_owned(self, owner: Owner) -> bool:
         return type(owner) is tuple and bool(owner) and owner[0] in self._gkinds
@@ -495,13 +494,9 @@ class FlowTable:
             self._link_many(fid, packed)
             distinct = unpack(packed) if owner is not None else dps
         if owner is not None:
-            log = self._owners.get(owner)
-            if log is None:
-                log = self._owners[owner] = array("q")
-                if self._gkinds and self._group_owned(owner):
-                    self._gowners_of(owner)[owner] = None
+            log, gowned = self._owner_log(owner)
             log.frombytes(((fid << PAIR_SHIFT) | distinct).astype(np.int64).tobytes())
-            if self._gkinds and self._group_owned(owner):
+            if gowned:
                 self._grefs[fid] = self._grefs.get(fid, 0) + int(distinct.size)
         return fid
 

@@ -82,11 +82,16 @@ def _base_parser(base: Any) -> _Parser:
     return slow
 
 
-def _parser(base: Any) -> _Parser:
-    hit = _parsers.get(id(base))
+def _memo_parser(cache: dict[int, tuple[Any, _Parser]], base: Any, make: Callable[[Any], _Parser]) -> _Parser:
+    """``make(base)``, kept in ``cache`` under the base type's id (with the base, so the id stays its own)."""
+    hit = cache.get(id(base))
     if hit is None or hit[0] is not base:
-        hit = _parsers[id(base)] = (base, _base_parser(base))
+        hit = cache[id(base)] = (base, make(base))
     return hit[1]
+
+
+def _parser(base: Any) -> _Parser:
+    return _memo_parser(_parsers, base, _base_parser)
 
 
 def _fast_from_json(type_: Any, json: Any, symtab: Any = None) -> Any:
@@ -139,10 +144,7 @@ _py_parsers: dict[int, tuple[Any, _Parser]] = {}
 
 
 def _py_parser(base: Any) -> _Parser:
-    hit = _py_parsers.get(id(base))
-    if hit is None or hit[0] is not base:
-        hit = _py_parsers[id(base)] = (base, _py_base_parser(base))
-    return hit[1]
+    return _memo_parser(_py_parsers, base, _py_base_parser)
 
 
 def _fast_from_python(type_: Any, value: Any, row_to_uuid: Any) -> Any:

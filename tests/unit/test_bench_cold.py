@@ -28,7 +28,7 @@ def bc() -> ModuleType:
 
 
 def test_each_side_goes_first_every_other_round(bc: ModuleType) -> None:
-    orders = [bc.side_order(["reference", "ours"], r) for r in range(4)]
+    orders = [bc.round_order(["reference", "ours"], r) for r in range(4)]
     assert orders == [["reference", "ours"], ["ours", "reference"], ["reference", "ours"], ["ours", "reference"]]
 
 
