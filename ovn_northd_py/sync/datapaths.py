@@ -42,6 +42,11 @@ class LazyDpUuids(Mapping[str, str]):
         self._sb = sb
         self._map: dict[str, str] | None = None
 
+    @property
+    def scanned(self) -> bool:
+        """Has the run read every Datapath_Binding row (for the run's debug record)?"""
+        return self._map is not None
+
     def _read(self) -> dict[str, str]:
         if self._map is None:
             self._map = dp_uuids(self._sb)
