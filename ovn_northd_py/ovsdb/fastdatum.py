@@ -13,6 +13,7 @@ goes to python-ovs's own code, which raises the same error as before.
 
 from __future__ import annotations
 
+import sys
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -29,6 +30,7 @@ _ORIG_TO_JSON = _Datum.to_json
 _ORIG_IS_DEFAULT = _Datum.is_default
 _ORIG_FROM_PYTHON = _Datum.from_python
 _UUID_MATCH = ovs.ovsuuid.uuidRE.match
+_INTERN = sys.intern
 _state = {"installed": False}
 
 
@@ -53,7 +55,11 @@ def _base_parser(base: Any) -> _Parser:
         def parse_str(j: Any) -> Any:
             if type(j) is not str or (enum is not None and j not in enum) or not lo <= len(j) <= hi:
                 raise _Slow
-            return _Atom(at, j)
+            # Interned: the IDLs keep every string they were sent, and most are repeated from row
+            # to row ("true", option and external-id keys, protocols, owners): at 100 nodes NB's
+            # 180,000 string atoms hold 35,000 values (11.5 MB as sent, 2.5 MB interned).
+            # (Interned strings are freed with their last reference.)
+            return _Atom(at, _INTERN(j))
         return parse_str
     if at is _T.IntegerType:
         imin, imax = base.min, base.max

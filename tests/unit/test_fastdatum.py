@@ -114,6 +114,18 @@ def test_uuid_sets_serialise_sorted_as_python_ovs_does() -> None:
     assert fastdatum._fast_to_json(d) == ["set", [["uuid", str(u)] for u in sorted(ids)]]
 
 
+def test_equal_strings_from_two_messages_share_one_object() -> None:
+    smap = ovs.db.types.Type(ovs.db.types.BaseType(ovs.db.types.StringType),
+                             ovs.db.types.BaseType(ovs.db.types.StringType), n_min=0, n_max=sys.maxsize)
+    # (json.loads: fresh string objects, as each server message brings)
+    a = fastdatum._fast_from_json(smap, json.loads('["map", [["k8s.ovn.org/kind", "Service"]]]'))
+    b = fastdatum._fast_from_json(smap, json.loads('["map", [["k8s.ovn.org/kind", "Service"]]]'))
+    (ka, va), = a.values.items()
+    (kb, vb), = b.values.items()
+    assert ka.value is kb.value and va.value is vb.value
+    assert ka.value == "k8s.ovn.org/kind" and va.value == "Service"
+
+
 
 def _pys(type_: Any, rng: random.Random) -> list[Any]:
     """Python values (``Row.__setattr__``'s) for ``type_``: valid ones and some that are not."""
