@@ -114,7 +114,7 @@ def test_uuid_sets_serialise_sorted_as_python_ovs_does() -> None:
     assert fastdatum._fast_to_json(d) == ["set", [["uuid", str(u)] for u in sorted(ids)]]
 
 
-def test_equal_strings_from_two_messages_share_one_object() -> None:
+def test_equal_values_from_two_messages_share_one_atom() -> None:
     smap = ovs.db.types.Type(ovs.db.types.BaseType(ovs.db.types.StringType),
                              ovs.db.types.BaseType(ovs.db.types.StringType), n_min=0, n_max=sys.maxsize)
     # (json.loads: fresh string objects, as each server message brings)
@@ -122,8 +122,24 @@ def test_equal_strings_from_two_messages_share_one_object() -> None:
     b = fastdatum._fast_from_json(smap, json.loads('["map", [["k8s.ovn.org/kind", "Service"]]]'))
     (ka, va), = a.values.items()
     (kb, vb), = b.values.items()
-    assert ka.value is kb.value and va.value is vb.value
+    assert ka is kb and va is vb
     assert ka.value == "k8s.ovn.org/kind" and va.value == "Service"
+    ref = ovs.db.types.Type(ovs.db.types.BaseType(ovs.db.types.UuidType, ref_table_name="T"), n_min=0, n_max=9)
+    ua = fastdatum._fast_from_json(ref, json.loads(f'["set", [["uuid", "{U2}"]]]'))
+    ub = fastdatum._fast_from_json(ref, json.loads(f'["uuid", "{U2}"]'))
+    assert next(iter(ua.values)) is next(iter(ub.values))
+
+
+def test_atom_pool_is_emptied_past_its_limit_and_values_stay_right() -> None:
+    pool = fastdatum._AtomPool(2)
+    a, b = pool.string("a"), pool.string("b")
+    assert pool.string("a") is a
+    c = pool.string("c")  # (the third value: the table is emptied first)
+    assert pool.string("a") is not a and pool.string("a").value == "a"
+    assert c.value == "c" and b.value == "b"
+    assert pool.uuid(str(U1)).value == U1
+    with pytest.raises(fastdatum._Slow):
+        pool.uuid("not-a-uuid")
 
 
 
