@@ -50,6 +50,11 @@ class _AtomPool:
     sent, 2.5 MB shared).  Atoms are never modified (python-ovs builds new datums for changes),
     so sharing them is safe.  Strings are also interned (freed with their last reference).
 
+    The datums of a single value of a scalar column (at most one value: a name, a type, a
+    reference) are shared too: ``Datum.diff`` (an update2 change) modifies a set, a map or an
+    empty datum in place, but replaces a scalar's value with a new datum; nothing else modifies
+    a datum.
+
     Bounded: past ``limit`` values a table is emptied and fills again (it would otherwise keep the
     values of deleted rows alive); a value parsed after that is simply not shared with earlier
     ones."""
@@ -58,6 +63,8 @@ class _AtomPool:
         self.limit = limit
         self._strings: dict[str, Any] = {}
         self._uuids: dict[str, Any] = {}
+        # (id(column type), id(atom)) -> the datum (which keeps its atom, hence the id, alive)
+        self._scalars: dict[tuple[int, int], Any] = {}
 
     def string(self, s: str) -> Any:
         atom = self._strings.get(s)
@@ -78,8 +85,22 @@ class _AtomPool:
             atom = self._uuids[s] = _Atom(_T.UuidType, uuid.UUID(s))
         return atom
 
+    def scalar(self, type_: Any, atom: Any) -> Any:
+        """The datum holding just ``atom``, of ``type_`` (a set type of at most one value)."""
+        key = (id(type_), id(atom))
+        datum = self._scalars.get(key)
+        if datum is None:
+            if len(self._scalars) >= self.limit:
+                self._scalars.clear()
+            datum = self._scalars[key] = _Datum(type_, {atom: None})
+        return datum
+
 
 _POOL = _AtomPool(1 << 17)
+_BOOLS = {True: _Atom(_T.BooleanType, True), False: _Atom(_T.BooleanType, False)}
+# The atom types whose atoms are shared (:class:`_AtomPool`, _BOOLS): a scalar datum is shared
+# only if its atom is (its key is the atom's id).
+_POOLED = (_T.StringType, _T.UuidType, _T.BooleanType)
 
 # id(BaseType) -> (the BaseType, kept alive so the id stays its own; its atom parser)
 _parsers: dict[int, tuple[Any, _Parser]] = {}
@@ -112,7 +133,7 @@ def _base_parser(base: Any) -> _Parser:
         def parse_bool(j: Any) -> Any:
             if type(j) is not bool:
                 raise _Slow
-            return _Atom(at, j)
+            return _BOOLS[j]
         return parse_bool
     if at is _T.UuidType:
         def parse_uuid(j: Any) -> Any:
@@ -162,6 +183,8 @@ def _fast_from_json(type_: Any, json: Any, symtab: Any = None) -> Any:
             if not type_.n_min <= len(inner) <= type_.n_max:
                 raise _Slow
             values = dict.fromkeys(map(key, inner))
+        elif type_.n_max == 1 and type_.key.type in _POOLED:
+            return _POOL.scalar(type_, key(json))
         else:
             return _Datum(type_, {key(json): None})
         if len(values) != len(inner):

@@ -130,6 +130,24 @@ def test_equal_values_from_two_messages_share_one_atom() -> None:
     assert next(iter(ua.values)) is next(iter(ub.values))
 
 
+def test_a_scalar_value_is_one_shared_datum_that_an_update_diff_leaves_unchanged() -> None:
+    S = ovs.db.types.BaseType(ovs.db.types.StringType)
+    optional = ovs.db.types.Type(S, n_min=0, n_max=1)
+    a = fastdatum._fast_from_json(optional, json.loads('"router"'))
+    b = fastdatum._fast_from_json(optional, json.loads('"router"'))
+    assert a is b
+    # An update2 diff of a scalar gives the new value as a new datum, even to clear it.
+    for new in ('"patch"', '["set", []]'):
+        after = a.diff(fastdatum._fast_from_json(optional, json.loads(new)))
+        assert after is not a
+        assert [k.value for k in a.values] == ["router"]
+    # Sets are not shared (their diffs change them in place), nor are integers.
+    strings = ovs.db.types.Type(S, n_min=0, n_max=sys.maxsize)
+    assert fastdatum._fast_from_json(strings, "x") is not fastdatum._fast_from_json(strings, "x")
+    ints = ovs.db.types.Type(ovs.db.types.BaseType(ovs.db.types.IntegerType))
+    assert fastdatum._fast_from_json(ints, 7) is not fastdatum._fast_from_json(ints, 7)
+
+
 def test_atom_pool_is_emptied_past_its_limit_and_values_stay_right() -> None:
     pool = fastdatum._AtomPool(2)
     a, b = pool.string("a"), pool.string("b")
