@@ -22,12 +22,17 @@ def _network(env: Any) -> None:
               "--", "create", "Address_Set", "name=as1", "addresses=10.0.0.1")
 
 
-def test_address_set_update_does_not_read_every_datapath_binding(env: Any, started: list[OurNorthd]) -> None:
+def _synced_daemon(env: Any, started: list[OurNorthd]) -> tuple[OurNorthd, int]:
+    """Ours (debug log) on the small network, synced; with its engine runs so far."""
     _network(env)
     d = OurNorthd(env.workdir, env.nb.remote, env.sb.remote, extra_args=["-v"]).start()
     started.append(d)
     env.sync()
-    seen = len(_runs(d))
+    return d, len(_runs(d))
+
+
+def test_address_set_update_does_not_read_every_datapath_binding(env: Any, started: list[OurNorthd]) -> None:
+    d, seen = _synced_daemon(env, started)
     env.nbctl("--wait=sb", "add", "Address_Set", "as1", "addresses", "10.0.0.2")
     runs = _runs(d)[seen:]
     assert runs, "no engine run for the address-set change"
@@ -36,10 +41,6 @@ def test_address_set_update_does_not_read_every_datapath_binding(env: Any, start
 
 
 def test_port_add_reads_the_datapath_bindings_for_its_flows(env: Any, started: list[OurNorthd]) -> None:
-    _network(env)
-    d = OurNorthd(env.workdir, env.nb.remote, env.sb.remote, extra_args=["-v"]).start()
-    started.append(d)
-    env.sync()
-    seen = len(_runs(d))
+    d, seen = _synced_daemon(env, started)
     env.nbctl("--wait=sb", "lsp-add", "sw0", "p2", "--", "lsp-set-addresses", "p2", "00:00:00:00:00:02 10.0.0.2")
     assert any(r["dp_scan"] for r in _runs(d)[seen:])
