@@ -39,9 +39,9 @@ from .engine.graph import Graph, build_graph
 from .memtrim import BulkGc, MemoryTrimmer, trim_timeout_ms
 from .metrics import Metrics
 from .ovsdb import fastrow
-from .ovsdb.aiopoll import AsyncPoller, WakeEvent
+from .ovsdb.aiopoll import AsyncPoller, FdWatch, WakeEvent
 from .ovsdb.connection import DbConnection
-from .ovsdb.raw import RawRequest, RawSb
+from .ovsdb.raw import RawRequest, RawSb, transact_committed
 from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
 from .release import DEFAULT_RELEASE, Release, select_release
 from .sync.aging import Aging
@@ -141,6 +141,9 @@ class WriteState:
     started: float = 0.0  # perf_counter() when the SB write went out
     pending_nb_cfg: int | None = None  # NB_Global.nb_cfg the write in flight covers
     carries_nb_cfg: bool = False  # the plan of the write in flight sets SB_Global.nb_cfg
+    # (the value it sets, and the index of that operation among the plan's)
+    nb_cfg_written: int = 0
+    nb_cfg_op: int = 0
     # NB_Global nb_cfg_timestamp of the run that wrote nb_cfg into SB, when that run had nothing
     # else to write into NB: it goes with sb_cfg (:meth:`Daemon._report_sb_cfg`), one NB
     # transaction per change instead of two.
@@ -200,6 +203,7 @@ class Daemon:
         self.settled = asyncio.Event()
         self.paused = False
         self.loop_hooks: list[Any] = []
+        self.fd_watch = FdWatch()  # the main loop's sockets, registered from one turn to the next
         # The servers' release, asked again after every (re)connection (an upgrade converts the
         # databases to the next release's schemas): (connects seen, the task asking, its answer).
         self._release_conns: tuple[int, int] = (0, 0)
@@ -396,8 +400,9 @@ class Daemon:
                 poller.wake_on(self.stop_event)
                 poller.wake_on(self.recompute_event)
                 poller.wake_on(self.wake_event)
-                await poller.block()
+                await poller.block(self.fd_watch)
         finally:
+            self.fd_watch.clear(asyncio.get_running_loop())  # (before the sockets close)
             if self._release_check is not None:
                 self._release_check.cancel()
             self.nb.close()
@@ -407,6 +412,7 @@ class Daemon:
     def step(self) -> None:
         nb, sb = self.nb, self.sb
         assert nb is not None and sb is not None and self.graph is not None and self.raw is not None
+        self._report_sb_cfg_ahead()
         nb_changed = nb.run()
         sb_changed = sb.run()
         self._poll_txns()  # (first: a committed nb_cfg is reported to NB_Global at once)
@@ -816,6 +822,8 @@ class Daemon:
         # that writes nb_cfg.)
         self.write.carries_nb_cfg = where is not None
         if where is not None:
+            assert pending is not None
+            self.write.nb_cfg_written, self.write.nb_cfg_op = pending, len(plan.ops)
             plan.ops.append({"op": "update", "table": "SB_Global", "where": where, "row": {"nb_cfg": pending}})
             self.write.nb_cfg_timestamp = started_ms
         if nb_txn._txn_rows:
@@ -890,7 +898,33 @@ class Daemon:
         self.metrics.commit_seconds.observe(took)
         self._maybe_settled()
 
-    def _report_sb_cfg(self) -> None:
+    def _report_sb_cfg_ahead(self) -> None:
+        """The SB write carrying nb_cfg: if its reply says committed, report sb_cfg now, before the
+        IDL parses that write's echo (which the server sends first).  ``--wait=sb`` waits on the
+        commit, not on our reading it back: the value reported is the one the committed write set.
+        Only for a write that is one transaction (the plan attached to the IDL's, or alone)."""
+        w = self.write
+        if not w.carries_nb_cfg or self.raw is None:
+            return
+        tap = self.raw.tap
+        rid: Any
+        if w.flow_req is not None:
+            if w.sb_txn is not None:
+                return  # (the IDL's part went first, in a transaction of its own)
+            rid, pos = w.flow_req.id, w.flow_req.nops + w.nb_cfg_op
+        elif w.sb_txn is not None:
+            rid = getattr(w.sb_txn, "_request_id", None)
+            offset = tap.attached.get(rid) if rid is not None else None
+            if offset is None:
+                return
+            pos = offset + w.nb_cfg_op
+        else:
+            return
+        reply = tap.reply_ahead(rid)
+        if reply is not None and transact_committed(reply, pos):
+            self._report_sb_cfg(committed=w.nb_cfg_written)
+
+    def _report_sb_cfg(self, committed: int | None = None) -> None:
         """A write that set SB_Global.nb_cfg committed: NB_Global.sb_cfg (and hv_cfg) now, from what
         the SB IDL holds (the server sends a transaction's updates before its reply), rather than
         in the engine run that SB's echo triggers: that run comes one NB round trip later and
@@ -902,18 +936,20 @@ class Daemon:
         if self.write.nb_txn is not None:
             self.write.report_after_nb = True
             return
-        self._write_sb_cfg()
+        self._write_sb_cfg(committed)
 
-    def _write_sb_cfg(self) -> None:
+    def _write_sb_cfg(self, committed: int | None = None) -> None:
         """NB_Global sb_cfg / hv_cfg from SB (and the nb_cfg_timestamp held back for them), in an
-        NB transaction of their own."""
+        NB transaction of their own.  ``committed``: the nb_cfg a write just committed into SB, which
+        the SB IDL has not read back yet."""
         if self.nb is None or self.sb is None or self.graph is None:
             return
         gopts = self.graph.northd.gopts
         if gopts is None or sb_global_row(self.sb) is None or nb_global_row(self.nb) is None:
             return
         txn = Txn(self.nb.idl)
-        wrote = sync_nb_global_from_sb(txn, self.nb, self.sb, gopts, options=False)  # (options: the engine's)
+        wrote = sync_nb_global_from_sb(txn, self.nb, self.sb, gopts, options=False,  # (options: the engine's)
+                                       sb_cfg=committed)
         if self._stamp_nb_cfg() or wrote:
             self.write.nb_txn = txn
             txn.commit()

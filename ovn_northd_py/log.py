@@ -225,8 +225,27 @@ def levels() -> str:
     return str(ovs.vlog.Vlog.get_levels())
 
 
+class _Logger:
+    """structlog's logger of a module, with a ``debug`` that costs one level check when debug logging
+    is off (structlog would bind a logger, build the event and run the first processor to drop it:
+    the engine run logs at debug right after its SB transaction went out, before the reply is read)."""
+
+    __slots__ = ("_log",)
+
+    def __init__(self, name: str) -> None:
+        self._log = structlog.get_logger(name)
+
+    def debug(self, event: str, *args: Any, **kw: Any) -> Any:
+        if _vlog.dbg_is_enabled():
+            return self._log.debug(event, *args, **kw)
+        return None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._log, name)
+
+
 def get(name: str) -> Any:
-    return structlog.get_logger(name)
+    return _Logger(name)
 
 
 class WarnOnce:

@@ -34,12 +34,56 @@ def _fileno(fd: Any) -> int:
     return fd if isinstance(fd, int) else fd.fileno()
 
 
+class FdWatch:
+    """The file descriptors one loop of ours waits on, left registered with the event loop from one
+    :meth:`AsyncPoller.block` to the next: registering and unregistering each socket on every turn
+    of the loop (four ``epoll_ctl`` and as many handles a turn) was 8% of the daemon's CPU on small
+    changes, some of it between a socket's wake-up and the read of what woke it.
+
+    Invariant: the registrations are brought in line with what the poller waits on (:meth:`sync`)
+    at the start of every block, before the loop runs anything else.  python-ovs closes and reopens
+    its sockets only in our own synchronous code (a step of the loop that owns this watch), so a
+    socket it closed is unregistered before the event loop polls again, and a new socket that took
+    the same number is registered afresh: a socket is known by the object python-ovs waits on, not
+    by its number.  Descriptors given as plain numbers are never kept from one block to the next.
+    The owner calls :meth:`clear` before it closes its connections."""
+
+    __slots__ = ("_readers", "_wake", "_writers")
+
+    def __init__(self) -> None:
+        self._readers: dict[int, Any] = {}  # fd -> the socket object waited on
+        self._writers: dict[int, Any] = {}
+        self._wake: Callable[[], None] | None = None  # the blocked poller's, while it blocks
+
+    def _ready(self) -> None:
+        wake = self._wake
+        if wake is not None:
+            wake()
+
+    def sync(self, loop: asyncio.AbstractEventLoop, readers: dict[int, Any], writers: dict[int, Any]) -> None:
+        self._sync(self._readers, readers, loop.add_reader, loop.remove_reader)
+        self._sync(self._writers, writers, loop.add_writer, loop.remove_writer)
+
+    def _sync(self, have: dict[int, Any], want: dict[int, Any], add: Any, remove: Any) -> None:
+        for fd, obj in list(have.items()):
+            if want.get(fd) is not obj or isinstance(obj, int):
+                remove(fd)
+                del have[fd]
+        for fd, obj in want.items():
+            if fd not in have:
+                add(fd, self._ready)
+                have[fd] = obj
+
+    def clear(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.sync(loop, {}, {})
+
+
 class AsyncPoller:
     __slots__ = ("_extra", "readers", "timeout_ms", "writers")
 
     def __init__(self) -> None:
-        self.readers: set[int] = set()
-        self.writers: set[int] = set()
+        self.readers: dict[int, Any] = {}  # fd -> what was waited on (a socket object, or the number)
+        self.writers: dict[int, Any] = {}
         self.timeout_ms: float | None = None
         self._extra: list[asyncio.Event] = []
 
@@ -47,9 +91,9 @@ class AsyncPoller:
     def fd_wait(self, fd: Any, events: int) -> None:
         n = _fileno(fd)
         if events & ovs.poller.POLLIN:
-            self.readers.add(n)
+            self.readers[n] = fd
         if events & ovs.poller.POLLOUT:
-            self.writers.add(n)
+            self.writers[n] = fd
 
     def timer_wait(self, msec: float) -> None:
         if msec < 0:
@@ -68,21 +112,28 @@ class AsyncPoller:
         """Also wake when this event is set (e.g. a stop request or a timer of ours)."""
         self._extra.append(ev)
 
-    async def block(self) -> None:
+    async def block(self, watch: FdWatch | None = None) -> None:
+        """Wait until a descriptor is ready, the timer expires or an event is set.  ``watch``: keep
+        the descriptors registered for the next block of the same loop (:class:`FdWatch`)."""
+        loop = asyncio.get_running_loop()
+        if watch is not None:
+            watch.sync(loop, self.readers, self.writers)
         if self.timeout_ms == 0:
             await asyncio.sleep(0)
             return
-        loop = asyncio.get_running_loop()
         woke: asyncio.Future[None] = loop.create_future()
 
         def wake(*_: Any) -> None:
             if not woke.done():
                 woke.set_result(None)
 
-        for fd in self.readers:
-            loop.add_reader(fd, wake)
-        for fd in self.writers:
-            loop.add_writer(fd, wake)
+        if watch is not None:
+            watch._wake = wake
+        else:
+            for fd in self.readers:
+                loop.add_reader(fd, wake)
+            for fd in self.writers:
+                loop.add_writer(fd, wake)
         waiters: list[asyncio.Task[Any]] = []
         listening: list[WakeEvent] = []
         for ev in self._extra:
@@ -107,10 +158,13 @@ class AsyncPoller:
         finally:
             if timer is not None:
                 timer.cancel()
-            for fd in self.readers:
-                loop.remove_reader(fd)
-            for fd in self.writers:
-                loop.remove_writer(fd)
+            if watch is not None:
+                watch._wake = None
+            else:
+                for fd in self.readers:
+                    loop.remove_reader(fd)
+                for fd in self.writers:
+                    loop.remove_writer(fd)
             for ev in listening:
                 ev.listeners.remove(wake)
             for w in waiters:

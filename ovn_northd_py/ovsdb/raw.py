@@ -188,6 +188,16 @@ _T_REPLY = ovs.jsonrpc.Message.T_REPLY
 _T_ERROR = ovs.jsonrpc.Message.T_ERROR
 
 
+def transact_committed(reply: Any, pos: int) -> bool:
+    """Whether ``reply`` (to a ``transact``) says the transaction committed and its operation
+    ``pos`` (0: the first after the database name) updated exactly one row.  A failed operation
+    has an error in its place, a failed commit one more result with an error."""
+    results = reply.result if reply.type == _T_REPLY else None
+    if not isinstance(results, list) or len(results) <= pos or results[pos] != {"count": 1}:
+        return False
+    return not any(isinstance(r, dict) and "error" in r for r in results)
+
+
 # The row updates a lean monitor sends for an insert or a delete (no columns), shared by all:
 # readers of ``SessionTap.updates`` must not modify them.
 _INSERTED: dict[str, Any] = {"new": {}}
@@ -233,6 +243,10 @@ class SessionTap:
         self.monitor_ids: set[str] = set()
         self.dropped_ids: set[str] = set()
         self.updates: list[dict[str, Any]] = []  # table-updates of our monitor, oldest first
+        # Messages read ahead of the IDL (:meth:`reply_ahead`), oldest first, and the session seqno
+        # they came with (a reconnection drops them: they belonged to the old connection).
+        self._ahead: deque[Any] = deque()
+        self._ahead_seqno = -1
 
     def send(self, msg: Any) -> int:
         if msg.type != ovs.jsonrpc.Message.T_REQUEST or msg.method != "transact":
@@ -249,9 +263,43 @@ class SessionTap:
             self.last_attached_id = msg.id
         return err
 
+    def reply_ahead(self, request_id: Any, limit: int = 64) -> Any:
+        """The reply to ``request_id`` if it has arrived, read ahead of the IDL: every message
+        before it (up to ``limit`` of them) is parsed and kept, untouched, for :meth:`recv` to hand
+        out in order.  The server sends a transaction's updates before its reply, so the reply
+        can be known committed before the IDL processes the echo.  None if not (yet) received."""
+        for msg in self._ahead:
+            if msg.id == request_id and msg.type in (_T_REPLY, _T_ERROR):
+                return msg
+        seqno = self._s.get_seqno()
+        if self._ahead and seqno != self._ahead_seqno:
+            self._ahead.clear()
+        self._ahead_seqno = seqno
+        while len(self._ahead) < limit:
+            msg = self._s.recv()
+            if msg is None or self._s.get_seqno() != seqno:
+                return None
+            self._ahead.append(msg)
+            if msg.id == request_id and msg.type in (_T_REPLY, _T_ERROR):
+                return msg
+        return None
+
+    def _next(self) -> Any:
+        if self._ahead:
+            if self._s.get_seqno() == self._ahead_seqno:
+                return self._ahead.popleft()
+            self._ahead.clear()
+        return self._s.recv()
+
+    def recv_wait(self, poller: Any) -> None:
+        if self._ahead:
+            poller.immediate_wake()  # (read already: the socket may stay quiet)
+        else:
+            self._s.recv_wait(poller)
+
     def recv(self) -> Any:
         while True:
-            msg = self._s.recv()
+            msg = self._next()
             if msg is None:
                 return None
             if msg.type in (_T_REPLY, _T_ERROR):
@@ -287,6 +335,7 @@ class SessionTap:
         self.monitor_ids.clear()
         self.dropped_ids.clear()
         self.updates.clear()
+        self._ahead.clear()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._s, name)

@@ -170,12 +170,15 @@ def sync_nb_global(txn: Any, nb: Any, gopts: GlobalOptions, sb_cfg: int | None, 
     return wrote
 
 
-def sync_nb_global_from_sb(txn: Any, nb: Any, sb: Any, gopts: GlobalOptions, options: bool = True) -> bool:
+def sync_nb_global_from_sb(txn: Any, nb: Any, sb: Any, gopts: GlobalOptions, options: bool = True,
+                           sb_cfg: int | None = None) -> bool:
     """:func:`sync_nb_global` with the cfg counters SB holds: sb_cfg is SB_Global's *committed*
-    nb_cfg (read back from the SB IDL, so ``ovn-nbctl --wait=sb`` returns only once our SB write
-    is durable), hv_cfg what every chassis has caught up with.  True if anything was written."""
-    sbg = sb_global_row(sb)
-    sb_cfg = sbg.nb_cfg if sbg is not None else None
+    nb_cfg (read back from the SB IDL, or ``sb_cfg``: what the reply of our write that set it says
+    committed; so ``ovn-nbctl --wait=sb`` returns only once our SB write is durable), hv_cfg what
+    every chassis has caught up with.  True if anything was written."""
+    if sb_cfg is None:
+        sbg = sb_global_row(sb)
+        sb_cfg = sbg.nb_cfg if sbg is not None else None
     hv = hv_cfg(sb, sb_cfg) if sb_cfg is not None else None
     return sync_nb_global(txn, nb, gopts, sb_cfg, hv, options=options)
 

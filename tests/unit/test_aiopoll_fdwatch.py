@@ -1,0 +1,122 @@
+"""FdWatch: the main loop's sockets stay registered from one AsyncPoller.block to the next; a socket
+no longer waited on, or closed and replaced by another of the same number, is brought in line
+before the loop polls again (on asyncio's loop and on uvloop, which the daemon runs)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import ovs.poller
+import pytest
+import uvloop
+
+from ovn_northd_py.ovsdb.aiopoll import AsyncPoller, FdWatch
+
+LOOPS = ["asyncio", "uvloop"]
+
+
+def _run(kind: str, main: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
+    if kind == "uvloop":
+        return uvloop.run(main())
+    return asyncio.run(main())
+
+
+def _poller(sock: socket.socket | None, timeout_ms: float) -> AsyncPoller:
+    p = AsyncPoller()
+    if sock is not None:
+        p.fd_wait(sock, ovs.poller.POLLIN)
+    p.timer_wait(timeout_ms)
+    return p
+
+
+async def _block_seconds(p: AsyncPoller, watch: FdWatch) -> float:
+    t0 = time.monotonic()
+    await asyncio.wait_for(p.block(watch), 10)
+    return time.monotonic() - t0
+
+
+@pytest.mark.parametrize("kind", LOOPS)
+def test_a_socket_kept_registered_wakes_every_block_that_waits_on_it(kind: str) -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        a, b = socket.socketpair()
+        a.setblocking(False)
+        watch = FdWatch()
+        try:
+            for i in range(3):
+                loop.call_later(0.02, b.send, b"x")
+                assert await _block_seconds(_poller(a, 10_000), watch) < 5
+                assert a.recv(10) == b"x", i
+        finally:
+            watch.clear(loop)
+            a.close()
+            b.close()
+
+    _run(kind, main)
+
+
+@pytest.mark.parametrize("kind", LOOPS)
+def test_a_readable_socket_no_longer_waited_on_does_not_wake_the_next_block(kind: str) -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        a, b = socket.socketpair()
+        watch = FdWatch()
+        try:
+            await _block_seconds(_poller(a, 0.1), watch)  # registered, then left unread:
+            b.send(b"x")
+            # the next block waits on its timer alone: the readable socket is unregistered
+            assert await _block_seconds(_poller(None, 200), watch) >= 0.15
+        finally:
+            watch.clear(loop)
+            a.close()
+            b.close()
+
+    _run(kind, main)
+
+
+@pytest.mark.parametrize("kind", LOOPS)
+def test_a_closed_socket_replaced_by_one_of_the_same_number_is_registered_afresh(kind: str) -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        a, b = socket.socketpair()
+        watch = FdWatch()
+        await _block_seconds(_poller(a, 1), watch)
+        number = a.fileno()
+        a.close()  # (as python-ovs closes a session's socket when it reconnects)
+        b.close()
+        c, d = socket.socketpair()
+        if c.fileno() != number:  # (the lowest free number comes back: the case under test)
+            c, d = d, c
+        assert c.fileno() == number
+        try:
+            loop.call_later(0.02, d.send, b"y")
+            assert await _block_seconds(_poller(c, 10_000), watch) < 5
+            assert c.recv(10) == b"y"
+        finally:
+            watch.clear(loop)
+            c.close()
+            d.close()
+
+    _run(kind, main)
+
+
+@pytest.mark.parametrize("kind", LOOPS)
+def test_clear_leaves_no_registration_behind(kind: str) -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        a, b = socket.socketpair()
+        watch = FdWatch()
+        try:
+            await _block_seconds(_poller(a, 1), watch)
+            watch.clear(loop)
+            # (nothing left to remove: asyncio says False; uvloop says nothing either way)
+            assert not loop.remove_reader(a.fileno())
+        finally:
+            a.close()
+            b.close()
+
+    _run(kind, main)
