@@ -74,6 +74,25 @@ def read_in_large_chunks(session: Any) -> None:
     stream._npy_large_reads = True
 
 
+def note_messages(session: Any) -> None:
+    """Make the session's current connection record whether its last ``recv`` returned a message
+    (``_npy_last_msg``), so that a ``None`` from the session's own ``recv`` can be told apart: the
+    socket had nothing more, or the session answered an echo probe itself (more may follow).
+    Once per connection, like :func:`read_in_large_chunks`."""
+    rpc = getattr(session, "rpc", None)
+    if rpc is None or rpc.__dict__.get("_npy_noted"):
+        return
+    recv = rpc.recv
+
+    def recv_noted() -> Any:
+        error, msg = recv()
+        rpc._npy_last_msg = msg is not None
+        return error, msg
+
+    rpc.recv = recv_noted
+    rpc._npy_noted = True
+
+
 def _old_value(row: Any, column: str) -> Any:
     """A column's value in ``row`` (an IDL row, or the old values the IDL hands ``notify``): reference
     columns as the set of the uuids they hold (converting them to rows would sort them, and rows
@@ -163,6 +182,7 @@ class DbConnection:
     resynced: bool = field(default=True, init=False)
     connects: int = field(default=0, init=False)  # session seqno changes seen (connects and disconnects)
     _monitor_canceled: bool = field(default=False, init=False)  # the server sent monitor_canceled
+    _swallowed: bool = field(default=False, init=False)  # the session answered an echo in this run
     # (table, kind) -> (the table's rows object, its event count, the value): :meth:`table_memo`
     _memos: dict[tuple[str, str], tuple[Any, int, Any]] = field(default_factory=dict, init=False)
 
@@ -197,8 +217,13 @@ class DbConnection:
 
         def recv_noting_cancels() -> Any:
             read_in_large_chunks(session)
+            note_messages(session)
             msg = recv()
-            if msg is not None and msg.type == ovs.jsonrpc.Message.T_NOTIFY and msg.method == "monitor_canceled":
+            if msg is None:
+                rpc = session.rpc
+                if rpc is not None and rpc.__dict__.get("_npy_last_msg"):
+                    self._swallowed = True  # (an echo probe the session answered: read on)
+            elif msg.type == ovs.jsonrpc.Message.T_NOTIFY and msg.method == "monitor_canceled":
                 self._monitor_canceled = True
             return msg
 
@@ -233,19 +258,21 @@ class DbConnection:
         The IDL stops reading at a message its session consumes itself (the server's echo probe),
         so the end of a connection the server dropped (e.g. its inactivity probe went unanswered
         while we were frozen) would only be read on the next loop iteration, which would act on a
-        lock the server freed with the connection.  So: read again when the first run received
-        something, and when the connection reports an error, let the session drop it now."""
+        lock the server freed with the connection.  So: read again when the first run stopped at
+        such a message (not when it stopped because the socket had nothing more: a second run
+        then costs a whole pass of the IDL's loop on every change), and when the connection
+        reports an error, let the session drop it now."""
         session = self.idl._session
         for _ in range(2):
             rpc = session.rpc
-            seen = rpc.get_received_bytes() if rpc is not None else 0
+            self._swallowed = False
             self.idl.run()
             if rpc is None or session.rpc is not rpc:
                 return
             if rpc.get_status():
                 session.run()  # (disconnects: is_connected() turns false, the seqno moves)
                 return
-            if rpc.get_received_bytes() == seen:
+            if not self._swallowed:
                 return
 
     def wait(self, poller: AsyncPoller) -> None:
