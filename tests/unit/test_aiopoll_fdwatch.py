@@ -5,9 +5,10 @@ before the loop polls again (on asyncio's loop and on uvloop, which the daemon r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
 import ovs.poller
@@ -33,6 +34,20 @@ def _poller(sock: socket.socket | None, timeout_ms: float) -> AsyncPoller:
     return p
 
 
+@contextlib.contextmanager
+def _watched_pair(loop: asyncio.AbstractEventLoop) -> Iterator[tuple[socket.socket, socket.socket, FdWatch]]:
+    """A socket pair (the first non-blocking) and a watch, cleared and closed afterwards."""
+    a, b = socket.socketpair()
+    a.setblocking(False)
+    watch = FdWatch()
+    try:
+        yield a, b, watch
+    finally:
+        watch.clear(loop)
+        a.close()
+        b.close()
+
+
 async def _block_seconds(p: AsyncPoller, watch: FdWatch) -> float:
     t0 = time.monotonic()
     await asyncio.wait_for(p.block(watch), 10)
@@ -43,18 +58,11 @@ async def _block_seconds(p: AsyncPoller, watch: FdWatch) -> float:
 def test_a_socket_kept_registered_wakes_every_block_that_waits_on_it(kind: str) -> None:
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        a, b = socket.socketpair()
-        a.setblocking(False)
-        watch = FdWatch()
-        try:
+        with _watched_pair(loop) as (a, b, watch):
             for i in range(3):
                 loop.call_later(0.02, b.send, b"x")
                 assert await _block_seconds(_poller(a, 10_000), watch) < 5
                 assert a.recv(10) == b"x", i
-        finally:
-            watch.clear(loop)
-            a.close()
-            b.close()
 
     _run(kind, main)
 
@@ -62,18 +70,11 @@ def test_a_socket_kept_registered_wakes_every_block_that_waits_on_it(kind: str) 
 @pytest.mark.parametrize("kind", LOOPS)
 def test_a_readable_socket_no_longer_waited_on_does_not_wake_the_next_block(kind: str) -> None:
     async def main() -> None:
-        loop = asyncio.get_running_loop()
-        a, b = socket.socketpair()
-        watch = FdWatch()
-        try:
+        with _watched_pair(asyncio.get_running_loop()) as (a, b, watch):
             await _block_seconds(_poller(a, 0.1), watch)  # registered, then left unread:
             b.send(b"x")
             # the next block waits on its timer alone: the readable socket is unregistered
             assert await _block_seconds(_poller(None, 200), watch) >= 0.15
-        finally:
-            watch.clear(loop)
-            a.close()
-            b.close()
 
     _run(kind, main)
 
@@ -108,15 +109,10 @@ def test_a_closed_socket_replaced_by_one_of_the_same_number_is_registered_afresh
 def test_clear_leaves_no_registration_behind(kind: str) -> None:
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        a, b = socket.socketpair()
-        watch = FdWatch()
-        try:
+        with _watched_pair(loop) as (a, _b, watch):
             await _block_seconds(_poller(a, 1), watch)
             watch.clear(loop)
             # (nothing left to remove: asyncio says False; uvloop says nothing either way)
             assert not loop.remove_reader(a.fileno())
-        finally:
-            a.close()
-            b.close()
 
     _run(kind, main)
