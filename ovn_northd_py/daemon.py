@@ -141,9 +141,7 @@ class WriteState:
     started: float = 0.0  # perf_counter() when the SB write went out
     pending_nb_cfg: int | None = None  # NB_Global.nb_cfg the write in flight covers
     carries_nb_cfg: bool = False  # the plan of the write in flight sets SB_Global.nb_cfg
-    # (the value it sets, and the index of that operation among the plan's)
-    nb_cfg_written: int = 0
-    nb_cfg_op: int = 0
+    nb_cfg_op: int = 0  # (the index of that operation among the plan's; it sets pending_nb_cfg)
     # NB_Global nb_cfg_timestamp of the run that wrote nb_cfg into SB, when that run had nothing
     # else to write into NB: it goes with sb_cfg (:meth:`Daemon._report_sb_cfg`), one NB
     # transaction per change instead of two.
@@ -822,8 +820,7 @@ class Daemon:
         # that writes nb_cfg.)
         self.write.carries_nb_cfg = where is not None
         if where is not None:
-            assert pending is not None
-            self.write.nb_cfg_written, self.write.nb_cfg_op = pending, len(plan.ops)
+            self.write.nb_cfg_op = len(plan.ops)
             plan.ops.append({"op": "update", "table": "SB_Global", "where": where, "row": {"nb_cfg": pending}})
             self.write.nb_cfg_timestamp = started_ms
         if nb_txn._txn_rows:
@@ -922,14 +919,15 @@ class Daemon:
             return
         reply = tap.reply_ahead(rid)
         if reply is not None and transact_committed(reply, pos):
-            self._report_sb_cfg(committed=w.nb_cfg_written)
+            self._report_sb_cfg(committed=w.pending_nb_cfg)
 
     def _report_sb_cfg(self, committed: int | None = None) -> None:
-        """A write that set SB_Global.nb_cfg committed: NB_Global.sb_cfg (and hv_cfg) now, from what
-        the SB IDL holds (the server sends a transaction's updates before its reply), rather than
-        in the engine run that SB's echo triggers: that run comes one NB round trip later and
-        finds them written.  With an NB transaction in flight (the IDL has one at a time), as soon
-        as it completes."""
+        """A write that set SB_Global.nb_cfg committed: NB_Global.sb_cfg (and hv_cfg) now, rather
+        than in the engine run that SB's echo triggers: that run comes one NB round trip later and
+        finds them written.  sb_cfg is ``committed`` (the value the write set, its reply read ahead
+        of its echo: :meth:`_report_sb_cfg_ahead`), else what the SB IDL holds (the server sends a
+        transaction's updates before its reply).  With an NB transaction in flight (the IDL has
+        one at a time), as soon as it completes, from the SB IDL then."""
         if not self.write.carries_nb_cfg:
             return
         self.write.carries_nb_cfg = False

@@ -114,26 +114,24 @@ class AsyncPoller:
 
     async def block(self, watch: FdWatch | None = None) -> None:
         """Wait until a descriptor is ready, the timer expires or an event is set.  ``watch``: keep
-        the descriptors registered for the next block of the same loop (:class:`FdWatch`)."""
+        the descriptors registered for the next block of the same loop (:class:`FdWatch`); without
+        one they are registered for this block only."""
         loop = asyncio.get_running_loop()
         if watch is not None:
             watch.sync(loop, self.readers, self.writers)
         if self.timeout_ms == 0:
             await asyncio.sleep(0)
             return
+        fds = watch if watch is not None else FdWatch()
+        if watch is None:
+            fds.sync(loop, self.readers, self.writers)
         woke: asyncio.Future[None] = loop.create_future()
 
         def wake(*_: Any) -> None:
             if not woke.done():
                 woke.set_result(None)
 
-        if watch is not None:
-            watch._wake = wake
-        else:
-            for fd in self.readers:
-                loop.add_reader(fd, wake)
-            for fd in self.writers:
-                loop.add_writer(fd, wake)
+        fds._wake = wake
         waiters: list[asyncio.Task[Any]] = []
         listening: list[WakeEvent] = []
         for ev in self._extra:
@@ -158,13 +156,9 @@ class AsyncPoller:
         finally:
             if timer is not None:
                 timer.cancel()
-            if watch is not None:
-                watch._wake = None
-            else:
-                for fd in self.readers:
-                    loop.remove_reader(fd)
-                for fd in self.writers:
-                    loop.remove_writer(fd)
+            fds._wake = None
+            if watch is None:
+                fds.clear(loop)
             for ev in listening:
                 ev.listeners.remove(wake)
             for w in waiters:

@@ -188,6 +188,10 @@ _T_REPLY = ovs.jsonrpc.Message.T_REPLY
 _T_ERROR = ovs.jsonrpc.Message.T_ERROR
 
 
+def _is_reply_to(msg: Any, request_id: Any) -> bool:
+    return bool(msg.id == request_id and msg.type in (_T_REPLY, _T_ERROR))
+
+
 def transact_committed(reply: Any, pos: int) -> bool:
     """Whether ``reply`` (to a ``transact``) says the transaction committed and its operation
     ``pos`` (0: the first after the database name) updated exactly one row.  A failed operation
@@ -269,7 +273,7 @@ class SessionTap:
         out in order.  The server sends a transaction's updates before its reply, so the reply
         can be known committed before the IDL processes the echo.  None if not (yet) received."""
         for msg in self._ahead:
-            if msg.id == request_id and msg.type in (_T_REPLY, _T_ERROR):
+            if _is_reply_to(msg, request_id):
                 return msg
         seqno = self._s.get_seqno()
         if self._ahead and seqno != self._ahead_seqno:
@@ -280,7 +284,7 @@ class SessionTap:
             if msg is None or self._s.get_seqno() != seqno:
                 return None
             self._ahead.append(msg)
-            if msg.id == request_id and msg.type in (_T_REPLY, _T_ERROR):
+            if _is_reply_to(msg, request_id):
                 return msg
         return None
 
