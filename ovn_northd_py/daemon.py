@@ -686,6 +686,10 @@ class Daemon:
             self.sb.expect_inserts(ctx.sb_txn)  # (their echo is recognised as ours: RowChange.own)
         self.write.nb_txn = ctx.nb_txn
         self._poll_txns()
+        # The server may have executed the write during our send (the kernel tends to run it on
+        # our CPU as soon as the request is written): its reply, if it is there, reports sb_cfg
+        # before the bookkeeping below and a turn of the event loop.
+        self._report_sb_cfg_ahead()
         # (The bookkeeping once the transaction is on its way: ``--wait=sb`` waits on it.)
         self.metrics.compute_seconds.observe(computed)
         self.metrics.runs.labels(kind="recompute" if force else "incremental").inc()
