@@ -49,7 +49,7 @@ from .sync.aging import inputs_changed as aging_inputs_changed
 from .sync.datapaths import LazyDpUuids
 from .sync.flow_writer import FlowWriter
 from .sync.foreign import cleanup_ops, deleted_rows, referential_integrity_rows, referrer_cleanup_ops
-from .sync.globals import nb_global_row, northd_probe_interval, sb_global_row, sync_nb_global_from_sb
+from .sync.globals import nb_cfg_report, nb_global_row, northd_probe_interval, sb_global_row
 from .sync.lflows import FlowCache, Plan
 from .txn_failures import TxnFailures
 
@@ -125,6 +125,7 @@ class LoopState:
     incremental_since_check: int = 0  # incremental runs since the last --check-incremental
     had_lock: bool = False  # whether we held the SB lock at the last iteration
     sb_connects_seen: int = 0  # SB (re)connections handled
+    nb_connects_seen: int = 0  # NB (re)connections handled
     probe_applied: dict[str, int] = field(default_factory=dict)  # db -> probe interval (ms) we last set
 
 
@@ -148,9 +149,8 @@ class WriteState:
     nb_cfg_timestamp: int | None = None
     # The read of the raw tables' uuids after a write under a monitor without inserts.
     insert_check: RawRequest | None = None
-    # The SB write carrying nb_cfg committed while an NB transaction was in flight: sb_cfg is
-    # written as soon as that transaction completes.
-    report_after_nb: bool = False
+    # The raw NB write of sb_cfg / hv_cfg in flight (:meth:`Daemon._write_sb_cfg`).
+    cfg_req: RawRequest | None = None
     retry_at: float = 0.0  # monotonic(): no engine run before (back-off after a failure)
     # After a referential-integrity failure: the deletions of referrers the retry adds.
     ri_retry_ops: list[dict[str, Any]] = field(default_factory=list)
@@ -177,6 +177,7 @@ class Daemon:
         self.metrics = metrics or Metrics()
         self._rows_metric_tables: frozenset[str] = frozenset()
         self._loop_options_seen: Any = None  # the NB_Global options last applied (_apply_loop_options)
+        self._loop_options_dirty = True  # NB_Global options may have changed since (_look_at_changes)
         self.warn = logmod.WarnOnce(self.log)
         self.release: Release = DEFAULT_RELEASE  # set by check_schemas from the servers' versions
         # Connections and what runs on them (set by connect()).
@@ -184,6 +185,7 @@ class Daemon:
         self.sb: DbConnection | None = None
         self.graph: Graph | None = None
         self.raw: RawSb | None = None
+        self.raw_nb: RawSb | None = None  # raw requests on the NB IDL's session (the cfg counters)
         self.writer = FlowWriter()  # the raw tables' cache, their load, plans and repairs
         # The loop's state, by concern.
         self.state = LoopState()
@@ -192,7 +194,7 @@ class Daemon:
         self.failures = TxnFailures(self.log, self.metrics)
         self.trimmer = MemoryTrimmer()  # NB_Global options:northd_trim_timeout
         self.aging = Aging()  # MAC_Binding / FDB aging: when to look again
-        self._aging_seen: dict[str, tuple[list[Any], int]] = {}  # db -> (its tracked changes, how many read)
+        self._changes_seen: dict[str, tuple[list[Any], int]] = {}  # db -> (its tracked changes, how many read)
         # Signals, operator control (ovn_northd_py.control: pause/resume, a wake-up, per-iteration
         # hooks) and tooling (``settled``: the first sync committed).
         self.stop_event = WakeEvent()
@@ -207,6 +209,7 @@ class Daemon:
         self._release_conns: tuple[int, int] = (0, 0)
         self._release_check: asyncio.Future[Any] | None = None
         self._release_change: tuple[Release, dict[str, str]] | None = None
+        self._direct_done: _DirectTurn | BaseException | None = None  # a turn run by _direct_turn
 
     @property
     def flow_cache(self) -> FlowCache:
@@ -324,7 +327,9 @@ class Daemon:
         self.graph = build_graph(self.nb, self.sb)
         self.graph.engine.on_node = self.metrics.nodes.add
         self.raw = RawSb(self.sb.idl, "OVN_Southbound", LOCK_NAME)
+        self.raw_nb = RawSb(self.nb.idl, "OVN_Northbound", None)
         self._loop_options_seen = None
+        self._loop_options_dirty = True
         self._wire_conn_metrics()
 
     def _wire_conn_metrics(self) -> None:
@@ -367,38 +372,22 @@ class Daemon:
         assert self.nb is not None and self.sb is not None
         self.log.info("started", nb=self.opts.nb_remote, sb=self.opts.sb_remote, lock=LOCK_NAME)
         try:
-            while not self.stop_event.is_set():
-                t0 = time.perf_counter()
-                self.wake_event.clear()
-                if self._release_change is not None:
-                    change, self._release_change = self._release_change, None
-                    self._switch_release(*change)
-                with _gc_paused(self.trimmer.gc):  # (the IDLs' parsing and commits allocate as much as the engine)
-                    self.step()
-                self._check_release_after_connect()
-                self.metrics.loop_seconds.observe(time.perf_counter() - t0)
-                for hook in self.loop_hooks:
-                    hook()
-                if self.opts.exit_after_sync and self.settled.is_set():
-                    break
-                poller = AsyncPoller()
-                self.nb.wait(poller)
-                self.sb.wait(poller)
-                self._trim_memory(poller)
-                self._aging_wait(poller)
-                for txn in (self.write.sb_txn, self.write.nb_txn):
-                    if txn is not None:
-                        txn.wait(poller)
-                if self._ready_for_more():
-                    poller.immediate_wake()
-                elif self.write.retry_at > time.monotonic():
-                    poller.timer_wait((self.write.retry_at - time.monotonic()) * 1000)
-                elif self.standby.verify_at:
-                    poller.timer_wait(max(0.0, self.standby.verify_at - time.monotonic()) * 1000)
-                poller.wake_on(self.stop_event)
-                poller.wake_on(self.recompute_event)
-                poller.wake_on(self.wake_event)
-                await poller.block(self.fd_watch)
+            poller = self._turn()
+            while poller is not None:
+                # A socket that becomes ready runs the next turn at once, from the event loop's
+                # callback (:meth:`_direct_turn`); this task then only blocks on what it prepared.
+                self.fd_watch.direct = self._direct_turn if not os.environ.get("NPY_NODIRECT") else None
+                try:
+                    await poller.block(self.fd_watch)
+                finally:
+                    self.fd_watch.direct = None
+                done, self._direct_done = self._direct_done, None
+                if done is None:
+                    poller = self._turn()
+                elif isinstance(done, BaseException):
+                    raise done
+                else:
+                    poller = done.poller
         finally:
             self.fd_watch.clear(asyncio.get_running_loop())  # (before the sockets close)
             if self._release_check is not None:
@@ -407,6 +396,56 @@ class Daemon:
             self.sb.close()
             self.log.info("stopped")
 
+    def _turn(self) -> AsyncPoller | None:
+        """One turn of the main loop, up to what it waits on next: None to stop."""
+        assert self.nb is not None and self.sb is not None
+        if self.stop_event.is_set():
+            return None
+        t0 = time.perf_counter()
+        self.wake_event.clear()
+        if self._release_change is not None:
+            change, self._release_change = self._release_change, None
+            self._switch_release(*change)
+        with _gc_paused(self.trimmer.gc):  # (the IDLs' parsing and commits allocate as much as the engine)
+            self.step()
+        self._check_release_after_connect()
+        self.metrics.loop_seconds.observe(time.perf_counter() - t0)
+        for hook in self.loop_hooks:
+            hook()
+        if self.opts.exit_after_sync and self.settled.is_set():
+            return None
+        poller = AsyncPoller()
+        self.nb.wait(poller)
+        self.sb.wait(poller)
+        self._trim_memory(poller)
+        self._aging_wait(poller)
+        for txn in (self.write.sb_txn, self.write.nb_txn):
+            if txn is not None:
+                txn.wait(poller)
+        if self._ready_for_more():
+            poller.immediate_wake()
+        elif self.write.retry_at > time.monotonic():
+            poller.timer_wait((self.write.retry_at - time.monotonic()) * 1000)
+        elif self.standby.verify_at:
+            poller.timer_wait(max(0.0, self.standby.verify_at - time.monotonic()) * 1000)
+        poller.wake_on(self.stop_event)
+        poller.wake_on(self.recompute_event)
+        poller.wake_on(self.wake_event)
+        return poller
+
+    def _direct_turn(self) -> AsyncPoller | None:
+        """The next turn, run by the event loop's callback for a socket that became ready
+        (:attr:`FdWatch.direct`), rather than after this task has been resumed: the wake-up of an
+        NB change or an SB reply reaches the IDL that much sooner.  What it returns (or raises) is
+        handed to :meth:`run`, which blocks on it; the task resumes after the work is done."""
+        try:
+            poller = self._turn()
+        except BaseException as e:  # (re-raised by run(), as if the turn had run there)
+            self._direct_done = e
+            return None
+        self._direct_done = _DirectTurn(poller)
+        return poller
+
     def step(self) -> None:
         nb, sb = self.nb, self.sb
         assert nb is not None and sb is not None and self.graph is not None and self.raw is not None
@@ -414,8 +453,8 @@ class Daemon:
         nb_changed = nb.run()
         sb_changed = sb.run()
         self._poll_txns()  # (first: a committed nb_cfg is reported to NB_Global at once)
-        if (nb_changed or sb_changed) and self._aging_inputs_changed():
-            self.aging.changed()
+        if nb_changed or sb_changed:
+            self._look_at_changes()
         self._apply_loop_options()
         self._poll_flows()
         if sb.connects != self.state.sb_connects_seen:
@@ -424,6 +463,10 @@ class Daemon:
             self.state.sb_connects_seen = sb.connects
             self.raw.tap.forget()
             self.writer.reset()
+        if nb.connects != self.state.nb_connects_seen and self.raw_nb is not None:
+            self.state.nb_connects_seen = nb.connects
+            self.raw_nb.tap.forget()
+            self.write.cfg_req = None  # (gone with the connection; a resync writes sb_cfg again)
 
         if sb.has_lock != self.state.had_lock:
             self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME, connected=sb.connected)
@@ -551,7 +594,7 @@ class Daemon:
     def _busy(self) -> bool:
         """A write or the cache load is in flight."""
         return (self.write.sb_txn is not None or self.write.nb_txn is not None or self.write.flow_req is not None
-                or self.writer.loading)
+                or self.write.cfg_req is not None or self.writer.loading)
 
     # ---- pause / resume (unixctl `pause`, `resume`, --dry-run) ----
     def pause(self) -> None:
@@ -720,18 +763,22 @@ class Daemon:
                 self.log.info("aged out", table=table, rows=n - before.get(table, 0))
         return ops
 
-    def _aging_inputs_changed(self) -> bool:
-        """Did the changes the IDLs tracked since the last look touch what aging reads (a resync:
-        anything may have)?  Each tracked list is read once (``_aging_seen``: up to where)."""
-        touched = False
+    def _look_at_changes(self) -> None:
+        """What the changes the IDLs tracked since the last look touch, for the loop's own concerns
+        (a resync: anything may have): what aging reads, and NB_Global's options
+        (:meth:`_apply_loop_options`).  Each tracked list is read once (``_changes_seen``: up to where)."""
+        aging = False
         for conn in (self.nb, self.sb):
             assert conn is not None
             changes = conn.idl.changes
-            seen = self._aging_seen.get(conn.name)
+            seen = self._changes_seen.get(conn.name)
             start = seen[1] if seen is not None and seen[0] is changes else 0
-            self._aging_seen[conn.name] = (changes, len(changes))
-            touched = touched or conn.resynced or aging_inputs_changed(changes, start)
-        return touched
+            self._changes_seen[conn.name] = (changes, len(changes))
+            aging = aging or conn.resynced or aging_inputs_changed(changes, start)
+            if conn is self.nb and (conn.resynced or _options_touched(changes, start)):
+                self._loop_options_dirty = True
+        if aging:
+            self.aging.changed()
 
     def _aging_wait(self, poller: AsyncPoller) -> None:
         """Wake the loop when aging is due: only when the next step can run the engine (the active
@@ -856,10 +903,20 @@ class Daemon:
                     self.failures.failed("nb", Txn.status_to_string(st), self.write.nb_txn.get_error())
                     self.state.force_recompute = True
                 self.write.nb_txn = None
-                if self.write.report_after_nb:
-                    self.write.report_after_nb = False
-                    self._write_sb_cfg()
                 self._maybe_settled()
+        if self.write.cfg_req is not None:
+            self._poll_cfg_req()
+
+    def _poll_cfg_req(self) -> None:
+        assert self.raw_nb is not None and self.write.cfg_req is not None
+        done, result = self.raw_nb.poll(self.write.cfg_req)
+        if not done:
+            return
+        self.write.cfg_req = None
+        if isinstance(result, str) and result != "connection lost":  # (a resync writes them again)
+            self.failures.failed("nb", "error", result)
+            self.state.force_recompute = True
+        self._maybe_settled()
 
     def _poll_sb_txn(self) -> None:
         assert self.raw is not None
@@ -930,33 +987,31 @@ class Daemon:
         than in the engine run that SB's echo triggers: that run comes one NB round trip later and
         finds them written.  sb_cfg is ``committed`` (the value the write set, its reply read ahead
         of its echo: :meth:`_report_sb_cfg_ahead`), else what the SB IDL holds (the server sends a
-        transaction's updates before its reply).  With an NB transaction in flight (the IDL has
-        one at a time), as soon as it completes, from the SB IDL then."""
+        transaction's updates before its reply)."""
         if not self.write.carries_nb_cfg:
             return
         self.write.carries_nb_cfg = False
-        if self.write.nb_txn is not None:
-            self.write.report_after_nb = True
-            return
         self._write_sb_cfg(committed)
 
     def _write_sb_cfg(self, committed: int | None = None) -> None:
-        """NB_Global sb_cfg / hv_cfg from SB (and the nb_cfg_timestamp held back for them), in an
-        NB transaction of their own.  ``committed``: the nb_cfg a write just committed into SB, which
-        the SB IDL has not read back yet."""
-        if self.nb is None or self.sb is None or self.graph is None:
+        """NB_Global sb_cfg / hv_cfg from SB (and the nb_cfg_timestamp held back for them), in a
+        raw NB transaction of their own (``raw_nb``): not the IDL's, which has one transaction in
+        flight at a time (an engine run's may be) and builds it in Python, column by column.
+        Written after an engine transaction still in flight, it lands after it: the counters never
+        go back.  ``committed``: the nb_cfg a write just committed into SB, which the SB IDL has not
+        read back yet."""
+        if self.nb is None or self.sb is None or self.raw_nb is None or sb_global_row(self.sb) is None:
             return
-        gopts = self.graph.northd.gopts
-        if gopts is None or sb_global_row(self.sb) is None or nb_global_row(self.nb) is None:
+        row, cols = nb_cfg_report(self.nb, self.sb, sb_cfg=committed)
+        if row is None:
             return
-        txn = Txn(self.nb.idl)
-        wrote = sync_nb_global_from_sb(txn, self.nb, self.sb, gopts, options=False,  # (options: the engine's)
-                                       sb_cfg=committed)
-        if self._stamp_nb_cfg() or wrote:
-            self.write.nb_txn = txn
-            txn.commit()
-        else:
-            txn.abort()
+        ts, self.write.nb_cfg_timestamp = self.write.nb_cfg_timestamp, None
+        if ts is not None:
+            cols["nb_cfg_timestamp"] = ts
+        if not cols:
+            return
+        self.write.cfg_req = self.raw_nb.send([{"op": "update", "table": "NB_Global", "row": cols,
+                                                "where": [["_uuid", "==", ["uuid", str(row.uuid)]]]}])
 
     def _write_succeeded(self) -> None:
         self.failures.succeeded()
@@ -1076,9 +1131,12 @@ class Daemon:
         northd_probe_interval (else --probe-interval, else the default) on both connections, and
         northd_trim_timeout.  Read from NB only while NB is in sync."""
         assert self.nb is not None and self.sb is not None
+        if not self._loop_options_dirty:
+            return  # (every step: only a change of NB_Global's options, or a resync, sets it)
         if not self.nb.synced and self.state.probe_applied:
             return
         nbg = nb_global_row(self.nb) if self.nb.synced else None
+        self._loop_options_dirty = nbg is None
         # (Every step, but looked at again only when NB_Global changed: the row's cached options,
         # which fastrow drops whenever the server updates the row, are the same object till then.)
         options = fastrow.peek(nbg, "options") if nbg is not None else None
@@ -1109,6 +1167,21 @@ class Daemon:
         loop.add_signal_handler(signal.SIGINT, self.stop_event.set)
         loop.add_signal_handler(signal.SIGHUP, self.stop_event.set)  # as ovn-northd: SIGHUP terminates
         loop.add_signal_handler(signal.SIGUSR1, self.recompute_event.set)
+
+
+@dataclass(slots=True)
+class _DirectTurn:
+    """A turn :meth:`Daemon._direct_turn` ran: what to wait on next (None: stop)."""
+
+    poller: AsyncPoller | None
+
+
+def _options_touched(changes: list[Any], start: int) -> bool:
+    """Do the tracked NB changes ``changes[start:]`` (``RowChange``) touch NB_Global's options?"""
+    for c in changes[start:]:
+        if c.table == "NB_Global" and (c.event != "update" or "options" in c.columns):
+            return True
+    return False
 
 
 @contextlib.contextmanager

@@ -270,7 +270,7 @@ def build_graph(nb: DbConnection, sb: DbConnection, engine_cls: type[Engine] = E
     sb_sync.add_input(northd, sb_sync.on_northd)
     sb_sync.add_input(sb_in, sb_sync.on_sb)
     sb_sync.add_input(nb_in, sb_sync.on_nb)
-    nb_sync = NbSyncNode(northd, sb_in)
+    nb_sync = NbSyncNode(northd, sb_in, nb_in)
     nb_sync.add_input(northd, nb_sync.on_northd)
     nb_sync.add_input(sb_in, nb_sync.on_sb)
     nb_sync.add_input(nb_in, nb_sync.on_nb)

@@ -41,24 +41,41 @@ class FdWatch:
     changes, some of it between a socket's wake-up and the read of what woke it.
 
     Invariant: the registrations are brought in line with what the poller waits on (:meth:`sync`)
-    at the start of every block, before the loop runs anything else.  python-ovs closes and reopens
+    at the start of every block, before the loop runs anything else, and after a turn run from a
+    descriptor's callback (:attr:`direct`).  python-ovs closes and reopens
     its sockets only in our own synchronous code (a step of the loop that owns this watch), so a
     socket it closed is unregistered before the event loop polls again, and a new socket that took
     the same number is registered afresh: a socket is known by the object python-ovs waits on, not
     by its number.  Descriptors given as plain numbers are never kept from one block to the next.
     The owner calls :meth:`clear` before it closes its connections."""
 
-    __slots__ = ("_readers", "_wake", "_writers")
+    __slots__ = ("_readers", "_wake", "_writers", "direct")
 
     def __init__(self) -> None:
         self._readers: dict[int, Any] = {}  # fd -> the socket object waited on
         self._writers: dict[int, Any] = {}
         self._wake: Callable[[], None] | None = None  # the blocked poller's, while it blocks
+        # Run by the event loop's callback when a descriptor is ready, before the blocked poller
+        # wakes: the owner's next turn, without the resumption of the task that blocks, returning
+        # the poller that turn waits on next (None: none, the owner stops).  Once per block; a
+        # timer or an event wakes the poller without it.  It must not raise.
+        self.direct: Callable[[], AsyncPoller | None] | None = None
 
     def _ready(self) -> None:
         wake = self._wake
-        if wake is not None:
-            wake()
+        if wake is None:
+            return
+        self._wake = None  # (once per block)
+        if self.direct is not None:
+            # The turn ran outside the task's block: the registrations follow what it waits on
+            # now (the invariant above), before the event loop polls again.
+            nxt = self.direct()
+            loop = asyncio.get_running_loop()
+            if nxt is None:
+                self.clear(loop)
+            else:
+                self.sync(loop, nxt.readers, nxt.writers)
+        wake()
 
     def sync(self, loop: asyncio.AbstractEventLoop, readers: dict[int, Any], writers: dict[int, Any]) -> None:
         self._sync(self._readers, readers, loop.add_reader, loop.remove_reader)

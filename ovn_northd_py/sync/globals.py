@@ -143,6 +143,34 @@ def hv_cfg(sb: Any, sb_nb_cfg: int) -> tuple[int, int]:
     return got if got is not None else (sb_nb_cfg, 0)
 
 
+def nb_cfg_columns(row: Any, sb_cfg: int | None, hv: tuple[int, int] | None, now_ms: int) -> dict[str, int]:
+    """The cfg counters of NB_Global ``row`` that differ from what SB says: sb_cfg (stamped
+    ``now_ms``) and hv_cfg with its timestamp, column -> value."""
+    cols: dict[str, int] = {}
+    if sb_cfg is not None and row.sb_cfg != sb_cfg:
+        cols["sb_cfg"] = sb_cfg
+        cols["sb_cfg_timestamp"] = now_ms
+    if hv is not None and row.hv_cfg != hv[0]:
+        cols["hv_cfg"] = hv[0]
+        cols["hv_cfg_timestamp"] = hv[1]
+    return cols
+
+
+def nb_cfg_report(nb: Any, sb: Any, sb_cfg: int | None = None) -> tuple[Any, dict[str, int]]:
+    """(NB_Global row, :func:`nb_cfg_columns` to write into it) from the cfg counters SB holds:
+    sb_cfg is SB_Global's *committed* nb_cfg (read back from the SB IDL, or ``sb_cfg``: what the
+    reply of our write that set it says committed; so ``ovn-nbctl --wait=sb`` returns only once
+    our SB write is durable), hv_cfg what every chassis has caught up with."""
+    row = nb_global_row(nb)
+    if row is None:
+        return None, {}
+    if sb_cfg is None:
+        sbg = sb_global_row(sb)
+        sb_cfg = sbg.nb_cfg if sbg is not None else None
+    hv = hv_cfg(sb, sb_cfg) if sb_cfg is not None else None
+    return row, nb_cfg_columns(row, sb_cfg, hv, int(time.time() * 1000))
+
+
 def sync_nb_global(txn: Any, nb: Any, gopts: GlobalOptions, sb_cfg: int | None, hv: tuple[int, int] | None,
                    options: bool = True) -> bool:
     """Write northd's options (unless ``options`` is false) and the cfg counters into NB_Global.
@@ -158,24 +186,16 @@ def sync_nb_global(txn: Any, nb: Any, gopts: GlobalOptions, sb_cfg: int | None, 
         if want != opts:
             row.options = want
             wrote = True
-    now = int(time.time() * 1000)
-    if sb_cfg is not None and row.sb_cfg != sb_cfg:
-        row.sb_cfg = sb_cfg
-        row.sb_cfg_timestamp = now
-        wrote = True
-    if hv is not None and row.hv_cfg != hv[0]:
-        row.hv_cfg = hv[0]
-        row.hv_cfg_timestamp = hv[1]
+    for column, value in nb_cfg_columns(row, sb_cfg, hv, int(time.time() * 1000)).items():
+        setattr(row, column, value)
         wrote = True
     return wrote
 
 
 def sync_nb_global_from_sb(txn: Any, nb: Any, sb: Any, gopts: GlobalOptions, options: bool = True,
                            sb_cfg: int | None = None) -> bool:
-    """:func:`sync_nb_global` with the cfg counters SB holds: sb_cfg is SB_Global's *committed*
-    nb_cfg (read back from the SB IDL, or ``sb_cfg``: what the reply of our write that set it says
-    committed; so ``ovn-nbctl --wait=sb`` returns only once our SB write is durable), hv_cfg what
-    every chassis has caught up with.  True if anything was written."""
+    """:func:`sync_nb_global` with the cfg counters SB holds (:func:`nb_cfg_report`).  True if
+    anything was written."""
     if sb_cfg is None:
         sbg = sb_global_row(sb)
         sb_cfg = sbg.nb_cfg if sbg is not None else None

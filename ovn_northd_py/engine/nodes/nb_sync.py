@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ...northd.model import Port
-from ...ovsdb.connection import DbConnection
+from ...ovsdb.connection import DbConnection, RowChange
 from ...sync.bfd import sync_nb_bfd_status
 from ...sync.globals import sync_nb_global_from_sb
 from ...sync.indexes import PB_BY_NAME
@@ -31,13 +31,32 @@ def lsp_up(lsp_type: str, pb: object | None, profile: FlowProfile = DEFAULT_PROF
     return True  # an older ovn-controller: bound means up
 
 
+# NB changes that cannot change what :meth:`NbSyncNode._sync_globals` writes: rows of tables none
+# of its parts reads (NB_Global, BFD and the routes using it, network functions, port health
+# checks), and a new nb_cfg (what sb_cfg will follow comes from SB).  The changes ovn-kubernetes
+# makes most (address sets, port groups, ACLs, load balancers) are of this kind.
+_INERT_TABLES = frozenset({"Address_Set", "Port_Group", "ACL", "Load_Balancer", "Load_Balancer_Group"})
+_INERT_NB_GLOBAL = frozenset({"nb_cfg", "nb_cfg_timestamp"})
+
+
+def _inert(changes: list[RowChange]) -> bool:
+    for c in changes:
+        if c.table in _INERT_TABLES:
+            continue
+        if c.table == "NB_Global" and c.event == "update" and c.columns <= _INERT_NB_GLOBAL:
+            continue
+        return False
+    return True
+
+
 class NbSyncNode(Node):
     name = "nb_sync"
 
-    def __init__(self, northd: NorthdNode, sb_in: DbInput) -> None:
+    def __init__(self, northd: NorthdNode, sb_in: DbInput, nb_in: DbInput | None = None) -> None:
         super().__init__()
         self.northd = northd
         self.sb_in = sb_in
+        self.nb_in = nb_in
         self.pb_index = sb_in.add_index(PB_BY_NAME, "Port_Binding", pb_name)
 
     # ---- incremental: only the ports that changed; the cfg counters are cheap and always synced ----
@@ -95,7 +114,9 @@ class NbSyncNode(Node):
 
     def on_nb(self, ctx: EngineCtx) -> HandlerResult:
         # NB changes reach us through the northd node; only NB_Global options need a look here.
-        self._sync_globals(ctx)
+        nb_in = self.nb_in
+        if nb_in is None or nb_in.resynced or not _inert(nb_in.changes):
+            self._sync_globals(ctx)
         return UNCHANGED
 
     def recompute(self, ctx: EngineCtx) -> None:
