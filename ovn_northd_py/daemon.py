@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import ovs.db.idl
+import ovs.jsonrpc
 
 from . import log as logmod
 from .engine.engine import EngineCtx as Ctx
@@ -41,7 +42,7 @@ from .metrics import Metrics
 from .ovsdb import fastrow
 from .ovsdb.aiopoll import AsyncPoller, FdWatch, WakeEvent
 from .ovsdb.connection import DbConnection
-from .ovsdb.raw import RawRequest, RawSb, transact_committed
+from .ovsdb.raw import RawRequest, RawSb, is_reply_to, transact_committed, update_sets
 from .ovsdb.schema_check import SchemaMismatch, fetch_server_schema
 from .release import DEFAULT_RELEASE, Release, select_release
 from .sync.aging import Aging
@@ -376,7 +377,7 @@ class Daemon:
             while poller is not None:
                 # A socket that becomes ready runs the next turn at once, from the event loop's
                 # callback (:meth:`_direct_turn`); this task then only blocks on what it prepared.
-                self.fd_watch.direct = self._direct_turn if not os.environ.get("NPY_NODIRECT") else None
+                self.fd_watch.direct = self._direct_turn
                 try:
                     await poller.block(self.fd_watch)
                 finally:
@@ -957,30 +958,42 @@ class Daemon:
         self._maybe_settled()
 
     def _report_sb_cfg_ahead(self) -> None:
-        """The SB write carrying nb_cfg: if its reply says committed, report sb_cfg now, before the
-        IDL parses that write's echo (which the server sends first).  ``--wait=sb`` waits on the
-        commit, not on our reading it back: the value reported is the one the committed write set.
-        Only for a write that is one transaction (the plan attached to the IDL's, or alone)."""
+        """The SB write carrying nb_cfg: once its echo shows SB_Global.nb_cfg at the value it set,
+        or its reply says committed, report sb_cfg now, before the IDL parses what was read (as
+        the reference, which reports on the IDL's SB_Global).  A monitor sees committed
+        transactions only, and only this write sets that value, so its echo says it committed:
+        the server sends the echo before the reply, at times a turn of ours earlier.
+        ``--wait=sb`` waits on the commit, not on our reading it back: the value reported is the
+        one the committed write set.  The reply counts for a write that is one transaction (the
+        plan attached to the IDL's, or alone)."""
         w = self.write
-        if not w.carries_nb_cfg or self.raw is None:
+        if not w.carries_nb_cfg or self.raw is None or w.pending_nb_cfg is None:
             return
         tap = self.raw.tap
-        rid: Any
+        rid: Any = None
+        pos = 0
         if w.flow_req is not None:
-            if w.sb_txn is not None:
-                return  # (the IDL's part went first, in a transaction of its own)
-            rid, pos = w.flow_req.id, w.flow_req.nops + w.nb_cfg_op
+            if w.sb_txn is None:  # (else the IDL's part went first, in a transaction of its own)
+                rid, pos = w.flow_req.id, w.flow_req.nops + w.nb_cfg_op
         elif w.sb_txn is not None:
             rid = getattr(w.sb_txn, "_request_id", None)
             offset = tap.attached.get(rid) if rid is not None else None
             if offset is None:
-                return
-            pos = offset + w.nb_cfg_op
+                rid = None
+            else:
+                pos = offset + w.nb_cfg_op
         else:
             return
-        reply = tap.reply_ahead(rid)
-        if reply is not None and transact_committed(reply, pos):
-            self._report_sb_cfg(committed=w.pending_nb_cfg)
+        pending = w.pending_nb_cfg
+
+        def found(msg: Any) -> bool:
+            return (rid is not None and is_reply_to(msg, rid)) or update_sets(msg, "SB_Global", "nb_cfg", pending)
+
+        msg = tap.scan_ahead(found)
+        if msg is None:
+            return
+        if msg.type == ovs.jsonrpc.Message.T_NOTIFY or transact_committed(msg, pos):
+            self._report_sb_cfg(committed=pending)
 
     def _report_sb_cfg(self, committed: int | None = None) -> None:
         """A write that set SB_Global.nb_cfg committed: NB_Global.sb_cfg (and hv_cfg) now, rather

@@ -27,7 +27,7 @@ import json
 import select
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -186,10 +186,33 @@ def _name_persisted_inserts(params: list[Any]) -> None:
 
 _T_REPLY = ovs.jsonrpc.Message.T_REPLY
 _T_ERROR = ovs.jsonrpc.Message.T_ERROR
+_T_NOTIFY = ovs.jsonrpc.Message.T_NOTIFY
+_UPDATE_METHODS = frozenset({"update", "update2", "update3"})
 
 
-def _is_reply_to(msg: Any, request_id: Any) -> bool:
+def is_reply_to(msg: Any, request_id: Any) -> bool:
     return bool(msg.id == request_id and msg.type in (_T_REPLY, _T_ERROR))
+
+
+def update_sets(msg: Any, table: str, column: str, value: Any) -> bool:
+    """Whether ``msg`` is a monitor update (``update``, ``update2`` or ``update3``) in which a row
+    of ``table`` changed ``column`` to ``value``.  Monitors see committed transactions only: the
+    update of a value that only our write sets says that write committed."""
+    if msg.type != _T_NOTIFY or msg.method not in _UPDATE_METHODS or not isinstance(msg.params, list) or not msg.params:
+        return False
+    updates = msg.params[-1]
+    rows = updates.get(table) if isinstance(updates, dict) else None
+    if not isinstance(rows, dict):
+        return False
+    for ru in rows.values():
+        if not isinstance(ru, dict):
+            continue
+        new = ru.get("modify")  # (update2/3; update: "new" with the changed columns' "old")
+        if new is None and isinstance(ru.get("old"), dict) and column in ru["old"]:
+            new = ru.get("new")
+        if isinstance(new, dict) and column in new and new[column] == value:
+            return True
+    return False
 
 
 def transact_committed(reply: Any, pos: int) -> bool:
@@ -268,12 +291,17 @@ class SessionTap:
         return err
 
     def reply_ahead(self, request_id: Any, limit: int = 64) -> Any:
-        """The reply to ``request_id`` if it has arrived, read ahead of the IDL: every message
-        before it (up to ``limit`` of them) is parsed and kept, untouched, for :meth:`recv` to hand
-        out in order.  The server sends a transaction's updates before its reply, so the reply
-        can be known committed before the IDL processes the echo.  None if not (yet) received."""
+        """The reply to ``request_id`` if it has arrived, read ahead of the IDL (:meth:`scan_ahead`).
+        The server sends a transaction's updates before its reply, so the reply can be known
+        committed before the IDL processes the echo.  None if not (yet) received."""
+        return self.scan_ahead(lambda msg: is_reply_to(msg, request_id), limit)
+
+    def scan_ahead(self, found: Callable[[Any], bool], limit: int = 64) -> Any:
+        """The first message for which ``found`` holds, among those read ahead of the IDL: every
+        message before it (up to ``limit`` of them) is parsed and kept, untouched, for
+        :meth:`recv` to hand out in order.  None if none such has arrived (yet)."""
         for msg in self._ahead:
-            if _is_reply_to(msg, request_id):
+            if found(msg):
                 return msg
         seqno = self._s.get_seqno()
         if self._ahead and seqno != self._ahead_seqno:
@@ -284,7 +312,7 @@ class SessionTap:
             if msg is None or self._s.get_seqno() != seqno:
                 return None
             self._ahead.append(msg)
-            if _is_reply_to(msg, request_id):
+            if found(msg):
                 return msg
         return None
 

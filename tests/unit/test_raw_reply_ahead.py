@@ -1,4 +1,4 @@
-"""SessionTap.reply_ahead: a transaction's reply, which the server sends after the transaction's
+"""SessionTap.reply_ahead / scan_ahead: a transaction's reply, which the server sends after the transaction's
 own echo, can be seen before the IDL processes that echo; the IDL still gets every message, in
 order.  transact_committed: what a reply must say for its transaction to count as committed."""
 
@@ -12,7 +12,7 @@ import ovs.db.idl
 import ovs.jsonrpc
 
 from ovn_northd_py.ovsdb.connection import DbConnection
-from ovn_northd_py.ovsdb.raw import RawSb, transact_committed
+from ovn_northd_py.ovsdb.raw import RawSb, transact_committed, update_sets
 
 
 def _synced(env: Any) -> DbConnection:
@@ -100,3 +100,55 @@ def test_a_failed_operation_or_commit_or_a_missing_row_is_not_committed() -> Non
     assert not transact_committed(_reply([{}, {"count": 0}]), 1)  # the row is gone
     assert not transact_committed(_reply([{}]), 1)  # (short)
     assert not transact_committed(_reply(None, ovs.jsonrpc.Message.T_ERROR), 0)
+
+
+def test_the_echo_of_a_write_is_found_ahead_of_the_idl_by_the_value_it_set(env: Any) -> None:
+    conn = _synced(env)
+    try:
+        raw = RawSb(conn.idl, "OVN_Southbound", None)
+        row = next(iter(conn.rows("SB_Global").values()))
+        txn = ovs.db.idl.Transaction(conn.idl)
+        row.nb_cfg = 9
+        assert txn.commit() == ovs.db.idl.Transaction.INCOMPLETE
+        sock = conn.idl._session.rpc.stream.socket
+        deadline = time.monotonic() + 30
+        echo = None
+        while echo is None:
+            assert time.monotonic() < deadline
+            select.select([sock], [], [], 1.0)
+            echo = raw.tap.scan_ahead(lambda m: update_sets(m, "SB_Global", "nb_cfg", 9))
+        assert echo.type == ovs.jsonrpc.Message.T_NOTIFY
+        assert not update_sets(echo, "SB_Global", "nb_cfg", 8)
+        assert not update_sets(echo, "SB_Global", "options", 9)
+        assert not update_sets(echo, "Chassis", "nb_cfg", 9)
+        assert next(iter(conn.rows("SB_Global").values())).nb_cfg == 0  # (not processed yet)
+        while txn.commit() == ovs.db.idl.Transaction.INCOMPLETE:
+            assert time.monotonic() < deadline
+            select.select([sock], [], [], 1.0)
+            conn.run()
+        assert next(iter(conn.rows("SB_Global").values())).nb_cfg == 9
+    finally:
+        conn.close()
+
+
+def _update(method: str, params: list[Any]) -> Any:
+    return ovs.jsonrpc.Message.create_notify(method, params)
+
+
+def test_update_sets_reads_every_monitor_update_format_and_nothing_else() -> None:
+    u = "0f2d6e5a-7f0b-4b8e-9a51-1f7c2b6f8a10"
+    assert update_sets(_update("update3", ["m", "last", {"SB_Global": {u: {"modify": {"nb_cfg": 3}}}}]),
+                       "SB_Global", "nb_cfg", 3)
+    assert update_sets(_update("update2", ["m", {"SB_Global": {u: {"modify": {"nb_cfg": 3}}}}]),
+                       "SB_Global", "nb_cfg", 3)
+    assert update_sets(_update("update", ["m", {"SB_Global": {u: {"old": {"nb_cfg": 2}, "new": {"nb_cfg": 3}}}}]),
+                       "SB_Global", "nb_cfg", 3)
+    # An insert, an unchanged column of an update (v1 "new" carries every column), a delete, a reply.
+    assert not update_sets(_update("update3", ["m", "last", {"SB_Global": {u: {"insert": {"nb_cfg": 3}}}}]),
+                           "SB_Global", "nb_cfg", 3)
+    assert not update_sets(_update("update", ["m", {"SB_Global": {u: {"old": {"options": ["map", []]},
+                                                                        "new": {"nb_cfg": 3}}}}]),
+                           "SB_Global", "nb_cfg", 3)
+    assert not update_sets(_update("update3", ["m", "last", {"SB_Global": {u: {"delete": None}}}]),
+                           "SB_Global", "nb_cfg", 3)
+    assert not update_sets(_reply([{"count": 1}]), "SB_Global", "nb_cfg", 3)
