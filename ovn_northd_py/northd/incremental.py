@@ -40,7 +40,7 @@ from typing import Any
 from ..lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ..ovsdb import fastrow
 from ..ovsdb.columns import opt
-from ..ovsdb.connection import RowChange
+from ..ovsdb.connection import RowChange, column_touched
 from .addresses import AddressError, parse_lrp_networks
 from .build import (
     CENTRALIZED_DGP_PEER,
@@ -137,8 +137,11 @@ def apply_nb_changes(nd: Northd, keys: KeyState, nb: Any, changes: list[RowChang
     Three steps: :func:`_classify` the changes, :func:`_plan` (validate) what they do to the
     model -- both return None, having changed nothing, when a recompute is needed -- then
     :func:`_apply` the plan, which cannot fail."""
-    if nd.lbs_from_routers or install_ls_lb_from_router(nb):
-        return None  # (install_ls_lb_from_router: which switch gets which LB follows the topology)
+    # install_ls_lb_from_router: which switch gets which LB follows the topology (a full build
+    # keeps it; the build sets ``lbs_from_routers`` when the option is on, so NB_Global's options
+    # are read again only when they change).
+    if nd.lbs_from_routers or (column_touched(changes, "NB_Global", "options") and install_ls_lb_from_router(nb)):
+        return None
     batch = _classify(nb, changes, flow_only_tables, flow_only_columns or {})
     if batch is None:
         return None

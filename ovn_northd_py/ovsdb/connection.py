@@ -57,6 +57,11 @@ class RowChange:
 RECV_CHUNK = 1 << 20
 
 
+def column_touched(changes: list[RowChange], table: str, column: str, start: int = 0) -> bool:
+    """Do the tracked ``changes[start:]`` create or delete a row of ``table``, or change its ``column``?"""
+    return any(c.table == table and (c.event != "update" or column in c.columns) for c in changes[start:])
+
+
 def read_in_large_chunks(session: Any) -> None:
     """Make the session's current stream hand out up to :data:`RECV_CHUNK` bytes per read
     (whatever python-ovs asks for).  Once per stream: a reconnection's new stream is wrapped on
