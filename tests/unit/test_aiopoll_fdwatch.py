@@ -116,3 +116,83 @@ def test_clear_leaves_no_registration_behind(kind: str) -> None:
             assert not loop.remove_reader(a.fileno())
 
     _run(kind, main)
+
+
+@pytest.mark.parametrize("kind", LOOPS)
+def test_direct_runs_from_the_sockets_callback_before_the_blocked_task_resumes(kind: str) -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        with _watched_pair(loop) as (a, b, watch):
+            seen: list[str] = []
+
+            def direct() -> AsyncPoller:
+                seen.append("direct:" + a.recv(10).decode())
+                return _poller(a, 10_000)
+
+            watch.direct = direct
+            loop.call_later(0.02, b.send, b"x")
+            await _block_seconds(_poller(a, 10_000), watch)
+            seen.append("resumed")
+            assert seen == ["direct:x", "resumed"]
+
+    _run(kind, main)
+
+
+@pytest.mark.parametrize("kind", LOOPS)
+def test_direct_runs_once_per_block_and_not_for_a_timer(kind: str) -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        with _watched_pair(loop) as (a, b, watch):
+            calls: list[int] = []
+
+            def direct() -> AsyncPoller:
+                calls.append(1)
+                return _poller(a, 10_000)  # (left unread: still readable)
+
+            watch.direct = direct
+            await _block_seconds(_poller(a, 1), watch)  # the timer: no direct turn
+            assert calls == []
+            b.send(b"x")
+            await _block_seconds(_poller(a, 10_000), watch)
+            assert calls == [1]
+
+    _run(kind, main)
+
+
+@pytest.mark.parametrize("kind", LOOPS)
+def test_what_a_direct_turn_waits_on_is_registered_before_the_loop_polls_again(kind: str) -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        with _watched_pair(loop) as (a, b, watch):
+            c, d = socket.socketpair()
+            c.setblocking(False)
+            try:
+                # The direct turn moves the wait from a to c: a no longer wakes anything, c does
+                # (in the block that follows, which registers nothing new itself).
+                watch.direct = lambda: _poller(c, 10_000)
+                b.send(b"x")
+                await _block_seconds(_poller(a, 10_000), watch)
+                watch.direct = None
+                loop.call_later(0.02, d.send, b"y")
+                assert await _block_seconds(_poller(c, 10_000), watch) < 5
+                assert c.recv(10) == b"y"
+                assert not loop.remove_reader(a.fileno())
+            finally:
+                watch.clear(loop)
+                c.close()
+                d.close()
+
+    _run(kind, main)
+
+
+@pytest.mark.parametrize("kind", LOOPS)
+def test_a_direct_turn_that_stops_leaves_no_registration_behind(kind: str) -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        with _watched_pair(loop) as (a, b, watch):
+            watch.direct = lambda: None
+            b.send(b"x")
+            await _block_seconds(_poller(a, 10_000), watch)
+            assert not loop.remove_reader(a.fileno())
+
+    _run(kind, main)
