@@ -48,10 +48,28 @@ def _watched_pair(loop: asyncio.AbstractEventLoop) -> Iterator[tuple[socket.sock
         b.close()
 
 
+@contextlib.contextmanager
+def _cleared(loop: asyncio.AbstractEventLoop, watch: FdWatch, *socks: socket.socket) -> Iterator[None]:
+    """The watch cleared, then the sockets closed, afterwards."""
+    try:
+        yield
+    finally:
+        watch.clear(loop)
+        for sock in socks:
+            sock.close()
+
+
 async def _block_seconds(p: AsyncPoller, watch: FdWatch) -> float:
     t0 = time.monotonic()
     await asyncio.wait_for(p.block(watch), 10)
     return time.monotonic() - t0
+
+
+async def _woken_through(sock: socket.socket, peer: socket.socket, watch: FdWatch) -> None:
+    """A block waiting on ``sock`` wakes when ``peer`` writes to it."""
+    asyncio.get_running_loop().call_later(0.02, peer.send, b"y")
+    assert await _block_seconds(_poller(sock, 10_000), watch) < 5
+    assert sock.recv(10) == b"y"
 
 
 @pytest.mark.parametrize("kind", LOOPS)
@@ -93,14 +111,8 @@ def test_a_closed_socket_replaced_by_one_of_the_same_number_is_registered_afresh
         if c.fileno() != number:  # (the lowest free number comes back: the case under test)
             c, d = d, c
         assert c.fileno() == number
-        try:
-            loop.call_later(0.02, d.send, b"y")
-            assert await _block_seconds(_poller(c, 10_000), watch) < 5
-            assert c.recv(10) == b"y"
-        finally:
-            watch.clear(loop)
-            c.close()
-            d.close()
+        with _cleared(loop, watch, c, d):
+            await _woken_through(c, d, watch)
 
     _run(kind, main)
 
@@ -166,21 +178,15 @@ def test_what_a_direct_turn_waits_on_is_registered_before_the_loop_polls_again(k
         with _watched_pair(loop) as (a, b, watch):
             c, d = socket.socketpair()
             c.setblocking(False)
-            try:
+            with _cleared(loop, watch, c, d):
                 # The direct turn moves the wait from a to c: a no longer wakes anything, c does
                 # (in the block that follows, which registers nothing new itself).
                 watch.direct = lambda: _poller(c, 10_000)
                 b.send(b"x")
                 await _block_seconds(_poller(a, 10_000), watch)
                 watch.direct = None
-                loop.call_later(0.02, d.send, b"y")
-                assert await _block_seconds(_poller(c, 10_000), watch) < 5
-                assert c.recv(10) == b"y"
+                await _woken_through(c, d, watch)
                 assert not loop.remove_reader(a.fileno())
-            finally:
-                watch.clear(loop)
-                c.close()
-                d.close()
 
     _run(kind, main)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import select
 import time
+from collections.abc import Callable
 from typing import Any
 
 import ovs.db.idl
@@ -41,22 +42,32 @@ def _reply(result: Any, kind: int = ovs.jsonrpc.Message.T_REPLY) -> Any:
     return ovs.jsonrpc.Message.create_reply(result, "id1")
 
 
+def _write_nb_cfg(conn: DbConnection, value: int) -> tuple[RawSb, Any]:
+    """A tap on the IDL's session, and the IDL's transaction setting SB_Global nb_cfg, sent."""
+    raw = RawSb(conn.idl, "OVN_Southbound", None)
+    row = next(iter(conn.rows("SB_Global").values()))
+    txn = ovs.db.idl.Transaction(conn.idl)
+    row.nb_cfg = value
+    assert txn.commit() == ovs.db.idl.Transaction.INCOMPLETE
+    return raw, txn
+
+
+def _until(conn: DbConnection, read: Callable[[], Any]) -> Any:
+    """What ``read`` returns once it is not None, waiting on the IDL's socket in between."""
+    sock = conn.idl._session.rpc.stream.socket
+    deadline = time.monotonic() + 30
+    while (got := read()) is None:
+        assert time.monotonic() < deadline
+        select.select([sock], [], [], 1.0)
+    return got
+
+
 def test_the_reply_is_seen_before_the_idl_processes_the_echo_and_the_idl_then_gets_both(env: Any) -> None:
     conn = _synced(env)
     try:
-        raw = RawSb(conn.idl, "OVN_Southbound", None)
-        row = next(iter(conn.rows("SB_Global").values()))
-        txn = ovs.db.idl.Transaction(conn.idl)
-        row.nb_cfg = 7
-        assert txn.commit() == ovs.db.idl.Transaction.INCOMPLETE
+        raw, txn = _write_nb_cfg(conn, 7)
         rid = txn._request_id
-        sock = conn.idl._session.rpc.stream.socket
-        deadline = time.monotonic() + 30
-        reply = None
-        while reply is None:
-            assert time.monotonic() < deadline
-            select.select([sock], [], [], 1.0)
-            reply = raw.tap.reply_ahead(rid)
+        reply = _until(conn, lambda: raw.tap.reply_ahead(rid))
         assert reply.type == ovs.jsonrpc.Message.T_REPLY and transact_committed(reply, 0)
         # Nothing was processed yet: the IDL still holds the old value, the transaction is open.
         assert next(iter(conn.rows("SB_Global").values())).nb_cfg == 0
@@ -105,27 +116,18 @@ def test_a_failed_operation_or_commit_or_a_missing_row_is_not_committed() -> Non
 def test_the_echo_of_a_write_is_found_ahead_of_the_idl_by_the_value_it_set(env: Any) -> None:
     conn = _synced(env)
     try:
-        raw = RawSb(conn.idl, "OVN_Southbound", None)
-        row = next(iter(conn.rows("SB_Global").values()))
-        txn = ovs.db.idl.Transaction(conn.idl)
-        row.nb_cfg = 9
-        assert txn.commit() == ovs.db.idl.Transaction.INCOMPLETE
-        sock = conn.idl._session.rpc.stream.socket
-        deadline = time.monotonic() + 30
-        echo = None
-        while echo is None:
-            assert time.monotonic() < deadline
-            select.select([sock], [], [], 1.0)
-            echo = raw.tap.scan_ahead(lambda m: update_sets(m, "SB_Global", "nb_cfg", 9))
+        raw, txn = _write_nb_cfg(conn, 9)
+        echo = _until(conn, lambda: raw.tap.scan_ahead(lambda m: update_sets(m, "SB_Global", "nb_cfg", 9)))
         assert echo.type == ovs.jsonrpc.Message.T_NOTIFY
         assert not update_sets(echo, "SB_Global", "nb_cfg", 8)
         assert not update_sets(echo, "SB_Global", "options", 9)
         assert not update_sets(echo, "Chassis", "nb_cfg", 9)
         assert next(iter(conn.rows("SB_Global").values())).nb_cfg == 0  # (not processed yet)
-        while txn.commit() == ovs.db.idl.Transaction.INCOMPLETE:
-            assert time.monotonic() < deadline
-            select.select([sock], [], [], 1.0)
+        def completed() -> Any:
             conn.run()
+            return None if txn.commit() == ovs.db.idl.Transaction.INCOMPLETE else True
+
+        _until(conn, completed)
         assert next(iter(conn.rows("SB_Global").values())).nb_cfg == 9
     finally:
         conn.close()
