@@ -19,7 +19,7 @@ import ovs.db.types
 import ovs.jsonrpc
 import ovs.stream
 
-from . import fastdatum, fastidl, fastrow, fasttxn
+from . import fastdatum, fastidl, fastrow, fastrpc, fasttxn
 from .aiopoll import AsyncPoller
 
 T = TypeVar("T")
@@ -27,6 +27,7 @@ T = TypeVar("T")
 fastdatum.install()
 fastidl.install()
 fastrow.install()
+fastrpc.install()
 fasttxn.install()
 
 # python-ovs logs through ovs.vlog, which ovn_northd_py.log sets up (destinations and levels).
