@@ -1018,9 +1018,9 @@ class Daemon:
     def _report_sb_cfg(self, committed: int | None = None) -> None:
         """A write that set SB_Global.nb_cfg committed: NB_Global.sb_cfg (and hv_cfg) now, rather
         than in the engine run that SB's echo triggers: that run comes one NB round trip later and
-        finds them written.  sb_cfg is ``committed`` (the value the write set, its reply read ahead
-        of its echo: :meth:`_report_sb_cfg_ahead`), else what the SB IDL holds (the server sends a
-        transaction's updates before its reply)."""
+        finds them written.  sb_cfg is ``committed`` (the value the write set, its echo or reply
+        read ahead of the IDL: :meth:`_report_sb_cfg_ahead`), else what the SB IDL holds (the
+        server sends a transaction's updates before its reply)."""
         if not self.write.carries_nb_cfg:
             return
         self.write.carries_nb_cfg = False
@@ -1172,8 +1172,8 @@ class Daemon:
             return
         nbg = nb_global_row(self.nb) if self.nb.synced else None
         self._loop_options_dirty = nbg is None
-        # (Every step, but looked at again only when NB_Global changed: the row's cached options,
-        # which fastrow drops whenever the server updates the row, are the same object till then.)
+        # (Only after NB_Global's options changed, or a resync; and the row's cached options, which
+        # fastrow drops whenever the server updates the row, are the same object till then.)
         options = fastrow.peek(nbg, "options") if nbg is not None else None
         if options is not None and options is self._loop_options_seen:
             return

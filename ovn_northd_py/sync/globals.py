@@ -159,16 +159,20 @@ def nb_cfg_columns(row: Any, sb_cfg: int | None, hv: tuple[int, int] | None, now
 def nb_cfg_report(nb: Any, sb: Any, sb_cfg: int | None = None) -> tuple[Any, dict[str, int]]:
     """(NB_Global row, :func:`nb_cfg_columns` to write into it) from the cfg counters SB holds:
     sb_cfg is SB_Global's *committed* nb_cfg (read back from the SB IDL, or ``sb_cfg``: what the
-    reply of our write that set it says committed; so ``ovn-nbctl --wait=sb`` returns only once
-    our SB write is durable), hv_cfg what every chassis has caught up with."""
+    echo or reply of our write that set it says committed; so ``ovn-nbctl --wait=sb`` returns
+    only once our SB write is durable), hv_cfg what every chassis has caught up with."""
     row = nb_global_row(nb)
     if row is None:
         return None, {}
+    return row, nb_cfg_columns(row, *_sb_counters(sb, sb_cfg), int(time.time() * 1000))
+
+
+def _sb_counters(sb: Any, sb_cfg: int | None) -> tuple[int | None, tuple[int, int] | None]:
+    """(sb_cfg: ``sb_cfg`` or SB_Global's nb_cfg, hv_cfg and its timestamp)."""
     if sb_cfg is None:
         sbg = sb_global_row(sb)
         sb_cfg = sbg.nb_cfg if sbg is not None else None
-    hv = hv_cfg(sb, sb_cfg) if sb_cfg is not None else None
-    return row, nb_cfg_columns(row, sb_cfg, hv, int(time.time() * 1000))
+    return sb_cfg, hv_cfg(sb, sb_cfg) if sb_cfg is not None else None
 
 
 def sync_nb_global(txn: Any, nb: Any, gopts: GlobalOptions, sb_cfg: int | None, hv: tuple[int, int] | None,
@@ -196,11 +200,7 @@ def sync_nb_global_from_sb(txn: Any, nb: Any, sb: Any, gopts: GlobalOptions, opt
                            sb_cfg: int | None = None) -> bool:
     """:func:`sync_nb_global` with the cfg counters SB holds (:func:`nb_cfg_report`).  True if
     anything was written."""
-    if sb_cfg is None:
-        sbg = sb_global_row(sb)
-        sb_cfg = sbg.nb_cfg if sbg is not None else None
-    hv = hv_cfg(sb, sb_cfg) if sb_cfg is not None else None
-    return sync_nb_global(txn, nb, gopts, sb_cfg, hv, options=options)
+    return sync_nb_global(txn, nb, gopts, *_sb_counters(sb, sb_cfg), options=options)
 
 
 _INT_TEXT = re.compile(r"^[ \t\n\v\f\r]*([+-]?[0-9]+)$")
