@@ -383,16 +383,13 @@ class Daemon:
         self.connect()
         assert self.nb is not None and self.sb is not None
         self.log.info("started", nb=self.opts.nb_remote, sb=self.opts.sb_remote, lock=LOCK_NAME)
+        # A socket that becomes ready runs the next turn at once, from the event loop's callback
+        # (:meth:`_direct_turn`, only while this task blocks); the task then blocks on what it prepared.
+        self.fd_watch.direct = self._direct_turn
         try:
             poller = self._turn()
             while poller is not None:
-                # A socket that becomes ready runs the next turn at once, from the event loop's
-                # callback (:meth:`_direct_turn`); this task then only blocks on what it prepared.
-                self.fd_watch.direct = self._direct_turn
-                try:
-                    await poller.block(self.fd_watch)
-                finally:
-                    self.fd_watch.direct = None
+                await poller.block(self.fd_watch)
                 done, self._direct_done = self._direct_done, None
                 if done is None:
                     poller = self._turn()
@@ -401,6 +398,7 @@ class Daemon:
                 else:
                     poller = done.poller
         finally:
+            self.fd_watch.direct = None
             self.fd_watch.clear(asyncio.get_running_loop())  # (before the sockets close)
             if self._release_check is not None:
                 self._release_check.cancel()

@@ -52,7 +52,7 @@ def _inert(changes: list[RowChange]) -> bool:
 class NbSyncNode(Node):
     name = "nb_sync"
 
-    def __init__(self, northd: NorthdNode, sb_in: DbInput, nb_in: DbInput | None = None) -> None:
+    def __init__(self, northd: NorthdNode, sb_in: DbInput, nb_in: DbInput) -> None:
         super().__init__()
         self.northd = northd
         self.sb_in = sb_in
@@ -114,8 +114,7 @@ class NbSyncNode(Node):
 
     def on_nb(self, ctx: EngineCtx) -> HandlerResult:
         # NB changes reach us through the northd node; only NB_Global options need a look here.
-        nb_in = self.nb_in
-        if nb_in is None or nb_in.resynced or not _inert(nb_in.changes):
+        if self.nb_in.resynced or not _inert(self.nb_in.changes):
             self._sync_globals(ctx)
         return UNCHANGED
 
