@@ -50,7 +50,14 @@ from .sync.aging import inputs_changed as aging_inputs_changed
 from .sync.datapaths import LazyDpUuids
 from .sync.flow_writer import FlowWriter
 from .sync.foreign import cleanup_ops, deleted_rows, referential_integrity_rows, referrer_cleanup_ops
-from .sync.globals import nb_cfg_report, nb_global_row, northd_probe_interval, sb_global_row
+from .sync.globals import (
+    CfgReport,
+    nb_global_row,
+    nb_monitored_columns,
+    northd_probe_interval,
+    sb_counters,
+    sb_global_row,
+)
 from .sync.lflows import FlowCache, Plan
 from .txn_failures import TxnFailures
 
@@ -159,8 +166,10 @@ class WriteState:
     nb_cfg_timestamp: int | None = None
     # The read of the raw tables' uuids after a write under a monitor without inserts.
     insert_check: RawRequest | None = None
-    # The raw NB write of sb_cfg / hv_cfg in flight (:meth:`Daemon._write_sb_cfg`).
+    # The raw NB write of sb_cfg / hv_cfg in flight (:meth:`Daemon._write_sb_cfg`), and what
+    # those counters hold in NB as far as our writes say.
     cfg_req: RawRequest | None = None
+    cfg: CfgReport = field(default_factory=CfgReport)
     # monotonic(): the loop stands aside till then once sb_cfg is written (:data:`CFG_YIELD_S`).
     yield_until: float = 0.0
     retry_at: float = 0.0  # monotonic(): no engine run before (back-off after a failure)
@@ -331,7 +340,9 @@ class Daemon:
 
     def connect(self) -> None:
         nb_schema, sb_schema = self.release.nb_schema, self.release.sb_schema
-        nb_tables: dict[str, Any] = dict.fromkeys(json.loads(nb_schema.read_text())["tables"])
+        nb_schema_tables = json.loads(nb_schema.read_text())["tables"]
+        nb_tables: dict[str, Any] = dict.fromkeys(nb_schema_tables)
+        nb_tables["NB_Global"] = nb_monitored_columns(nb_schema_tables["NB_Global"]["columns"])
         self.nb = DbConnection("nb", self.opts.nb_remote, nb_schema, nb_tables,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, SB_TABLES, lock_name=LOCK_NAME,
@@ -486,6 +497,7 @@ class Daemon:
             self.state.nb_connects_seen = nb.connects
             self.raw_nb.tap.forget()
             self.write.cfg_req = None  # (gone with the connection; a resync writes sb_cfg again)
+            self.write.cfg.forget()
 
         if sb.has_lock != self.state.had_lock:
             self.log.info("sb lock", held=sb.has_lock, lock=LOCK_NAME, connected=sb.connected)
@@ -712,7 +724,7 @@ class Daemon:
                 rep = self.graph.engine.run(ctx, force=force, recompute=recompute, before=before)
                 if not part.closed:
                     self._close_idl_part(ctx, part)
-                plan = self._plan_flows(part.gone, started_ms, part.dps, ctx.nb_txn, after_idl_part=part.alone)
+                plan = self._plan_flows(part.gone, started_ms, part.dps, after_idl_part=part.alone)
         except Exception:
             self.log.exception("engine run failed; will recompute")
             if part.alone:  # (the IDL's part is on its way: no other run before it completes)
@@ -752,6 +764,10 @@ class Daemon:
         # our CPU as soon as the request is written): its reply, if it is there, reports sb_cfg
         # before the bookkeeping below and a turn of the event loop.
         self._report_sb_cfg_ahead()
+        if not self.write.carries_nb_cfg:
+            # (Else the write's commit reports them: _report_sb_cfg.)  hv_cfg after Chassis_Private
+            # changed, sb_cfg after a (re)connection.
+            self._write_sb_cfg()
         # (The bookkeeping once the transaction is on its way: ``--wait=sb`` waits on it.)
         self.metrics.compute_seconds.observe(computed)
         self.metrics.runs.labels(kind="recompute" if force else "incremental").inc()
@@ -861,15 +877,14 @@ class Daemon:
         self.raw.flush(2.0)  # (all of it to the server now, not after the plan)
         return True
 
-    def _plan_flows(self, gone_dps: frozenset[str], started_ms: int, dps: LazyDpUuids, nb_txn: Any,
+    def _plan_flows(self, gone_dps: frozenset[str], started_ms: int, dps: LazyDpUuids,
                     after_idl_part: bool = False) -> Plan:
         """This run's plan for the raw tables, plus SB_Global.nb_cfg (written with them, so
         ``--wait=sb`` returns only once what this run wrote has committed).  As the reference,
         copying nb_cfg stamps NB_Global nb_cfg_timestamp with the run's start (``started_ms``;
-        ovn-nb(5), ovn-nbctl --print-wait-time's "ovn-northd delay before processing"): in the
-        run's NB transaction (``nb_txn``) if it writes NB anyway, else with sb_cfg once SB has
-        committed (the reference writes it at once, in a transaction of its own; the value is
-        the same, and nbctl reads it after its wait).
+        ovn-nb(5), ovn-nbctl --print-wait-time's "ovn-northd delay before processing"), written
+        with sb_cfg once SB has committed (the reference writes it at once, in a transaction of
+        its own; the value is the same, and nbctl reads it after its wait).
         ``after_idl_part``: the plan goes after the run's IDL transaction, already sent
         (:meth:`_send_idl_part_first`)."""
         assert self.sb is not None and self.nb is not None and self.graph is not None
@@ -893,19 +908,7 @@ class Daemon:
             self.write.nb_cfg_op = len(plan.ops)
             plan.ops.append({"op": "update", "table": "SB_Global", "where": where, "row": {"nb_cfg": pending}})
             self.write.nb_cfg_timestamp = started_ms
-        if nb_txn._txn_rows:
-            self._stamp_nb_cfg()
         return plan
-
-    def _stamp_nb_cfg(self) -> bool:
-        """Write the held-back NB_Global nb_cfg_timestamp (:attr:`WriteState.nb_cfg_timestamp`)
-        into the NB transaction being built; True if there was one to write."""
-        ts = self.write.nb_cfg_timestamp
-        nbg = nb_global_row(self.nb) if ts is not None else None
-        if nbg is None:
-            return False
-        nbg.nb_cfg_timestamp, self.write.nb_cfg_timestamp = ts, None
-        return True
 
     def _dp_uuid(self) -> LazyDpUuids:
         """NB datapath key -> SB Datapath_Binding uuid (read when first used)."""
@@ -932,9 +935,11 @@ class Daemon:
         if not done:
             return
         self.write.cfg_req = None
-        if isinstance(result, str) and result != "connection lost":  # (a resync writes them again)
-            self.failures.failed("nb", "error", result)
-            self.state.force_recompute = True
+        if isinstance(result, str) or (isinstance(result, list) and any("error" in r for r in result if r)):
+            self.write.cfg.forget()  # (written again after the next engine run)
+            if result != "connection lost":
+                self.failures.failed("nb", "error", result)
+                self.state.force_recompute = True
         self._maybe_settled()
 
     def _poll_sb_txn(self) -> None:
@@ -1027,23 +1032,26 @@ class Daemon:
     def _write_sb_cfg(self, committed: int | None = None) -> None:
         """NB_Global sb_cfg / hv_cfg from SB (and the nb_cfg_timestamp held back for them), in a
         raw NB transaction of their own (``raw_nb``): not the IDL's, which has one transaction in
-        flight at a time (an engine run's may be) and builds it in Python, column by column.
+        flight at a time (an engine run's may be) and builds it in Python, column by column; and
+        which cannot write them: we do not monitor them (:class:`~.sync.globals.CfgReport`).
         Written after an engine transaction still in flight, it lands after it: the counters never
         go back.  ``committed``: the nb_cfg a write just committed into SB, which the SB IDL has not
-        read back yet."""
-        if self.nb is None or self.sb is None or self.raw_nb is None or sb_global_row(self.sb) is None:
+        read back yet.  One such write at a time (:attr:`WriteState.cfg_req`)."""
+        if (self.nb is None or self.sb is None or self.raw_nb is None or sb_global_row(self.sb) is None
+                or self.write.cfg_req is not None):
             return
-        row, cols = nb_cfg_report(self.nb, self.sb, sb_cfg=committed)
+        row = nb_global_row(self.nb)
         if row is None:
             return
         ts, self.write.nb_cfg_timestamp = self.write.nb_cfg_timestamp, None
-        if ts is not None:
-            cols["nb_cfg_timestamp"] = ts
-        if not cols:
+        cfg = self.write.cfg
+        ops = cfg.ops(str(row.uuid), *sb_counters(self.sb, committed), int(time.time() * 1000), nb_cfg_timestamp=ts)
+        if not ops:
             return
-        self.write.cfg_req = self.raw_nb.send([{"op": "update", "table": "NB_Global", "row": cols,
-                                                "where": [["_uuid", "==", ["uuid", str(row.uuid)]]]}])
-        if self.write.cfg_req is not None:
+        self.write.cfg_req = self.raw_nb.send(ops)
+        if self.write.cfg_req is None:
+            cfg.forget()
+        else:
             self.write.yield_until = time.monotonic() + CFG_YIELD_S
 
     def _write_succeeded(self) -> None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import random
 import re
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..flows.chassis_features import chassis_features
@@ -143,64 +142,83 @@ def hv_cfg(sb: Any, sb_nb_cfg: int) -> tuple[int, int]:
     return got if got is not None else (sb_nb_cfg, 0)
 
 
-def nb_cfg_columns(row: Any, sb_cfg: int | None, hv: tuple[int, int] | None, now_ms: int) -> dict[str, int]:
-    """The cfg counters of NB_Global ``row`` that differ from what SB says: sb_cfg (stamped
-    ``now_ms``) and hv_cfg with its timestamp, column -> value."""
-    cols: dict[str, int] = {}
-    if sb_cfg is not None and row.sb_cfg != sb_cfg:
-        cols["sb_cfg"] = sb_cfg
-        cols["sb_cfg_timestamp"] = now_ms
-    if hv is not None and row.hv_cfg != hv[0]:
-        cols["hv_cfg"] = hv[0]
-        cols["hv_cfg_timestamp"] = hv[1]
-    return cols
+# NB_Global columns only northd writes (ovn-nb(5): sb_cfg and hv_cfg with their timestamps, and
+# nb_cfg_timestamp): not monitored.  Monitored, every write of them comes back to us as an update,
+# and the NB server composes and sends it before the update that tells ``ovn-nbctl --wait`` it is
+# done (our session comes first in its list).  What they hold is known from our own writes
+# (:class:`CfgReport`), and each write is conditional on the value it replaces.
+NB_GLOBAL_OWN_COLUMNS = frozenset({"sb_cfg", "sb_cfg_timestamp", "hv_cfg", "hv_cfg_timestamp", "nb_cfg_timestamp"})
 
 
-def nb_cfg_report(nb: Any, sb: Any, sb_cfg: int | None = None) -> tuple[Any, dict[str, int]]:
-    """(NB_Global row, :func:`nb_cfg_columns` to write into it) from the cfg counters SB holds:
-    sb_cfg is SB_Global's *committed* nb_cfg (read back from the SB IDL, or ``sb_cfg``: what the
-    echo or reply of our write that set it says committed; so ``ovn-nbctl --wait=sb`` returns
-    only once our SB write is durable), hv_cfg what every chassis has caught up with."""
-    row = nb_global_row(nb)
-    if row is None:
-        return None, {}
-    return row, nb_cfg_columns(row, *_sb_counters(sb, sb_cfg), int(time.time() * 1000))
+def nb_monitored_columns(schema_columns: Any) -> list[str]:
+    """The NB_Global columns we monitor: all of the schema's but :data:`NB_GLOBAL_OWN_COLUMNS`."""
+    return [c for c in schema_columns if c not in NB_GLOBAL_OWN_COLUMNS]
 
 
-def _sb_counters(sb: Any, sb_cfg: int | None) -> tuple[int | None, tuple[int, int] | None]:
-    """(sb_cfg: ``sb_cfg`` or SB_Global's nb_cfg, hv_cfg and its timestamp)."""
+@dataclass(slots=True)
+class CfgReport:
+    """The cfg counters we report into NB_Global (sb_cfg, hv_cfg), which we do not monitor
+    (:data:`NB_GLOBAL_OWN_COLUMNS`).  ``known``: what NB holds as far as our writes say, column ->
+    value; set when a write is sent (one at a time), forgotten when it fails or the NB connection
+    goes.  A counter is written when it differs from what is known (nothing known: every time),
+    each in an operation of its own that changes the row only where the column differs, so the
+    counter's timestamp moves only with it and a value NB already holds is not written again."""
+
+    known: dict[str, int] = field(default_factory=dict)
+
+    def forget(self) -> None:
+        self.known.clear()
+
+    def columns(self, sb_cfg: int | None, hv: tuple[int, int] | None, now_ms: int) -> dict[str, dict[str, int]]:
+        """The counters to write, counter -> the columns its write sets: sb_cfg (stamped
+        ``now_ms``), hv_cfg with its timestamp (the newest of the chassis')."""
+        out: dict[str, dict[str, int]] = {}
+        if sb_cfg is not None and self.known.get("sb_cfg") != sb_cfg:
+            out["sb_cfg"] = {"sb_cfg": sb_cfg, "sb_cfg_timestamp": now_ms}
+        if hv is not None and self.known.get("hv_cfg") != hv[0]:
+            out["hv_cfg"] = {"hv_cfg": hv[0], "hv_cfg_timestamp": hv[1]}
+        return out
+
+    def ops(self, row_uuid: str, sb_cfg: int | None, hv: tuple[int, int] | None, now_ms: int,
+            nb_cfg_timestamp: int | None = None) -> list[dict[str, Any]]:
+        """The operations writing what :meth:`columns` says into NB_Global row ``row_uuid`` (and
+        ``nb_cfg_timestamp``, unconditionally), recorded as known.  Empty: nothing to write."""
+        where: list[Any] = [["_uuid", "==", ["uuid", row_uuid]]]
+        ops: list[dict[str, Any]] = []
+        for counter, cols in self.columns(sb_cfg, hv, now_ms).items():
+            ops.append({"op": "update", "table": "NB_Global", "row": cols,
+                        "where": [*where, [counter, "!=", cols[counter]]]})
+            self.known[counter] = cols[counter]
+        if nb_cfg_timestamp is not None:
+            ops.append({"op": "update", "table": "NB_Global", "row": {"nb_cfg_timestamp": nb_cfg_timestamp},
+                        "where": where})
+        return ops
+
+
+def sb_counters(sb: Any, sb_cfg: int | None = None) -> tuple[int | None, tuple[int, int] | None]:
+    """(sb_cfg: ``sb_cfg``, else SB_Global's committed nb_cfg as the SB IDL holds it; hv_cfg and
+    its timestamp: what every chassis has caught up with).  ``sb_cfg`` is what the echo or reply
+    of our write that set it says committed, so ``ovn-nbctl --wait=sb`` returns only once our SB
+    write is durable."""
     if sb_cfg is None:
         sbg = sb_global_row(sb)
         sb_cfg = sbg.nb_cfg if sbg is not None else None
     return sb_cfg, hv_cfg(sb, sb_cfg) if sb_cfg is not None else None
 
 
-def sync_nb_global(txn: Any, nb: Any, gopts: GlobalOptions, sb_cfg: int | None, hv: tuple[int, int] | None,
-                   options: bool = True) -> bool:
-    """Write northd's options (unless ``options`` is false) and the cfg counters into NB_Global.
-    True if anything was written."""
+def sync_nb_options(nb: Any, gopts: GlobalOptions) -> bool:
+    """Write northd's options into NB_Global (the cfg counters go in a write of their own:
+    :class:`CfgReport`).  True if anything was written."""
     row = nb_global_row(nb)
     if row is None:
         return False
-    wrote = False
-    if options:
-        opts = dict(row.options)
-        want = dict(opts)
-        want.update(gopts.as_dict())
-        if want != opts:
-            row.options = want
-            wrote = True
-    for column, value in nb_cfg_columns(row, sb_cfg, hv, int(time.time() * 1000)).items():
-        setattr(row, column, value)
-        wrote = True
-    return wrote
-
-
-def sync_nb_global_from_sb(txn: Any, nb: Any, sb: Any, gopts: GlobalOptions, options: bool = True,
-                           sb_cfg: int | None = None) -> bool:
-    """:func:`sync_nb_global` with the cfg counters SB holds (:func:`nb_cfg_report`).  True if
-    anything was written."""
-    return sync_nb_global(txn, nb, gopts, *_sb_counters(sb, sb_cfg), options=options)
+    opts = dict(row.options)
+    want = dict(opts)
+    want.update(gopts.as_dict())
+    if want == opts:
+        return False
+    row.options = want
+    return True
 
 
 _INT_TEXT = re.compile(r"^[ \t\n\v\f\r]*([+-]?[0-9]+)$")

@@ -149,6 +149,26 @@ def test_wait_hv_follows_chassis_private(env, ours):
     assert int(env.nbctl("get", "nb_global", ".", "hv_cfg").strip()) >= nb_cfg2
 
 
+def test_restart_leaves_the_cfg_counters_and_their_stamps_alone(env, started):
+    """We do not monitor the NB_Global columns we write (sb_cfg, hv_cfg, their stamps): a new
+    instance does not know what they hold, and writes each only where it differs, so a restart
+    with nothing new moves no timestamp."""
+    d = OurNorthd(env.workdir, env.nb.remote, env.sb.remote).start()
+    started.append(d)
+    env.nbctl("ls-add", "sw0", wait="sb")
+    cols = ("sb_cfg", "sb_cfg_timestamp", "hv_cfg", "nb_cfg_timestamp")
+    before = {c: env.nbctl("get", "nb_global", ".", c).strip() for c in cols}
+    d.stop()
+    started.append(OurNorthd(env.workdir, env.nb.remote, env.sb.remote, name="ours2").start())
+    env.nbctl("ls-add", "sw1")  # (no --wait: nb_cfg stays)
+    deadline = time.monotonic() + 20
+    while not any(dict(r["external_ids"][1]).get("name") == "sw1" for r in env.sb_rows("Datapath_Binding")):
+        assert time.monotonic() < deadline, "the new instance never wrote sw1"
+        time.sleep(0.05)
+    time.sleep(0.3)  # (its cfg write goes out right after that run)
+    assert {c: env.nbctl("get", "nb_global", ".", c).strip() for c in cols} == before
+
+
 def _wait_lsp_up(env, name: str, want: str) -> None:
     import time
 

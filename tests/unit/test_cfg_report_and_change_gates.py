@@ -1,32 +1,61 @@
-"""The cfg counters written into NB_Global (``nb_cfg_columns``), and the predicates that let a run
+"""The cfg counters written into NB_Global (``CfgReport``, unmonitored), and the predicates that let a run
 skip work no change asked for: ``column_touched`` (the daemon's loop options, the model's
 install_ls_lb_from_router) and the NB changes that cannot change what nb_sync writes."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import json
 
 from ovn_northd_py.engine.nodes.nb_sync import _inert
 from ovn_northd_py.ovsdb.connection import RowChange, column_touched
-from ovn_northd_py.sync.globals import nb_cfg_columns
+from ovn_northd_py.release import get_release
+from ovn_northd_py.sync.globals import CfgReport, nb_monitored_columns
 
 
 def _change(table: str, event: str = "update", columns: frozenset[str] = frozenset()) -> RowChange:
     return RowChange(event, table, "u1", columns, None, False)
 
 
-def test_nb_cfg_columns_writes_sb_cfg_with_its_stamp_and_hv_cfg_with_the_chassis_stamp() -> None:
-    row = SimpleNamespace(sb_cfg=4, hv_cfg=3)
-    assert nb_cfg_columns(row, 5, (5, 777), now_ms=1000) == {
-        "sb_cfg": 5, "sb_cfg_timestamp": 1000, "hv_cfg": 5, "hv_cfg_timestamp": 777}
+_WHERE = ["_uuid", "==", ["uuid", "nbg"]]
 
 
-def test_nb_cfg_columns_writes_nothing_that_already_holds() -> None:
-    row = SimpleNamespace(sb_cfg=5, hv_cfg=5)
-    assert nb_cfg_columns(row, 5, (5, 777), now_ms=1000) == {}
-    assert nb_cfg_columns(row, None, None, now_ms=1000) == {}
-    assert nb_cfg_columns(SimpleNamespace(sb_cfg=5, hv_cfg=4), 5, (5, 9), now_ms=1000) == {
-        "hv_cfg": 5, "hv_cfg_timestamp": 9}
+def test_cfg_report_writes_sb_cfg_with_its_stamp_and_hv_cfg_with_the_chassis_stamp() -> None:
+    assert CfgReport().ops("nbg", 5, (5, 777), now_ms=1000) == [
+        {"op": "update", "table": "NB_Global", "row": {"sb_cfg": 5, "sb_cfg_timestamp": 1000},
+         "where": [_WHERE, ["sb_cfg", "!=", 5]]},
+        {"op": "update", "table": "NB_Global", "row": {"hv_cfg": 5, "hv_cfg_timestamp": 777},
+         "where": [_WHERE, ["hv_cfg", "!=", 5]]}]
+
+
+def test_cfg_report_writes_nothing_it_wrote_already() -> None:
+    cfg = CfgReport()
+    cfg.ops("nbg", 5, (4, 9), now_ms=1000)
+    assert cfg.ops("nbg", 5, (4, 9), now_ms=2000) == []
+    assert cfg.ops("nbg", None, None, now_ms=2000) == []
+    assert cfg.ops("nbg", 5, (5, 10), now_ms=2000) == [
+        {"op": "update", "table": "NB_Global", "row": {"hv_cfg": 5, "hv_cfg_timestamp": 10},
+         "where": [_WHERE, ["hv_cfg", "!=", 5]]}]
+
+
+def test_cfg_report_writes_again_once_it_forgot() -> None:
+    cfg = CfgReport()
+    cfg.ops("nbg", 5, None, now_ms=1000)
+    cfg.forget()
+    assert [op["row"] for op in cfg.ops("nbg", 5, None, now_ms=2000)] == [{"sb_cfg": 5, "sb_cfg_timestamp": 2000}]
+
+
+def test_cfg_report_stamps_nb_cfg_timestamp_unconditionally() -> None:
+    cfg = CfgReport()
+    cfg.ops("nbg", 5, None, now_ms=1000)
+    assert cfg.ops("nbg", 5, None, now_ms=2000, nb_cfg_timestamp=1500) == [
+        {"op": "update", "table": "NB_Global", "row": {"nb_cfg_timestamp": 1500}, "where": [_WHERE]}]
+
+
+def test_nb_global_columns_northd_writes_are_not_monitored() -> None:
+    schema = json.loads(get_release("26.03").nb_schema.read_text())["tables"]["NB_Global"]["columns"]
+    monitored = nb_monitored_columns(schema)
+    assert {"nb_cfg", "options", "external_ids"} <= set(monitored)
+    assert not {"sb_cfg", "sb_cfg_timestamp", "hv_cfg", "hv_cfg_timestamp", "nb_cfg_timestamp"} & set(monitored)
 
 
 def test_column_touched_sees_creates_deletes_and_that_column_only() -> None:

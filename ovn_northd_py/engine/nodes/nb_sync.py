@@ -1,5 +1,5 @@
-"""Writes back into NB: NB_Global options and cfg counters, Logical_Switch_Port up/tag/dynamic_addresses,
-Network_Function_Group network_function_active (26.03), BFD status (a full pass on every run, nothing without BFD rows: :func:`~ovn_northd_py.sync.bfd.sync_nb_bfd_status`)."""
+"""Writes back into NB: NB_Global options (the cfg counters are the daemon's:
+:class:`~ovn_northd_py.sync.globals.CfgReport`), Logical_Switch_Port up/tag/dynamic_addresses, Network_Function_Group network_function_active (26.03), BFD status (a full pass on every run, nothing without BFD rows: :func:`~ovn_northd_py.sync.bfd.sync_nb_bfd_status`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from ...lflow.profile import DEFAULT_PROFILE, FlowProfile
 from ...northd.model import Port
 from ...ovsdb.connection import DbConnection, RowChange
 from ...sync.bfd import sync_nb_bfd_status
-from ...sync.globals import sync_nb_global_from_sb
+from ...sync.globals import sync_nb_options
 from ...sync.indexes import PB_BY_NAME
 from ...sync.network_functions import sync_nf_active
 from ...sync.service_monitor import sync_lsp_health_status
@@ -59,11 +59,11 @@ class NbSyncNode(Node):
         self.nb_in = nb_in
         self.pb_index = sb_in.add_index(PB_BY_NAME, "Port_Binding", pb_name)
 
-    # ---- incremental: only the ports that changed; the cfg counters are cheap and always synced ----
+    # ---- incremental: only the ports that changed; NB_Global's options are cheap and always synced ----
     def _sync_globals(self, ctx: EngineCtx) -> None:
         gopts = self.northd.gopts
         assert gopts is not None
-        sync_nb_global_from_sb(ctx.nb_txn, ctx.nb, ctx.sb, gopts)
+        sync_nb_options(ctx.nb, gopts)
         sync_nb_bfd_status(ctx.nb, ctx.sb, self.northd.data)  # every incremental handler comes here
         if ctx.profile.has("network_function"):  # (a few rows: a full pass)
             sync_nf_active(ctx.nb, ctx.sb)
@@ -119,10 +119,10 @@ class NbSyncNode(Node):
         return UNCHANGED
 
     def recompute(self, ctx: EngineCtx) -> None:
-        txn, nb, sb = ctx.nb_txn, ctx.nb, ctx.sb
+        nb, sb = ctx.nb, ctx.sb
         gopts = self.northd.gopts
         assert gopts is not None
-        sync_nb_global_from_sb(txn, nb, sb, gopts)
+        sync_nb_options(nb, gopts)
         sync_nb_bfd_status(nb, sb, self.northd.data)
         self._sync_lsp_up(nb, sb, ctx.profile)
         self._sync_lsp_tags()
