@@ -143,6 +143,7 @@ CommandsOf = Commands | Callable[[dict[str, str]], Commands]
 NODE_RUNS = "ovn_northd_py_engine_node_runs"
 BENCH_NODE_BASE = 900  # node-add / node-del: nodes node901, node902, ... (beyond any generated scale)
 ENGINE_RUNS = "ovn_northd_py_engine_runs"
+PASSTHROUGH_WRITES = "ovn_northd_py_passthrough_writes"  # (changes written before the engine ran)
 T = TypeVar("T")
 P = ParamSpec("P")
 
@@ -484,6 +485,8 @@ def scrape_engine(port: int) -> Counters:
                 out[f"{sample.labels['node']}/{sample.labels['result']}"] = sample.value
             elif sample.name == ENGINE_RUNS + "_total":
                 out[f"engine/{sample.labels['kind']}"] = sample.value
+            elif sample.name == PASSTHROUGH_WRITES + "_total":
+                out["passthrough/writes"] = sample.value
     return out
 
 

@@ -178,6 +178,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="while another northd holds the SB lock, do nothing until it goes away (default: keep "
                          "the model and logical flows current from NB and SB, read only, so that taking over "
                          "writes only the difference)")
+    ox.add_argument("--no-passthrough", dest="passthrough", action="store_false", default=True,
+                    help="leave every NB change to the incremental engine (default: while idle, copy a change "
+                         "of an address set's addresses into SB as soon as it is read, before the engine runs; "
+                         "the engine then finds nothing to write)")
     ox.add_argument("--ovn-release", default=None, choices=list(RELEASES), metavar="RELEASE",
                     help="serve this OVN release's flow profile (default: the release whose NB and SB schema "
                          "versions the databases have; databases of a release without a profile are refused). "
@@ -219,6 +223,7 @@ def _options(a: argparse.Namespace) -> Any:
         probe_interval_ms=a.probe_interval,
         check_incremental=a.check_incremental,
         hot_standby=a.hot_standby,
+        passthrough=a.passthrough,
         ovn_release=a.ovn_release,
     )
 

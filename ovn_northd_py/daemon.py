@@ -37,6 +37,8 @@ from . import log as logmod
 from .engine.engine import EngineCtx as Ctx
 from .engine.engine import Node
 from .engine.graph import Graph, build_graph
+from .engine.passthrough import PassCtx
+from .engine.passthrough import plan as plan_passthrough
 from .memtrim import BulkGc, MemoryTrimmer, trim_timeout_ms
 from .metrics import Metrics
 from .ovsdb import fastrow
@@ -120,6 +122,7 @@ class Options:
     check_incremental: int = 0  # shadow recompute every N incremental runs (0: off)
     exit_after_sync: bool = False  # for tooling: stop after the first settled run
     hot_standby: bool = True  # without the lock: keep model and flows current, write nothing
+    passthrough: bool = True  # copy pass-through NB changes into SB before the engine runs (engine/passthrough.py)
     ovn_release: str | None = None  # --ovn-release: the profile to use (default: from the schema versions)
 
 
@@ -170,6 +173,8 @@ class WriteState:
     # those counters hold in NB as far as our writes say.
     cfg_req: RawRequest | None = None
     cfg: CfgReport = field(default_factory=CfgReport)
+    # A pass-through write in flight (:meth:`Daemon._pass_through`): no engine run till it is done.
+    pass_req: RawRequest | None = None
     # monotonic(): the loop stands aside till then once sb_cfg is written (:data:`CFG_YIELD_S`).
     yield_until: float = 0.0
     retry_at: float = 0.0  # monotonic(): no engine run before (back-off after a failure)
@@ -348,6 +353,7 @@ class Daemon:
         self.sb = DbConnection("sb", self.opts.sb_remote, sb_schema, SB_TABLES, lock_name=LOCK_NAME,
                                probe_interval_ms=self.opts.probe_interval_ms)
         self.graph = build_graph(self.nb, self.sb)
+        self._pass_hooks = self.graph.features.passthrough_hooks()
         self.graph.engine.on_node = self.metrics.nodes.add
         self.raw = RawSb(self.sb.idl, "OVN_Southbound", LOCK_NAME)
         self.raw_nb = RawSb(self.nb.idl, "OVN_Northbound", None)
@@ -480,6 +486,7 @@ class Daemon:
         self._report_sb_cfg_ahead()
         if self._standing_aside():
             return  # (sb_cfg went out: what was read comes next turn, CFG_YIELD_S)
+        self._pass_through()
         nb_changed = nb.run()
         sb_changed = sb.run()
         self._poll_txns()  # (first: a committed nb_cfg is reported to NB_Global at once)
@@ -625,7 +632,7 @@ class Daemon:
     def _busy(self) -> bool:
         """A write or the cache load is in flight."""
         return (self.write.sb_txn is not None or self.write.nb_txn is not None or self.write.flow_req is not None
-                or self.write.cfg_req is not None or self.writer.loading)
+                or self.write.cfg_req is not None or self.write.pass_req is not None or self.writer.loading)
 
     # ---- pause / resume (unixctl `pause`, `resume`, --dry-run) ----
     def pause(self) -> None:
@@ -928,6 +935,8 @@ class Daemon:
                 self._maybe_settled()
         if self.write.cfg_req is not None:
             self._poll_cfg_req()
+        if self.write.pass_req is not None:
+            self._poll_pass()
 
     def _poll_cfg_req(self) -> None:
         assert self.raw_nb is not None and self.write.cfg_req is not None
@@ -995,7 +1004,9 @@ class Daemon:
         tap = self.raw.tap
         rid: Any = None
         pos = 0
-        if w.flow_req is not None:
+        if w.pass_req is not None:
+            rid, pos = w.pass_req.id, w.pass_req.nops + w.nb_cfg_op
+        elif w.flow_req is not None:
             if w.sb_txn is None:  # (else the IDL's part went first, in a transaction of its own)
                 rid, pos = w.flow_req.id, w.flow_req.nops + w.nb_cfg_op
         elif w.sb_txn is not None:
@@ -1017,6 +1028,68 @@ class Daemon:
             return
         if msg.type == ovs.jsonrpc.Message.T_NOTIFY or transact_committed(msg, pos):
             self._report_sb_cfg(committed=pending)
+
+    # ---- pass-through writes (engine/passthrough.py) ----
+    def _may_pass_through(self) -> bool:
+        """Is the daemon idle, so that an NB change may pass through (:meth:`_pass_through`): the
+        active instance, in sync, with every change read so far computed and written (nothing
+        tracked and not consumed, no write in flight, no recompute or repair pending, no back-off)."""
+        nb, sb, st = self.nb, self.sb, self.state
+        assert nb is not None and sb is not None and self.raw is not None
+        return (self.opts.passthrough and not self.paused and st.runs > 0 and sb.has_lock and st.had_lock
+                and nb.synced and sb.synced and nb.connects == st.nb_connects_seen
+                and sb.connects == st.sb_connects_seen and not self._busy() and self.writer.loaded
+                and not self.writer.full_sync_needed and not self.raw.tap.updates and not st.force_recompute
+                and not self.standby.takeover and not self.recompute_event.is_set()
+                and not (nb.idl.changes or sb.idl.changes or nb.resynced or sb.resynced)
+                and not self.write.aging_ops and time.monotonic() >= self.write.retry_at)
+
+    def _pass_through(self) -> None:
+        """Idle, the next NB message read is a change that passes through (:mod:`.engine.passthrough`:
+        an address set's addresses, with nb_cfg): its SB write goes out now, before the IDL parses
+        the message and the engine runs.  The IDL then reads the message as usual; the engine runs
+        once the write is done (:meth:`_busy`), its echo read, and finds nothing to write."""
+        if self.raw_nb is None or self.graph is None or not self._pass_hooks or not self._may_pass_through():
+            return
+        assert self.nb is not None and self.sb is not None and self.raw is not None
+        msg = self.raw_nb.tap.scan_ahead(lambda _m: True, limit=1)  # (the next message, read ahead)
+        if (msg is None or msg.type != ovs.jsonrpc.Message.T_NOTIFY or msg.method not in ("update2", "update3")
+                or not isinstance(msg.params, list) or not msg.params):
+            return
+        sbg = sb_global_row(self.sb)
+        ctx = PassCtx(self.nb, self.sb, self.graph.sb_in.indexes)
+        plan = plan_passthrough(self._pass_hooks, msg.params[-1], ctx, str(sbg.uuid) if sbg is not None else None)
+        if plan is None:
+            return
+        started_ms = int(time.time() * 1000)
+        req = self.raw.send(plan.ops)
+        if req is None:
+            return
+        w = self.write
+        w.pass_req, w.started = req, time.perf_counter()
+        w.carries_nb_cfg = plan.nb_cfg is not None
+        if plan.nb_cfg is not None:
+            w.pending_nb_cfg, w.nb_cfg_op, w.nb_cfg_timestamp = plan.nb_cfg, len(plan.ops) - 1, started_ms
+        self.metrics.passthrough_writes.inc()
+        self._report_sb_cfg_ahead()  # (the server may have run during our send)
+
+    def _poll_pass(self) -> None:
+        assert self.raw is not None and self.write.pass_req is not None
+        done, result = self.raw.poll(self.write.pass_req)
+        if not done:
+            return
+        self.write.pass_req = None
+        took = time.perf_counter() - self.write.started
+        if isinstance(result, str) or any(r != {"count": 1} for r in result):
+            # (A row gone meanwhile: count 0.)  Recompute and compare everything.
+            self.metrics.commits.labels(status="passthrough-error").inc()
+            self._write_failed("passthrough", "error", result)
+            return
+        self._report_sb_cfg()  # (if not reported ahead)
+        self.failures.succeeded()
+        self.metrics.commits.labels(status="passthrough-success").inc()
+        self.metrics.commit_seconds.observe(took)
+        self._maybe_settled()
 
     def _report_sb_cfg(self, committed: int | None = None) -> None:
         """A write that set SB_Global.nb_cfg committed: NB_Global.sb_cfg (and hv_cfg) now, rather

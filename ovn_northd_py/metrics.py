@@ -63,6 +63,7 @@ class Metrics:
     incremental_checks: Counter = field(init=False)
     txn_failures: Counter = field(init=False)
     repairs: Counter = field(init=False)
+    passthrough_writes: Counter = field(init=False)
     aged_rows: Counter = field(init=False)
     release_info: Gauge = field(init=False)
 
@@ -110,6 +111,11 @@ class Metrics:
             registry=r,
         )
 
+        self.passthrough_writes = Counter(
+            p + "passthrough_writes",
+            "NB changes copied into SB before the engine ran (address sets' addresses: pass-through writes)",
+            registry=r,
+        )
         self.aged_rows = Counter(
             p + "aged_rows", "MAC_Binding and FDB rows deleted by aging (mac_binding_age_threshold, fdb_age_threshold)",
             ["table"], registry=r,

@@ -61,6 +61,7 @@ from .engine import HandlerResult, handled
 from .features import FlowFeatureCtx, SbFeatureCtx
 from .flow_rebuild import rebuild_router_scope
 from .ls_stateful import Work, apply
+from .passthrough import PassCtx, set_atoms
 
 # --------------------------------------------------------------------------- flows
 
@@ -404,6 +405,37 @@ class AclSb:
             return False
         self._sync(h, "Address_Set", IDX_ADDRESS_SET, name, None)
         return True
+
+    def passthrough(self, table: str, u: str, modify: Mapping[str, Any], pc: PassCtx) -> list[dict[str, Any]] | None:
+        """Pass-through (:mod:`.passthrough`) of an NB Address_Set's ``addresses`` change: SB
+        Address_Set of the same name holds them verbatim (:meth:`_sync_as`) and no flow reads them,
+        so the change is a ``mutate`` of that SB row by the addresses that join and leave.  Only
+        for a set that :meth:`_sync_as` copies (no port group's set of that name), whose SB row
+        holds exactly what the NB row holds before the change; else None (the engine's path)."""
+        atoms = set_atoms(modify.get("addresses")) if table == "Address_Set" else None
+        name = self.state.as_names.get(u)
+        if atoms is None or name is None or self.state.as_by_name.get(name) != u:
+            return None
+        if name.endswith(("_ip4", "_ip6")) and name[:-4] in self.state.pg_by_name:
+            return None
+        nb_row = pc.nb.rows("Address_Set").get(uuid.UUID(u))
+        sb_row = pc.sb_indexes[IDX_ADDRESS_SET].get(pc.sb, name)
+        if nb_row is None or sb_row is None or nb_row.name != name:
+            return None
+        have = set_values(nb_row, "addresses")
+        if set_values(sb_row, "addresses") != have:
+            return None
+        mutations: list[Any] = []
+        joining = [a for a in atoms if a not in have]
+        leaving = [a for a in atoms if a in have]
+        if joining:
+            mutations.append(["addresses", "insert", ["set", joining]])
+        if leaving:
+            mutations.append(["addresses", "delete", ["set", leaving]])
+        if not mutations:
+            return None
+        return [{"op": "mutate", "table": "Address_Set", "where": [["_uuid", "==", ["uuid", str(sb_row.uuid)]]],
+                 "mutations": mutations}]
 
     def sync_router_lb_sets(self, h: SbFeatureCtx, router: Datapath) -> None:
         """SB ``_rtr_lb_<key>_ip4`` / ``_ip6`` of ``router`` (its load balancers' VIPs inside its

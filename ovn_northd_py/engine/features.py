@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ..northd.model import Northd
     from ..sync.rows import SyncStats
     from .nodes.inputs import RowIndex
+    from .passthrough import PassHook
 
 
 @dataclass(slots=True)
@@ -118,6 +119,11 @@ class Feature:
     # SB rows derived from ports (e.g. port-group address sets).  None: nothing to do.
     on_northd_sb: SbHook | None = None
     on_sb: SbHook | None = None
+    # ---- pass-through (:mod:`.passthrough`) ----
+    # NB table -> columns whose change the feature can copy into SB itself, before the engine runs
+    # (columns no flow and no other SB row reads), and the hook that writes that copy.
+    passthrough_columns: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    passthrough: PassHook | None = None
 
 
 def no_flows(_changes: list[RowChange], _h: FlowFeatureCtx) -> bool:
@@ -194,6 +200,18 @@ class FeatureSet:
         for f in self.features:
             if any(n in by_feature for n in f.follows):
                 by_feature.setdefault(f.name, [])
+
+    def passthrough_hooks(self) -> dict[str, tuple[frozenset[str], PassHook]]:
+        """NB table -> (the columns that may pass through, the hook): :mod:`.passthrough`."""
+        out: dict[str, tuple[frozenset[str], PassHook]] = {}
+        for f in self.features:
+            if f.passthrough is None:
+                continue
+            for table, cols in f.passthrough_columns.items():
+                if table in out:
+                    raise ValueError(f"NB table {table} passed through by two features")
+                out[table] = (cols, f.passthrough)
+        return out
 
     def sb_read_tables(self) -> frozenset[str]:
         """The SB tables some feature owns or watches (their changes go to its hooks)."""

@@ -105,6 +105,9 @@ def build_features(monitors: MonitorSync) -> FeatureSet:
             sync_sb=acl_sb.sync_sb,
             on_northd_sb=acl_sb.on_northd_sb,
             on_sb=acl_sb.on_sb,
+            # (SB Address_Set holds an NB set's addresses verbatim; flows only name the set.)
+            passthrough_columns={"Address_Set": frozenset({"addresses"})},
+            passthrough=acl_sb.passthrough,
         ),
         Feature(
             "lb_nat",
@@ -326,6 +329,9 @@ def dump(graph: Graph | None = None) -> str:
             out.append(f"    sb indexes: {', '.join(idx)}")
         if f.follows:
             out.append(f"    follows: {', '.join(f.follows)}")
+        if f.passthrough is not None:
+            cols = [f"{t}.{c}" for t, cs in sorted(f.passthrough_columns.items()) for c in sorted(cs)]
+            out.append(f"    passes through: {', '.join(cols)}")
         hooks = [h for h in _HOOKS if getattr(f, h) is not None]
         out.append(f"    hooks: {', '.join(hooks)}" + (" (sync_sb first)" if f.sync_sb_first else ""))
         for t in f.nb_tables:
