@@ -212,6 +212,8 @@ class Daemon:
         self.graph: Graph | None = None
         self.raw: RawSb | None = None
         self.raw_nb: RawSb | None = None  # raw requests on the NB IDL's session (the cfg counters)
+        # NB table -> (columns, hook) of the pass-through writes (:meth:`_pass_through`), from the graph.
+        self._pass_hooks: dict[str, tuple[frozenset[str], Any]] = {}
         self.writer = FlowWriter()  # the raw tables' cache, their load, plans and repairs
         # The loop's state, by concern.
         self.state = LoopState()
@@ -944,7 +946,7 @@ class Daemon:
         if not done:
             return
         self.write.cfg_req = None
-        if isinstance(result, str) or (isinstance(result, list) and any("error" in r for r in result if r)):
+        if isinstance(result, str):  # (an operation's error too: RawSb.poll)
             self.write.cfg.forget()  # (written again after the next engine run)
             if result != "connection lost":
                 self.failures.failed("nb", "error", result)
