@@ -68,7 +68,7 @@ def add_datapaths(nd: Northd, keys: KeyState, sb: Any, new: list[Datapath], w: A
     pool = IdPool(DP_KEY_MIN, dp_key_max(vx, keys.ic), "datapath tunnel ids")
     new_keys = {dp.key for dp in new}
     ents: list[tuple[str, object, str, int | None, int | None, int | None]] = []
-    for dp in _key_order([*nd.by_index, *new]):
+    for dp in _key_order([*nd.by_index, *new], nd.behaviours):
         table = "Logical_Switch" if dp.kind == LS else "Logical_Router"
         prev = None if dp.key in new_keys else dp.tunnel_key
         ents.append((dp.key, dp.nb.uuid, table, None, None, prev))
@@ -170,7 +170,7 @@ def _build_datapaths(nd: Northd, nb: Any, sb: Any, keys: KeyState, max_dp: int, 
             sb_dp_keys[nbkey] = sbrow.tunnel_key
     dp_pool = IdPool(DP_KEY_MIN, max_dp, "datapath tunnel ids")
     ents = []
-    for dp in _key_order(dps):
+    for dp in _key_order(dps, nd.behaviours):
         req_s = (dp.nb.other_config if dp.kind == LS else dp.nb.options).get("requested-tnl-key")
         req, err = parse_requested_key(req_s, DP_KEY_MIN, max_dp)
         table = "Logical_Switch" if dp.kind == LS else "Logical_Router"
@@ -302,24 +302,37 @@ def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any
 
 
 
-def idl_row_order(uuids: Iterable[str]) -> list[str]:
+def idl_row_order(uuids: Iterable[str], via_datapath_map: bool = False) -> list[str]:
     """The order the reference's NB IDL walks the rows ``uuids`` of one table after a cold start.
 
     The initial rows arrive as one JSON object per table, parsed into an OVS string hash map
     (keyed by ``hash_string`` of the uuid text), and are inserted in that map's order into the
     IDL's row map, keyed by the uuid's first 32 bits.  Checked against the reference's fresh
     datapath tunnel keys (it numbers switches, then routers, in this order).
+
+    ``via_datapath_map`` (behaviour ``dp_keys_datapath_map_order``, 26.03): the reference walks
+    a map of its own instead, filled in the IDL's order and keyed by the uuid's first 32 bits
+    again, one per kind (switches, then routers; observed on 1031 switches and on 300 switches
+    with 300 routers: every fresh key in the reference's order).
     """
     by_text = hmap_order((ovs_hash_string(u), u) for u in sorted(uuids))
-    return hmap_order((int(u.replace("-", "")[:8], 16), u) for u in by_text)
+    order = hmap_order((_uuid_hash(u), u) for u in by_text)
+    return hmap_order((_uuid_hash(u), u) for u in order) if via_datapath_map else order
 
 
-def _key_order(dps: list[Datapath]) -> list[Datapath]:
-    """Datapaths in the order the reference hands out fresh tunnel keys: switches, then routers."""
+def _uuid_hash(uuid: str) -> int:
+    """OVS's ``uuid_hash``: the uuid's first 32 bits."""
+    return int(uuid.replace("-", "")[:8], 16)
+
+
+def _key_order(dps: list[Datapath], behaviours: frozenset[str]) -> list[Datapath]:
+    """Datapaths in the order the reference hands out fresh tunnel keys: switches, then routers,
+    each in :func:`idl_row_order` (the release's)."""
+    via_map = DP_KEYS_DATAPATH_MAP_ORDER in behaviours
     out: list[Datapath] = []
     for kind in (LS, LR):
         by_key = {dp.key: dp for dp in dps if dp.kind == kind}
-        out += [by_key[k] for k in idl_row_order(by_key)]
+        out += [by_key[k] for k in idl_row_order(by_key, via_map)]
     return out
 
 
@@ -492,6 +505,9 @@ def lsp_port(dp: Datapath, lsp: Any, lrps: dict[str, Port], w: Any) -> Port:
 QOS_PARAMS = ("qos_max_rate", "qos_burst", "qos_min_rate")
 # Behaviour of 25.03 (lflow/profile.py): queue ids from one pool, qos_physical_network.
 QOS_QUEUES = "qos_queues_global"
+# Behaviour of 26.03 (lflow/profile.py): fresh datapath keys in the order of a map of the
+# reference's own (idl_row_order via_datapath_map).
+DP_KEYS_DATAPATH_MAP_ORDER = "dp_keys_datapath_map_order"
 
 
 def has_qos(p: Port) -> bool:

@@ -36,3 +36,35 @@ def test_idl_row_order_walks_buckets_of_the_first_uuid_word() -> None:
     assert idl_row_order([]) == [] and idl_row_order(["00000001-0000-0000-0000-000000000000"]) == [
         "00000001-0000-0000-0000-000000000000"
     ]
+
+
+# A cold 26.03 reference on 13 switches and 12 routers: the uuids in the order of the fresh tunnel
+# keys it gave them (switches 1..13, routers 14..25).
+REFERENCE_26_03_SWITCH_ORDER = [
+    "14ae5270-3963-4985-848a-2bbd3abd5d12", "83a9c458-a075-4c64-bd13-7f00b31e0bfc",
+    "8b093388-d6fa-4355-b1dd-c519a572e190", "0080a4b1-dc45-4cb0-a72a-ddc66ac764c1",
+    "c286458a-2d36-4d07-99de-411a80f4bad5", "f327a9f2-0db8-467f-9869-2bcc99a16c0c",
+    "9f649aaa-c330-42a5-8f81-298bb3b836e5", "07b4163a-a504-46b0-b800-9c5bbd2a26d7",
+    "01bf134c-0de7-4109-8a02-953b4ed032c8", "ef9d56ee-d1a7-4531-a9c8-a5bc949c72f0",
+    "62929b76-407b-43ee-9476-5ee39ff08a0b", "d4de4e7e-96c2-4aa9-87e0-5090a146e005",
+    "197691df-f17c-4704-8a1c-f19f2f89a792",
+]
+REFERENCE_26_03_ROUTER_ORDER = [
+    "6a7b5cf9-84ce-4614-a55a-6d3262b79e74", "35a487f2-f518-4bc3-a573-48494032581c",
+    "907e358a-ac62-4fc5-bb1c-560109758ffe", "33ac481a-101d-4063-a046-4fee91b3bb02",
+    "535535ec-8eca-4cc5-82a5-994ab679c847", "7dc4535d-b51f-432e-bab0-bfe2601a1183",
+    "3f5f0cfd-ecae-4384-8f50-ff18ec4ef8b5", "93bdeb76-6da2-4d66-b91d-eee6cf25021e",
+    "4d69116e-3a1e-46e8-b504-7f572e7a8b63", "982e5dc6-ecfe-47d4-bc33-a2e27218e67f",
+    "d22425af-f3f6-440c-8c18-09d9bebf279f", "2d676f27-177c-4a5b-92c6-3be65b9ec0e2",
+]
+
+
+def test_26_03_numbers_each_kind_in_the_order_of_its_own_datapath_map() -> None:
+    for reference in (REFERENCE_26_03_SWITCH_ORDER, REFERENCE_26_03_ROUTER_ORDER):
+        shuffled = list(reference)
+        random.Random(2).shuffle(shuffled)
+        assert idl_row_order(shuffled, via_datapath_map=True) == reference
+
+
+def test_the_idl_order_alone_is_not_26_03s() -> None:
+    assert idl_row_order(REFERENCE_26_03_SWITCH_ORDER) != REFERENCE_26_03_SWITCH_ORDER
