@@ -82,7 +82,7 @@ from ..northd.addresses import (
 from ..northd.build import idl_row_order
 from ..northd.mcast_keys import MC_STATIC
 from ..northd.model import Datapath, Port
-from ..northd.ovs_order import calc_mask, hmap_order
+from ..northd.ovs_order import calc_mask, uuid_map_order
 from ..ovsdb import fastrow
 from ..ovsdb.columns import opt
 from .context import FlowCtx, hint
@@ -500,7 +500,7 @@ def routers_before(router: Datapath, ctx: FlowCtx) -> list[Datapath]:
     32 bits, filled in NB row order (:func:`..northd.build.idl_row_order`)."""
     routers = {r.key: r for r in ctx.nd.routers()}
     out: list[Datapath] = []
-    for k in hmap_order((int(k.replace("-", "")[:8], 16), k) for k in idl_row_order(routers)):
+    for k in uuid_map_order(idl_row_order(routers)):
         if k == router.key:
             break
         out.append(routers[k])

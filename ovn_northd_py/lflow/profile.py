@@ -632,7 +632,7 @@ OVN_26_03 = FlowProfile(
         "dynamic_routing_peer_hides_switch_neighbours",
     }) | frozenset({
         # Fresh datapath tunnel keys: switches, then routers, each in the order of a map keyed by
-        # the NB uuid's first 32 bits filled in the IDL's order (northd/build.idl_row_order).
+        # the NB uuid's first 32 bits filled in the IDL's order (northd/build._key_order).
         "dp_keys_datapath_map_order",
         # The load balancers match a new connection's protocol and destination port on
         # reg1[16..23] / reg1[0..15], which ls_in_ct_extract / lr_in_ct_extract (100, on switches

@@ -30,7 +30,7 @@ from .ipam import assign_dynamic_addresses
 from .lb_vips import is_template_lb, parse_vip
 from .model import LR, LS, Datapath, HaChassis, HaGroup, Northd, Port
 from .nat_rules import NAT_REJECTS_INVALID, nat_rejection
-from .ovs_order import hmap_order, ovs_hash_string, sset_order
+from .ovs_order import hmap_order, ovs_hash_string, sset_order, uuid_map_order
 from .tnlkeys import (
     DP_KEY_MIN,
     PORT_KEY_MAX,
@@ -302,37 +302,28 @@ def _assign_port_keys(nd: Northd, sb: Any, keys: KeyState, max_port: int, w: Any
 
 
 
-def idl_row_order(uuids: Iterable[str], via_datapath_map: bool = False) -> list[str]:
+def idl_row_order(uuids: Iterable[str]) -> list[str]:
     """The order the reference's NB IDL walks the rows ``uuids`` of one table after a cold start.
 
     The initial rows arrive as one JSON object per table, parsed into an OVS string hash map
     (keyed by ``hash_string`` of the uuid text), and are inserted in that map's order into the
     IDL's row map, keyed by the uuid's first 32 bits.  Checked against the reference's fresh
     datapath tunnel keys (it numbers switches, then routers, in this order).
-
-    ``via_datapath_map`` (behaviour ``dp_keys_datapath_map_order``, 26.03): the reference walks
-    a map of its own instead, filled in the IDL's order and keyed by the uuid's first 32 bits
-    again, one per kind (switches, then routers; observed on 1031 switches and on 300 switches
-    with 300 routers: every fresh key in the reference's order).
     """
-    by_text = hmap_order((ovs_hash_string(u), u) for u in sorted(uuids))
-    order = hmap_order((_uuid_hash(u), u) for u in by_text)
-    return hmap_order((_uuid_hash(u), u) for u in order) if via_datapath_map else order
-
-
-def _uuid_hash(uuid: str) -> int:
-    """OVS's ``uuid_hash``: the uuid's first 32 bits."""
-    return int(uuid.replace("-", "")[:8], 16)
+    return uuid_map_order(hmap_order((ovs_hash_string(u), u) for u in sorted(uuids)))
 
 
 def _key_order(dps: list[Datapath], behaviours: frozenset[str]) -> list[Datapath]:
     """Datapaths in the order the reference hands out fresh tunnel keys: switches, then routers,
-    each in :func:`idl_row_order` (the release's)."""
+    each in :func:`idl_row_order`.  Behaviour ``dp_keys_datapath_map_order`` (26.03): each kind
+    through a datapath map of the reference's own, filled in that order (``uuid_map_order``;
+    observed on 1031 switches and on 300 switches with 300 routers: every fresh key)."""
     via_map = DP_KEYS_DATAPATH_MAP_ORDER in behaviours
     out: list[Datapath] = []
     for kind in (LS, LR):
         by_key = {dp.key: dp for dp in dps if dp.kind == kind}
-        out += [by_key[k] for k in idl_row_order(by_key, via_map)]
+        order = idl_row_order(by_key)
+        out += [by_key[k] for k in (uuid_map_order(order) if via_map else order)]
     return out
 
 
@@ -506,7 +497,7 @@ QOS_PARAMS = ("qos_max_rate", "qos_burst", "qos_min_rate")
 # Behaviour of 25.03 (lflow/profile.py): queue ids from one pool, qos_physical_network.
 QOS_QUEUES = "qos_queues_global"
 # Behaviour of 26.03 (lflow/profile.py): fresh datapath keys in the order of a map of the
-# reference's own (idl_row_order via_datapath_map).
+# reference's own (_key_order).
 DP_KEYS_DATAPATH_MAP_ORDER = "dp_keys_datapath_map_order"
 
 
@@ -537,7 +528,7 @@ def assign_qos_queues(nd: Northd, sb: Any) -> None:
     switches = {dp.key: dp for dp in nd.switches()}
     # (One map of every datapath: the switches inserted first, then the routers, each in IDL order.)
     keys = idl_row_order(switches) + idl_row_order(dp.key for dp in nd.routers())
-    order = hmap_order((int(k.replace("-", "")[:8], 16), k) for k in keys)
+    order = uuid_map_order(keys)
     wanting: list[Port] = []
     for key in order:
         dp = switches.get(key)

@@ -90,6 +90,12 @@ def hmap_order(items: Iterable[tuple[int, str]]) -> list[str]:
     return [item for bucket in buckets for _, item in bucket]
 
 
+def uuid_map_order(keys: Iterable[str]) -> list[str]:
+    """The iteration order of an OVS hmap keyed by ``uuid_hash`` (a uuid's first 32 bits) after
+    inserting the uuids ``keys`` in turn: the reference's maps of datapaths (and of rows)."""
+    return hmap_order((int(k.replace("-", "")[:8], 16), k) for k in keys)
+
+
 def sset_order(items: Iterable[str]) -> list[str]:
     """The distinct ``items`` in the order an OVS ``sset`` built by adding them in turn iterates."""
     return hmap_order((ovs_hash_string(item), item) for item in dict.fromkeys(items))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from ovn_northd_py.northd.build import idl_row_order
+from ovn_northd_py.northd.ovs_order import uuid_map_order
 
 # The 21 Logical_Router uuids of a 20-node gen_ovnk NB, in the order the reference numbered them
 # (tunnel keys 42..62, after the 41 switches) on a cold start.
@@ -63,7 +64,7 @@ def test_26_03_numbers_each_kind_in_the_order_of_its_own_datapath_map() -> None:
     for reference in (REFERENCE_26_03_SWITCH_ORDER, REFERENCE_26_03_ROUTER_ORDER):
         shuffled = list(reference)
         random.Random(2).shuffle(shuffled)
-        assert idl_row_order(shuffled, via_datapath_map=True) == reference
+        assert uuid_map_order(idl_row_order(shuffled)) == reference
 
 
 def test_the_idl_order_alone_is_not_26_03s() -> None:
